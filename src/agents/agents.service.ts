@@ -1,0 +1,112 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema/index.js';
+import type { AgentTable } from '../db/schema/core.js';
+import type { Clock } from '../platform/clock.js';
+import type { IdGenerator } from '../platform/ids.js';
+import { paginate, type Cursors, type Page, type PageParams } from '../platform/pagination.js';
+import { ServiceError, type FieldError } from '../platform/service-error.js';
+import { iso } from '../platform/time.js';
+import type { WorkspacesService } from '../workspaces/workspaces.service.js';
+import type { AgentCreate, AgentPatch } from './agents.schema.js';
+
+export interface Agent {
+  id: string;
+  name: string;
+  identity: { businessName: string; description: string };
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * What other parts hang on an agent: pages that block its deletion (each named as a
+ * `pages.<pageId>` error entry) and records deleted with it (knowledge sources).
+ */
+export interface AgentDependent {
+  blockers?(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<FieldError[]>;
+  cascade?(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<{ sourcesDeleted?: number }>;
+}
+
+function toAgent(row: AgentTable): Agent {
+  return {
+    id: row.id,
+    name: row.name,
+    identity: { businessName: row.business_name, description: row.description },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Agents of a workspace: the brain a conversation answers from. */
+export class AgentsService {
+  readonly #dependents: AgentDependent[] = [];
+
+  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; ids: IdGenerator; cursors: Cursors; workspaces: WorkspacesService }) {}
+
+  addDependent(dependent: AgentDependent): void {
+    this.#dependents.push(dependent);
+  }
+
+  async create(workspaceId: string, input: AgentCreate): Promise<Agent> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const count = await trx.selectFrom('agents').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+      await this.deps.workspaces.assertCapacity(trx, workspaceId, 'agents', Number(count.n));
+      const now = iso(this.deps.clock.now());
+      const row: AgentTable = {
+        id: this.deps.ids.next('agt'),
+        workspace_id: workspaceId,
+        name: input.name,
+        business_name: input.identity.businessName,
+        description: input.identity.description,
+        created_at: now,
+        updated_at: now,
+      };
+      await trx.insertInto('agents').values(row).execute();
+      return toAgent(row);
+    });
+  }
+
+  async list(workspaceId: string, page: PageParams): Promise<Page<Agent>> {
+    const query = this.deps.db.selectFrom('agents').selectAll().where('workspace_id', '=', workspaceId);
+    return paginate(this.deps.cursors, `${workspaceId}:agents`, page, query, toAgent);
+  }
+
+  async getAgent(workspaceId: string, agentId: string, db: Db = this.deps.db): Promise<Agent | undefined> {
+    const row = await db.selectFrom('agents').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', agentId).executeTakeFirst();
+    return row && toAgent(row);
+  }
+
+  async getAgentOrThrow(workspaceId: string, agentId: string, db: Db = this.deps.db): Promise<Agent> {
+    const agent = await this.getAgent(workspaceId, agentId, db);
+    if (!agent) throw new ServiceError('svc.agent.not_found');
+    return agent;
+  }
+
+  async update(workspaceId: string, agentId: string, patch: AgentPatch): Promise<Agent> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const current = await this.getAgentOrThrow(workspaceId, agentId, trx);
+      const next: Partial<AgentTable> = {
+        name: patch.name ?? current.name,
+        business_name: patch.identity?.businessName ?? current.identity.businessName,
+        description: patch.identity?.description ?? current.identity.description,
+        updated_at: iso(this.deps.clock.now()),
+      };
+      await trx.updateTable('agents').set(next).where('id', '=', agentId).execute();
+      return this.getAgentOrThrow(workspaceId, agentId, trx);
+    });
+  }
+
+  async delete(workspaceId: string, agentId: string): Promise<{ agentId: string; sourcesDeleted: number }> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      await this.getAgentOrThrow(workspaceId, agentId, trx);
+      const blockers: FieldError[] = [];
+      for (const d of this.#dependents) if (d.blockers) blockers.push(...(await d.blockers(trx, workspaceId, agentId)));
+      if (blockers.length) throw new ServiceError('svc.agent.in_use', { errors: blockers });
+      let sourcesDeleted = 0;
+      for (const d of this.#dependents) if (d.cascade) sourcesDeleted += (await d.cascade(trx, workspaceId, agentId)).sourcesDeleted ?? 0;
+      await trx.deleteFrom('agents').where('id', '=', agentId).execute();
+      return { agentId, sourcesDeleted };
+    });
+  }
+}

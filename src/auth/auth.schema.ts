@@ -1,0 +1,38 @@
+import * as v from 'valibot';
+import { ScopeSchema, SCOPES } from '../platform/scopes.js';
+import { parseIso } from '../platform/time.js';
+
+export const KeyCreateSchema = v.strictObject({
+  name: v.pipe(v.string(), v.trim(), v.minLength(1, 'required'), v.maxLength(80, 'at most 80 characters')),
+  scopes: v.pipe(
+    v.array(ScopeSchema, `each scope must be one of ${SCOPES.join(', ')}`),
+    v.minLength(1, 'a key needs at least one scope; no scope never means every scope'),
+  ),
+  env: v.optional(v.picklist(['test', 'live']), 'test'),
+  expiresAt: v.optional(
+    v.nullable(v.pipe(v.string(), v.check((s) => parseIso(s) !== undefined, 'must be an RFC 3339 date-time'))),
+  ),
+});
+
+export type KeyCreateInput = v.InferOutput<typeof KeyCreateSchema>;
+
+export const KeyRecordSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  prefix: v.string(),
+  env: v.picklist(['test', 'live']),
+  scopes: v.array(v.string()),
+  createdAt: v.string(),
+  expiresAt: v.nullable(v.string()),
+  revokedAt: v.nullable(v.string()),
+});
+
+export const KeyCreatedSchema = v.object({ ...KeyRecordSchema.entries, secret: v.string() });
+
+export const IdentitySchema = v.object({ workspaceId: v.string(), scopes: v.array(v.string()) });
+
+export const KeyListSchema = v.object({
+  data: v.array(KeyRecordSchema),
+  hasMore: v.boolean(),
+  nextCursor: v.nullable(v.string()),
+});

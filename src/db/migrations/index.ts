@@ -1,0 +1,11 @@
+import type { DialectMigration } from '../migrate.js';
+import { core } from './0001-core.js';
+
+/**
+ * Every migration, keyed by a name that sorts in application order. A part of the API
+ * adds its own file (`0003-knowledge.ts`) and one line here; applied migrations are
+ * never edited.
+ */
+export const MIGRATIONS: Record<string, DialectMigration> = {
+  '0001-core': core,
+};

@@ -1,0 +1,79 @@
+/** The time source of every service: epoch milliseconds. */
+export interface Clock {
+  now(): number;
+}
+
+export interface ClockState {
+  frozen: boolean;
+  /** Frozen: the current instant. Running: the offset added to real time. */
+  value: number;
+}
+
+type Listener = (now: number) => void;
+
+/**
+ * The emulated clock. It follows real time plus any advance, or, when frozen (a seeded
+ * emulator), stands still until told to move. Time only moves forward; listeners run
+ * after each move so that whatever came due (re-crawls) runs.
+ */
+export class EmulatedClock implements Clock {
+  #frozen: boolean;
+  #value: number;
+  readonly #realNow: () => number;
+  readonly #listeners = new Set<Listener>();
+  #last = 0;
+
+  constructor(options: { frozenAt?: number; offsetMs?: number; realNow?: () => number } = {}) {
+    this.#realNow = options.realNow ?? Date.now;
+    this.#frozen = options.frozenAt !== undefined;
+    this.#value = options.frozenAt ?? options.offsetMs ?? 0;
+  }
+
+  get frozen(): boolean {
+    return this.#frozen;
+  }
+
+  now(): number {
+    const t = this.#frozen ? this.#value : this.#realNow() + this.#value;
+    // Real time can step back (NTP); the emulated clock never does.
+    this.#last = Math.max(this.#last, t);
+    return this.#last;
+  }
+
+  /** Moves the clock forward by `ms` (>= 0) and returns the new instant. */
+  advance(ms: number): number {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance must be a non-negative number of milliseconds');
+    this.#value += ms;
+    return this.#moved();
+  }
+
+  /** Moves the clock to `instant`, which may not be earlier than now. */
+  set(instant: number): number {
+    const current = this.now();
+    if (!Number.isFinite(instant) || instant < current) throw new RangeError('the clock only moves forward');
+    return this.advance(instant - current);
+  }
+
+  onChange(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  snapshot(): ClockState {
+    return { frozen: this.#frozen, value: this.#frozen ? this.now() : this.#value };
+  }
+
+  /** Restores a snapshot; unlike `set`, this may move time backwards (reset, import). */
+  restore(state: ClockState): void {
+    this.#frozen = state.frozen;
+    this.#value = state.value;
+    this.#last = 0;
+    this.#moved();
+  }
+
+  #moved(): number {
+    const now = this.now();
+    for (const listener of this.#listeners) listener(now);
+    return now;
+  }
+}

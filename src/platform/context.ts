@@ -1,0 +1,20 @@
+import type { Scope } from './scopes.js';
+
+/** Who is calling: set by the API-key middleware on every authenticated `/v1` request. */
+export interface AuthContext {
+  keyId: string;
+  keyPrefix: string;
+  workspaceId: string;
+  scopes: ReadonlySet<Scope>;
+}
+
+/** Hono environment shared by every route of the service and the emulator. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    docsUrl: string | undefined;
+    /** Console routes send problem bodies as `application/json`. */
+    plainJsonErrors: boolean;
+    auth: AuthContext;
+  };
+}

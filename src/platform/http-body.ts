@@ -1,0 +1,77 @@
+import type { Context } from 'hono';
+import { ServiceError } from './service-error.js';
+
+const MiB = 1024 * 1024;
+
+/** Body size limits of CONTRACT (Conventions; control plane). */
+export const BODY_LIMITS = {
+  json: MiB,
+  knowledgeText: 4 * MiB,
+  upload: 20 * MiB,
+  control: 64 * MiB,
+} as const;
+
+/** Reads the raw body, refusing with 413 as soon as it passes `limit` bytes. */
+export async function readBody(c: Context, limit: number): Promise<Uint8Array> {
+  const declared = Number(c.req.header('content-length'));
+  if (Number.isFinite(declared) && declared > limit) throw new ServiceError('svc.request.payload_too_large');
+  const stream = c.req.raw.body;
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new ServiceError('svc.request.payload_too_large');
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+function mediaType(c: Context): string {
+  return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * Reads a JSON body. An empty body reads as `undefined`; anything else must be sent as
+ * `application/json` and parse, or it is `svc.request.invalid`.
+ */
+export async function readJson(c: Context, limit: number = BODY_LIMITS.json): Promise<unknown> {
+  const bytes = await readBody(c, limit);
+  if (bytes.byteLength === 0) return undefined;
+  if (mediaType(c) !== 'application/json') {
+    throw new ServiceError('svc.request.invalid', {
+      detail: { en: 'Send the body as Content-Type: application/json.', es: 'Envíe el cuerpo con Content-Type: application/json.' },
+    });
+  }
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new ServiceError('svc.request.invalid', {
+      detail: { en: 'The body is not valid JSON.', es: 'El cuerpo no es JSON válido.' },
+    });
+  }
+}
+
+/** Reads a `multipart/form-data` body with the platform's (undici) parser. */
+export async function readMultipart(c: Context, limit: number = BODY_LIMITS.upload): Promise<FormData> {
+  const type = c.req.header('content-type') ?? '';
+  if (mediaType(c) !== 'multipart/form-data') {
+    throw new ServiceError('svc.request.invalid', {
+      detail: { en: 'Send the body as multipart/form-data.', es: 'Envíe el cuerpo como multipart/form-data.' },
+    });
+  }
+  const bytes = await readBody(c, limit);
+  try {
+    return await new Response(bytes, { headers: { 'content-type': type } }).formData();
+  } catch {
+    throw new ServiceError('svc.request.invalid', {
+      detail: { en: 'The multipart body could not be read.', es: 'No se pudo leer el cuerpo multipart.' },
+    });
+  }
+}

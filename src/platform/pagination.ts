@@ -1,0 +1,115 @@
+import * as v from 'valibot';
+import type { SelectQueryBuilder } from 'kysely';
+import { hmacBase64Url, safeEqual } from './crypto.js';
+import { ServiceError } from './service-error.js';
+
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface PageParams {
+  limit: number;
+  after?: string | undefined;
+  before?: string | undefined;
+}
+
+const LimitSchema = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, 'must be an integer from 1 to 100'),
+  v.transform(Number),
+  v.minValue(1, 'must be an integer from 1 to 100'),
+  v.maxValue(100, 'must be an integer from 1 to 100'),
+);
+
+/** Query entries every list takes: `limit` (1..100, default 50), `after`, `before`. */
+export const PageQueryEntries = {
+  limit: v.optional(LimitSchema, '50'),
+  after: v.optional(v.pipe(v.string(), v.minLength(1))),
+  before: v.optional(v.pipe(v.string(), v.minLength(1))),
+};
+
+export const PageQuerySchema = v.pipe(
+  v.object(PageQueryEntries),
+  v.forward(
+    v.check((q) => !(q.after && q.before), 'send either after or before, not both'),
+    ['before'],
+  ),
+);
+
+interface Position {
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * Opaque list cursors, signed with the emulator's secret and bound to one list of one
+ * workspace, so a cursor can neither be forged nor carried into another workspace.
+ */
+export class Cursors {
+  readonly #secret: string;
+
+  constructor(secret: string) {
+    this.#secret = secret;
+  }
+
+  encode(scope: string, position: Position): string {
+    const payload = Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+    return `${payload}.${hmacBase64Url(this.#secret, `${scope}\n${payload}`).slice(0, 22)}`;
+  }
+
+  decode(scope: string, cursor: string, field: string): Position {
+    const [payload = '', signature = '', rest] = cursor.split('.');
+    const expected = hmacBase64Url(this.#secret, `${scope}\n${payload}`).slice(0, 22);
+    if (rest === undefined && payload && safeEqual(signature, expected)) {
+      try {
+        const [createdAt, id] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[];
+        if (typeof createdAt === 'string' && typeof id === 'string') return { createdAt, id };
+      } catch {
+        // fall through to the one answer for every bad cursor
+      }
+    }
+    throw new ServiceError('svc.request.validation_failed', { errors: [{ field, reason: 'malformed cursor' }] });
+  }
+}
+
+/**
+ * Runs a list query newest first (`created_at` desc, then `id` desc) with cursor
+ * pagination. `query` must select from a table with `created_at` and `id` columns and
+ * carry its own filters (workspace first).
+ */
+export async function paginate<R extends { created_at: string; id: string }, T>(
+  cursors: Cursors,
+  scope: string,
+  params: PageParams,
+  query: SelectQueryBuilder<any, any, R>,
+  map: (row: R) => T,
+  options: { table?: string } = {},
+): Promise<Page<T>> {
+  const col = (name: string) => (options.table ? `${options.table}.${name}` : name);
+  const backwards = params.before !== undefined;
+  const raw = params.before ?? params.after;
+  const position = raw === undefined ? undefined : cursors.decode(scope, raw, backwards ? 'before' : 'after');
+  let q = query;
+  if (position) {
+    const op = backwards ? '>' : '<';
+    q = q.where((eb: any) =>
+      eb.or([
+        eb(col('created_at'), op, position.createdAt),
+        eb.and([eb(col('created_at'), '=', position.createdAt), eb(col('id'), op, position.id)]),
+      ]),
+    );
+  }
+  const dir = backwards ? 'asc' : 'desc';
+  const rows = await q.orderBy(col('created_at') as any, dir).orderBy(col('id') as any, dir).limit(params.limit + 1).execute();
+  const hasMore = rows.length > params.limit;
+  const page = rows.slice(0, params.limit);
+  if (backwards) page.reverse();
+  const edge = backwards ? page[0] : page[page.length - 1];
+  return {
+    data: page.map(map),
+    hasMore,
+    nextCursor: hasMore && edge ? cursors.encode(scope, { createdAt: edge.created_at, id: edge.id }) : null,
+  };
+}

@@ -1,0 +1,51 @@
+import type { Context } from 'hono';
+import { getErrorSpec, type ErrorCode } from './error-codes.js';
+import { ServiceError, type FieldError } from './service-error.js';
+import { preferredLanguage } from './language.js';
+import type { AppEnv } from './context.js';
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: ErrorCode;
+  requestId: string;
+  errors?: FieldError[];
+}
+
+/** Builds the RFC 9457 body of a service error for this request. */
+export function problemBody(c: Context<AppEnv>, error: ServiceError): ProblemDocument {
+  const spec = getErrorSpec(error.code);
+  const lang = preferredLanguage(c.req.header('accept-language'));
+  const detail =
+    error.detail === undefined ? spec[lang] : typeof error.detail === 'string' ? error.detail : error.detail[lang];
+  const body: ProblemDocument = {
+    type: `${docsBase(c)}/errors/${error.code}`,
+    title: spec.title,
+    status: error.status,
+    detail,
+    instance: c.req.path,
+    code: error.code,
+    requestId: c.get('requestId') ?? '',
+  };
+  if (error.errors?.length) body.errors = error.errors;
+  return body;
+}
+
+/** The problem document as a response; console routes send it as plain JSON. */
+export function problemResponse(c: Context<AppEnv>, error: ServiceError): Response {
+  const headers = new Headers(c.res?.headers);
+  headers.set('content-type', c.get('plainJsonErrors') ? 'application/json' : 'application/problem+json');
+  headers.delete('content-length');
+  for (const [k, value] of Object.entries(error.headers ?? {})) headers.set(k, value);
+  return new Response(JSON.stringify(problemBody(c, error)), { status: error.status, headers });
+}
+
+function docsBase(c: Context<AppEnv>): string {
+  const configured = c.get('docsUrl');
+  if (configured) return configured.replace(/\/+$/, '');
+  const host = c.req.header('host') ?? 'localhost';
+  return `http://${host}/docs`;
+}

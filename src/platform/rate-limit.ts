@@ -1,0 +1,55 @@
+/** The budget of one key in the current fixed window, after counting this request. */
+export interface RateLimitVerdict {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  windowSeconds: number;
+  /** Epoch seconds at which the window ends. */
+  resetAt: number;
+  /** Whole seconds from now until the window ends (at least 1). */
+  secondsToReset: number;
+}
+
+/**
+ * Fixed-window rate limiter per API key on the emulated clock. Windows are aligned to
+ * multiples of their length since the epoch, so every key's window ends at a
+ * predictable instant; the budget is shared by every route.
+ */
+export class RateLimiter {
+  readonly #windows = new Map<string, { start: number; count: number }>();
+
+  hit(keyId: string, limit: number, windowSeconds: number, now: number): RateLimitVerdict {
+    const windowMs = windowSeconds * 1000;
+    const start = Math.floor(now / windowMs) * windowMs;
+    let entry = this.#windows.get(keyId);
+    if (!entry || entry.start !== start) {
+      entry = { start, count: 0 };
+      this.#windows.set(keyId, entry);
+    }
+    entry.count += 1;
+    const end = start + windowMs;
+    return {
+      allowed: entry.count <= limit,
+      limit,
+      remaining: Math.max(0, limit - entry.count),
+      windowSeconds,
+      resetAt: Math.ceil(end / 1000),
+      secondsToReset: Math.max(1, Math.ceil((end - now) / 1000)),
+    };
+  }
+
+  clear(): void {
+    this.#windows.clear();
+  }
+}
+
+/** The rate-limit headers of CONTRACT (Conventions). */
+export function rateLimitHeaders(v: RateLimitVerdict): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(v.limit),
+    'X-RateLimit-Remaining': String(v.remaining),
+    'X-RateLimit-Reset': String(v.resetAt),
+    'RateLimit-Policy': `"default";q=${v.limit};w=${v.windowSeconds}`,
+    RateLimit: `"default";r=${v.remaining};t=${v.secondsToReset}`,
+  };
+}

@@ -1,0 +1,60 @@
+/** Plan caps per countable item; `null` means no cap. */
+export interface Caps {
+  projects: number | null;
+  agents: number | null;
+  pages: number | null;
+  knowledgeDocuments: number | null;
+  customDomains: number | null;
+  seats: number | null;
+}
+
+export const CAP_NAMES = ['projects', 'agents', 'pages', 'knowledgeDocuments', 'customDomains', 'seats'] as const;
+export type CapName = (typeof CAP_NAMES)[number];
+
+/** Settings a new workspace starts with (CONTRACT control plane defaults). */
+export interface WorkspaceDefaults {
+  plan: string;
+  rateLimit: { limit: number; windowSeconds: number };
+  dailyActivityCap: number | null;
+  credits: number;
+  caps: Caps;
+}
+
+/** Service-wide settings. Only the CLI reads the environment; everything else gets these. */
+export interface Settings {
+  /** `{site_domain}`: public sites answer on `<slug>.<siteDomain>`. */
+  siteDomain: string;
+  /** `{docs_url}`; when unset, `http://<request host>/docs`. */
+  docsUrl: string | undefined;
+  /** Fetch URL sources from the network instead of the offline web. */
+  liveFetch: boolean;
+  /** Secret that signs cursors and asset URLs. */
+  secret: string;
+  jobConcurrency: number;
+  fetchTimeoutMs: number;
+  workspaceDefaults: WorkspaceDefaults;
+  /** Where unexpected errors are reported (never to the client). */
+  log: (message: string, error?: unknown) => void;
+}
+
+export const DEFAULT_WORKSPACE: WorkspaceDefaults = {
+  plan: 'free',
+  rateLimit: { limit: 600, windowSeconds: 60 },
+  dailyActivityCap: null,
+  credits: 1000,
+  caps: { projects: null, agents: null, pages: null, knowledgeDocuments: null, customDomains: null, seats: null },
+};
+
+/** Fills every unset setting with its default. */
+export function resolveSettings(partial: Partial<Settings> & { secret: string }): Settings {
+  return {
+    siteDomain: 'localhost',
+    docsUrl: undefined,
+    liveFetch: false,
+    jobConcurrency: 2,
+    fetchTimeoutMs: 10_000,
+    workspaceDefaults: DEFAULT_WORKSPACE,
+    log: (message, error) => console.error(message, error),
+    ...partial,
+  };
+}

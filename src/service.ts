@@ -1,0 +1,66 @@
+import type { Store } from './db/database.js';
+import type { Clock } from './platform/clock.js';
+import type { IdGenerator } from './platform/ids.js';
+import type { Settings } from './platform/settings.js';
+import { Cursors } from './platform/pagination.js';
+import { IdempotencyStore } from './platform/idempotency.js';
+import { RateLimiter } from './platform/rate-limit.js';
+import { JobQueue } from './jobs/queue.js';
+import { WorkspacesService } from './workspaces/workspaces.service.js';
+import { AuthService } from './auth/auth.service.js';
+import { AgentsService } from './agents/agents.service.js';
+
+export interface ServiceOptions {
+  db: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  settings: Settings;
+}
+
+/** Hooks a part runs after a state import replaced every table (rebuild derived indexes). */
+export type AfterImportHook = () => Promise<void>;
+
+/**
+ * The one composition root: builds every service once from the store, the clock, the
+ * id generator and the settings. Nothing else constructs a service.
+ */
+export function createService({ db: store, clock, ids, settings }: ServiceOptions) {
+  const db = store.db;
+  const cursors = new Cursors(settings.secret);
+  const idempotency = new IdempotencyStore(db, clock);
+  const rateLimiter = new RateLimiter();
+  const jobs = new JobQueue({ db, clock, ids, concurrency: settings.jobConcurrency, log: settings.log });
+  const workspaces = new WorkspacesService({ db, clock, ids, settings });
+  const auth = new AuthService({ db, clock, ids, cursors, workspaces });
+  const agents = new AgentsService({ db, clock, ids, cursors, workspaces });
+  const afterImport: AfterImportHook[] = [];
+
+  return {
+    store,
+    db,
+    clock,
+    ids,
+    settings,
+    cursors,
+    idempotency,
+    rateLimiter,
+    jobs,
+    workspaces,
+    auth,
+    agents,
+    afterImport,
+
+    /** Starts background work: forgets unfinished idempotent requests, resumes jobs. */
+    async start(): Promise<void> {
+      await idempotency.forgetUnfinished();
+      await jobs.start();
+    },
+
+    /** Stops background work; the store stays open (its owner closes it). */
+    async stop(): Promise<void> {
+      await jobs.stop();
+    },
+  };
+}
+
+export type Service = ReturnType<typeof createService>;

@@ -1,0 +1,55 @@
+import * as v from 'valibot';
+import { CAP_NAMES } from '../platform/settings.js';
+import { ScopeSchema } from '../platform/scopes.js';
+
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const NullableCount = v.nullable(Count);
+
+export const CapsPatchSchema = v.strictObject(
+  Object.fromEntries(CAP_NAMES.map((name) => [name, v.optional(NullableCount)])) as Record<
+    (typeof CAP_NAMES)[number],
+    v.OptionalSchema<typeof NullableCount, undefined>
+  >,
+);
+
+/** `PATCH /_emulator/workspaces/{id}` (partial). */
+export const WorkspaceSettingsPatchSchema = v.strictObject({
+  name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(80))),
+  plan: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(40))),
+  rateLimit: v.optional(
+    v.strictObject({
+      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+      windowSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400))),
+    }),
+  ),
+  dailyActivityCap: v.optional(NullableCount),
+  credits: v.optional(Count),
+  caps: v.optional(CapsPatchSchema),
+});
+
+export type WorkspaceSettingsPatch = v.InferOutput<typeof WorkspaceSettingsPatchSchema>;
+
+/** `POST /_emulator/workspaces`. */
+export const WorkspaceCreateSchema = v.optional(
+  v.strictObject({
+    name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(80))),
+    scopes: v.optional(v.pipe(v.array(ScopeSchema), v.minLength(1, 'a key needs at least one scope'))),
+    plan: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(40))),
+    credits: v.optional(Count),
+  }),
+  {},
+);
+
+const CapsRecord = v.object(Object.fromEntries(CAP_NAMES.map((n) => [n, NullableCount])) as Record<(typeof CAP_NAMES)[number], typeof NullableCount>);
+
+export const WorkspaceRecordSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  plan: v.string(),
+  rateLimit: v.object({ limit: v.number(), windowSeconds: v.number() }),
+  dailyActivityCap: NullableCount,
+  credits: v.number(),
+  caps: CapsRecord,
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});

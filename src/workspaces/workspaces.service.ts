@@ -1,0 +1,190 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema/index.js';
+import { WORKSPACE_TABLES } from '../db/schema/index.js';
+import type { WorkspaceTable } from '../db/schema/core.js';
+import type { Clock } from '../platform/clock.js';
+import type { IdGenerator } from '../platform/ids.js';
+import { ServiceError } from '../platform/service-error.js';
+import { CAP_NAMES, type CapName, type Caps, type Settings } from '../platform/settings.js';
+import { iso, utcDay } from '../platform/time.js';
+import type { WorkspaceSettingsPatch } from './workspaces.schema.js';
+
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  plan: string;
+  rateLimit: { limit: number; windowSeconds: number };
+  dailyActivityCap: number | null;
+  credits: number;
+  caps: Caps;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+function toRecord(row: WorkspaceTable): WorkspaceRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    rateLimit: { limit: row.rate_limit, windowSeconds: row.rate_window_seconds },
+    dailyActivityCap: row.daily_activity_cap,
+    credits: row.credits,
+    caps: JSON.parse(row.caps) as Caps,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const CAP_DETAIL: Record<CapName, { en: string; es: string }> = {
+  projects: { en: 'The plan allows no more sites.', es: 'El plan no permite más sitios.' },
+  agents: { en: 'The plan allows no more agents.', es: 'El plan no permite más agentes.' },
+  pages: { en: 'The plan allows no more pages.', es: 'El plan no permite más páginas.' },
+  knowledgeDocuments: { en: 'The plan allows no more knowledge documents.', es: 'El plan no permite más documentos de conocimiento.' },
+  customDomains: { en: 'The plan allows no more custom domains.', es: 'El plan no permite más dominios propios.' },
+  seats: { en: 'The plan allows no more seats.', es: 'El plan no permite más puestos.' },
+};
+
+/**
+ * Workspaces and their settings: rate limit, daily activity cap, message credits and
+ * plan caps. The control plane edits them; every other service reads them here.
+ */
+export class WorkspacesService {
+  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; ids: IdGenerator; settings: Settings }) {}
+
+  async create(input: { name?: string | undefined; plan?: string | undefined; credits?: number | undefined }, db: Db = this.deps.db): Promise<WorkspaceRecord> {
+    const d = this.deps.settings.workspaceDefaults;
+    const now = iso(this.deps.clock.now());
+    const row: WorkspaceTable = {
+      id: this.deps.ids.next('ws'),
+      name: input.name ?? 'Workspace',
+      plan: input.plan ?? d.plan,
+      rate_limit: d.rateLimit.limit,
+      rate_window_seconds: d.rateLimit.windowSeconds,
+      daily_activity_cap: d.dailyActivityCap,
+      credits: input.credits ?? d.credits,
+      messages_used: 0,
+      caps: JSON.stringify(d.caps),
+      created_at: now,
+      updated_at: now,
+    };
+    await db.insertInto('workspaces').values(row).execute();
+    return toRecord(row);
+  }
+
+  async getWorkspace(id: string, db: Db = this.deps.db): Promise<WorkspaceRecord | undefined> {
+    const row = await db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async getWorkspaceOrThrow(id: string, db: Db = this.deps.db): Promise<WorkspaceRecord> {
+    const ws = await this.getWorkspace(id, db);
+    if (!ws) throw new ServiceError('svc.tenant.not_found');
+    return ws;
+  }
+
+  async list(): Promise<WorkspaceRecord[]> {
+    const rows = await this.deps.db.selectFrom('workspaces').selectAll().orderBy('created_at').orderBy('id').execute();
+    return rows.map(toRecord);
+  }
+
+  async update(id: string, patch: WorkspaceSettingsPatch): Promise<WorkspaceRecord> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const current = await this.getWorkspaceOrThrow(id, trx);
+      const caps = { ...current.caps };
+      for (const name of CAP_NAMES) if (patch.caps?.[name] !== undefined) caps[name] = patch.caps[name]!;
+      await trx
+        .updateTable('workspaces')
+        .set({
+          name: patch.name ?? current.name,
+          plan: patch.plan ?? current.plan,
+          rate_limit: patch.rateLimit?.limit ?? current.rateLimit.limit,
+          rate_window_seconds: patch.rateLimit?.windowSeconds ?? current.rateLimit.windowSeconds,
+          daily_activity_cap: patch.dailyActivityCap === undefined ? current.dailyActivityCap : patch.dailyActivityCap,
+          credits: patch.credits ?? current.credits,
+          caps: JSON.stringify(caps),
+          updated_at: iso(this.deps.clock.now()),
+        })
+        .where('id', '=', id)
+        .execute();
+      return this.getWorkspaceOrThrow(id, trx);
+    });
+  }
+
+  /** Drops the workspace and every row that belongs to it. */
+  async delete(id: string): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.getWorkspaceOrThrow(id, trx);
+      for (const table of WORKSPACE_TABLES) {
+        await trx.deleteFrom(table as 'jobs').where('workspace_id', '=', id).execute();
+      }
+      await trx.deleteFrom('workspaces').where('id', '=', id).execute();
+    });
+  }
+
+  /**
+   * Counts one activity of the workspace's UTC day unless the daily cap is reached;
+   * answers false (and counts nothing) when it is.
+   */
+  async recordActivity(workspaceId: string, cap: number | null): Promise<boolean> {
+    if (cap !== null && cap <= 0) return false;
+    const day = utcDay(this.deps.clock.now());
+    const row = await this.deps.db
+      .insertInto('activity')
+      .values({ workspace_id: workspaceId, day, count: 1 })
+      .onConflict((oc) => {
+        const update = oc.columns(['workspace_id', 'day']).doUpdateSet((eb) => ({ count: eb('activity.count', '+', 1) }));
+        return cap === null ? update : update.where('activity.count', '<', cap);
+      })
+      .returning('count')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async activityToday(workspaceId: string): Promise<number> {
+    const row = await this.deps.db
+      .selectFrom('activity')
+      .select('count')
+      .where('workspace_id', '=', workspaceId)
+      .where('day', '=', utcDay(this.deps.clock.now()))
+      .executeTakeFirst();
+    return row?.count ?? 0;
+  }
+
+  /**
+   * Refuses with `402 svc.billing.limit_reached` when adding `adding` items would pass
+   * the plan cap. Call inside the transaction that inserts, after counting in it.
+   */
+  async assertCapacity(db: Db, workspaceId: string, cap: CapName, currentCount: number, adding = 1): Promise<void> {
+    const ws = await this.getWorkspaceOrThrow(workspaceId, db);
+    const limit = ws.caps[cap];
+    if (limit !== null && currentCount + adding > limit) {
+      throw new ServiceError('svc.billing.limit_reached', {
+        detail: CAP_DETAIL[cap],
+        errors: [{ field: cap, reason: `plan cap of ${limit} reached`, limit }],
+      });
+    }
+  }
+
+  /** Spends one message credit atomically; false when none is left. */
+  async spendCredit(workspaceId: string, db: Db = this.deps.db): Promise<boolean> {
+    const row = await db
+      .updateTable('workspaces')
+      .set((eb) => ({ messages_used: eb('messages_used', '+', 1) }))
+      .where('id', '=', workspaceId)
+      .whereRef('messages_used', '<', 'credits')
+      .returning('messages_used')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async messages(workspaceId: string): Promise<{ used: number; limit: number; remaining: number }> {
+    const row = await this.deps.db
+      .selectFrom('workspaces')
+      .select(['messages_used', 'credits'])
+      .where('id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    return { used: row.messages_used, limit: row.credits, remaining: Math.max(0, row.credits - row.messages_used) };
+  }
+}
