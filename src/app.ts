@@ -1,7 +1,8 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from './platform/context.js';
 import { OpenApiRegistry } from './platform/openapi.js';
 import { problemResponse } from './platform/problem.js';
+import { applyResponseHeaders } from './platform/response.js';
 import { Router } from './platform/route.js';
 import { ServiceError } from './platform/service-error.js';
 import type { Service } from './service.js';
@@ -10,8 +11,10 @@ import { registerAuthRoutes } from './auth/auth.routes.js';
 import { registerAgentRoutes } from './agents/agents.routes.js';
 
 export interface AppOptions {
-  /** Middleware that runs after the request id is set and before any route (journal, faults). */
+  /** Middleware that runs after the request id is set and before any route (faults). */
   middleware?: MiddlewareHandler<AppEnv>[];
+  /** Called with every answer before it leaves (the request journal). */
+  onResponse?: (c: Context<AppEnv>) => void | Promise<void>;
   /** Registers extra routes (the emulator's control plane) before the service's own. */
   extend?: (app: Hono<AppEnv>, router: Router) => void;
 }
@@ -23,21 +26,35 @@ export interface AppOptions {
 export function createApp(service: Service, options: AppOptions = {}) {
   const app = new Hono<AppEnv>();
   const openapi = new OpenApiRegistry();
-  const router = new Router(app, openapi, service.idempotency);
+  const gate = apiKeyGate({ auth: service.auth, workspaces: service.workspaces, rateLimiter: service.rateLimiter, clock: service.clock });
+  const router = new Router(app, openapi, service.idempotency, gate);
 
+  const requestIds = service.ids.fork('requests');
   app.use(async (c, next) => {
-    const requestId = service.ids.next('req');
+    const requestId = requestIds.next('req');
     c.set('requestId', requestId);
+    c.set('responseHeaders', { 'x-request-id': requestId });
     c.set('docsUrl', service.settings.docsUrl);
     await next();
-    c.res.headers.set('x-request-id', requestId);
+    applyResponseHeaders(c);
+    const recorded = options.onResponse?.(c);
+    if (recorded instanceof Promise) await recorded;
   });
   app.onError((error, c) => {
     if (error instanceof ServiceError) return problemResponse(c, error);
     service.settings.log(`unexpected error on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error);
     return problemResponse(c, new ServiceError('svc.internal.error'));
   });
-  app.notFound((c) => problemResponse(c, new ServiceError('svc.resource.not_found')));
+  app.notFound(async (c) => {
+    try {
+      // Under /v1 an unknown route or method is a 404 only for a caller the gate admits.
+      if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) await gate(c);
+      throw new ServiceError('svc.resource.not_found');
+    } catch (error) {
+      if (error instanceof ServiceError) return problemResponse(c, error);
+      throw error;
+    }
+  });
   for (const mw of options.middleware ?? []) app.use(mw);
 
   app.use('/workspaces/*', async (c, next) => {
@@ -46,7 +63,6 @@ export function createApp(service: Service, options: AppOptions = {}) {
   });
   options.extend?.(app, router);
 
-  app.use('/v1/*', apiKeyGate({ auth: service.auth, workspaces: service.workspaces, rateLimiter: service.rateLimiter, clock: service.clock }));
   router.add(
     {
       method: 'GET', path: '/v1/openapi.json', security: 'none', tags: ['Meta'],

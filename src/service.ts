@@ -33,7 +33,7 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   const workspaces = new WorkspacesService({ db, clock, ids, settings });
   const auth = new AuthService({ db, clock, ids, cursors, workspaces });
   const agents = new AgentsService({ db, clock, ids, cursors, workspaces });
-  const afterImport: AfterImportHook[] = [];
+  const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget()];
 
   return {
     store,
@@ -56,9 +56,15 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
       await jobs.start();
     },
 
-    /** Stops background work; the store stays open (its owner closes it). */
+    /** Stops background work and writes what memory holds; the store stays open. */
     async stop(): Promise<void> {
       await jobs.stop();
+      await workspaces.activity.flush();
+    },
+
+    /** Writes what memory holds (activity counters) so that the store is the whole state. */
+    async flush(): Promise<void> {
+      await workspaces.activity.flush();
     },
   };
 }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { PageQueryEntries } from '../platform/pagination.js';
+import { pageQuery } from '../platform/pagination.js';
 
 const Name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 80 characters'), v.maxLength(80, 'must be 1 to 80 characters'));
 const BusinessName = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 120 characters'), v.maxLength(120, 'must be 1 to 120 characters'));
@@ -30,4 +30,4 @@ export const AgentListSchema = v.object({ data: v.array(AgentSchema), hasMore: v
 
 export const AgentDeletedSchema = v.object({ agentId: v.string(), sourcesDeleted: v.number() });
 
-export const AgentListQuerySchema = v.object(PageQueryEntries);
+export const AgentListQuerySchema = pageQuery();

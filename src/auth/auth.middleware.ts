@@ -1,39 +1,41 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context.js';
 import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit.js';
 import { ServiceError } from '../platform/service-error.js';
+import { requestHeader } from '../platform/response.js';
 import type { Clock } from '../platform/clock.js';
 import type { WorkspacesService } from '../workspaces/workspaces.service.js';
 import type { AuthService } from './auth.service.js';
 
-/** Routes under `/v1` that answer without a key. */
-const PUBLIC_V1 = new Set(['/v1/openapi.json']);
+/** Admits one `/v1` request, or throws the problem that refuses it. */
+export type ApiKeyGate = (c: Context<AppEnv>) => void | Promise<void>;
 
 /**
  * The gate of every `/v1` request, in order: API key (401 carries no rate-limit
  * headers, it has no key), the per-key rate limit (429 with `Retry-After`), the
  * workspace's daily activity cap (429 without it). Every answer after the key check,
- * errors included, carries the rate-limit headers.
+ * errors included, carries the rate-limit headers. The route wrapper calls it first,
+ * and so does the not-found handler for unknown `/v1` paths (404 comes after auth).
+ * Synchronous when the key is cached: it runs on every request.
  */
-export function apiKeyGate(deps: {
-  auth: AuthService;
-  workspaces: WorkspacesService;
-  rateLimiter: RateLimiter;
-  clock: Clock;
-}): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (PUBLIC_V1.has(c.req.path)) return next();
-    const caller = await deps.auth.authenticate(c.req.header('authorization'));
+export function apiKeyGate(deps: { auth: AuthService; workspaces: WorkspacesService; rateLimiter: RateLimiter; clock: Clock }): ApiKeyGate {
+  const limit = (c: Context<AppEnv>, caller: Awaited<ReturnType<AuthService['authenticate']>>): void | Promise<void> => {
     c.set('auth', caller.auth);
     const verdict = deps.rateLimiter.hit(caller.auth.keyId, caller.rateLimit.limit, caller.rateLimit.windowSeconds, deps.clock.now());
-    const headers = rateLimitHeaders(verdict);
+    rateLimitHeaders(verdict, c.get('responseHeaders'));
     if (!verdict.allowed) {
-      throw new ServiceError('svc.rate_limit.exceeded', { headers: { ...headers, 'Retry-After': String(verdict.secondsToReset) } });
+      throw new ServiceError('svc.rate_limit.exceeded', { headers: { 'Retry-After': String(verdict.secondsToReset) } });
     }
-    if (!(await deps.workspaces.recordActivity(caller.auth.workspaceId, caller.dailyActivityCap))) {
-      throw new ServiceError('svc.usage.budget_exceeded', { headers });
+    const counted = deps.workspaces.recordActivity(caller.auth.workspaceId, caller.dailyActivityCap);
+    if (counted instanceof Promise) {
+      return counted.then((ok) => {
+        if (!ok) throw new ServiceError('svc.usage.budget_exceeded');
+      });
     }
-    await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    if (!counted) throw new ServiceError('svc.usage.budget_exceeded');
+  };
+  return (c) => {
+    const found = deps.auth.authenticate(requestHeader(c, 'authorization'));
+    return found instanceof Promise ? found.then((caller) => limit(c, caller)) : limit(c, found);
   };
 }

@@ -50,6 +50,13 @@ function toRecord(row: ApiKeyTable): KeyRecord {
   };
 }
 
+interface CachedKey {
+  revokedAt: string | null;
+  /** Epoch milliseconds. */
+  expiresAt: number | null;
+  caller: Caller;
+}
+
 const invalidKey = () => new ServiceError('svc.api_key.invalid');
 
 /**
@@ -57,6 +64,13 @@ const invalidKey = () => new ServiceError('svc.api_key.invalid');
  * the authentication of every `/v1` request.
  */
 export class AuthService {
+  /**
+   * Keys already authenticated, by bearer token, so a hit skips checksum, hash and
+   * lookup; cleared on any write to keys or workspaces, so never stale. Held only in
+   * memory, like the request itself; the store keeps hashes only.
+   */
+  readonly #cache = new Map<string, CachedKey>();
+
   constructor(
     private readonly deps: {
       db: Kysely<Database>;
@@ -65,9 +79,20 @@ export class AuthService {
       cursors: Cursors;
       workspaces: WorkspacesService;
     },
-  ) {}
+  ) {
+    deps.workspaces.onChange(() => this.invalidate());
+  }
 
-  async createKey(workspaceId: string, input: KeyCreateInput): Promise<KeyRecord & { secret: string }> {
+  /** Forgets every cached key (after a key or workspace write, or a state import). */
+  invalidate(): void {
+    this.#cache.clear();
+  }
+
+  /**
+   * Creates a key. `options.secret` lets fixtures use a literal, well-formed key so that
+   * demos can print it; the console route never passes one.
+   */
+  async createKey(workspaceId: string, input: KeyCreateInput, options: { secret?: string | undefined } = {}): Promise<KeyRecord & { secret: string }> {
     const now = this.deps.clock.now();
     const expiresMs = input.expiresAt ? parseIso(input.expiresAt)! : undefined;
     if (expiresMs !== undefined && expiresMs <= now) {
@@ -84,7 +109,10 @@ export class AuthService {
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso)]))
         .executeTakeFirstOrThrow();
       if (Number(active.n) >= MAX_ACTIVE_KEYS) throw new ServiceError('svc.api_key.limit_reached');
-      const secret = formatApiKey(input.env, this.deps.ids.secret(32));
+      const secret = options.secret ?? formatApiKey(input.env, this.deps.ids.secret(32));
+      if (options.secret && (!isWellFormedKey(secret) || !secret.startsWith(`svc_${input.env}_`))) {
+        throw fieldError('svc.request.validation_failed', 'secret', 'must be a well-formed key of that env');
+      }
       const row: ApiKeyTable = {
         id: this.deps.ids.next('key'),
         workspace_id: workspaceId,
@@ -99,7 +127,7 @@ export class AuthService {
       };
       await trx.insertInto('api_keys').values(row).execute();
       return { ...toRecord(row), secret };
-    });
+    }).finally(() => this.invalidate());
   }
 
   async listKeys(workspaceId: string, page: PageParams): Promise<Page<KeyRecord>> {
@@ -122,7 +150,7 @@ export class AuthService {
       const revokedAt = iso(this.deps.clock.now());
       await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute();
       return toRecord({ ...row, revoked_at: revokedAt });
-    });
+    }).finally(() => this.invalidate());
   }
 
   /**
@@ -130,31 +158,44 @@ export class AuthService {
    * revoked and expired keys all get the same `401 svc.api_key.invalid`; a bad checksum
    * is refused before any lookup.
    */
-  async authenticate(authorization: string | undefined): Promise<Caller> {
-    const match = /^Bearer (\S+)$/i.exec(authorization?.trim() ?? '');
-    const key = match?.[1];
-    if (!key || !isWellFormedKey(key)) throw invalidKey();
-    const row = await this.deps.db
+  authenticate(authorization: string | undefined): Caller | Promise<Caller> {
+    const key = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+    if (!key) throw invalidKey();
+    const cached = this.#cache.get(key);
+    // A hit answers synchronously: this runs on every request.
+    return cached ? this.#check(cached) : this.#lookup(key);
+  }
+
+  async #lookup(key: string): Promise<Caller> {
+    if (!isWellFormedKey(key)) throw invalidKey();
+    const found = await this.deps.db
       .selectFrom('api_keys as k')
       .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
       .select(['k.id', 'k.prefix', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.workspace_id', 'w.rate_limit', 'w.rate_window_seconds', 'w.daily_activity_cap'])
       .where('k.hash', '=', hashApiKey(key))
       .executeTakeFirst();
-    if (!row || row.revoked_at !== null) throw invalidKey();
-    if (row.expires_at !== null && row.expires_at <= iso(this.deps.clock.now())) throw invalidKey();
-    return {
-      auth: {
-        keyId: row.id,
-        keyPrefix: row.prefix,
-        workspaceId: row.workspace_id,
-        scopes: new Set(JSON.parse(row.scopes) as Scope[]),
+    if (!found) throw invalidKey();
+    const entry: CachedKey = {
+      revokedAt: found.revoked_at,
+      expiresAt: found.expires_at === null ? null : Date.parse(found.expires_at),
+      caller: {
+        auth: { keyId: found.id, keyPrefix: found.prefix, workspaceId: found.workspace_id, scopes: new Set(JSON.parse(found.scopes) as Scope[]) },
+        rateLimit: { limit: found.rate_limit, windowSeconds: found.rate_window_seconds },
+        dailyActivityCap: found.daily_activity_cap,
       },
-      rateLimit: { limit: row.rate_limit, windowSeconds: row.rate_window_seconds },
-      dailyActivityCap: row.daily_activity_cap,
     };
+    this.#cache.set(key, entry);
+    return this.#check(entry);
+  }
+
+  #check(entry: CachedKey): Caller {
+    if (entry.revokedAt !== null) throw invalidKey();
+    if (entry.expiresAt !== null && entry.expiresAt <= this.deps.clock.now()) throw invalidKey();
+    return entry.caller;
   }
 
   identity(auth: AuthContext): { workspaceId: string; scopes: Scope[] } {
-    return { workspaceId: auth.workspaceId, scopes: sortScopes(auth.scopes) };
+    // Scopes are stored in SCOPES order already.
+    return { workspaceId: auth.workspaceId, scopes: [...auth.scopes] };
   }
 }

@@ -1,4 +1,4 @@
-import { Kysely, SqliteDialect, type Dialect } from 'kysely';
+import { Kysely, SqliteDialect, type Dialect, type SqliteDatabase } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from './schema/index.js';
 import { migrateToLatest } from './migrate.js';
@@ -17,6 +17,33 @@ export interface Store {
   dialect: DialectName;
   kind: DatabaseOptions['kind'];
   close(): Promise<void>;
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every statement anew; on the hot path that costs more than running
+ * it. This keeps the last prepared statements by SQL text behind kysely's small
+ * `SqliteDatabase` interface (statements are reusable, and kysely runs one at a time).
+ */
+function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql);
+      } else {
+        statement = sqlite.prepare(sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, statement);
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
+    },
+    close() {
+      cache.clear();
+    },
+  };
 }
 
 /**
@@ -41,7 +68,7 @@ export async function openStore(options: DatabaseOptions = { kind: 'memory' }): 
       sqlite.pragma('synchronous = NORMAL');
     }
     sqlite.pragma('busy_timeout = 5000');
-    dialect = new SqliteDialect({ database: sqlite });
+    dialect = new SqliteDialect({ database: withStatementCache(sqlite) });
     name = 'sqlite';
     closeDriver = async () => {
       if (sqlite.open) {

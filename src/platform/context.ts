@@ -12,6 +12,8 @@ export interface AuthContext {
 export interface AppEnv {
   Variables: {
     requestId: string;
+    /** Headers every answer to this request carries (request id, rate limit). */
+    responseHeaders: Record<string, string>;
     docsUrl: string | undefined;
     /** Console routes send problem bodies as `application/json`. */
     plainJsonErrors: boolean;

@@ -22,18 +22,23 @@ export interface IdGenerator {
   secret(length: number): string;
   snapshot(): IdState;
   restore(state: IdState): void;
+  /**
+   * An independent generator on the same clock (and seed, with `stream` mixed in), for
+   * ids that are not state, such as request ids: using them never shifts resource ids.
+   */
+  fork(stream: string): IdGenerator;
 }
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
-const RANDOM_BITS = 80n;
-const RANDOM_MAX = (1n << RANDOM_BITS) - 1n;
+const HALF = 2 ** 40;
 
-function encodeBase32(value: bigint, length: number): string {
+/** `length` base32 digits of a non-negative integer below 2^53 (number maths: ids are minted per request). */
+function encodeBase32(value: number, length: number): string {
   let out = '';
   let n = value;
   for (let i = 0; i < length; i++) {
-    out = CROCKFORD[Number(n & 31n)] + out;
-    n >>= 5n;
+    out = CROCKFORD[n % 32] + out;
+    n = Math.floor(n / 32);
   }
   return out;
 }
@@ -48,7 +53,9 @@ export function createIdGenerator(options: { clock: Clock; seed?: string | numbe
   const { clock } = options;
   const seed = options.seed === undefined ? undefined : String(options.seed);
   let lastTime = -1;
-  let lastRandom = 0n;
+  // The 80-bit random part as two 40-bit halves.
+  let hi = 0;
+  let lo = 0;
   let draws = 0;
 
   const bytes = (n: number): Buffer => {
@@ -66,14 +73,20 @@ export function createIdGenerator(options: { clock: Clock; seed?: string | numbe
   return {
     next(prefix) {
       const now = Math.max(clock.now(), lastTime);
-      if (now === lastTime && lastRandom < RANDOM_MAX) {
-        lastRandom += 1n;
+      if (now === lastTime && (lo < HALF - 1 || hi < HALF / 2 - 1)) {
+        lo += 1;
+        if (lo === HALF) {
+          lo = 0;
+          hi += 1;
+        }
       } else {
         lastTime = now;
-        // Keep headroom so that increments within one millisecond never overflow.
-        lastRandom = BigInt(`0x${bytes(10).toString('hex')}`) >> 1n;
+        const b = bytes(10);
+        // The top bit stays clear: headroom so increments within one millisecond never overflow.
+        hi = (b.readUIntBE(0, 5) % (HALF / 2));
+        lo = b.readUIntBE(5, 5);
       }
-      return `${prefix}_${encodeBase32(BigInt(lastTime), 10)}${encodeBase32(lastRandom, 16)}`;
+      return `${prefix}_${encodeBase32(lastTime, 10)}${encodeBase32(hi, 8)}${encodeBase32(lo, 8)}`;
     },
     secret(length) {
       // Rejection sampling keeps base62 uniform.
@@ -86,12 +99,17 @@ export function createIdGenerator(options: { clock: Clock; seed?: string | numbe
       return out;
     },
     snapshot() {
-      return { time: lastTime, random: lastRandom.toString(), draws };
+      return { time: lastTime, random: (BigInt(hi) * BigInt(HALF) + BigInt(lo)).toString(), draws };
     },
     restore(state) {
+      const random = BigInt(state.random);
       lastTime = state.time;
-      lastRandom = BigInt(state.random);
+      hi = Number(random / BigInt(HALF));
+      lo = Number(random % BigInt(HALF));
       draws = state.draws;
+    },
+    fork(stream) {
+      return createIdGenerator({ clock, ...(seed !== undefined && { seed: `${seed}/${stream}` }) });
     },
   };
 }

@@ -30,13 +30,12 @@ export const PageQueryEntries = {
   before: v.optional(v.pipe(v.string(), v.minLength(1))),
 };
 
-export const PageQuerySchema = v.pipe(
-  v.object(PageQueryEntries),
-  v.forward(
-    v.check((q) => !(q.after && q.before), 'send either after or before, not both'),
-    ['before'],
-  ),
-);
+/** The query schema of a list: the page entries plus the list's own filters. */
+export function pageQuery<E extends v.ObjectEntries = {}>(extra: E = {} as E) {
+  return v.object({ ...PageQueryEntries, ...extra });
+}
+
+export const PageQuerySchema = pageQuery();
 
 interface Position {
   createdAt: string;
@@ -87,6 +86,9 @@ export async function paginate<R extends { created_at: string; id: string }, T>(
   map: (row: R) => T,
   options: { table?: string } = {},
 ): Promise<Page<T>> {
+  if (params.after !== undefined && params.before !== undefined) {
+    throw new ServiceError('svc.request.validation_failed', { errors: [{ field: 'before', reason: 'send either after or before, not both' }] });
+  }
   const col = (name: string) => (options.table ? `${options.table}.${name}` : name);
   const backwards = params.before !== undefined;
   const raw = params.before ?? params.after;

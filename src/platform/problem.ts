@@ -3,6 +3,7 @@ import { getErrorSpec, type ErrorCode } from './error-codes.js';
 import { ServiceError, type FieldError } from './service-error.js';
 import { preferredLanguage } from './language.js';
 import type { AppEnv } from './context.js';
+import { respond } from './response.js';
 
 export interface ProblemDocument {
   type: string;
@@ -36,11 +37,10 @@ export function problemBody(c: Context<AppEnv>, error: ServiceError): ProblemDoc
 
 /** The problem document as a response; console routes send it as plain JSON. */
 export function problemResponse(c: Context<AppEnv>, error: ServiceError): Response {
-  const headers = new Headers(c.res?.headers);
-  headers.set('content-type', c.get('plainJsonErrors') ? 'application/json' : 'application/problem+json');
-  headers.delete('content-length');
-  for (const [k, value] of Object.entries(error.headers ?? {})) headers.set(k, value);
-  return new Response(JSON.stringify(problemBody(c, error)), { status: error.status, headers });
+  return respond(c, error.status, JSON.stringify(problemBody(c, error)), {
+    'content-type': c.get('plainJsonErrors') ? 'application/json' : 'application/problem+json',
+    ...error.headers,
+  });
 }
 
 function docsBase(c: Context<AppEnv>): string {

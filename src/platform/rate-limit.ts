@@ -43,13 +43,12 @@ export class RateLimiter {
   }
 }
 
-/** The rate-limit headers of CONTRACT (Conventions). */
-export function rateLimitHeaders(v: RateLimitVerdict): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(v.limit),
-    'X-RateLimit-Remaining': String(v.remaining),
-    'X-RateLimit-Reset': String(v.resetAt),
-    'RateLimit-Policy': `"default";q=${v.limit};w=${v.windowSeconds}`,
-    RateLimit: `"default";r=${v.remaining};t=${v.secondsToReset}`,
-  };
+/** Writes the rate-limit headers of CONTRACT (Conventions) into `into`. */
+export function rateLimitHeaders(v: RateLimitVerdict, into: Record<string, string> = {}): Record<string, string> {
+  into['X-RateLimit-Limit'] = String(v.limit);
+  into['X-RateLimit-Remaining'] = String(v.remaining);
+  into['X-RateLimit-Reset'] = String(v.resetAt);
+  into['RateLimit-Policy'] = `"default";q=${v.limit};w=${v.windowSeconds}`;
+  into.RateLimit = `"default";r=${v.remaining};t=${v.secondsToReset}`;
+  return into;
 }

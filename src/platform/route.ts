@@ -9,6 +9,7 @@ import type { Scope } from './scopes.js';
 import { ServiceError } from './service-error.js';
 import { parseOrThrow } from './validation.js';
 import { sha256Hex } from './crypto.js';
+import { respond } from './response.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
@@ -44,6 +45,9 @@ export interface RouteInput<B, Q> {
 
 export type RouteResult = Response | { status: number; body: unknown; headers?: Record<string, string> };
 
+const JSON_HEADERS: Record<string, string> = Object.freeze({ 'content-type': 'application/json' }) as Record<string, string>;
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 const IdempotencyKeySchema = v.pipe(v.string(), v.minLength(1), v.maxLength(255, 'must be 1 to 255 characters'));
 
 function formToObject(form: FormData): Record<string, unknown> {
@@ -67,6 +71,8 @@ export class Router {
     private readonly app: Hono<AppEnv>,
     private readonly openapi: OpenApiRegistry,
     private readonly idempotency: IdempotencyStore,
+    /** Admits `apiKey` routes (key, rate limit, daily cap) before anything else. */
+    private readonly gate: (c: Context<AppEnv>) => void | Promise<void>,
   ) {}
 
   add<B extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined>(
@@ -76,8 +82,14 @@ export class Router {
     const security = spec.security ?? (spec.path.startsWith('/v1') ? 'apiKey' : 'none');
     this.openapi.add({ ...spec, security, bodyKind: spec.bodyKind ?? 'json' });
     const idempotentByDefault = spec.method === 'POST' && security === 'apiKey';
+    const hasParams = spec.path.includes(':');
 
+    const gated = security === 'apiKey';
     this.app.on(spec.method, spec.path, async (c) => {
+      if (gated) {
+        const admitted = this.gate(c);
+        if (admitted instanceof Promise) await admitted;
+      }
       const auth = c.get('auth');
       if (spec.scope && !auth?.scopes.has(spec.scope)) {
         throw new ServiceError('svc.api_key.scope_missing', {
@@ -101,14 +113,14 @@ export class Router {
 
       const wantsIdempotency =
         typeof spec.idempotent === 'function' ? spec.idempotent(c) : spec.idempotent ?? idempotentByDefault;
-      const headerKey = c.req.header('idempotency-key');
-      const idemKey = wantsIdempotency && headerKey !== undefined && auth ? headerKey : undefined;
+      const headerKey = wantsIdempotency && auth ? c.req.header('idempotency-key') : undefined;
+      const idemKey = headerKey;
       if (idemKey !== undefined) {
         parseOrThrow(v.object({ 'Idempotency-Key': IdempotencyKeySchema }), { 'Idempotency-Key': idemKey }, 'svc.request.validation_failed');
         const fingerprint = sha256Hex(`${spec.method} ${c.req.path}?${new URL(c.req.url).search}\n${bodyPrint}`);
         const outcome = await this.idempotency.begin(auth.workspaceId, auth.keyId, idemKey, fingerprint);
         if (outcome.kind === 'replay') {
-          return new Response(outcome.body, { status: outcome.status, headers: { ...outcome.headers, 'Idempotent-Replayed': 'true' } });
+          return respond(c, outcome.status, outcome.body, { ...outcome.headers, 'Idempotent-Replayed': 'true' });
         }
         if (outcome.kind === 'conflict') throw new ServiceError('svc.idempotency.conflict');
         if (outcome.kind === 'running') {
@@ -121,18 +133,19 @@ export class Router {
 
       try {
         const body = (spec.body ? parseOrThrow(spec.body, input, spec.invalid ?? 'svc.request.validation_failed') : undefined) as Out<B>;
-        const result = await handler({ c, auth, params: c.req.param() as Record<string, string>, query, body });
+        const pending = handler({ c, auth, params: hasParams ? (c.req.param() as Record<string, string>) : NO_PARAMS, query, body });
+        const result = pending instanceof Promise ? await pending : pending;
         if (result instanceof Response) {
           if (idemKey !== undefined) await this.idempotency.abandon(auth.keyId, idemKey);
           return result;
         }
         const text = JSON.stringify(result.body);
-        const headers = { 'content-type': 'application/json', ...result.headers };
+        const headers = result.headers ? { 'content-type': 'application/json', ...result.headers } : JSON_HEADERS;
         if (idemKey !== undefined) {
           if (result.status >= 200 && result.status < 300) await this.idempotency.complete(auth.keyId, idemKey, result.status, headers, text);
           else await this.idempotency.abandon(auth.keyId, idemKey);
         }
-        return new Response(text, { status: result.status, headers });
+        return respond(c, result.status, text, headers);
       } catch (error) {
         if (idemKey !== undefined) await this.idempotency.abandon(auth.keyId, idemKey);
         throw error;

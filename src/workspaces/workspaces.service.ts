@@ -6,8 +6,9 @@ import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { ServiceError } from '../platform/service-error.js';
 import { CAP_NAMES, type CapName, type Caps, type Settings } from '../platform/settings.js';
-import { iso, utcDay } from '../platform/time.js';
+import { iso } from '../platform/time.js';
 import type { WorkspaceSettingsPatch } from './workspaces.schema.js';
+import { ActivityCounter } from './activity.js';
 
 export interface WorkspaceRecord {
   id: string;
@@ -51,7 +52,22 @@ const CAP_DETAIL: Record<CapName, { en: string; es: string }> = {
  * plan caps. The control plane edits them; every other service reads them here.
  */
 export class WorkspacesService {
-  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; ids: IdGenerator; settings: Settings }) {}
+  readonly #listeners = new Set<() => void>();
+  /** Today's activity per workspace (CONTRACT control plane: every authenticated request counts). */
+  readonly activity: ActivityCounter;
+
+  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; ids: IdGenerator; settings: Settings }) {
+    this.activity = new ActivityCounter(deps.db, deps.clock);
+  }
+
+  /** Runs `listener` after any change of a workspace's settings or existence. */
+  onChange(listener: () => void): void {
+    this.#listeners.add(listener);
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener();
+  }
 
   async create(input: { name?: string | undefined; plan?: string | undefined; credits?: number | undefined }, db: Db = this.deps.db): Promise<WorkspaceRecord> {
     const d = this.deps.settings.workspaceDefaults;
@@ -109,47 +125,28 @@ export class WorkspacesService {
         .where('id', '=', id)
         .execute();
       return this.getWorkspaceOrThrow(id, trx);
-    });
+    }).finally(() => this.#changed());
   }
 
   /** Drops the workspace and every row that belongs to it. */
   async delete(id: string): Promise<void> {
+    this.activity.forget(id);
     await this.deps.db.transaction().execute(async (trx) => {
       await this.getWorkspaceOrThrow(id, trx);
       for (const table of WORKSPACE_TABLES) {
         await trx.deleteFrom(table as 'jobs').where('workspace_id', '=', id).execute();
       }
       await trx.deleteFrom('workspaces').where('id', '=', id).execute();
-    });
+    }).finally(() => this.#changed());
   }
 
-  /**
-   * Counts one activity of the workspace's UTC day unless the daily cap is reached;
-   * answers false (and counts nothing) when it is.
-   */
-  async recordActivity(workspaceId: string, cap: number | null): Promise<boolean> {
-    if (cap !== null && cap <= 0) return false;
-    const day = utcDay(this.deps.clock.now());
-    const row = await this.deps.db
-      .insertInto('activity')
-      .values({ workspace_id: workspaceId, day, count: 1 })
-      .onConflict((oc) => {
-        const update = oc.columns(['workspace_id', 'day']).doUpdateSet((eb) => ({ count: eb('activity.count', '+', 1) }));
-        return cap === null ? update : update.where('activity.count', '<', cap);
-      })
-      .returning('count')
-      .executeTakeFirst();
-    return row !== undefined;
+  /** Counts one activity of the workspace's UTC day; false (nothing counted) at the cap. */
+  recordActivity(workspaceId: string, cap: number | null): boolean | Promise<boolean> {
+    return this.activity.record(workspaceId, cap);
   }
 
-  async activityToday(workspaceId: string): Promise<number> {
-    const row = await this.deps.db
-      .selectFrom('activity')
-      .select('count')
-      .where('workspace_id', '=', workspaceId)
-      .where('day', '=', utcDay(this.deps.clock.now()))
-      .executeTakeFirst();
-    return row?.count ?? 0;
+  activityToday(workspaceId: string): Promise<number> {
+    return this.activity.today(workspaceId);
   }
 
   /**

@@ -1,0 +1,67 @@
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { packageRoot } from '../../emulator/package-info.js';
+import { fmt, median, startServer, stop } from '../support.js';
+
+const CLI = join(packageRoot(), 'dist', 'cli.js');
+const BARE = join(packageRoot(), 'bench', 'http', 'bare-server.mjs');
+const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const STARTS = Number(process.env.BENCH_STARTS ?? 10);
+
+async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p99: number; errors: number; non2xx: number }> {
+  // Warm up the JIT and the store before measuring.
+  await autocannon({ url: `${url}/v1/me`, headers, connections: 20, duration: 1 });
+  const r = await autocannon({ url: `${url}/v1/me`, headers, connections: 20, duration: DURATION });
+  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+/**
+ * Throughput of an authenticated `GET /v1/me` through the whole stack against a bare
+ * Hono app on the same server, and time to the ready line against the bare server.
+ */
+export async function run(): Promise<void> {
+  const emu = await startServer([CLI, '--port', '0', '--seed', '1']);
+  const wsId = ((await (await fetch(`${emu.url}/v1/me`, { headers: { authorization: `Bearer ${DEMO_KEY}` } })).json()) as { workspaceId: string }).workspaceId;
+  // The benchmark measures the stack, not the rate limiter refusing it.
+  await fetch(`${emu.url}/_emulator/workspaces/${wsId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rateLimit: { limit: 1e9 } }) });
+  const bareServer = await startServer([BARE]);
+  // Alternate rounds so that both see the same machine; compare medians.
+  const full: Awaited<ReturnType<typeof load>>[] = [];
+  const bare: Awaited<ReturnType<typeof load>>[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    full.push(await load(emu.url, { authorization: `Bearer ${DEMO_KEY}` }));
+    bare.push(await load(bareServer.url, {}));
+  }
+  await stop(emu.child);
+  await stop(bareServer.child);
+  const fullRps = median(full.map((r) => r.rps));
+  const bareRps = median(bare.map((r) => r.rps));
+
+  console.log(`GET /v1/me, ${ROUNDS} alternating rounds of ${DURATION}s, 20 connections (median)`);
+  console.log(`  full stack  ${fmt(fullRps, 0)} req/s  p99 ${median(full.map((r) => r.p99))} ms  errors ${full.reduce((a, r) => a + r.errors, 0)}  non-2xx ${full.reduce((a, r) => a + r.non2xx, 0)}`);
+  console.log(`  bare Hono   ${fmt(bareRps, 0)} req/s  p99 ${median(bare.map((r) => r.p99))} ms`);
+  console.log(`  ratio       ${fmt(fullRps / bareRps, 2)} of bare throughput (target >= 0.60)`);
+
+  const timings = { emulator: [] as number[], demo: [] as number[], bare: [] as number[] };
+  for (let i = 0; i < STARTS; i++) {
+    for (const [name, args] of [
+      ['emulator', [CLI, '--port', '0', '--fixtures', 'none']],
+      ['demo', [CLI, '--port', '0']],
+      ['bare', [BARE]],
+    ] as const) {
+      const s = await startServer([...args]);
+      timings[name].push(s.ms);
+      await stop(s.child);
+    }
+  }
+  const e = median(timings.emulator);
+  const d = median(timings.demo);
+  const b = median(timings.bare);
+  console.log(`start to ready line, median of ${STARTS}`);
+  console.log(`  emulator (--fixtures none)  ${fmt(e)} ms`);
+  console.log(`  emulator (demo fixtures)    ${fmt(d)} ms`);
+  console.log(`  bare Hono server            ${fmt(b)} ms`);
+  console.log(`  ratio       ${fmt(e / b, 2)}x the bare server (target <= 2.00); with the demo ${fmt(d / b, 2)}x`);
+}

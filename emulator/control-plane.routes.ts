@@ -1,0 +1,144 @@
+import * as v from 'valibot';
+import type { Router } from '../src/platform/route.js';
+import { BODY_LIMITS } from '../src/platform/http-body.js';
+import { ServiceError, fieldError } from '../src/platform/service-error.js';
+import { parseIso, iso } from '../src/platform/time.js';
+import { WorkspaceCreateSchema, WorkspaceRecordSchema, WorkspaceSettingsPatchSchema } from '../src/workspaces/workspaces.schema.js';
+import type { Emulator } from './emulator.js';
+import { packageVersion } from './package-info.js';
+
+const ClockMoveSchema = v.union(
+  [
+    v.strictObject({ advanceMs: v.pipe(v.number(), v.integer(), v.minValue(0, 'time only moves forward')) }),
+    v.strictObject({ now: v.pipe(v.string(), v.check((s) => parseIso(s) !== undefined, 'must be an RFC 3339 date-time')) }),
+  ],
+  'send either { advanceMs } or { now }',
+);
+
+const ClockSchema = v.object({ now: v.string(), frozen: v.boolean() });
+const RequestsQuerySchema = v.object({
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be an integer from 1 to 1000'), v.transform(Number), v.minValue(1), v.maxValue(1000)), '100'),
+});
+const JournalEntrySchema = v.object({
+  at: v.string(), method: v.string(), path: v.string(), status: v.number(),
+  code: v.nullable(v.string()), keyPrefix: v.nullable(v.string()), workspaceId: v.nullable(v.string()), requestId: v.string(),
+});
+const CreatedWorkspaceSchema = v.object({
+  workspaceId: v.string(),
+  apiKey: v.object({ id: v.string(), prefix: v.string(), scopes: v.array(v.string()), secret: v.string() }),
+});
+
+/** The emulator's control plane under `/_emulator` (CONTRACT, control plane). */
+export function registerControlPlane(router: Router, emulator: Emulator): void {
+  const tags = ['Emulator'];
+  const security = 'admin' as const;
+  const service = () => emulator.service;
+
+  router.add(
+    { method: 'GET', path: '/_emulator/health', tags, security, summary: 'Liveness and version', responses: { 200: { description: 'ok', schema: v.object({ status: v.literal('ok'), version: v.string() }) } } },
+    () => ({ status: 200, body: { status: 'ok', version: packageVersion() } }),
+  );
+
+  router.add(
+    {
+      method: 'POST', path: '/_emulator/workspaces', tags, security, summary: 'Create an isolated workspace with one key',
+      body: WorkspaceCreateSchema, responses: { 201: { description: 'The workspace id and its key (secret shown once)', schema: CreatedWorkspaceSchema } },
+      errors: ['svc.request.validation_failed'],
+    },
+    async ({ body }) => ({ status: 201, body: await emulator.createWorkspace(body) }),
+  );
+  router.add(
+    {
+      method: 'GET', path: '/_emulator/workspaces/:workspaceId', tags, security, summary: 'Settings of a workspace',
+      responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } }, errors: ['svc.tenant.not_found'],
+    },
+    async ({ params }) => ({ status: 200, body: await service().workspaces.getWorkspaceOrThrow(params.workspaceId!) }),
+  );
+  router.add(
+    {
+      method: 'PATCH', path: '/_emulator/workspaces/:workspaceId', tags, security,
+      summary: 'Change rate limit, daily activity cap, credits and plan caps (partial)',
+      body: WorkspaceSettingsPatchSchema, responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
+      errors: ['svc.request.validation_failed', 'svc.tenant.not_found'],
+    },
+    async ({ params, body }) => ({ status: 200, body: await service().workspaces.update(params.workspaceId!, body) }),
+  );
+  router.add(
+    {
+      method: 'DELETE', path: '/_emulator/workspaces/:workspaceId', tags, security, summary: 'Drop a workspace and everything in it',
+      responses: { 200: { description: 'Deleted', schema: v.object({ workspaceId: v.string(), deleted: v.literal(true) }) } },
+      errors: ['svc.tenant.not_found'],
+    },
+    async ({ params }) => {
+      await service().workspaces.delete(params.workspaceId!);
+      return { status: 200, body: { workspaceId: params.workspaceId, deleted: true } };
+    },
+  );
+
+  router.add(
+    { method: 'POST', path: '/_emulator/reset', tags, security, summary: 'Back to the loaded fixtures', responses: { 200: { description: 'Reset done', schema: v.object({ reset: v.literal(true) }) } } },
+    async () => {
+      await emulator.reset();
+      return { status: 200, body: { reset: true } };
+    },
+  );
+  router.add(
+    { method: 'GET', path: '/_emulator/state', tags, security, summary: 'Export the whole state (snapshot)', responses: { 200: { description: 'State document' } } },
+    async () => ({ status: 200, body: await emulator.exportState() }),
+  );
+  router.add(
+    {
+      method: 'PUT', path: '/_emulator/state', tags, security, summary: 'Import a whole state (restore)',
+      body: v.unknown(), bodyLimit: BODY_LIMITS.control,
+      responses: { 200: { description: 'Imported', schema: v.object({ imported: v.literal(true) }) } },
+      errors: ['svc.request.validation_failed', 'svc.request.payload_too_large'],
+    },
+    async ({ body }) => {
+      await emulator.importState(body);
+      return { status: 200, body: { imported: true } };
+    },
+  );
+
+  router.add(
+    { method: 'GET', path: '/_emulator/clock', tags, security, summary: 'The emulated time', responses: { 200: { description: 'Clock', schema: ClockSchema } } },
+    () => ({ status: 200, body: emulator.clock.get() }),
+  );
+  router.add(
+    {
+      method: 'POST', path: '/_emulator/clock', tags, security, summary: 'Move the emulated time forward; what came due runs before the answer',
+      body: ClockMoveSchema, responses: { 200: { description: 'Clock', schema: ClockSchema } }, errors: ['svc.request.validation_failed'],
+    },
+    async ({ body }) => {
+      if ('advanceMs' in body) await emulator.clock.advance(body.advanceMs);
+      else {
+        const target = parseIso(body.now)!;
+        if (target < emulator.clock.now()) {
+          throw fieldError('svc.request.validation_failed', 'now', `time only moves forward; it is ${iso(emulator.clock.now())}`);
+        }
+        await emulator.clock.set(target);
+      }
+      return { status: 200, body: emulator.clock.get() };
+    },
+  );
+
+  router.add(
+    { method: 'POST', path: '/_emulator/queue/drain', tags, security, summary: 'Answer once every queued job has finished', responses: { 200: { description: 'Jobs run', schema: v.object({ ran: v.number() }) } } },
+    async () => ({ status: 200, body: { ran: await emulator.drain() } }),
+  );
+
+  router.add(
+    {
+      method: 'GET', path: '/_emulator/requests', tags, security, summary: 'The request journal, newest first (the last 1,000)',
+      query: RequestsQuerySchema, responses: { 200: { description: 'Journal', schema: v.object({ data: v.array(JournalEntrySchema) }) } },
+      errors: ['svc.request.validation_failed'],
+    },
+    ({ query }) => ({ status: 200, body: { data: emulator.journal.recent(query.limit) } }),
+  );
+}
+
+/** Guards `/_emulator` and the console routes with the admin token, when one is set. */
+export function adminUnauthorized(): ServiceError {
+  return new ServiceError('svc.auth.unauthorized', {
+    detail: { en: 'Send the admin token as Authorization: Bearer <token>.', es: 'Envíe el token de administración como Authorization: Bearer <token>.' },
+  });
+}

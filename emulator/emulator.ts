@@ -1,0 +1,263 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import type { MiddlewareHandler } from 'hono';
+import { createApp } from '../src/app.js';
+import { openStore, type DatabaseOptions } from '../src/db/database.js';
+import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
+import type { AppEnv } from '../src/platform/context.js';
+import { sha256Hex, safeEqual } from '../src/platform/crypto.js';
+import { createIdGenerator, type IdState } from '../src/platform/ids.js';
+import { SCOPES, type Scope } from '../src/platform/scopes.js';
+import { resolveSettings, type Settings } from '../src/platform/settings.js';
+import { iso } from '../src/platform/time.js';
+import { createService, type Service } from '../src/service.js';
+import { adminUnauthorized, registerControlPlane } from './control-plane.routes.js';
+import { loadFixture, readFixture, type Fixture, type LoadedKey } from './fixtures.js';
+import { Journal } from './journal.js';
+import { metaStore, type MetaStore } from './meta.js';
+import { exportState, importState, type StateDocument } from './state.js';
+
+/** Where a seeded emulator's frozen clock starts. */
+export const SEED_EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
+
+export interface EmulatorOptions {
+  /** A SQLite file path, or store options; default an in-memory SQLite database. */
+  db?: string | DatabaseOptions;
+  /** Deterministic ids, key secrets and a frozen clock starting at 2026-01-01. */
+  seed?: string | number;
+  /** `demo` (the bundled workspace), `none` (default), a file path or a fixture object. */
+  fixtures?: 'demo' | 'none' | string | Fixture;
+  /** When set, `/_emulator` and the console routes require `Authorization: Bearer <token>`. */
+  adminToken?: string;
+  liveFetch?: boolean;
+  siteDomain?: string;
+  docsUrl?: string;
+  jobConcurrency?: number;
+  /** Where unexpected errors are reported; default `console.error`. */
+  log?: Settings['log'];
+}
+
+export interface CreatedWorkspace {
+  workspaceId: string;
+  apiKey: { id: string; prefix: string; scopes: Scope[]; secret: string };
+}
+
+export interface ListeningServer {
+  url: string;
+  port: number;
+  host: string;
+  close(): Promise<void>;
+}
+
+function adminGuard(token: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const given = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
+    if (!safeEqual(given, token)) throw adminUnauthorized();
+    return next();
+  };
+}
+
+/**
+ * The emulator: the whole service over one store, its HTTP app with the control plane,
+ * the request journal, the loaded fixtures (the state `reset` returns to) and servers.
+ */
+export class Emulator {
+  readonly journal = new Journal();
+  readonly app: ReturnType<typeof createApp>['app'];
+  readonly openapi: ReturnType<typeof createApp>['openapi'];
+  /** Keys the fixtures created, for the start-up banner. */
+  fixtureKeys: LoadedKey[] = [];
+  #baseline: StateDocument | undefined;
+  readonly #servers = new Set<ServerType>();
+  #closed = false;
+  #persistTail: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly service: Service,
+    private readonly meta: MetaStore,
+    adminToken: string | undefined,
+  ) {
+    const { app, openapi } = createApp(service, {
+      onResponse: this.journal.recorder(service.clock),
+      extend: (app, router) => {
+        if (adminToken !== undefined) {
+          app.use('/_emulator/*', adminGuard(adminToken));
+          app.use('/workspaces/*', adminGuard(adminToken));
+        }
+        registerControlPlane(router, this);
+      },
+    });
+    this.app = app;
+    this.openapi = openapi;
+    (service.clock as EmulatedClock).onChange(() => this.#persist());
+  }
+
+  /** Answers a request in process, no port needed. */
+  fetch = (request: Request): Promise<Response> => Promise.resolve(this.app.fetch(request));
+
+  /** Like `fetch`, with a path relative to `http://localhost`. */
+  request(path: string, init?: RequestInit): Promise<Response> {
+    return this.fetch(new Request(new URL(path, 'http://localhost'), init));
+  }
+
+  readonly clock = {
+    now: (): number => this.service.clock.now(),
+    get: () => ({ now: iso(this.service.clock.now()), frozen: (this.service.clock as EmulatedClock).frozen }),
+    /** Moves time forward and runs what came due before resolving. */
+    advance: async (ms: number) => {
+      (this.service.clock as EmulatedClock).advance(ms);
+      await this.drain();
+      return this.clock.get();
+    },
+    set: async (instant: number | string) => {
+      (this.service.clock as EmulatedClock).set(typeof instant === 'string' ? Date.parse(instant) : instant);
+      await this.drain();
+      return this.clock.get();
+    },
+  };
+
+  /** A new isolated workspace and one key (all scopes unless told). */
+  async createWorkspace(input: { name?: string | undefined; scopes?: Scope[] | undefined; plan?: string | undefined; credits?: number | undefined } = {}): Promise<CreatedWorkspace> {
+    const ws = await this.service.workspaces.create(input);
+    const key = await this.service.auth.createKey(ws.id, { name: 'default', scopes: input.scopes ?? [...SCOPES], env: 'test' });
+    return { workspaceId: ws.id, apiKey: { id: key.id, prefix: key.prefix, scopes: key.scopes, secret: key.secret } };
+  }
+
+  /** Resolves once every queued job has finished; answers how many ran. */
+  drain(): Promise<number> {
+    return this.service.jobs.drain();
+  }
+
+  exportState(): Promise<StateDocument> {
+    return exportState(this.service);
+  }
+
+  async importState(doc: unknown): Promise<void> {
+    await importState(this.service, doc);
+    await this.#persist();
+  }
+
+  /** Back to exactly the state after the fixtures loaded. */
+  async reset(): Promise<void> {
+    if (this.#baseline) await this.importState(this.#baseline);
+    this.journal.clear();
+  }
+
+  /** @internal Called once by `createEmulator`. */
+  async init(fixtures: Fixture | undefined): Promise<void> {
+    const initialized = await this.meta.get<boolean>('initialized');
+    if (!initialized) {
+      if (fixtures) this.fixtureKeys = await loadFixture(this.service, fixtures);
+      await this.drain();
+      this.#baseline = await this.exportState();
+      await this.meta.set('baseline', this.#baseline);
+      await this.meta.set('initialized', true);
+    } else {
+      this.#baseline = await this.meta.get<StateDocument>('baseline');
+    }
+    await this.#persist();
+  }
+
+  /** Serves the emulator on a port (0 picks a free one). */
+  listen(options: { port?: number; host?: string } = {}): Promise<ListeningServer> {
+    const host = options.host ?? '127.0.0.1';
+    return new Promise((resolve, reject) => {
+      const server = serve({ fetch: this.app.fetch, port: options.port ?? 0, hostname: host }, (info: AddressInfo) => {
+        const shownHost = host.includes(':') ? `[${host}]` : host;
+        resolve({
+          url: `http://${shownHost}:${info.port}`,
+          port: info.port,
+          host,
+          close: () => this.#closeServer(server),
+        });
+      });
+      server.once('error', reject);
+      this.#servers.add(server);
+    });
+  }
+
+  #closeServer(server: ServerType): Promise<void> {
+    this.#servers.delete(server);
+    return new Promise((resolve) => {
+      server.close(() => resolve());
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+    });
+  }
+
+  #persist(): Promise<void> {
+    const clock = (this.service.clock as EmulatedClock).snapshot();
+    const ids = this.service.ids.snapshot();
+    this.#persistTail = this.#persistTail
+      .then(async () => {
+        if (this.#closed) return;
+        await this.meta.set('clock', clock);
+        await this.meta.set('ids', ids);
+      })
+      .catch((error) => this.service.settings.log('could not persist emulator meta', error));
+    return this.#persistTail;
+  }
+
+  /** Stops servers and jobs, records a clean shutdown, and closes the store intact. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await Promise.all([...this.#servers].map((s) => this.#closeServer(s)));
+    await this.service.stop();
+    await this.#persist();
+    this.#closed = true;
+    await this.#persistTail;
+    await this.meta.set('clock', (this.service.clock as EmulatedClock).snapshot());
+    await this.meta.set('ids', this.service.ids.snapshot());
+    await this.meta.set('clean', true);
+    await this.service.store.close();
+  }
+}
+
+/** Builds and starts an emulator. */
+export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  // Read fixtures first: a bad fixture file must stop us before anything is created.
+  const fixtures =
+    options.fixtures === undefined || options.fixtures === 'none'
+      ? undefined
+      : typeof options.fixtures === 'string'
+        ? readFixture(options.fixtures)
+        : readFixture(options.fixtures as unknown);
+  const dbOptions: DatabaseOptions =
+    options.db === undefined ? { kind: 'memory' } : typeof options.db === 'string' ? { kind: 'file', path: options.db } : options.db;
+  const store = await openStore(dbOptions);
+  const meta = metaStore(store.db);
+  const seed = options.seed === undefined ? undefined : String(options.seed);
+
+  const clockState = await meta.get<ClockState>('clock');
+  const clock = seed !== undefined ? new EmulatedClock({ frozenAt: SEED_EPOCH }) : new EmulatedClock();
+  if (clockState) clock.restore(clockState);
+
+  const ids = createIdGenerator({ clock, seed });
+  const idState = await meta.get<IdState>('ids');
+  if (idState) {
+    const clean = await meta.get<boolean>('clean');
+    // After a crash the saved id state may be behind the last id handed out: step past it.
+    ids.restore(clean ? idState : { ...idState, time: Math.max(idState.time, clock.now()) + 1 });
+  }
+  await meta.set('clean', false);
+
+  let secret = await meta.get<string>('secret');
+  if (!secret) {
+    secret = seed !== undefined ? sha256Hex(`svc-emulator:${seed}:secret`) : randomBytes(32).toString('hex');
+    await meta.set('secret', secret);
+  }
+
+  const settings = resolveSettings({
+    secret,
+    ...(options.siteDomain !== undefined && { siteDomain: options.siteDomain }),
+    ...(options.docsUrl !== undefined && { docsUrl: options.docsUrl }),
+    ...(options.liveFetch !== undefined && { liveFetch: options.liveFetch }),
+    ...(options.jobConcurrency !== undefined && { jobConcurrency: options.jobConcurrency }),
+    ...(options.log !== undefined && { log: options.log }),
+  });
+  const service = createService({ db: store, clock, ids, settings });
+  await service.start();
+  const emulator = new Emulator(service, meta, options.adminToken);
+  await emulator.init(fixtures);
+  return emulator;
+}

@@ -1,0 +1,80 @@
+import type { Context } from 'hono';
+import type { AppEnv } from '../src/platform/context.js';
+import type { Clock } from '../src/platform/clock.js';
+import { iso } from '../src/platform/time.js';
+
+export interface JournalEntry {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  code: string | null;
+  keyPrefix: string | null;
+  workspaceId: string | null;
+  requestId: string;
+}
+
+/**
+ * The bounded request journal: the last `capacity` requests, without query strings,
+ * bodies or credentials (only the key's public prefix).
+ */
+export class Journal {
+  // A ring: `#next` is where the next entry goes; `#size` how many are held. Times are
+  // kept as epoch milliseconds and formatted when read.
+  readonly #ring: ((Omit<JournalEntry, 'at'> & { at: number }) | undefined)[];
+  #next = 0;
+  #size = 0;
+
+  constructor(readonly capacity = 1000) {
+    this.#ring = new Array(capacity);
+  }
+
+  add(entry: Omit<JournalEntry, 'at'> & { at: number }): void {
+    this.#ring[this.#next] = entry;
+    this.#next = (this.#next + 1) % this.capacity;
+    this.#size = Math.min(this.#size + 1, this.capacity);
+  }
+
+  /** Newest first. */
+  recent(limit: number): JournalEntry[] {
+    const out: JournalEntry[] = [];
+    for (let i = 1; i <= Math.min(limit, this.#size); i++) {
+      const entry = this.#ring[(this.#next - i + this.capacity) % this.capacity]!;
+      out.push({ ...entry, at: iso(entry.at) });
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.#ring.fill(undefined);
+    this.#next = 0;
+    this.#size = 0;
+  }
+
+  /** Records one answer (the app calls it for every request). */
+  recorder(clock: Clock): (c: Context<AppEnv>) => void | Promise<void> {
+    const record = (c: Context<AppEnv>, code: string | null) => {
+      const auth = c.get('auth');
+      this.add({
+        at: clock.now(),
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        code,
+        keyPrefix: auth?.keyPrefix ?? null,
+        workspaceId: auth?.workspaceId ?? null,
+        requestId: c.get('requestId'),
+      });
+    };
+    return (c) => {
+      if (c.req.path.startsWith('/_emulator')) return;
+      if (c.res.status < 400 || !(c.res.headers.get('content-type') ?? '').includes('json')) return record(c, null);
+      return c.res
+        .clone()
+        .json()
+        .then((body) => { const code = (body as { code?: unknown }).code; return typeof code === "string" ? code : null; })
+        .catch(() => null)
+        .then((code) => record(c, code));
+    };
+  }
+}

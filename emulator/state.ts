@@ -1,0 +1,103 @@
+import * as v from 'valibot';
+import { TABLES } from '../src/db/schema/index.js';
+import type { ClockState, EmulatedClock } from '../src/platform/clock.js';
+import type { IdState } from '../src/platform/ids.js';
+import { ServiceError } from '../src/platform/service-error.js';
+import { parseOrThrow } from '../src/platform/validation.js';
+import type { Service } from '../src/service.js';
+
+export const STATE_FORMAT = 'svc-emulator-state';
+export const STATE_VERSION = 1;
+
+/** The whole state: every table's rows, the emulated clock and the id generator. */
+export interface StateDocument {
+  format: typeof STATE_FORMAT;
+  version: typeof STATE_VERSION;
+  clock: ClockState;
+  ids: IdState;
+  tables: Record<string, Record<string, unknown>[]>;
+}
+
+/** Tables the state carries: all but the emulator's own bookkeeping. */
+const STATE_TABLES = TABLES.filter((t) => t !== 'meta');
+
+const Row = v.record(v.string(), v.unknown());
+export const StateDocumentSchema = v.strictObject({
+  format: v.literal(STATE_FORMAT),
+  version: v.literal(STATE_VERSION),
+  clock: v.strictObject({ frozen: v.boolean(), value: v.pipe(v.number(), v.finite()) }),
+  ids: v.strictObject({ time: v.number(), random: v.pipe(v.string(), v.regex(/^\d+$/)), draws: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
+  tables: v.pipe(
+    v.record(v.string(), v.array(Row)),
+    v.check((t) => Object.keys(t).every((name) => (STATE_TABLES as readonly string[]).includes(name)), 'unknown table'),
+  ),
+});
+
+// Bytes travel as { $bytes: base64 } so the document stays JSON.
+function encodeValue(value: unknown): unknown {
+  return value instanceof Uint8Array ? { $bytes: Buffer.from(value).toString('base64') } : value;
+}
+
+function decodeValue(value: unknown): unknown {
+  if (value && typeof value === 'object' && '$bytes' in value && typeof (value as { $bytes: unknown }).$bytes === 'string') {
+    return Buffer.from((value as { $bytes: string }).$bytes, 'base64');
+  }
+  return value;
+}
+
+/** Reads the whole state in one transaction, rows in a stable order. */
+export async function exportState(service: Service): Promise<StateDocument> {
+  const tables: StateDocument['tables'] = {};
+  await service.flush();
+  await service.db.transaction().execute(async (trx) => {
+    for (const table of STATE_TABLES) {
+      const rows = (await trx.selectFrom(table as 'jobs').selectAll().execute()) as Record<string, unknown>[];
+      const key = (r: Record<string, unknown>) => JSON.stringify(r, Object.keys(r).sort());
+      rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+      tables[table] = rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, val]) => [k, encodeValue(val)])));
+    }
+  });
+  return {
+    format: STATE_FORMAT,
+    version: STATE_VERSION,
+    clock: (service.clock as EmulatedClock).snapshot(),
+    ids: service.ids.snapshot(),
+    tables,
+  };
+}
+
+const INSERT_BATCH = 100;
+
+/**
+ * Replaces the whole state with `input` in one transaction; on any failure nothing
+ * changes. Background jobs stop first and resume afterwards.
+ */
+export async function importState(service: Service, input: unknown): Promise<void> {
+  const doc = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
+  await service.stop();
+  // Counters in memory belong to the state being replaced.
+  service.workspaces.activity.forget();
+  try {
+    await service.db.transaction().execute(async (trx) => {
+      for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
+      for (const table of STATE_TABLES) {
+        const rows = (doc.tables[table] ?? []).map((r) => Object.fromEntries(Object.entries(r).map(([k, val]) => [k, decodeValue(val)])));
+        for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+          try {
+            await trx.insertInto(table as 'jobs').values(rows.slice(i, i + INSERT_BATCH) as never).execute();
+          } catch {
+            throw new ServiceError('svc.request.validation_failed', {
+              errors: [{ field: `tables.${table}`, reason: 'rows do not fit the table' }],
+            });
+          }
+        }
+      }
+    });
+    (service.clock as EmulatedClock).restore(doc.clock);
+    service.ids.restore(doc.ids);
+    service.rateLimiter.clear();
+    for (const hook of service.afterImport) await hook();
+  } finally {
+    await service.start();
+  }
+}

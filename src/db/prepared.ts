@@ -1,0 +1,29 @@
+import type { Compilable, Kysely } from 'kysely';
+
+const SENTINEL = '\u0000param:';
+
+export interface PreparedQuery<P, R> {
+  execute(params: P): Promise<R[]>;
+}
+
+/**
+ * Compiles a kysely query once and runs it with new parameter values, for the few
+ * queries on every request's path: building and compiling costs more than running.
+ * `param(name)` marks where a value goes; every other value stays as compiled.
+ */
+export function prepareQuery<P extends Record<string, unknown>, R>(
+  db: Kysely<any>,
+  build: (param: (name: keyof P & string) => any) => Compilable<R>,
+): PreparedQuery<P, R> {
+  const compiled = build((name) => `${SENTINEL}${name}`).compile();
+  const slots = compiled.parameters.map((value) =>
+    typeof value === 'string' && value.startsWith(SENTINEL) ? { name: value.slice(SENTINEL.length) } : { value },
+  );
+  return {
+    async execute(params) {
+      const parameters = slots.map((slot) => ('name' in slot ? params[slot.name as keyof P] : slot.value));
+      const result = await db.executeQuery<R>({ ...compiled, parameters });
+      return result.rows;
+    },
+  };
+}

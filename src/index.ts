@@ -1,0 +1,11 @@
+export { createService, type Service, type ServiceOptions } from './service.js';
+export { createApp, type AppOptions } from './app.js';
+export { openStore, type Store, type DatabaseOptions } from './db/database.js';
+export { EmulatedClock, type Clock } from './platform/clock.js';
+export { createIdGenerator, type IdGenerator } from './platform/ids.js';
+export { resolveSettings, type Settings } from './platform/settings.js';
+export { ServiceError } from './platform/service-error.js';
+export { ERROR_CODES, type ErrorCode } from './platform/error-codes.js';
+export { SCOPES, type Scope } from './platform/scopes.js';
+export { createEmulator, Emulator } from '../emulator/emulator.js';
+export type { EmulatorOptions, CreatedWorkspace } from '../emulator/emulator.js';

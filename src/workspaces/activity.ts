@@ -1,0 +1,120 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema/index.js';
+import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
+import type { Clock } from '../platform/clock.js';
+import { DAY, utcDay } from '../platform/time.js';
+
+interface Counter {
+  workspaceId: string;
+  day: string;
+  count: number;
+  dirty: boolean;
+}
+
+const FLUSH_DELAY_MS = 200;
+
+/**
+ * Daily activity per workspace. Every authenticated `/v1` request counts, so the
+ * counters live in memory (loaded from the store on first use of a day) and are
+ * written back in batches: on a short timer, before any export and at stop. A crash
+ * loses at most the last batch of counts, never an acknowledged write.
+ */
+export class ActivityCounter {
+  readonly #counters = new Map<string, Counter>();
+  readonly #loading = new Map<string, Promise<Counter>>();
+  readonly #upsert: PreparedQuery<{ ws: string; day: string; count: number }, unknown>;
+  #timer: NodeJS.Timeout | undefined;
+  #epoch = 0;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {
+    this.#upsert = prepareQuery(db, (p) =>
+      db
+        .insertInto('activity')
+        .values({ workspace_id: p('ws'), day: p('day'), count: p('count') })
+        .onConflict((oc) => oc.columns(['workspace_id', 'day']).doUpdateSet((eb) => ({ count: eb.ref('excluded.count') }))),
+    );
+  }
+
+  /**
+   * Counts one activity unless the cap is reached; false (nothing counted) when it is.
+   * Synchronous once the day's counter is loaded: this runs on every request.
+   */
+  record(workspaceId: string, cap: number | null): boolean | Promise<boolean> {
+    if (cap !== null && cap <= 0) return false;
+    const counter = this.#counter(workspaceId);
+    return counter instanceof Promise ? counter.then((c) => this.#count(c, cap)) : this.#count(counter, cap);
+  }
+
+  #count(counter: Counter, cap: number | null): boolean {
+    if (cap !== null && counter.count >= cap) return false;
+    counter.count += 1;
+    counter.dirty = true;
+    this.#timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS).unref();
+    return true;
+  }
+
+  async today(workspaceId: string): Promise<number> {
+    return (await this.#counter(workspaceId)).count;
+  }
+
+  /** Writes every changed counter to the store. */
+  async flush(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const today = Math.floor(this.clock.now() / DAY);
+    for (const [key, c] of this.#counters) {
+      if (c.dirty) {
+        c.dirty = false;
+        await this.#upsert.execute({ ws: c.workspaceId, day: c.day, count: c.count });
+      }
+      if (Date.parse(`${c.day}T00:00:00.000Z`) / DAY < today) this.#counters.delete(key);
+    }
+  }
+
+  /** Drops what memory holds, unwritten counts included (the store was replaced or the workspace deleted). */
+  forget(workspaceId?: string): void {
+    this.#epoch += 1;
+    for (const [key, c] of this.#counters) if (workspaceId === undefined || c.workspaceId === workspaceId) this.#counters.delete(key);
+    this.#loading.clear();
+  }
+
+  #dayNumber = -1;
+  #dayString = '';
+
+  #today(): string {
+    const n = Math.floor(this.clock.now() / DAY);
+    if (n !== this.#dayNumber) {
+      this.#dayNumber = n;
+      this.#dayString = utcDay(n * DAY);
+    }
+    return this.#dayString;
+  }
+
+  #counter(workspaceId: string): Counter | Promise<Counter> {
+    const day = this.#today();
+    const key = `${workspaceId}|${day}`;
+    const known = this.#counters.get(key);
+    if (known) return known;
+    let loading = this.#loading.get(key);
+    if (!loading) {
+      const epoch = this.#epoch;
+      loading = this.db
+        .selectFrom('activity')
+        .select('count')
+        .where('workspace_id', '=', workspaceId)
+        .where('day', '=', day)
+        .executeTakeFirst()
+        .then((row) => {
+          const counter = this.#counters.get(key) ?? { workspaceId, day, count: row?.count ?? 0, dirty: false };
+          if (epoch === this.#epoch) this.#counters.set(key, counter);
+          return counter;
+        })
+        .finally(() => this.#loading.delete(key));
+      this.#loading.set(key, loading);
+    }
+    return loading;
+  }
+}

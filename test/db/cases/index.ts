@@ -1,0 +1,7 @@
+import type { DatabaseOptions } from '../../../src/db/database.js';
+import { coreCases } from './core.cases.js';
+
+/** A part's cases: a function that declares `it(...)`s for one backend. */
+export type StoreCases = (db: () => DatabaseOptions) => void;
+
+export const STORE_CASES: StoreCases[] = [coreCases];

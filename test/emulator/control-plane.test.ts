@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { createEmulator } from '../../emulator/emulator.js';
+import { client, send } from '../support/client.js';
+import { fileEmulator, quiet, workspace } from '../support/emulator.js';
+
+const emulator = await fileEmulator({ seed: 9, fixtures: 'demo' });
+const control = client(emulator);
+const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
+
+describe('control plane', () => {
+  it('health answers ok and the version', async () => {
+    const res = await control.get('/_emulator/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', version: '0.1.0' });
+  });
+
+  it('creates isolated workspaces with one key, all scopes by default', async () => {
+    const res = await control.post('/_emulator/workspaces', { name: 'Mine', scopes: ['landings:read'] });
+    expect(res.status).toBe(201);
+    expect(res.body.workspaceId).toMatch(/^ws_/);
+    expect(res.body.apiKey).toMatchObject({ scopes: ['landings:read'], prefix: res.body.apiKey.secret.slice(0, 12) });
+    const me = await client(emulator, res.body.apiKey.secret).get('/v1/me');
+    expect(me.body).toEqual({ workspaceId: res.body.workspaceId, scopes: ['landings:read'] });
+    const all = await control.post('/_emulator/workspaces');
+    expect(all.body.apiKey.scopes).toHaveLength(13);
+    const bad = await control.post('/_emulator/workspaces', { scopes: [] });
+    expect(bad.status).toBe(400);
+  });
+
+  it('patches workspace settings partially and refuses unknown or bad fields', async () => {
+    const { workspaceId } = await workspace(emulator);
+    const res = await control.patch(`/_emulator/workspaces/${workspaceId}`, { caps: { agents: 2 }, credits: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ rateLimit: { limit: 600, windowSeconds: 60 }, dailyActivityCap: null, credits: 5 });
+    expect(res.body.caps).toEqual({ projects: null, agents: 2, pages: null, knowledgeDocuments: null, customDomains: null, seats: null });
+    for (const body of [{ rateLimit: { limit: 0 } }, { caps: { widgets: 1 } }, { credits: -1 }, { colour: 'red' }]) {
+      const r = await control.patch(`/_emulator/workspaces/${workspaceId}`, body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await control.patch('/_emulator/workspaces/ws_nope', { credits: 1 })).status).toBe(404);
+  });
+
+  it('the agents cap refuses with 402 naming the field', async () => {
+    const ws = await workspace(emulator);
+    await control.patch(`/_emulator/workspaces/${ws.workspaceId}`, { caps: { agents: 1 } });
+    expect((await ws.api.post('/v1/agents', { name: 'A', identity: { businessName: 'B' } })).status).toBe(201);
+    const refused = await ws.api.post('/v1/agents', { name: 'A', identity: { businessName: 'B' } });
+    expect(refused.status).toBe(402);
+    expect(refused.body.code).toBe('svc.billing.limit_reached');
+    expect(refused.body.errors[0].field).toBe('agents');
+  });
+
+  it('deleting a workspace drops it and everything in it', async () => {
+    const ws = await workspace(emulator);
+    await ws.api.post('/v1/agents', { name: 'A', identity: { businessName: 'B' } });
+    const res = await control.delete(`/_emulator/workspaces/${ws.workspaceId}`);
+    expect(res.body).toEqual({ workspaceId: ws.workspaceId, deleted: true });
+    expect((await ws.api.get('/v1/me')).status).toBe(401);
+    const state = (await control.get('/_emulator/state')).body;
+    expect(JSON.stringify(state)).not.toContain(ws.workspaceId);
+  });
+
+  it('the clock reads, advances, jumps forward and never goes back', async () => {
+    const t0 = (await control.get('/_emulator/clock')).body;
+    expect(t0.frozen).toBe(true);
+    const t1 = await control.post('/_emulator/clock', { advanceMs: 1500 });
+    expect(Date.parse(t1.body.now) - Date.parse(t0.now)).toBe(1500);
+    const target = new Date(Date.parse(t1.body.now) + 60_000).toISOString();
+    expect((await control.post('/_emulator/clock', { now: target })).body.now).toBe(target);
+    const back = await control.post('/_emulator/clock', { now: t0.now });
+    expect(back.status).toBe(400);
+    expect(back.body.errors[0].field).toBe('now');
+    expect((await control.post('/_emulator/clock', { advanceMs: -1 })).status).toBe(400);
+    expect((await control.get('/_emulator/clock')).body.now).toBe(target);
+  });
+
+  it('queue drain answers how many jobs ran', async () => {
+    const res = await control.post('/_emulator/queue/drain');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ran: 0 });
+  });
+
+  it('state export and import round-trip to identical API answers', async () => {
+    const ws = await workspace(emulator);
+    await ws.api.post('/v1/agents', { name: 'Kept', identity: { businessName: 'B' } });
+    const snapshot = (await control.get('/_emulator/state')).body;
+    const before = (await ws.api.get('/v1/agents')).text;
+    await ws.api.post('/v1/agents', { name: 'Lost', identity: { businessName: 'B' } });
+    expect((await control.put('/_emulator/state', snapshot)).body).toEqual({ imported: true });
+    expect(JSON.stringify((await control.get('/_emulator/state')).body)).toBe(JSON.stringify(snapshot));
+    expect((await ws.api.get('/v1/agents')).text).toBe(before);
+    // Into a brand-new emulator: the same answers there too.
+    const other = await createEmulator({ log: quiet });
+    try {
+      expect((await client(other).put('/_emulator/state', snapshot)).status).toBe(200);
+      expect((await client(other, ws.key).get('/v1/agents')).text).toBe(before);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a bad state document is refused and changes nothing', async () => {
+    const before = JSON.stringify((await control.get('/_emulator/state')).body);
+    for (const doc of [{}, { format: 'svc-emulator-state', version: 1, clock: { frozen: true, value: 0 }, ids: { time: 0, random: '0', draws: 0 }, tables: { nope: [] } },
+      { format: 'svc-emulator-state', version: 1, clock: { frozen: true, value: 0 }, ids: { time: 0, random: '0', draws: 0 }, tables: { agents: [{ id: 'agt_x' }] } }]) {
+      const res = await control.put('/_emulator/state', doc);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('svc.request.validation_failed');
+    }
+    expect(JSON.stringify((await control.get('/_emulator/state')).body)).toBe(before);
+  });
+
+  it('reset returns to exactly the loaded fixtures', async () => {
+    const fresh = await createEmulator({ seed: 9, fixtures: 'demo', log: quiet });
+    const baseline = JSON.stringify(await fresh.exportState());
+    await fresh.close();
+    const ws = await workspace(emulator);
+    await ws.api.post('/v1/agents', { name: 'Gone', identity: { businessName: 'B' } });
+    expect((await control.post('/_emulator/reset')).body).toEqual({ reset: true });
+    expect(JSON.stringify((await control.get('/_emulator/state')).body)).toBe(baseline);
+    expect((await ws.api.get('/v1/me')).status).toBe(401);
+    expect((await client(emulator, DEMO_KEY).get('/v1/me')).status).toBe(200);
+  });
+
+  it('the journal keeps the last 1,000 requests, newest first, without secrets', async () => {
+    const ws = await workspace(emulator);
+    await ws.api.get('/v1/agents/agt_missing');
+    await send(emulator, 'GET', `/v1/me?token=${ws.key}`, { headers: { authorization: `Bearer ${ws.key}` } });
+    const res = await control.get('/_emulator/requests?limit=2');
+    expect(res.body.data).toHaveLength(2);
+    expect(res.body.data[0]).toMatchObject({ method: 'GET', path: '/v1/me', status: 200, code: null, keyPrefix: ws.apiKey.prefix, workspaceId: ws.workspaceId });
+    expect(res.body.data[1]).toMatchObject({ path: '/v1/agents/agt_missing', status: 404, code: 'svc.agent.not_found' });
+    expect(res.text).not.toContain(ws.key);
+    for (let i = 0; i < 1005; i++) await send(emulator, 'GET', '/v1/me');
+    const full = await control.get('/_emulator/requests?limit=1000');
+    expect(full.body.data).toHaveLength(1000);
+    expect(emulator.journal.recent(5000)).toHaveLength(1000);
+    expect((await control.get('/_emulator/requests?limit=1001')).status).toBe(400);
+  });
+});
+
+describe('admin token', () => {
+  it('guards the control plane and console routes; /v1 is unaffected', async () => {
+    const guarded = await createEmulator({ adminToken: 'hunter2', log: quiet });
+    try {
+      const anon = client(guarded);
+      const admin = { authorization: 'Bearer hunter2' };
+      expect((await anon.get('/_emulator/health')).status).toBe(401);
+      expect((await anon.get('/_emulator/health', { authorization: 'Bearer wrong' })).body.code).toBe('svc.auth.unauthorized');
+      expect((await anon.get('/_emulator/health', admin)).status).toBe(200);
+      const ws = (await anon.post('/_emulator/workspaces', {}, admin)).body;
+      expect((await anon.get(`/workspaces/${ws.workspaceId}/keys`)).status).toBe(401);
+      expect((await anon.get(`/workspaces/${ws.workspaceId}/keys`, admin)).status).toBe(200);
+      expect((await client(guarded, ws.apiKey.secret).get('/v1/me')).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+});

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import * as v from 'valibot';
+import { createApp } from '../../src/app.js';
+import { openStore } from '../../src/db/database.js';
+import { EmulatedClock } from '../../src/platform/clock.js';
+import { ERROR_CODES } from '../../src/platform/error-codes.js';
+import { createIdGenerator } from '../../src/platform/ids.js';
+import { resolveSettings } from '../../src/platform/settings.js';
+import { createService } from '../../src/service.js';
+import { send } from '../support/client.js';
+import { API_MD_CODES } from './api-codes.js';
+import { fileEmulator, workspace } from '../support/emulator.js';
+
+const emulator = await fileEmulator({ seed: 7 });
+const { api, key } = await workspace(emulator);
+
+describe('problem documents', () => {
+  it('have every RFC 9457 field, the registry title and a type under the docs URL', async () => {
+    const res = await api.get('/v1/agents/agt_missing');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.body).toEqual({
+      type: 'http://localhost/docs/errors/svc.agent.not_found',
+      title: 'Agent not found',
+      status: 404,
+      detail: 'No such agent in this workspace.',
+      instance: '/v1/agents/agt_missing',
+      code: 'svc.agent.not_found',
+      requestId: res.headers.get('x-request-id'),
+    });
+  });
+
+  it('say detail in Spanish when Accept-Language prefers es, title stays English', async () => {
+    const es = await api.get('/v1/agents/agt_missing', { 'accept-language': 'es-ES,es;q=0.9,en;q=0.5' });
+    expect(es.body.detail).toBe('No existe ese agente en este espacio de trabajo.');
+    expect(es.body.title).toBe('Agent not found');
+    const en = await api.get('/v1/agents/agt_missing', { 'accept-language': 'es;q=0.4, en;q=0.8' });
+    expect(en.body.detail).toBe('No such agent in this workspace.');
+  });
+
+  it('registry holds exactly the codes API.md lists, each with its status', () => {
+    const registry = Object.fromEntries(Object.entries(ERROR_CODES).map(([code, spec]) => [code, spec.status]));
+    expect(registry).toEqual(API_MD_CODES);
+  });
+
+  it('name each invalid field in errors with a dotted path', async () => {
+    const res = await api.post('/v1/agents', { name: 'x'.repeat(81), identity: { businessName: '', extra: 1 } });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('svc.agent.invalid');
+    expect(res.body.errors).toEqual([
+      { field: 'name', reason: 'must be 1 to 80 characters' },
+      { field: 'identity.businessName', reason: 'must be 1 to 120 characters' },
+      { field: 'identity.extra', reason: 'unknown field' },
+    ]);
+  });
+});
+
+describe('request ids', () => {
+  it('x-request-id on every answer, including 401 and unknown routes', async () => {
+    for (const res of [await api.get('/v1/me'), await send(emulator, 'GET', '/v1/me'), await api.get('/v1/nowhere'), await send(emulator, 'GET', '/nowhere')]) {
+      expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-z]{26}$/);
+    }
+  });
+});
+
+describe('request bodies', () => {
+  it('malformed JSON is svc.request.invalid', async () => {
+    const res = await send(emulator, 'POST', '/v1/agents', { key, body: '{"name":', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('svc.request.invalid');
+  });
+
+  it('JSON without Content-Type: application/json is svc.request.invalid', async () => {
+    const body = JSON.stringify({ name: 'A', identity: { businessName: 'B' } });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const res = await send(emulator, 'POST', '/v1/agents', { key, body, headers: { 'content-type': type } });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('svc.request.invalid');
+    }
+    const ok = await send(emulator, 'POST', '/v1/agents', { key, body, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(ok.status).toBe(201);
+  });
+
+  it('a JSON body over 1 MiB is 413 and creates nothing; exactly 1 MiB is read', async () => {
+    const before = (await api.get('/v1/agents?limit=100')).body.data.length;
+    const padded = (size: number) => {
+      const base = JSON.stringify({ name: 'A', identity: { businessName: 'B', description: '' } });
+      return base.replace('"description":""', `"description":"${' '.repeat(size - base.length)}"`);
+    };
+    const over = await send(emulator, 'POST', '/v1/agents', { key, body: padded(1024 * 1024 + 1), headers: { 'content-type': 'application/json' } });
+    expect(over.status).toBe(413);
+    expect(over.body.code).toBe('svc.request.payload_too_large');
+    const at = await send(emulator, 'POST', '/v1/agents', { key, body: padded(1024 * 1024), headers: { 'content-type': 'application/json' } });
+    // Read in full, then refused by the field rule (description at most 2000), not by size.
+    expect(at.status).toBe(400);
+    expect(at.body.code).toBe('svc.agent.invalid');
+    expect((await api.get('/v1/agents?limit=100')).body.data.length).toBe(before);
+  });
+});
+
+describe('unknown routes', () => {
+  it('under /v1 answer 404 svc.resource.not_found after auth', async () => {
+    expect((await send(emulator, 'GET', '/v1/nowhere')).status).toBe(401);
+    const res = await api.get('/v1/nowhere');
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('svc.resource.not_found');
+    const wrongMethod = await api.put('/v1/agents', {});
+    expect(wrongMethod.status).toBe(404);
+    expect(wrongMethod.body.code).toBe('svc.resource.not_found');
+  });
+});
+
+describe('unexpected failures', () => {
+  it('become 500 svc.internal.error and leak nothing of the cause', async () => {
+    const store = await openStore();
+    const clock = new EmulatedClock();
+    const logged: unknown[] = [];
+    const service = createService({ db: store, clock, ids: createIdGenerator({ clock }), settings: resolveSettings({ secret: 's', log: (_m, e) => logged.push(e) }) });
+    const { app } = createApp(service, {
+      extend: (_app, router) =>
+        router.add({ method: 'GET', path: '/boom', summary: 'throws', tags: [], query: v.object({}), responses: {} }, () => {
+          throw new Error('SQLITE_CONSTRAINT: secret table users at /srv/app.ts:12');
+        }),
+    });
+    const res = await send({ request: (p, i) => app.request(p, i) }, 'GET', '/boom');
+    expect(res.status).toBe(500);
+    expect(res.body.code).toBe('svc.internal.error');
+    expect(res.body.detail).toBe('An unexpected error occurred.');
+    expect(res.text).not.toMatch(/SQLITE|secret|srv|app\.ts/);
+    expect(logged).toHaveLength(1);
+    await store.close();
+  });
+});
+
+describe('OpenAPI', () => {
+  it('GET /v1/openapi.json needs no key and describes every route, version 0.1.0', async () => {
+    const res = await send(emulator, 'GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.info.version).toBe('0.1.0');
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    for (const route of emulator.openapi.routes) {
+      const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      expect(res.body.paths[path]?.[route.method.toLowerCase()], `${route.method} ${path}`).toBeDefined();
+    }
+    const create = res.body.paths['/v1/agents'].post;
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(['name', 'identity']);
+    expect(create.responses['400'].content['application/problem+json']).toBeDefined();
+    expect(res.body.paths['/workspaces/{tenantId}/keys'].post).toBeDefined();
+  });
+
+  it('a client reading it sees the request rules the server enforces', async () => {
+    const doc = (await send(emulator, 'GET', '/v1/openapi.json')).body;
+    const name = doc.paths['/v1/agents'].post.requestBody.content['application/json'].schema.properties.name;
+    expect(name).toMatchObject({ type: 'string', minLength: 1, maxLength: 80 });
+    const limit = doc.paths['/v1/agents'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+    expect(limit).toMatchObject({ in: 'query', required: false });
+  });
+});
