@@ -9,6 +9,13 @@ import type { Service } from './service.js';
 import { apiKeyGate } from './auth/auth.middleware.js';
 import { registerAuthRoutes } from './auth/auth.routes.js';
 import { registerAgentRoutes } from './agents/agents.routes.js';
+import { registerKnowledgeRoutes } from './knowledge/knowledge.routes.js';
+import { registerProjectsRoutes } from './projects/projects.routes.js';
+import { registerPagesRoutes } from './pages/pages.routes.js';
+import { registerThemeRoutes } from './theme/theme.routes.js';
+import { registerAssetsRoutes } from './assets/assets.routes.js';
+import { registerBrandRoutes } from './brand/brand.routes.js';
+import { registerUsageRoutes } from './usage/usage.routes.js';
 
 export interface AppOptions {
   /** Middleware that runs after the request id is set and before any route (faults). */
@@ -73,6 +80,13 @@ export function createApp(service: Service, options: AppOptions = {}) {
   );
   registerAuthRoutes(router, service.auth);
   registerAgentRoutes(router, service.agents);
+  registerKnowledgeRoutes(router, service.knowledge);
+  registerProjectsRoutes(router, service.projects);
+  registerPagesRoutes(router, service.pages);
+  registerThemeRoutes(router, service.theme);
+  registerAssetsRoutes(router, service.assets);
+  registerBrandRoutes(router, service.brand);
+  registerUsageRoutes(router, service.usage);
 
   return { app, openapi, router };
 }

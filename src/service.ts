@@ -9,6 +9,14 @@ import { JobQueue } from './jobs/queue.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { AuthService } from './auth/auth.service.js';
 import { AgentsService } from './agents/agents.service.js';
+import type { CoreDeps } from './core.js';
+import { KnowledgeService } from './knowledge/knowledge.service.js';
+import { ProjectsService } from './projects/projects.service.js';
+import { PagesService } from './pages/pages.service.js';
+import { ThemeService } from './theme/theme.service.js';
+import { AssetsService } from './assets/assets.service.js';
+import { BrandService } from './brand/brand.service.js';
+import { UsageService } from './usage/usage.service.js';
 
 export interface ServiceOptions {
   db: Store;
@@ -33,6 +41,14 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   const workspaces = new WorkspacesService({ db, clock, ids, settings });
   const auth = new AuthService({ db, clock, ids, cursors, workspaces });
   const agents = new AgentsService({ db, clock, ids, cursors, workspaces });
+  const core: CoreDeps = { db, dialect: store.dialect, clock, ids, settings, cursors, jobs, workspaces };
+  const knowledge = new KnowledgeService(core);
+  const projects = new ProjectsService(core);
+  const pages = new PagesService(core);
+  const theme = new ThemeService(core);
+  const assets = new AssetsService(core);
+  const brand = new BrandService(core);
+  const usage = new UsageService(core);
   const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget()];
 
   return {
@@ -48,6 +64,13 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
     workspaces,
     auth,
     agents,
+    knowledge,
+    projects,
+    pages,
+    theme,
+    assets,
+    brand,
+    usage,
     afterImport,
 
     /** Starts background work: forgets unfinished idempotent requests, resumes jobs. */

@@ -1,13 +1,19 @@
 import type { CoreTables } from './core.js';
+import type { KnowledgeTables } from './knowledge.js';
+import type { ProjectTables } from './projects.js';
+import type { PageTables } from './pages.js';
+import type { ThemeTables } from './theme.js';
+import type { AssetTables } from './assets.js';
+import type { BrandTables } from './brand.js';
 
 /**
  * The whole store. Each part of the API declares its tables in its own file of this
  * folder, adds them to `Database`, and lists them in `TABLES`.
  *
- * Rule: every table but `meta` and `workspaces` has a `workspace_id` column, so that a
+ * Rule: every table outside `GLOBAL_TABLES` has a `workspace_id` column, so that a
  * workspace can be dropped and exported without knowing the table.
  */
-export interface Database extends CoreTables {}
+export interface Database extends CoreTables, KnowledgeTables, ProjectTables, PageTables, ThemeTables, AssetTables, BrandTables {}
 
 /**
  * Every table, in the order a state import writes them. Derived search structures
@@ -21,9 +27,13 @@ export const TABLES = [
   'activity',
   'jobs',
   'agents',
+  // knowledge
+  // projects, pages, theme
+  // assets, brand
 ] as const satisfies readonly (keyof Database)[];
 
+/** Tables that belong to no workspace (emulator bookkeeping and configuration). */
+export const GLOBAL_TABLES: ReadonlySet<string> = new Set(['meta', 'workspaces']);
+
 /** Tables whose rows belong to one workspace through `workspace_id`. */
-export const WORKSPACE_TABLES: readonly (keyof Database)[] = TABLES.filter(
-  (t) => t !== 'meta' && t !== 'workspaces',
-);
+export const WORKSPACE_TABLES: readonly (keyof Database)[] = TABLES.filter((t) => !GLOBAL_TABLES.has(t));
