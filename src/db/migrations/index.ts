@@ -1,5 +1,6 @@
 import type { DialectMigration } from '../migrate.js';
 import { core } from './0001-core.js';
+import { chat } from './0005-chat.js';
 
 /**
  * Every migration, keyed by a name that sorts in application order. A part of the API
@@ -8,4 +9,5 @@ import { core } from './0001-core.js';
  */
 export const MIGRATIONS: Record<string, DialectMigration> = {
   '0001-core': core,
+  '0005-chat': chat,
 };

@@ -5,6 +5,7 @@ import type { PageTables } from './pages.js';
 import type { ThemeTables } from './theme.js';
 import type { AssetTables } from './assets.js';
 import type { BrandTables } from './brand.js';
+import type { AgentChatTables } from './agents.js';
 
 /**
  * The whole store. Each part of the API declares its tables in its own file of this
@@ -13,7 +14,7 @@ import type { BrandTables } from './brand.js';
  * Rule: every table outside `GLOBAL_TABLES` has a `workspace_id` column, so that a
  * workspace can be dropped and exported without knowing the table.
  */
-export interface Database extends CoreTables, KnowledgeTables, ProjectTables, PageTables, ThemeTables, AssetTables, BrandTables {}
+export interface Database extends CoreTables, KnowledgeTables, ProjectTables, PageTables, ThemeTables, AssetTables, BrandTables, AgentChatTables {}
 
 /**
  * Every table, in the order a state import writes them. Derived search structures
@@ -27,6 +28,8 @@ export const TABLES = [
   'activity',
   'jobs',
   'agents',
+  'conversations',
+  'chat_messages',
   // knowledge
   // projects, pages, theme
   // assets, brand
