@@ -1,6 +1,14 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // README examples import the package by name; tests run them against the sources.
+    alias: [
+      { find: /^svc-emulator\/vitest$/, replacement: fileURLToPath(new URL('./emulator/vitest.ts', import.meta.url)) },
+      { find: /^svc-emulator$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/**/*.browser.test.ts', 'node_modules/**'],

@@ -6,6 +6,7 @@ import { parseIso, iso } from '../src/platform/time.js';
 import { WorkspaceCreateSchema, WorkspaceRecordSchema, WorkspaceSettingsPatchSchema } from '../src/workspaces/workspaces.schema.js';
 import type { Emulator } from './emulator.js';
 import { packageVersion } from './package-info.js';
+import { FaultSchema } from './faults.js';
 
 const ClockMoveSchema = v.union(
   [
@@ -124,6 +125,44 @@ export function registerControlPlane(router: Router, emulator: Emulator): void {
   router.add(
     { method: 'POST', path: '/_emulator/queue/drain', tags, security, summary: 'Answer once every queued job has finished', responses: { 200: { description: 'Jobs run', schema: v.object({ ran: v.number() }) } } },
     async () => ({ status: 200, body: { ran: await emulator.drain() } }),
+  );
+
+  const FaultRecord = v.object({
+    id: v.string(),
+    match: v.object({ method: v.optional(v.string()), path: v.optional(v.string()) }),
+    status: v.number(),
+    code: v.string(),
+    remaining: v.nullable(v.number()),
+  });
+  router.add(
+    {
+      method: 'POST', path: '/_emulator/faults', tags, security,
+      summary: 'Inject a failure: requests matching method and path (`*` one segment, `**` any) answer status/code, `times` times (default: until removed); or `ingest` makes the next ingestions fail with that source error',
+      body: FaultSchema,
+      responses: { 201: { description: 'The fault, or the queued ingestion failures', schema: v.union([FaultRecord, v.object({ ingest: v.string(), times: v.number() })]) } },
+      errors: ['svc.request.validation_failed'],
+    },
+    ({ body }) => {
+      if (body.ingest !== undefined) {
+        const times = body.times ?? 1;
+        for (let i = 0; i < times; i++) service().knowledge.failNextIngestion(body.ingest);
+        return { status: 201, body: { ingest: body.ingest, times } };
+      }
+      return { status: 201, body: emulator.faults.add(body) };
+    },
+  );
+  router.add(
+    { method: 'GET', path: '/_emulator/faults', tags, security, summary: 'The active faults', responses: { 200: { description: 'Faults', schema: v.object({ data: v.array(FaultRecord) }) } } },
+    () => ({ status: 200, body: { data: emulator.faults.list() } }),
+  );
+  router.add(
+    { method: 'DELETE', path: '/_emulator/faults', tags, security, summary: 'Remove every fault and queued ingestion failure', responses: { 200: { description: 'Cleared', schema: v.object({ cleared: v.number() }) } } },
+    () => {
+      const cleared = emulator.faults.list().length;
+      emulator.faults.clear();
+      while (service().knowledge.takeIngestFault() !== undefined);
+      return { status: 200, body: { cleared } };
+    },
   );
 
   router.add(

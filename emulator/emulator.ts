@@ -15,6 +15,7 @@ import { createService, type Service } from '../src/service.js';
 import { adminUnauthorized, registerControlPlane } from './control-plane.routes.js';
 import { loadFixture, readFixture, type Fixture, type LoadedKey } from './fixtures.js';
 import { Journal } from './journal.js';
+import { Faults } from './faults.js';
 import { metaStore, type MetaStore } from './meta.js';
 import { exportState, importState, type StateDocument } from './state.js';
 
@@ -64,6 +65,7 @@ function adminGuard(token: string): MiddlewareHandler<AppEnv> {
  */
 export class Emulator {
   readonly journal = new Journal();
+  readonly faults: Faults;
   readonly app: ReturnType<typeof createApp>['app'];
   readonly openapi: ReturnType<typeof createApp>['openapi'];
   /** Keys the fixtures created, for the start-up banner. */
@@ -78,7 +80,9 @@ export class Emulator {
     private readonly meta: MetaStore,
     adminToken: string | undefined,
   ) {
+    this.faults = new Faults(service.ids.fork('faults'));
     const { app, openapi } = createApp(service, {
+      intercept: (c) => this.faults.intercept(c),
       onResponse: this.journal.recorder(service.clock),
       extend: (app, router) => {
         if (adminToken !== undefined) {
@@ -142,6 +146,7 @@ export class Emulator {
   async reset(): Promise<void> {
     if (this.#baseline) await this.importState(this.#baseline);
     this.journal.clear();
+    this.faults.clear();
   }
 
   /** @internal Called once by `createEmulator`. */

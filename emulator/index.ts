@@ -3,3 +3,4 @@ export type { EmulatorOptions, CreatedWorkspace, ListeningServer } from './emula
 export type { Fixture } from './fixtures.js';
 export type { StateDocument } from './state.js';
 export type { JournalEntry } from './journal.js';
+export { createClient, send, type Client, type ApiResponse, type Target } from './client.js';

@@ -20,6 +20,11 @@ import { registerUsageRoutes } from './usage/usage.routes.js';
 export interface AppOptions {
   /** Middleware that runs after the request id is set and before any route (faults). */
   middleware?: MiddlewareHandler<AppEnv>[];
+  /**
+   * Runs before routing, synchronously; a `ServiceError` it throws is the answer and
+   * nothing else runs (the emulator's fault injection).
+   */
+  intercept?: (c: Context<AppEnv>) => void;
   /** Called with every answer before it leaves (the request journal). */
   onResponse?: (c: Context<AppEnv>) => void | Promise<void>;
   /** Registers extra routes (the emulator's control plane) before the service's own. */
@@ -42,7 +47,15 @@ export function createApp(service: Service, options: AppOptions = {}) {
     c.set('requestId', requestId);
     c.set('responseHeaders', { 'x-request-id': requestId });
     c.set('docsUrl', service.settings.docsUrl);
-    await next();
+    let intercepted = false;
+    try {
+      options.intercept?.(c);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      c.res = problemResponse(c, error);
+      intercepted = true;
+    }
+    if (!intercepted) await next();
     applyResponseHeaders(c);
     const recorded = options.onResponse?.(c);
     if (recorded instanceof Promise) await recorded;

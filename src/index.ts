@@ -9,3 +9,4 @@ export { ERROR_CODES, type ErrorCode } from './platform/error-codes.js';
 export { SCOPES, type Scope } from './platform/scopes.js';
 export { createEmulator, Emulator } from '../emulator/emulator.js';
 export type { EmulatorOptions, CreatedWorkspace } from '../emulator/emulator.js';
+export { createClient, type Client, type ApiResponse } from '../emulator/client.js';

@@ -5,7 +5,7 @@ import type { Clock } from './clock.js';
 /** Prefixes of CONTRACT (Conventions) plus the emulator's internal ones. */
 export type IdPrefix =
   | 'ws' | 'key' | 'agt' | 'prj' | 'pg' | 'src' | 'ast' | 'cnv' | 'req'
-  | 'job' | 'chk' | 'msg';
+  | 'job' | 'chk' | 'msg' | 'flt';
 
 export interface IdState {
   time: number;

@@ -1,54 +1,24 @@
-import type { Emulator } from '../../emulator/emulator.js';
+import { createClient, send as sendTo, type ApiResponse, type Client, type SendOptions, type Target } from '../../emulator/client.js';
 
-export interface ApiResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
+export type { ApiResponse, Client };
+
+type Fetcher = Target | { request(path: string, init?: RequestInit): Promise<Response> | Response };
+
+// Hono apps answer `request(path, init)`; emulators and URLs go straight through.
+function asTarget(target: Fetcher): Target {
+  if (typeof target === 'string' || 'fetch' in target) return target as Target;
+  return { fetch: async (req: Request) => target.request(new URL(req.url).pathname + new URL(req.url).search, req) };
 }
 
-type Fetcher = { fetch(request: Request): Promise<Response> } | { request(path: string, init?: RequestInit): Promise<Response> | Response };
-
 /** Sends one request in process and reads the whole answer. */
-export async function send(target: Fetcher, method: string, path: string, options: { key?: string | undefined; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
-  const headers: Record<string, string> = {};
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  let body: RequestInit["body"] | undefined;
-  if (options.body instanceof FormData) body = options.body;
-  else if (typeof options.body === 'string' || options.body instanceof Uint8Array) body = options.body as RequestInit["body"];
-  else if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers['content-type'] = 'application/json';
-  }
-  Object.assign(headers, options.headers);
-  const init: RequestInit = { method, headers, ...(body !== undefined && { body }) };
-  const res = 'fetch' in target ? await target.fetch(new Request(new URL(path, 'http://localhost'), init)) : await target.request(path, init);
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+export function send(target: Fetcher, method: string, path: string, options: SendOptions = {}): Promise<ApiResponse> {
+  return sendTo(asTarget(target), method, path, options);
 }
 
 /** A small client bound to one API key. */
-export function client(target: Fetcher | Emulator, key?: string) {
-  const t = target as Fetcher;
-  const call = (method: string) => (path: string, body?: unknown, headers?: Record<string, string>) =>
-    send(t, method, path, { key, body, ...(headers && { headers }) });
-  return {
-    key,
-    get: (path: string, headers?: Record<string, string>) => send(t, 'GET', path, { key, ...(headers && { headers }) }),
-    post: call('POST'),
-    put: call('PUT'),
-    patch: call('PATCH'),
-    delete: (path: string, headers?: Record<string, string>) => send(t, 'DELETE', path, { key, ...(headers && { headers }) }),
-  };
+export function client(target: Fetcher, key?: string): Client {
+  return createClient(asTarget(target), key);
 }
-
-export type Client = ReturnType<typeof client>;
 
 /** Collects every item of a list by following `nextCursor`. */
 export async function walk(api: Client, path: string, limit = 100): Promise<any[]> {

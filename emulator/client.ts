@@ -1,0 +1,61 @@
+/** What a client can send through: an emulator in process, or a base URL over HTTP. */
+export type Target = { fetch(request: Request): Promise<Response> } | string;
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  body: T;
+  text: string;
+}
+
+export interface SendOptions {
+  key?: string | undefined;
+  /** A JSON value, a string, bytes or FormData. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Sends one request and reads the whole answer. */
+export async function send(target: Target, method: string, path: string, options: SendOptions = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = {};
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: RequestInit['body'] | undefined;
+  if (options.body instanceof FormData || typeof options.body === 'string' || options.body instanceof Uint8Array) {
+    body = options.body as RequestInit['body'];
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] = 'application/json';
+  }
+  Object.assign(headers, options.headers);
+  const base = typeof target === 'string' ? target : 'http://localhost';
+  const request = new Request(new URL(path, base), { method, headers, ...(body !== undefined && { body }) });
+  const res = typeof target === 'string' ? await fetch(request) : await target.fetch(request);
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/**
+ * A small client bound to one API key (or none, for the control plane):
+ * `get`, `post`, `put`, `patch`, `delete`, each answering `{ status, headers, body, text }`.
+ */
+export function createClient(target: Target, key?: string) {
+  const call = (method: string) => (path: string, body?: unknown, headers?: Record<string, string>) =>
+    send(target, method, path, { key, body, ...(headers && { headers }) });
+  return {
+    key,
+    get: (path: string, headers?: Record<string, string>) => send(target, 'GET', path, { key, ...(headers && { headers }) }),
+    post: call('POST'),
+    put: call('PUT'),
+    patch: call('PATCH'),
+    delete: (path: string, headers?: Record<string, string>) => send(target, 'DELETE', path, { key, ...(headers && { headers }) }),
+  };
+}
+
+export type Client = ReturnType<typeof createClient>;

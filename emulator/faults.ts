@@ -1,0 +1,114 @@
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import type { AppEnv } from '../src/platform/context.js';
+import { ERROR_CODES, isErrorCode, type ErrorCode } from '../src/platform/error-codes.js';
+import { ServiceError } from '../src/platform/service-error.js';
+import type { IdGenerator } from '../src/platform/ids.js';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Failure codes a source can end with (API.md, States and transitions). */
+export const INGEST_CODE = /^(unsupported_document|ingest_failed|fetch_timeout|fetch_dns_failed|fetch_response_too_large|fetch_blocked_address:(loopback|private|link_local|unique_local|carrier_grade_nat|multicast|unspecified|reserved))$/;
+
+export const FaultSchema = v.pipe(
+  v.strictObject({
+    match: v.optional(
+      v.strictObject({
+        method: v.optional(v.picklist(METHODS)),
+        path: v.optional(v.pipe(v.string(), v.startsWith('/', 'must start with /'), v.maxLength(2048))),
+      }),
+      {},
+    ),
+    status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(400), v.maxValue(599))),
+    code: v.optional(v.pipe(v.string(), v.check((s: string) => isErrorCode(s), 'must be a problem code of the registry'))),
+    times: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    ingest: v.optional(v.pipe(v.string(), v.regex(INGEST_CODE, 'must be a source error code such as fetch_timeout'))),
+  }),
+  v.check((f) => f.ingest === undefined || (f.status === undefined && f.code === undefined && Object.keys(f.match).length === 0), 'an ingest fault takes only ingest and times'),
+  v.check((f) => f.ingest !== undefined || f.status !== undefined || f.code !== undefined, 'give a status, a code, or an ingest failure'),
+);
+
+export type FaultInput = v.InferOutput<typeof FaultSchema>;
+
+export interface Fault {
+  id: string;
+  match: { method?: string; path?: string };
+  status: number;
+  code: ErrorCode;
+  /** null: until removed. */
+  remaining: number | null;
+}
+
+// When only a status is given, the most generic code of the registry for it.
+const DEFAULT_CODE: Record<number, ErrorCode> = {
+  400: 'svc.request.invalid', 401: 'svc.auth.unauthorized', 402: 'svc.billing.limit_reached', 403: 'svc.auth.forbidden',
+  404: 'svc.resource.not_found', 409: 'svc.resource.conflict', 410: 'svc.theme.retired', 413: 'svc.request.payload_too_large',
+  415: 'svc.asset.format_unsupported', 422: 'svc.request.unprocessable', 429: 'svc.rate_limit.exceeded',
+  500: 'svc.internal.error', 502: 'svc.billing.provider_unavailable', 503: 'svc.service.unavailable',
+};
+
+/** `*` matches within one path segment, `**` across segments; anything else literally. */
+function pathMatcher(pattern: string): RegExp {
+  const source = pattern
+    .split(/(\*\*|\*)/)
+    .map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+/**
+ * Injected failures: a request that matches a fault is answered with its problem
+ * document before anything else runs, so it changes nothing.
+ */
+export class Faults {
+  readonly #faults: (Fault & { pattern: RegExp | undefined })[] = [];
+
+  constructor(private readonly ids: IdGenerator) {}
+
+  add(input: FaultInput): Fault {
+    const code = (input.code as ErrorCode | undefined) ?? DEFAULT_CODE[input.status ?? 500] ?? 'svc.internal.error';
+    const status = input.status ?? ERROR_CODES[code].status;
+    const fault = {
+      id: this.ids.next('flt'),
+      match: { ...input.match },
+      status,
+      code,
+      remaining: input.times ?? null,
+      pattern: input.match.path ? pathMatcher(input.match.path) : undefined,
+    };
+    this.#faults.push(fault);
+    return this.#public(fault);
+  }
+
+  list(): Fault[] {
+    return this.#faults.map((f) => this.#public(f));
+  }
+
+  clear(): void {
+    this.#faults.length = 0;
+  }
+
+  /** The first fault matching this request, counted as used. */
+  take(method: string, path: string): Fault | undefined {
+    const index = this.#faults.findIndex((f) => (!f.match.method || f.match.method === method) && (!f.pattern || f.pattern.test(path)));
+    if (index < 0) return undefined;
+    const fault = this.#faults[index]!;
+    if (fault.remaining !== null && --fault.remaining === 0) this.#faults.splice(index, 1);
+    return this.#public(fault);
+  }
+
+  /** Throws the problem of the first matching fault; control-plane requests never match. */
+  intercept(c: Context<AppEnv>): void {
+    if (this.#faults.length === 0 || c.req.path.startsWith('/_emulator')) return;
+    const fault = this.take(c.req.method, c.req.path);
+    if (!fault) return;
+    throw new ServiceError(fault.code, {
+      status: fault.status,
+      detail: { en: 'Failure injected by the emulator control plane.', es: 'Fallo inyectado por el plano de control del emulador.' },
+    });
+  }
+
+  #public({ pattern: _pattern, ...fault }: Fault & { pattern: RegExp | undefined }): Fault {
+    return { ...fault, match: { ...fault.match } };
+  }
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { client } from '../support/client.js';
+import { fileEmulator, workspace } from '../support/emulator.js';
+
+const emulator = await fileEmulator({ seed: 21 });
+const control = client(emulator);
+const agent = { name: 'A', identity: { businessName: 'B' } };
+
+describe('fault injection', () => {
+  it('answers matching requests with the injected problem and changes nothing', async () => {
+    const { api } = await workspace(emulator);
+    const fault = await control.post('/_emulator/faults', { match: { method: 'POST', path: '/v1/agents' }, status: 503 });
+    expect(fault.status).toBe(201);
+    expect(fault.body).toMatchObject({ status: 503, code: 'svc.service.unavailable', remaining: null, match: { method: 'POST', path: '/v1/agents' } });
+    const refused = await api.post('/v1/agents', agent);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect(refused.body).toMatchObject({ code: 'svc.service.unavailable', instance: '/v1/agents', requestId: refused.headers.get('x-request-id') });
+    expect((await api.get('/v1/agents')).body.data).toEqual([]);
+    const journal = (await control.get('/_emulator/requests?limit=2')).body.data;
+    expect(journal[1]).toMatchObject({ method: 'POST', path: '/v1/agents', status: 503, code: 'svc.service.unavailable' });
+    expect((await control.delete('/_emulator/faults')).body).toEqual({ cleared: 1 });
+    expect((await api.post('/v1/agents', agent)).status).toBe(201);
+  });
+
+  it('fires `times` times, then stops', async () => {
+    const { api } = await workspace(emulator);
+    await control.post('/_emulator/faults', { match: { path: '/v1/me' }, code: 'svc.internal.error', times: 2 });
+    expect((await api.get('/v1/me')).status).toBe(500);
+    expect((await api.get('/v1/me')).status).toBe(500);
+    expect((await api.get('/v1/me')).status).toBe(200);
+    expect((await control.get('/_emulator/faults')).body.data).toEqual([]);
+  });
+
+  it('matches paths with * (one segment) and ** (any), and any method when none is given', async () => {
+    const { api } = await workspace(emulator);
+    const created = (await api.post('/v1/agents', agent)).body;
+    await control.post('/_emulator/faults', { match: { path: '/v1/agents/*' }, code: 'svc.rate_limit.exceeded' });
+    expect((await api.get(`/v1/agents/${created.id}`)).body.code).toBe('svc.rate_limit.exceeded');
+    expect((await api.patch(`/v1/agents/${created.id}`, { name: 'X' })).status).toBe(429);
+    expect((await api.get(`/v1/agents/${created.id}/theme`)).status).toBe(410);
+    expect((await api.get('/v1/agents')).status).toBe(200);
+    await control.delete('/_emulator/faults');
+    await control.post('/_emulator/faults', { match: { path: '/v1/**' }, status: 502 });
+    expect((await api.get(`/v1/agents/${created.id}/theme`)).status).toBe(502);
+    expect((await api.get(`/v1/agents/${created.id}/theme`)).body.code).toBe('svc.billing.provider_unavailable');
+    expect((await control.get('/_emulator/health')).status).toBe(200);
+    await control.delete('/_emulator/faults');
+    expect((await api.get(`/v1/agents/${created.id}`)).body.name).toBe('A');
+  });
+
+  it('refuses malformed faults and stores none', async () => {
+    for (const body of [{}, { status: 200 }, { code: 'svc.nope' }, { ingest: 'exploded' }, { ingest: 'fetch_timeout', status: 500 }, { status: 500, match: { method: 'TRACE' } }, { status: 500, times: 0 }]) {
+      const res = await control.post('/_emulator/faults', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.code).toBe('svc.request.validation_failed');
+    }
+    expect((await control.get('/_emulator/faults')).body.data).toEqual([]);
+  });
+
+  it('reset clears the faults', async () => {
+    await control.post('/_emulator/faults', { status: 500 });
+    await control.post('/_emulator/reset');
+    expect((await control.get('/_emulator/faults')).body.data).toEqual([]);
+  });
+});
