@@ -1,5 +1,6 @@
 import type { DialectMigration } from '../migrate.js';
 import { core } from './0001-core.js';
+import { sites } from './0003-sites.js';
 import { chat } from './0005-chat.js';
 
 /**
@@ -9,5 +10,6 @@ import { chat } from './0005-chat.js';
  */
 export const MIGRATIONS: Record<string, DialectMigration> = {
   '0001-core': core,
+  '0003-sites': sites,
   '0005-chat': chat,
 };

@@ -32,6 +32,10 @@ export const TABLES = [
   'chat_messages',
   // knowledge
   // projects, pages, theme
+  'projects',
+  'project_slugs',
+  'pages',
+  'themes',
   // assets, brand
 ] as const satisfies readonly (keyof Database)[];
 
