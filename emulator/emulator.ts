@@ -13,7 +13,8 @@ import { resolveSettings, type Settings } from '../src/platform/settings.js';
 import { iso } from '../src/platform/time.js';
 import { createService, type Service } from '../src/service.js';
 import { adminUnauthorized, registerControlPlane } from './control-plane.routes.js';
-import { loadFixture, readFixture, type Fixture, type LoadedKey } from './fixtures.js';
+import { readFixture, type Fixture } from './fixtures.js';
+import { loadFixture, type LoadedKey } from './fixture-loader.js';
 import { Journal } from './journal.js';
 import { Faults } from './faults.js';
 import { metaStore, type MetaStore } from './meta.js';
@@ -153,7 +154,7 @@ export class Emulator {
   async init(fixtures: Fixture | undefined): Promise<void> {
     const initialized = await this.meta.get<boolean>('initialized');
     if (!initialized) {
-      if (fixtures) this.fixtureKeys = await loadFixture(this.service, fixtures);
+      if (fixtures) this.fixtureKeys = await loadFixture(this, fixtures);
       await this.drain();
       this.#baseline = await this.exportState();
       await this.meta.set('baseline', this.#baseline);
@@ -263,6 +264,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const service = createService({ db: store, clock, ids, settings });
   await service.start();
   const emulator = new Emulator(service, meta, options.adminToken);
-  await emulator.init(fixtures);
+  try {
+    await emulator.init(fixtures);
+  } catch (error) {
+    await emulator.close().catch(() => {});
+    throw error;
+  }
   return emulator;
 }
