@@ -1,3 +1,5 @@
+import type { Embedder } from '../knowledge/knowledge-index.js';
+
 /** Plan caps per countable item; `null` means no cap. */
 export interface Caps {
   projects: number | null;
@@ -32,6 +34,8 @@ export interface Settings {
   secret: string;
   jobConcurrency: number;
   fetchTimeoutMs: number;
+  /** Turns knowledge chunks into vectors; unset means the built-in deterministic one. */
+  embedder?: Embedder | undefined;
   workspaceDefaults: WorkspaceDefaults;
   /** Where unexpected errors are reported (never to the client). */
   log: (message: string, error?: unknown) => void;

@@ -1,5 +1,6 @@
 import type { DialectMigration } from '../migrate.js';
 import { core } from './0001-core.js';
+import { knowledge } from './0002-knowledge.js';
 import { sites } from './0003-sites.js';
 import { chat } from './0005-chat.js';
 
@@ -10,6 +11,7 @@ import { chat } from './0005-chat.js';
  */
 export const MIGRATIONS: Record<string, DialectMigration> = {
   '0001-core': core,
+  '0002-knowledge': knowledge,
   '0003-sites': sites,
   '0005-chat': chat,
 };

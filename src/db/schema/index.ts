@@ -30,7 +30,9 @@ export const TABLES = [
   'agents',
   'conversations',
   'chat_messages',
-  // knowledge
+  'knowledge_sources',
+  'knowledge_inputs',
+  'knowledge_chunks',
   // projects, pages, theme
   'projects',
   'project_slugs',

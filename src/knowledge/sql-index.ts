@@ -1,0 +1,153 @@
+import { sql, type Kysely } from 'kysely';
+import type { DialectName } from '../db/database.js';
+import { PG_CHUNK_TSVECTOR } from '../db/migrations/0002-knowledge.js';
+import type { Database } from '../db/schema/index.js';
+import { sha256Hex } from '../platform/crypto.js';
+import type { Embedder, IndexedChunk, KnowledgeIndex, LexicalHit } from './knowledge-index.js';
+import { packVector, unpackVector } from './pipeline/embedder.js';
+import { isStopword, words } from './text/words.js';
+
+const MAX_QUERY_TERMS = 32;
+const REEMBED_BATCH = 64;
+
+/** The folded, distinct words of a query; stopwords go unless nothing else is left. */
+export function queryTerms(query: string): string[] {
+  const all = [...new Set(words(query))];
+  const content = all.filter((w) => !isStopword(w));
+  return (content.length ? content : all).slice(0, MAX_QUERY_TERMS);
+}
+
+function parseTopics(json: string): string[] {
+  return JSON.parse(json) as string[];
+}
+
+/**
+ * `KnowledgeIndex` over the store: chunks and their vectors from `knowledge_chunks`,
+ * lexical search through FTS5 (SQLite) or the GIN `tsvector` index (Postgres), and a
+ * content version per agent scope, memoised until the knowledge of the workspace changes.
+ */
+export class SqlKnowledgeIndex implements KnowledgeIndex {
+  // Bumped after every commit that changes what some agent of the workspace can retrieve.
+  readonly #generations = new Map<string, number>();
+  readonly #versions = new Map<string, { generation: number; version: string }>();
+  #epoch = 0;
+
+  constructor(private readonly deps: { db: Kysely<Database>; dialect: DialectName; embedder: Embedder }) {}
+
+  get embedder(): Embedder {
+    return this.deps.embedder;
+  }
+
+  /** Marks the retrievable knowledge of a workspace (or, without one, of every workspace) as changed. */
+  changed(workspaceId?: string): void {
+    if (workspaceId === undefined) {
+      this.#epoch += 1;
+      this.#generations.clear();
+      this.#versions.clear();
+      return;
+    }
+    this.#generations.set(workspaceId, (this.#generations.get(workspaceId) ?? 0) + 1);
+  }
+
+  async eligibleChunks(workspaceId: string, agentId: string): Promise<IndexedChunk[]> {
+    const db = this.deps.db;
+    const sources = await db
+      .selectFrom('knowledge_sources')
+      .select(['id', 'agent_id', 'title', 'topics', 'kind', 'url', 'resolved_url'])
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'ready')
+      .where((eb) => eb.or([eb('agent_id', '=', agentId), eb('agent_id', 'is', null)]))
+      .execute();
+    if (sources.length === 0) return [];
+    const byId = new Map(sources.map((s) => [s.id, { ...s, topics: parseTopics(s.topics) }]));
+    const rows = await db
+      .selectFrom('knowledge_chunks')
+      .select(['id', 'source_id', 'lang', 'text', 'token_count', 'embedding', 'embedder_id'])
+      .where('workspace_id', '=', workspaceId)
+      .where((eb) => eb.or([eb('agent_id', '=', agentId), eb('agent_id', 'is', null)]))
+      .orderBy('source_id')
+      .orderBy('position')
+      .execute();
+    const stale = rows.filter((r) => r.embedder_id !== this.embedder.id);
+    const fresh = stale.length ? await this.#reembed(stale) : new Map<string, Float32Array>();
+    const out: IndexedChunk[] = [];
+    for (const row of rows) {
+      const source = byId.get(row.source_id);
+      if (!source) continue;
+      const url = source.kind === 'url' ? source.resolved_url ?? source.url : null;
+      out.push({
+        chunkId: row.id,
+        sourceId: row.source_id,
+        agentId: source.agent_id,
+        title: source.title,
+        text: row.text,
+        topics: source.topics,
+        lang: row.lang === 'es' ? 'es' : 'en',
+        ...(url ? { url } : {}),
+        tokenCount: row.token_count,
+        vector: fresh.get(row.id) ?? unpackVector(row.embedding),
+      });
+    }
+    return out;
+  }
+
+  /** Vectors of chunks written by another embedder (a replaced model), recomputed and stored. */
+  async #reembed(rows: { id: string; text: string }[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (let i = 0; i < rows.length; i += REEMBED_BATCH) {
+      const batch = rows.slice(i, i + REEMBED_BATCH);
+      const vectors = await this.embedder.embed(batch.map((r) => r.text));
+      batch.forEach((r, j) => out.set(r.id, vectors[j]!));
+    }
+    await this.deps.db.transaction().execute(async (trx) => {
+      for (const [id, vector] of out) {
+        await trx.updateTable('knowledge_chunks').set({ embedding: packVector(vector), embedder_id: this.embedder.id }).where('id', '=', id).execute();
+      }
+    });
+    return out;
+  }
+
+  async searchLexical(workspaceId: string, agentId: string, query: string, limit: number): Promise<LexicalHit[]> {
+    const terms = queryTerms(query);
+    const n = Math.max(1, Math.min(1000, Math.floor(limit)));
+    if (terms.length === 0) return [];
+    if (this.deps.dialect === 'sqlite') {
+      const match = terms.map((t) => `"${t}"`).join(' OR ');
+      const { rows } = await sql<{ id: string; rank: number }>`
+        SELECT c.id AS id, bm25(knowledge_chunks_fts) AS rank
+        FROM knowledge_chunks_fts JOIN knowledge_chunks c ON c.rowid = knowledge_chunks_fts.rowid
+        WHERE knowledge_chunks_fts MATCH ${match}
+          AND c.workspace_id = ${workspaceId} AND (c.agent_id = ${agentId} OR c.agent_id IS NULL)
+        ORDER BY rank, c.id LIMIT ${n}`.execute(this.deps.db);
+      // bm25() is lower-is-better and negative.
+      return rows.map((r) => ({ chunkId: r.id, score: -Number(r.rank) }));
+    }
+    const tsquery = terms.join(' | ');
+    const vector = sql.raw(PG_CHUNK_TSVECTOR);
+    const { rows } = await sql<{ id: string; score: number }>`
+      SELECT c.id AS id, ts_rank(${vector}, q) AS score
+      FROM knowledge_chunks c, to_tsquery('simple'::regconfig, ${tsquery}) q
+      WHERE ${vector} @@ q AND c.workspace_id = ${workspaceId} AND (c.agent_id = ${agentId} OR c.agent_id IS NULL)
+      ORDER BY score DESC, c.id LIMIT ${n}`.execute(this.deps.db);
+    return rows.map((r) => ({ chunkId: r.id, score: Number(r.score) }));
+  }
+
+  async version(workspaceId: string, agentId: string): Promise<string> {
+    const generation = this.#epoch * 1e9 + (this.#generations.get(workspaceId) ?? 0);
+    const key = `${workspaceId}\n${agentId}`;
+    const memo = this.#versions.get(key);
+    if (memo && memo.generation === generation) return memo.version;
+    const rows = await this.deps.db
+      .selectFrom('knowledge_sources')
+      .select(['id', 'content_hash', 'topics', 'title', 'lang', 'resolved_url', 'chunk_count'])
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'ready')
+      .where((eb) => eb.or([eb('agent_id', '=', agentId), eb('agent_id', 'is', null)]))
+      .orderBy('id')
+      .execute();
+    const print = rows.map((r) => JSON.stringify([r.id, r.content_hash, r.topics, r.title, r.lang, r.resolved_url, r.chunk_count])).join('\n');
+    const version = `kv_${sha256Hex(`${this.embedder.id}\n${print}`).slice(0, 24)}`;
+    this.#versions.set(key, { generation, version });
+    return version;
+  }
+}
