@@ -1,6 +1,309 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AgentsService } from '../agents/agents.service.js';
 import type { CoreDeps } from '../core.js';
+import type { Database } from '../db/schema/index.js';
+import type { PageTable } from '../db/schema/pages.js';
+import { paginate, type Page as ListPage, type PageParams } from '../platform/pagination.js';
+import { ServiceError, fieldError } from '../platform/service-error.js';
+import { iso } from '../platform/time.js';
+import type { LlmsEntry } from '../projects/llms-txt.js';
+import type { Locale } from '../projects/locales.js';
+import { TRANSLATE_JOB, type ProjectsService, type TranslateJobPayload } from '../projects/projects.service.js';
+import { isReservedPath, normalizePagePath } from './page-path.js';
+import { emptyTexts, mergeTexts, type Editorial, type LangText, type PageTexts, type Seo } from './page-texts.js';
+import type { PageCreate, PagePatch } from './pages.schema.js';
+import { runTranslation } from './translation.js';
+import { TaggingTranslator, type Translator } from './translator.js';
 
-/** Pages: see API.md and CONTRACT.md. */
-export class PagesService {
-  constructor(private readonly deps: CoreDeps) {}
+export interface PageSitemap {
+  priority: number;
+  changefreq: string;
+  sitemapExclude: boolean;
 }
+
+export interface Page {
+  id: string;
+  name: string;
+  kind: 'agent' | 'document';
+  path: string;
+  status: 'draft' | 'published';
+  defaultLocale: Locale;
+  editorial: Editorial;
+  seo: Seo;
+  sitemap: PageSitemap;
+  body: LangText;
+  /** Only on agent pages. */
+  agentId?: string;
+  projectId: string;
+  createdAt: string;
+  updatedAt: string;
+  publishedAt: string | null;
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export const DEFAULT_PAGE_SITEMAP: PageSitemap = { priority: 0.5, changefreq: 'weekly', sitemapExclude: false };
+
+function toPage(row: PageTable): Page {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind as Page['kind'],
+    path: row.path,
+    status: row.status as Page['status'],
+    defaultLocale: row.default_locale as Locale,
+    editorial: JSON.parse(row.editorial) as Editorial,
+    seo: JSON.parse(row.seo) as Seo,
+    sitemap: JSON.parse(row.sitemap) as PageSitemap,
+    body: JSON.parse(row.body) as LangText,
+    ...(row.agent_id !== null && { agentId: row.agent_id }),
+    projectId: row.project_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    publishedAt: row.published_at,
+  };
+}
+
+const invalid = (field: string, reason: string) => fieldError('svc.page.invalid', field, reason);
+
+function pathReserved(path: string): ServiceError {
+  return new ServiceError('svc.page.path_reserved', { errors: [{ field: 'path', reason: `the platform reserves /${path.split('/')[1]} and its subtree` }] });
+}
+
+function pathTaken(path: string): ServiceError {
+  return new ServiceError('svc.page.path_taken', { errors: [{ field: 'path', reason: `another page of this site has ${path}` }] });
+}
+
+/** Which fields a kind of page refuses (CONTRACT, Pages). */
+function assertKindFields(kind: Page['kind'], input: { body?: unknown; editorial?: unknown; agentId?: unknown }): void {
+  if (kind === 'agent' && input.body !== undefined) throw invalid('body', 'only document pages have a body');
+  if (kind === 'document' && input.editorial !== undefined) throw invalid('editorial', 'only agent pages have editorial texts');
+  if (kind === 'document' && input.agentId !== undefined) throw invalid('agentId', 'only agent pages have an agent');
+}
+
+/**
+ * Pages of a site: their paths, texts in both languages, publication, the root-page
+ * rule, the agent they answer with, and the translation of a newly served language.
+ */
+export class PagesService {
+  constructor(private readonly deps: CoreDeps & { projects: ProjectsService; agents: AgentsService; translator?: Translator | undefined }) {
+    const translator = deps.translator ?? new TaggingTranslator();
+    deps.projects.addDependent({
+      cascade: async (trx, workspaceId, projectId) => {
+        const res = await trx.deleteFrom('pages').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).executeTakeFirst();
+        return { pagesDeleted: Number(res.numDeletedRows) };
+      },
+      llmsEntries: (trx, _workspaceId, projectId) => this.#llmsEntries(trx, projectId),
+    });
+    deps.agents.addDependent({
+      blockers: async (trx, workspaceId, agentId) => {
+        const rows = await trx.selectFrom('pages').select('id').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).orderBy('id').execute();
+        return rows.map((r) => ({ field: `pages.${r.id}`, reason: 'this page answers with the agent' }));
+      },
+    });
+    deps.jobs.register<TranslateJobPayload>(TRANSLATE_JOB, (job) => runTranslation({ ...deps, translator }, job));
+  }
+
+  /** How many pages the workspace has, on every site (the `pages` plan cap and usage). */
+  async count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
+    const row = await db.selectFrom('pages').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async create(workspaceId: string, projectId: string, input: PageCreate): Promise<Page> {
+    assertKindFields(input.kind, input);
+    if (input.kind === 'agent' && input.agentId === undefined) throw invalid('agentId', 'required on an agent page');
+    return this.deps.db.transaction().execute(async (trx) => {
+      const project = await this.deps.projects.getProjectOrThrow(workspaceId, projectId, trx);
+      const defaultLocale = input.defaultLocale ?? project.defaultLocale;
+      if (!project.locales.includes(defaultLocale)) throw invalid('defaultLocale', 'must be a locale the site serves');
+      if (input.agentId !== undefined) await this.#assertAgent(trx, workspaceId, input.agentId);
+      if (isReservedPath(input.path)) throw pathReserved(input.path);
+      await this.deps.workspaces.assertCapacity(trx, workspaceId, 'pages', await this.count(workspaceId, trx));
+      const { texts } = mergeTexts(emptyTexts(), input);
+      const now = iso(this.deps.clock.now());
+      const row: PageTable = {
+        id: this.deps.ids.next('pg'),
+        workspace_id: workspaceId,
+        project_id: projectId,
+        name: input.name,
+        kind: input.kind,
+        path: input.path,
+        status: 'draft',
+        default_locale: defaultLocale,
+        editorial: JSON.stringify(texts.editorial),
+        seo: JSON.stringify(texts.seo),
+        sitemap: JSON.stringify({ ...DEFAULT_PAGE_SITEMAP, ...input.sitemap }),
+        body: JSON.stringify(texts.body),
+        agent_id: input.agentId ?? null,
+        machine_texts: '[]',
+        created_at: now,
+        updated_at: now,
+        published_at: null,
+      };
+      // The unique (project, path) constraint settles two requests racing for one path.
+      const inserted = await trx
+        .insertInto('pages')
+        .values(row)
+        .onConflict((oc) => oc.columns(['project_id', 'path']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (!inserted) throw pathTaken(input.path);
+      return toPage(row);
+    });
+  }
+
+  /** The site's pages, newest first; `status` narrows the list. */
+  async list(workspaceId: string, projectId: string, params: PageParams & { status?: Page['status'] | undefined }): Promise<ListPage<Page>> {
+    await this.deps.projects.getProjectOrThrow(workspaceId, projectId);
+    let query = this.deps.db.selectFrom('pages').selectAll().where('workspace_id', '=', workspaceId).where('project_id', '=', projectId);
+    if (params.status) query = query.where('status', '=', params.status);
+    return paginate(this.deps.cursors, `${workspaceId}:pages:${projectId}:${params.status ?? ''}`, params, query, toPage);
+  }
+
+  async getPage(workspaceId: string, pageId: string, db: Db = this.deps.db): Promise<Page | undefined> {
+    const row = await db.selectFrom('pages').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', pageId).executeTakeFirst();
+    return row && toPage(row);
+  }
+
+  async getPageOrThrow(workspaceId: string, pageId: string, db: Db = this.deps.db): Promise<Page> {
+    const page = await this.getPage(workspaceId, pageId, db);
+    if (!page) throw new ServiceError('svc.page.not_found');
+    return page;
+  }
+
+  /** The published page at `path` of a site (hosted sites); the path is case-folded. */
+  async getPublishedByPath(projectId: string, path: string, db: Db = this.deps.db): Promise<Page | undefined> {
+    const normalized = normalizePagePath(path);
+    if (!('path' in normalized)) return undefined;
+    const row = await db.selectFrom('pages').selectAll().where('project_id', '=', projectId).where('path', '=', normalized.path).where('status', '=', 'published').executeTakeFirst();
+    return row && toPage(row);
+  }
+
+  /** Every published page of a site, by path (hosted sites: sitemap, navigation). */
+  async listPublished(projectId: string, db: Db = this.deps.db): Promise<Page[]> {
+    const rows = await db.selectFrom('pages').selectAll().where('project_id', '=', projectId).where('status', '=', 'published').orderBy('path').execute();
+    return rows.map(toPage);
+  }
+
+  async update(workspaceId: string, pageId: string, patch: PagePatch): Promise<Page> {
+    let queued = false;
+    const page = await this.deps.db.transaction().execute(async (trx) => {
+      const row = await this.#rowOrThrow(trx, workspaceId, pageId);
+      const current = toPage(row);
+      assertKindFields(current.kind, patch);
+      const project = await this.deps.projects.getProjectOrThrow(workspaceId, current.projectId, trx);
+      if (patch.defaultLocale !== undefined && !project.locales.includes(patch.defaultLocale)) {
+        throw invalid('defaultLocale', 'must be a locale the site serves');
+      }
+      const defaultLocale = patch.defaultLocale ?? current.defaultLocale;
+      if (patch.body?.[defaultLocale] === '') throw invalid(`body.${defaultLocale}`, 'the source language cannot be emptied');
+      if (patch.agentId !== undefined) await this.#assertAgent(trx, workspaceId, patch.agentId);
+      if (patch.path !== undefined && patch.path !== current.path) {
+        if (isReservedPath(patch.path)) throw pathReserved(patch.path);
+        if (current.path === '/') await this.#assertRootMayGo(trx, current);
+        const holder = await trx.selectFrom('pages').select('id').where('project_id', '=', current.projectId).where('path', '=', patch.path).executeTakeFirst();
+        if (holder) throw pathTaken(patch.path);
+      }
+      const { texts, written } = mergeTexts(current, patch);
+      const machine = (JSON.parse(row.machine_texts) as string[]).filter((key) => !written.includes(key));
+      await trx
+        .updateTable('pages')
+        .set({
+          name: patch.name ?? current.name,
+          path: patch.path ?? current.path,
+          default_locale: defaultLocale,
+          agent_id: patch.agentId ?? row.agent_id,
+          editorial: JSON.stringify(texts.editorial),
+          seo: JSON.stringify(texts.seo),
+          body: JSON.stringify(texts.body),
+          sitemap: JSON.stringify({ ...current.sitemap, ...patch.sitemap }),
+          machine_texts: JSON.stringify(machine),
+          updated_at: iso(this.deps.clock.now()),
+        })
+        .where('id', '=', pageId)
+        .execute();
+      if (current.status === 'published') await this.deps.projects.regenerateLlmsTxt(trx, workspaceId, current.projectId);
+      // A new source language is generated from the texts already written in the other.
+      if (defaultLocale !== current.defaultLocale) {
+        const payload: TranslateJobPayload = { projectId: current.projectId, locale: defaultLocale, pageId };
+        await this.deps.jobs.enqueue(trx, { workspaceId, kind: TRANSLATE_JOB, payload });
+        queued = true;
+      }
+      return this.getPageOrThrow(workspaceId, pageId, trx);
+    });
+    if (queued) this.deps.jobs.kick();
+    return page;
+  }
+
+  async delete(workspaceId: string, pageId: string): Promise<{ pageId: string; deleted: true }> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const page = toPage(await this.#rowOrThrow(trx, workspaceId, pageId));
+      if (page.path === '/') await this.#assertRootMayGo(trx, page);
+      await trx.deleteFrom('pages').where('id', '=', pageId).execute();
+      if (page.status === 'published') await this.deps.projects.regenerateLlmsTxt(trx, workspaceId, page.projectId);
+      return { pageId, deleted: true as const };
+    });
+  }
+
+  /** Puts a draft live; publishing a live page changes nothing. */
+  async publish(workspaceId: string, pageId: string): Promise<Page> {
+    return this.#setStatus(workspaceId, pageId, 'published');
+  }
+
+  /** Takes a live page down; the `/` page stays while other pages of the site are live. */
+  async unpublish(workspaceId: string, pageId: string): Promise<Page> {
+    return this.#setStatus(workspaceId, pageId, 'draft');
+  }
+
+  async #setStatus(workspaceId: string, pageId: string, status: Page['status']): Promise<Page> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const page = toPage(await this.#rowOrThrow(trx, workspaceId, pageId));
+      if (page.status === status) return page;
+      if (status === 'draft' && page.path === '/') await this.#assertRootMayGo(trx, page);
+      const now = iso(this.deps.clock.now());
+      await trx
+        .updateTable('pages')
+        .set({ status, published_at: status === 'published' ? now : null, updated_at: now })
+        .where('id', '=', pageId)
+        .execute();
+      await this.deps.projects.regenerateLlmsTxt(trx, workspaceId, page.projectId);
+      return this.getPageOrThrow(workspaceId, pageId, trx);
+    });
+  }
+
+  async #rowOrThrow(trx: Transaction<Database>, workspaceId: string, pageId: string): Promise<PageTable> {
+    const row = await trx.selectFrom('pages').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', pageId).executeTakeFirst();
+    if (!row) throw new ServiceError('svc.page.not_found');
+    return row;
+  }
+
+  async #assertAgent(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<void> {
+    if (!(await this.deps.agents.getAgent(workspaceId, agentId, trx))) throw invalid('agentId', 'no such agent in this workspace');
+  }
+
+  /** The `/` page may not be unpublished, moved or deleted while another page of its site is live. */
+  async #assertRootMayGo(trx: Transaction<Database>, root: Page): Promise<void> {
+    const live = await trx
+      .selectFrom('pages')
+      .select('id')
+      .where('project_id', '=', root.projectId)
+      .where('status', '=', 'published')
+      .where('id', '!=', root.id)
+      .limit(1)
+      .executeTakeFirst();
+    if (live) throw new ServiceError('svc.page.root_required', { errors: [{ field: 'path', reason: `page ${live.id} of this site is live` }] });
+  }
+
+  async #llmsEntries(trx: Transaction<Database>, projectId: string): Promise<LlmsEntry[]> {
+    const either = (a: LangText, b: LangText): LangText => ({ es: a.es || b.es, en: a.en || b.en });
+    return (await this.listPublished(projectId, trx)).map((p) => ({
+      path: p.path,
+      name: p.name,
+      title: either(p.seo.title, p.editorial.title),
+      description: either(p.seo.description, p.editorial.description),
+    }));
+  }
+}
+
+export type { PageTexts };

@@ -1,6 +1,63 @@
+import type { Kysely, Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
+import type { Database } from '../db/schema/index.js';
+import { iso } from '../platform/time.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { ThemePatch } from './theme.schema.js';
+import { DEFAULT_TOKENS, cssVariables, mergeTokens, type ThemeTokens } from './theme-tokens.js';
 
-/** Theme: see API.md and CONTRACT.md. */
+export interface Theme {
+  tokens: ThemeTokens;
+  cssVariables: Record<string, string>;
+  customized: boolean;
+  updatedAt: string;
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+function theme(tokens: ThemeTokens, customized: boolean, updatedAt: string): Theme {
+  return { tokens, cssVariables: cssVariables(tokens), customized, updatedAt };
+}
+
+/**
+ * The appearance of a site: a closed set of tokens (colours, typefaces, radius) over
+ * the service defaults, and the CSS variables they make.
+ */
 export class ThemeService {
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(private readonly deps: CoreDeps & { projects: ProjectsService }) {
+    deps.projects.addDependent({
+      cascade: async (trx, workspaceId, projectId) => {
+        await trx.deleteFrom('themes').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).execute();
+        return {};
+      },
+    });
+  }
+
+  /**
+   * The theme in force for a site: its own tokens or the defaults, with CSS variables.
+   * A site never themed reports its creation time as `updatedAt`.
+   */
+  async getTheme(workspaceId: string, projectId: string, db: Db = this.deps.db): Promise<Theme> {
+    const project = await this.deps.projects.getProjectOrThrow(workspaceId, projectId, db);
+    const row = await db.selectFrom('themes').selectAll().where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).executeTakeFirst();
+    if (!row) return theme(DEFAULT_TOKENS, false, project.createdAt);
+    return theme(JSON.parse(row.tokens) as ThemeTokens, row.customized === 1, row.updated_at);
+  }
+
+  /** Merges a partial patch onto the tokens in force; `tokens: null` goes back to the defaults. */
+  async update(workspaceId: string, projectId: string, patch: ThemePatch): Promise<Theme> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const current = await this.getTheme(workspaceId, projectId, trx);
+      const tokens = patch.tokens === null ? DEFAULT_TOKENS : mergeTokens(current.tokens, patch.tokens);
+      const customized = patch.tokens !== null;
+      const now = iso(this.deps.clock.now());
+      const values = { tokens: JSON.stringify(tokens), customized: customized ? 1 : 0, updated_at: now };
+      await trx
+        .insertInto('themes')
+        .values({ project_id: projectId, workspace_id: workspaceId, ...values })
+        .onConflict((oc) => oc.column('project_id').doUpdateSet(values))
+        .execute();
+      return theme(tokens, customized, now);
+    });
+  }
 }

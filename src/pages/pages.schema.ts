@@ -1,0 +1,100 @@
+import * as v from 'valibot';
+import { pageQuery } from '../platform/pagination.js';
+import { LocaleSchema } from '../projects/locales.js';
+import { CHANGEFREQS, ChangefreqSchema, PrioritySchema } from '../projects/projects.schema.js';
+import { normalizePagePath } from './page-path.js';
+
+const Name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 80 characters'), v.maxLength(80, 'must be 1 to 80 characters'));
+
+/** A client's page path, checked and case-folded; the reason names the rule it breaks. */
+export const PagePathSchema = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const result = normalizePagePath(dataset.value);
+    if ('reason' in result) {
+      addIssue({ message: result.reason });
+      return NEVER;
+    }
+    return result.path;
+  }),
+);
+
+const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+const langText = (max: number) => v.strictObject({ es: v.optional(text(max)), en: v.optional(text(max)) });
+
+export const EditorialPatchSchema = v.strictObject({
+  badge: v.optional(langText(80)),
+  title: v.optional(langText(200)),
+  titleAccent: v.optional(langText(200)),
+  description: v.optional(langText(2000)),
+});
+
+export const SeoPatchSchema = v.strictObject({
+  title: v.optional(langText(200)),
+  description: v.optional(langText(1000)),
+});
+
+export const BodyPatchSchema = langText(100_000);
+
+export const PageSitemapPatchSchema = v.strictObject({
+  priority: v.optional(PrioritySchema),
+  changefreq: v.optional(ChangefreqSchema),
+  sitemapExclude: v.optional(v.boolean()),
+});
+
+const AgentId = v.pipe(v.string(), v.minLength(1, 'must be an agent id'));
+
+export const PageCreateSchema = v.strictObject({
+  name: Name,
+  kind: v.picklist(['agent', 'document'], 'must be agent or document'),
+  path: PagePathSchema,
+  agentId: v.optional(AgentId),
+  defaultLocale: v.optional(LocaleSchema),
+  editorial: v.optional(EditorialPatchSchema),
+  seo: v.optional(SeoPatchSchema),
+  sitemap: v.optional(PageSitemapPatchSchema),
+  body: v.optional(BodyPatchSchema),
+});
+
+export const PagePatchSchema = v.strictObject({
+  name: v.optional(Name),
+  path: v.optional(PagePathSchema),
+  agentId: v.optional(AgentId),
+  defaultLocale: v.optional(LocaleSchema),
+  editorial: v.optional(EditorialPatchSchema),
+  seo: v.optional(SeoPatchSchema),
+  sitemap: v.optional(PageSitemapPatchSchema),
+  body: v.optional(BodyPatchSchema),
+});
+
+export type PageCreate = v.InferOutput<typeof PageCreateSchema>;
+export type PagePatch = v.InferOutput<typeof PagePatchSchema>;
+
+const Locale = v.picklist(['es', 'en']);
+const LangText = v.object({ es: v.string(), en: v.string() });
+
+export const PageSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  kind: v.picklist(['agent', 'document']),
+  path: v.string(),
+  status: v.picklist(['draft', 'published']),
+  defaultLocale: Locale,
+  editorial: v.object({ badge: LangText, title: LangText, titleAccent: LangText, description: LangText }),
+  seo: v.object({ title: LangText, description: LangText }),
+  sitemap: v.object({ priority: v.number(), changefreq: v.picklist(CHANGEFREQS), sitemapExclude: v.boolean() }),
+  body: LangText,
+  agentId: v.optional(v.string()),
+  projectId: v.string(),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  publishedAt: v.nullable(v.string()),
+});
+
+export const PageListSchema = v.object({ data: v.array(PageSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
+
+export const PageDeletedSchema = v.object({ pageId: v.string(), deleted: v.literal(true) });
+
+export const PageListQuerySchema = pageQuery({
+  status: v.optional(v.picklist(['draft', 'published'], 'must be draft or published')),
+});

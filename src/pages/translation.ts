@@ -1,0 +1,89 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema/index.js';
+import type { Job } from '../jobs/queue.js';
+import type { Clock } from '../platform/clock.js';
+import { iso } from '../platform/time.js';
+import { otherLocale } from '../projects/locales.js';
+import type { ProjectsService, TranslateJobPayload } from '../projects/projects.service.js';
+import { TEXT_FIELDS, textOf, type PageTexts, type TextField } from './page-texts.js';
+import type { Translator } from './translator.js';
+
+interface Work {
+  pageId: string;
+  field: TextField;
+  source: string;
+}
+
+function textsOf(row: { editorial: string; seo: string; body: string }): PageTexts {
+  return { editorial: JSON.parse(row.editorial), seo: JSON.parse(row.seo), body: JSON.parse(row.body) };
+}
+
+/** A text of `lang` the owner has not written: empty, or the translator's own. */
+function open(texts: PageTexts, machine: Set<string>, field: TextField, lang: string): boolean {
+  const value = textOf(texts, field)[lang as 'es' | 'en'];
+  return value === '' || machine.has(`${field}.${lang}`);
+}
+
+/**
+ * The translation job: fills the texts of `locale` the owner has not written on the
+ * site's pages (or one page), from the other language. The translator runs outside
+ * any transaction; the write then keeps only translations whose source is unchanged
+ * and whose target the owner has not written meanwhile, so a late or repeated run
+ * never overwrites the owner.
+ */
+export async function runTranslation(
+  deps: { db: Kysely<Database>; clock: Clock; translator: Translator; projects: ProjectsService },
+  job: Job<TranslateJobPayload>,
+): Promise<void> {
+  const { projectId, locale, pageId } = job.payload;
+  const project = await deps.projects.getProject(job.workspaceId, projectId);
+  if (!project || !project.locales.includes(locale)) return;
+  const from = otherLocale(locale);
+  let query = deps.db.selectFrom('pages').selectAll().where('workspace_id', '=', job.workspaceId).where('project_id', '=', projectId);
+  if (pageId) query = query.where('id', '=', pageId);
+  const work: Work[] = [];
+  for (const row of await query.orderBy('id').execute()) {
+    const texts = textsOf(row);
+    const machine = new Set<string>(JSON.parse(row.machine_texts));
+    for (const field of TEXT_FIELDS) {
+      const source = textOf(texts, field)[from];
+      if (source !== '' && open(texts, machine, field, locale)) work.push({ pageId: row.id, field, source });
+    }
+  }
+  if (work.length === 0) return;
+  const translated = await deps.translator.translate(work.map((w) => w.source), from, locale);
+  if (translated.length !== work.length) throw new Error(`the translator answered ${translated.length} texts for ${work.length}`);
+
+  await deps.db.transaction().execute(async (trx) => {
+    let livePageChanged = false;
+    for (const id of new Set(work.map((w) => w.pageId))) {
+      const row = await trx.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!row) continue;
+      const texts = textsOf(row);
+      const machine = new Set<string>(JSON.parse(row.machine_texts));
+      let changed = false;
+      work.forEach((w, i) => {
+        if (w.pageId !== id) return;
+        const text = textOf(texts, w.field);
+        if (text[from] !== w.source || !open(texts, machine, w.field, locale) || text[locale] === translated[i]) return;
+        text[locale] = translated[i]!;
+        machine.add(`${w.field}.${locale}`);
+        changed = true;
+      });
+      if (!changed) continue;
+      await trx
+        .updateTable('pages')
+        .set({
+          editorial: JSON.stringify(texts.editorial),
+          seo: JSON.stringify(texts.seo),
+          body: JSON.stringify(texts.body),
+          machine_texts: JSON.stringify([...machine].sort()),
+          updated_at: iso(deps.clock.now()),
+        })
+        .where('id', '=', id)
+        .execute();
+      if (row.status === 'published') livePageChanged = true;
+    }
+    if (livePageChanged) await deps.projects.regenerateLlmsTxt(trx, job.workspaceId, projectId);
+  });
+}

@@ -1,0 +1,41 @@
+import type { Locale } from '../projects/locales.js';
+
+/**
+ * Machine translation of page texts. The emulator's default is deterministic and
+ * offline; pass your own (`createEmulator({ translator })`) to call a real service.
+ */
+export interface Translator {
+  /** One translation per text, in order. Texts may be Markdown; keep its structure. */
+  translate(texts: string[], from: Locale, to: Locale): Promise<string[]>;
+}
+
+// Markdown that opens a line (headings, quotes, list items): kept in front of the tag.
+const LINE_PREFIX = /^(\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)*)(.*)$/;
+const FENCE = /^\s*(```|~~~)/;
+
+/**
+ * The default translator: marks every line of text with the target language
+ * (`Hello` to `es` is `[es] Hello`), leaving Markdown line syntax and fenced code
+ * intact. The same input always gives the same output.
+ */
+export class TaggingTranslator implements Translator {
+  async translate(texts: string[], _from: Locale, to: Locale): Promise<string[]> {
+    return texts.map((text) => this.#translate(text, to));
+  }
+
+  #translate(text: string, to: Locale): string {
+    let inFence = false;
+    return text
+      .split('\n')
+      .map((line) => {
+        if (FENCE.test(line)) {
+          inFence = !inFence;
+          return line;
+        }
+        if (inFence || line.trim() === '') return line;
+        const [, prefix = '', rest = ''] = LINE_PREFIX.exec(line) ?? [];
+        return rest.trim() === '' ? line : `${prefix}[${to}] ${rest}`;
+      })
+      .join('\n');
+  }
+}

@@ -1,0 +1,57 @@
+import type { Locale } from './locales.js';
+
+type Texts = Record<Locale, string>;
+
+/** What llms.txt says of one published page. */
+export interface LlmsEntry {
+  path: string;
+  /** The console label: the title of last resort. */
+  name: string;
+  title: Texts;
+  description: Texts;
+}
+
+export interface LlmsSite {
+  name: string;
+  locales: Locale[];
+  defaultLocale: Locale;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function linkText(text: string): string {
+  return oneLine(text).replace(/([\\[\]])/g, '\\$1');
+}
+
+function pick(texts: Texts, lang: Locale, fallback: Locale): string {
+  return oneLine(texts[lang]) || oneLine(texts[fallback]);
+}
+
+/**
+ * Renders a site's llms.txt (llmstxt.org shape) from its published pages: the site name,
+ * the home page description as the summary, and one link list per served language,
+ * the default language first. Links are site-relative so that they hold on any host.
+ */
+export function renderLlmsTxt(site: LlmsSite, entries: readonly LlmsEntry[]): string {
+  const sorted = [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const lines = [`# ${oneLine(site.name)}`, ''];
+  const home = sorted.find((e) => e.path === '/');
+  const summary = home ? pick(home.description, site.defaultLocale, site.defaultLocale) : '';
+  if (summary) lines.push(`> ${summary}`, '');
+  const languages = [site.defaultLocale, ...site.locales.filter((l) => l !== site.defaultLocale)];
+  for (const lang of languages) {
+    const isDefault = lang === site.defaultLocale;
+    lines.push(isDefault ? '## Pages' : `## Pages (${lang})`, '');
+    if (sorted.length === 0) lines.push('No published pages yet.');
+    for (const entry of sorted) {
+      const title = linkText(pick(entry.title, lang, site.defaultLocale) || entry.name);
+      const href = isDefault ? entry.path : `${entry.path}?lang=${lang}`;
+      const description = pick(entry.description, lang, site.defaultLocale);
+      lines.push(`- [${title}](${href})${description ? `: ${description}` : ''}`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
