@@ -5,6 +5,7 @@ import type { IdState } from '../src/platform/ids.js';
 import { ServiceError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import type { Service } from '../src/service.js';
+import { createSealer } from './seal.js';
 
 export const STATE_FORMAT = 'svc-emulator-state';
 export const STATE_VERSION = 1;
@@ -45,8 +46,12 @@ function decodeValue(value: unknown): unknown {
   return value;
 }
 
-/** Reads the whole state in one transaction, rows in a stable order. */
+/** Columns that never leave the emulator in the clear: they are sealed in exports. */
+const SEALED_COLUMNS: Record<string, string[]> = { api_keys: ['hash'] };
+
+/** Reads the whole state in one transaction, rows in a stable order; key hashes sealed. */
 export async function exportState(service: Service): Promise<StateDocument> {
+  const sealer = createSealer(service.settings.secret);
   const tables: StateDocument['tables'] = {};
   await service.flush();
   await service.db.transaction().execute(async (trx) => {
@@ -54,7 +59,10 @@ export async function exportState(service: Service): Promise<StateDocument> {
       const rows = (await trx.selectFrom(table as 'jobs').selectAll().execute()) as Record<string, unknown>[];
       const key = (r: Record<string, unknown>) => JSON.stringify(r, Object.keys(r).sort());
       rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-      tables[table] = rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, val]) => [k, encodeValue(val)])));
+      const sealed = SEALED_COLUMNS[table] ?? [];
+      tables[table] = rows.map((r) =>
+        Object.fromEntries(Object.entries(r).map(([k, val]) => [k, sealed.includes(k) && typeof val === 'string' ? sealer.seal(val) : encodeValue(val)])),
+      );
     }
   });
   return {
@@ -74,6 +82,20 @@ const INSERT_BATCH = 100;
  */
 export async function importState(service: Service, input: unknown): Promise<void> {
   const doc = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
+  const sealer = createSealer(service.settings.secret);
+  for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
+    for (const [i, row] of (doc.tables[table] ?? []).entries()) {
+      for (const column of columns) {
+        const opened = typeof row[column] === 'string' ? sealer.open(row[column] as string) : undefined;
+        if (opened === undefined) {
+          throw new ServiceError('svc.request.validation_failed', {
+            errors: [{ field: `tables.${table}.${i}.${column}`, reason: 'sealed by another emulator: import into one started with the same --seed or --db file' }],
+          });
+        }
+        row[column] = opened;
+      }
+    }
+  }
   await service.stop();
   // Counters in memory belong to the state being replaced.
   service.workspaces.activity.forget();

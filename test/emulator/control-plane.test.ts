@@ -89,13 +89,29 @@ describe('control plane', () => {
     expect((await control.put('/_emulator/state', snapshot)).body).toEqual({ imported: true });
     expect(JSON.stringify((await control.get('/_emulator/state')).body)).toBe(JSON.stringify(snapshot));
     expect((await ws.api.get('/v1/agents')).text).toBe(before);
-    // Into a brand-new emulator: the same answers there too.
-    const other = await createEmulator({ log: quiet });
+    // Into a brand-new emulator with the same seed: the same answers there too.
+    const other = await createEmulator({ seed: 9, log: quiet });
     try {
       expect((await client(other).put('/_emulator/state', snapshot)).status).toBe(200);
       expect((await client(other, ws.key).get('/v1/agents')).text).toBe(before);
     } finally {
       await other.close();
+    }
+  });
+
+  it('never shows key hashes: they are sealed, and only an emulator with the same secret can import them', async () => {
+    const ws = await workspace(emulator);
+    const exported = (await control.get('/_emulator/state')).text;
+    const { createHash } = await import('node:crypto');
+    expect(exported).not.toContain(createHash('sha256').update(ws.key).digest('hex'));
+    expect(exported).not.toContain(ws.key);
+    const stranger = await createEmulator({ seed: 10, log: quiet });
+    try {
+      const res = await client(stranger).put('/_emulator/state', JSON.parse(exported));
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].field).toMatch(/^tables\.api_keys\.\d+\.hash$/);
+    } finally {
+      await stranger.close();
     }
   });
 
