@@ -10,6 +10,7 @@ import { sha256Hex, safeEqual } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { resolveSettings, type Settings } from '../src/platform/settings.js';
+import type { Translator } from '../src/pages/translator.js';
 import { iso } from '../src/platform/time.js';
 import { createService, type Service } from '../src/service.js';
 import { adminUnauthorized, registerControlPlane } from './control-plane.routes.js';
@@ -33,6 +34,8 @@ export interface EmulatorOptions {
   /** When set, `/_emulator` and the console routes require `Authorization: Bearer <token>`. */
   adminToken?: string;
   liveFetch?: boolean;
+  /** Translates page texts when a site adds a language; default a deterministic offline one. */
+  translator?: Translator;
   siteDomain?: string;
   docsUrl?: string;
   jobConcurrency?: number;
@@ -258,6 +261,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     ...(options.siteDomain !== undefined && { siteDomain: options.siteDomain }),
     ...(options.docsUrl !== undefined && { docsUrl: options.docsUrl }),
     ...(options.liveFetch !== undefined && { liveFetch: options.liveFetch }),
+    ...(options.translator !== undefined && { translator: options.translator }),
     ...(options.jobConcurrency !== undefined && { jobConcurrency: options.jobConcurrency }),
     ...(options.log !== undefined && { log: options.log }),
   });

@@ -44,8 +44,8 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   const core: CoreDeps = { db, dialect: store.dialect, clock, ids, settings, cursors, jobs, workspaces };
   const knowledge = new KnowledgeService(core);
   const projects = new ProjectsService(core);
-  const pages = new PagesService(core);
-  const theme = new ThemeService(core);
+  const pages = new PagesService({ ...core, projects, agents, translator: settings.translator });
+  const theme = new ThemeService({ ...core, projects });
   const assets = new AssetsService(core);
   const brand = new BrandService(core);
   const usage = new UsageService(core);

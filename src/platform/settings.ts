@@ -1,4 +1,5 @@
 import type { Embedder } from '../knowledge/knowledge-index.js';
+import type { Translator } from '../pages/translator.js';
 
 /** Plan caps per countable item; `null` means no cap. */
 export interface Caps {
@@ -36,6 +37,8 @@ export interface Settings {
   fetchTimeoutMs: number;
   /** Turns knowledge chunks into vectors; unset means the built-in deterministic one. */
   embedder?: Embedder | undefined;
+  /** Translates page texts when a site adds a language; unset means the built-in deterministic one. */
+  translator?: Translator | undefined;
   workspaceDefaults: WorkspaceDefaults;
   /** Where unexpected errors are reported (never to the client). */
   log: (message: string, error?: unknown) => void;
