@@ -1,0 +1,71 @@
+import type { Passage } from './retrieval.service.js';
+import type { Lang } from './text.js';
+
+export interface ChatHistoryTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** Everything a model gets to answer one turn. */
+export interface ChatTurnInput {
+  agent: { id: string; name: string; identity: { businessName: string; description: string } };
+  /** The user's message, as sent. */
+  message: string;
+  /** The language of the message: the reply speaks it. */
+  lang: Lang;
+  /** Earlier turns of the conversation, oldest first. */
+  history: ChatHistoryTurn[];
+  /**
+   * The question retrieval answered: the message itself, or, for a follow-up ("and on
+   * Sundays?"), the earlier question it continues followed by the message.
+   */
+  query: string;
+  /** Retrieved passages, best first; empty when the agent knows nothing relevant. */
+  passages: Passage[];
+}
+
+export interface ChatReply {
+  /** The reply, one token at a time; joined they are the whole reply. */
+  tokens: AsyncIterable<string>;
+  /**
+   * The sources the reply draws on, in order, for the `sources` component. When absent,
+   * every passage given counts as used.
+   */
+  sourceIds?: string[];
+}
+
+/**
+ * What answers a chat turn. The default is the deterministic extractive responder; a
+ * user may plug a real model (see `openAiChatModel`) through the `chatModel` option.
+ */
+export interface ChatModel {
+  /** Part of the `cached` key: answers of another model are never reused. */
+  readonly id: string;
+  /** Starts a reply. The model must stop producing tokens once `signal` aborts. */
+  reply(input: ChatTurnInput, options: { signal: AbortSignal }): ChatReply | Promise<ChatReply>;
+}
+
+/**
+ * A text cut into model tokens (the `o200k_base` encoding), each decoded to its text;
+ * a character that spans several tokens comes out whole in one piece, so joined the
+ * pieces are exactly `text`.
+ */
+export async function tokenize(text: string): Promise<string[]> {
+  // Loaded on first use: the encoding's tables take a fifth of a second to load, a cost
+  // the emulator's start-up should not pay.
+  tokenizer ??= import('gpt-tokenizer');
+  const { decodeGenerator, encode } = await tokenizer;
+  const out: string[] = [];
+  for (const piece of decodeGenerator(encode(text))) if (piece) out.push(piece);
+  return out;
+}
+
+let tokenizer: Promise<typeof import('gpt-tokenizer')> | undefined;
+
+/** Yields `tokens` one by one, stopping as soon as `signal` aborts. */
+export async function* fromTokens(tokens: Iterable<string>, signal: AbortSignal): AsyncGenerator<string> {
+  for (const token of tokens) {
+    if (signal.aborted) return;
+    yield token;
+  }
+}

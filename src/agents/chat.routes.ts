@@ -1,0 +1,85 @@
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { AppEnv } from '../platform/context.js';
+import { problemBody } from '../platform/problem.js';
+import type { Router } from '../platform/route.js';
+import { ServiceError } from '../platform/service-error.js';
+import type { ChatService } from './chat.service.js';
+import { ChatAnswerSchema, ChatBodySchema, QueryBodySchema, QueryResultSchema } from './chat.schema.js';
+import type { RetrievalService } from './retrieval.service.js';
+
+/**
+ * True when the client asks for `text/event-stream` (with a non-zero quality) in
+ * `Accept`; any other answer is JSON.
+ */
+export function wantsStream(c: Context<AppEnv>): boolean {
+  const accept = c.req.header('accept');
+  if (!accept) return false;
+  return accept.split(',').some((range) => {
+    const [type = '', ...params] = range.trim().toLowerCase().split(';');
+    if (type.trim() !== 'text/event-stream') return false;
+    const q = params.map((p) => p.trim().split('=')).find(([k]) => k === 'q');
+    return !q || Number(q[1]) > 0;
+  });
+}
+
+/** `POST /v1/agents/{id}/query` and `POST /v1/agents/{id}/chat` (JSON and streamed). */
+export function registerChatRoutes(
+  router: Router,
+  deps: { retrieval: RetrievalService; chat: ChatService; log: (message: string, error?: unknown) => void },
+): void {
+  const tags = ['Agents'];
+  router.add(
+    {
+      method: 'POST', path: '/v1/agents/:agentId/query', tags, scope: 'knowledge:read',
+      summary: 'Retrieval probe: the passages the agent would answer from (costs no credit)',
+      body: QueryBodySchema,
+      responses: { 200: { description: 'Passages best first and how each strategy found them', schema: QueryResultSchema } },
+      errors: ['svc.request.validation_failed', 'svc.request.invalid', 'svc.agent.not_found'],
+    },
+    async ({ auth, params, body }) => ({ status: 200, body: await deps.retrieval.query(auth.workspaceId, params.agentId!, body) }),
+  );
+
+  router.add(
+    {
+      method: 'POST', path: '/v1/agents/:agentId/chat', tags, scope: 'chat:write',
+      summary: 'A chat turn (one credit); `Accept: text/event-stream` streams it as events start, token..., done or error',
+      body: ChatBodySchema,
+      // A stream cannot be replayed: only the JSON turn honours Idempotency-Key.
+      idempotent: (c) => !wantsStream(c),
+      responses: {
+        200: { description: 'The chat answer (JSON), or the event stream', schema: ChatAnswerSchema },
+      },
+      errors: [
+        'svc.request.validation_failed', 'svc.request.invalid', 'svc.chat.agent_scope_conflict', 'svc.agent.not_found',
+        'svc.resource.not_found', 'svc.usage.quota_exhausted', 'svc.idempotency.conflict', 'svc.service.unavailable',
+      ],
+    },
+    async ({ c, auth, params, body }) => {
+      if (!wantsStream(c)) {
+        return { status: 200, body: await deps.chat.answer(auth.workspaceId, params.agentId!, body, c.req.raw.signal) };
+      }
+      const turn = await deps.chat.openStream(auth.workspaceId, params.agentId!, body);
+      return streamSSE(c, async (stream) => {
+        const controller = new AbortController();
+        stream.onAbort(() => controller.abort());
+        const send = (event: string, data: unknown) => stream.writeSSE({ event, data: JSON.stringify(data) });
+        try {
+          await send('start', { conversationId: turn.conversationId });
+          for await (const text of turn.tokens(controller.signal)) {
+            if (stream.aborted) break;
+            await send('token', { text });
+          }
+          // A client that left stops the work; what it was sent stays unrecorded.
+          if (stream.aborted || controller.signal.aborted) return;
+          await send('done', await turn.finish());
+        } catch (error) {
+          if (!(error instanceof ServiceError)) deps.log(`chat stream failed (${c.get('requestId')})`, error);
+          await turn.fail().catch((e: unknown) => deps.log('could not undo a failed chat turn', e));
+          if (stream.aborted) return;
+          await send('error', problemBody(c, error instanceof ServiceError ? error : new ServiceError('svc.internal.error')));
+        }
+      });
+    },
+  );
+}

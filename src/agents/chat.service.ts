@@ -1,0 +1,249 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema/index.js';
+import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import type { Clock } from '../platform/clock.js';
+import { sha256Hex } from '../platform/crypto.js';
+import type { IdGenerator } from '../platform/ids.js';
+import { ServiceError } from '../platform/service-error.js';
+import type { WorkspacesService } from '../workspaces/workspaces.service.js';
+import type { Agent, AgentsService } from './agents.service.js';
+import { tokenize, type ChatHistoryTurn, type ChatModel, type ChatTurnInput } from './chat-model.js';
+import type { ChatBody } from './chat.schema.js';
+import { ConversationStore, type StoredAnswer } from './conversations.js';
+import { resolveQuery } from './follow-up.js';
+import { createResponder } from './responder.js';
+import { RetrievalService, type Passage } from './retrieval.service.js';
+import { detectLanguage, normaliseMessage, type Lang } from './text.js';
+
+export interface SourcesComponent {
+  type: 'sources';
+  items: { sourceId: string; title: string; url?: string }[];
+}
+
+/** The chat answer of API.md. */
+export interface ChatAnswer {
+  conversationId: string;
+  reply: string;
+  components: SourcesComponent[];
+  cached: boolean;
+}
+
+/** A streamed turn that was accepted: its credit is spent and its question recorded. */
+export interface StreamedTurn {
+  conversationId: string;
+  /** The reply's tokens; stops when `signal` aborts. */
+  tokens(signal: AbortSignal): AsyncIterable<string>;
+  /** Records the reply (every token was sent) and answers the whole chat answer. */
+  finish(): Promise<ChatAnswer>;
+  /** The turn failed after it started: the credit comes back and the turn leaves no trace. */
+  fail(): Promise<void>;
+}
+
+interface PreparedTurn {
+  workspaceId: string;
+  agent: Agent;
+  conversationId: string | undefined;
+  message: string;
+  lang: Lang;
+  history: ChatHistoryTurn[];
+  query: string;
+  cacheKey: string;
+  knowledgeVersion: string;
+  stored: StoredAnswer | undefined;
+  passages: Passage[];
+}
+
+/** Passages a turn reads. */
+const TURN_PASSAGES = 5;
+
+const quotaExhausted = () => new ServiceError('svc.usage.quota_exhausted');
+
+/**
+ * The chat turn: one credit per turn, conversations that continue, `cached` answers,
+ * and a `ChatModel` that writes the reply (the deterministic responder by default).
+ */
+export class ChatService {
+  readonly conversations: ConversationStore;
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<Database>;
+      clock: Clock;
+      ids: IdGenerator;
+      agents: AgentsService;
+      workspaces: WorkspacesService;
+      retrieval: RetrievalService;
+      knowledge: KnowledgeIndex;
+      model: ChatModel;
+    },
+  ) {
+    this.conversations = new ConversationStore(deps);
+    deps.agents.addDependent({
+      cascade: async (trx, workspaceId, agentId) => {
+        await this.conversations.deleteForAgent(trx, workspaceId, agentId);
+        return {};
+      },
+    });
+  }
+
+  /**
+   * A JSON turn. The reply is written first and the turn recorded after, in one
+   * transaction that also spends the credit: a turn that fails spends nothing.
+   */
+  async answer(workspaceId: string, agentId: string, body: ChatBody, signal?: AbortSignal): Promise<ChatAnswer> {
+    const turn = await this.#prepare(workspaceId, agentId, body);
+    const produced = turn.stored ?? (await this.#generate(turn, signal ?? new AbortController().signal));
+    return this.deps.db.transaction().execute(async (trx) => {
+      await this.#spend(trx, workspaceId);
+      const conversationId = turn.conversationId
+        ? (await this.conversations.getConversationOrThrow(workspaceId, agentId, turn.conversationId, trx)).id
+        : await this.conversations.create(trx, workspaceId, agentId);
+      await this.#record(trx, turn, conversationId, produced);
+      return { conversationId, reply: produced.reply, components: produced.components as SourcesComponent[], cached: turn.stored !== undefined };
+    });
+  }
+
+  /**
+   * Opens a streamed turn. Everything that can refuse it (the agent, the conversation,
+   * credits) happens here, before the first byte; the credit is spent and the question
+   * recorded before it answers.
+   */
+  async openStream(workspaceId: string, agentId: string, body: ChatBody): Promise<StreamedTurn> {
+    const turn = await this.#prepare(workspaceId, agentId, body);
+    const opened = await this.deps.db.transaction().execute(async (trx) => {
+      await this.#spend(trx, workspaceId);
+      const conversationId = turn.conversationId
+        ? (await this.conversations.getConversationOrThrow(workspaceId, agentId, turn.conversationId, trx)).id
+        : await this.conversations.create(trx, workspaceId, agentId);
+      const questionId = await this.conversations.append(trx, workspaceId, agentId, conversationId, { role: 'user', content: turn.message, lang: turn.lang });
+      return { conversationId, questionId };
+    });
+    let reply = '';
+    let components: SourcesComponent[] = (turn.stored?.components as SourcesComponent[] | undefined) ?? [];
+    const self = this;
+    return {
+      conversationId: opened.conversationId,
+      async *tokens(signal) {
+        const source = turn.stored
+          ? (await tokenize(turn.stored.reply))[Symbol.iterator]()
+          : await self.#startModel(turn, signal, (c) => (components = c));
+        for await (const token of source as AsyncIterable<string>) {
+          if (signal.aborted) return;
+          reply += token;
+          yield token;
+        }
+      },
+      finish: () =>
+        this.deps.db.transaction().execute(async (trx) => {
+          await this.#recordAnswer(trx, turn, opened.conversationId, { reply, components });
+          return { conversationId: opened.conversationId, reply, components, cached: turn.stored !== undefined };
+        }),
+      fail: () =>
+        this.deps.db.transaction().execute(async (trx) => {
+          await this.conversations.removeMessage(trx, opened.conversationId, opened.questionId);
+          await this.#refund(trx, workspaceId);
+        }),
+    };
+  }
+
+  async #prepare(workspaceId: string, agentId: string, body: ChatBody): Promise<PreparedTurn> {
+    if (body.agentId !== undefined) throw new ServiceError('svc.chat.agent_scope_conflict');
+    const agent = await this.deps.agents.getAgentOrThrow(workspaceId, agentId);
+    const conversation = body.conversationId
+      ? await this.conversations.getConversationOrThrow(workspaceId, agentId, body.conversationId)
+      : undefined;
+    // Checked again when spending; refusing here saves the work of an answer nobody may have.
+    if ((await this.deps.workspaces.messages(workspaceId)).remaining <= 0) throw quotaExhausted();
+    const history = conversation ? await this.conversations.history(conversation.id) : [];
+    const lastQuestion = [...history].reverse().find((t) => t.role === 'user');
+    const lang = detectLanguage(body.message, lastQuestion ? detectLanguage(lastQuestion.content) : 'en');
+    const { query, context } = resolveQuery(body.message, history);
+    const cacheKey = sha256Hex(`${this.deps.model.id}\n${normaliseMessage(body.message)}\n${normaliseMessage(context)}`);
+    const knowledgeVersion = await this.deps.knowledge.version(workspaceId, agentId);
+    const stored = await this.conversations.findAnswer(workspaceId, agentId, cacheKey, knowledgeVersion);
+    const passages = stored ? [] : (await this.deps.retrieval.search(workspaceId, agentId, { query, topics: [], limit: TURN_PASSAGES, lang })).passages;
+    return { workspaceId, agent, conversationId: conversation?.id, message: body.message, lang, history, query, cacheKey, knowledgeVersion, stored, passages };
+  }
+
+  async #startModel(turn: PreparedTurn, signal: AbortSignal, onSources: (components: SourcesComponent[]) => void): Promise<AsyncIterable<string>> {
+    const input: ChatTurnInput = {
+      agent: turn.agent,
+      message: turn.message,
+      lang: turn.lang,
+      history: turn.history,
+      query: turn.query,
+      passages: turn.passages,
+    };
+    const reply = await this.deps.model.reply(input, { signal });
+    onSources(sourcesComponents(turn.passages, reply.sourceIds));
+    return reply.tokens;
+  }
+
+  async #generate(turn: PreparedTurn, signal: AbortSignal): Promise<StoredAnswer> {
+    let components: SourcesComponent[] = [];
+    const tokens = await this.#startModel(turn, signal, (c) => (components = c));
+    let reply = '';
+    for await (const token of tokens) reply += token;
+    if (signal.aborted) {
+      throw new ServiceError('svc.service.unavailable', { detail: { en: 'The turn was cancelled.', es: 'El turno se canceló.' } });
+    }
+    return { reply, components };
+  }
+
+  async #spend(trx: Transaction<Database>, workspaceId: string): Promise<void> {
+    if (!(await this.deps.workspaces.spendCredit(workspaceId, trx))) throw quotaExhausted();
+  }
+
+  // The workspaces part spends credits; giving one back is the one write chat makes to
+  // its table, for a stream that failed after it had spent.
+  async #refund(trx: Transaction<Database>, workspaceId: string): Promise<void> {
+    await trx
+      .updateTable('workspaces')
+      .set((eb) => ({ messages_used: eb('messages_used', '-', 1) }))
+      .where('id', '=', workspaceId)
+      .where('messages_used', '>', 0)
+      .execute();
+  }
+
+  async #record(trx: Transaction<Database>, turn: PreparedTurn, conversationId: string, answer: StoredAnswer): Promise<void> {
+    await this.conversations.append(trx, turn.workspaceId, turn.agent.id, conversationId, { role: 'user', content: turn.message, lang: turn.lang });
+    await this.#recordAnswer(trx, turn, conversationId, answer);
+  }
+
+  async #recordAnswer(trx: Transaction<Database>, turn: PreparedTurn, conversationId: string, answer: StoredAnswer): Promise<void> {
+    await this.conversations.append(trx, turn.workspaceId, turn.agent.id, conversationId, {
+      role: 'assistant',
+      content: answer.reply,
+      lang: turn.lang,
+      cacheKey: turn.cacheKey,
+      knowledgeVersion: turn.knowledgeVersion,
+      components: answer.components,
+    });
+  }
+}
+
+/** The `sources` component of the passages a reply used (all of them unless told). */
+export function sourcesComponents(passages: Passage[], sourceIds?: string[]): SourcesComponent[] {
+  const wanted = sourceIds ?? [...new Set(passages.map((p) => p.sourceId))];
+  const items: SourcesComponent['items'] = [];
+  for (const id of wanted) {
+    const passage = passages.find((p) => p.sourceId === id);
+    if (passage) items.push({ sourceId: id, title: passage.title, ...(passage.url !== undefined && { url: passage.url }) });
+  }
+  return items.length ? [{ type: 'sources', items }] : [];
+}
+
+/** Builds retrieval and chat over the knowledge index (the composition root calls this once). */
+export function createChatServices(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  ids: IdGenerator;
+  agents: AgentsService;
+  workspaces: WorkspacesService;
+  knowledge: KnowledgeIndex;
+  model: ChatModel | undefined;
+}): { retrieval: RetrievalService; chat: ChatService } {
+  const retrieval = new RetrievalService({ agents: deps.agents, knowledge: deps.knowledge });
+  const chat = new ChatService({ ...deps, retrieval, model: deps.model ?? createResponder() });
+  return { retrieval, chat };
+}

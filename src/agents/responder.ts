@@ -1,0 +1,116 @@
+import { fromTokens, tokenize, type ChatModel, type ChatReply, type ChatTurnInput } from './chat-model.js';
+import type { Passage } from './retrieval.service.js';
+import { fold, sentences, termSet, words, type Lang } from './text.js';
+
+const GREETINGS = new Set(['hi', 'hello', 'hey', 'hola', 'buenas', 'buenos', 'dias', 'tardes', 'noches', 'good', 'morning', 'afternoon', 'evening', 'saludos', 'greetings', 'there']);
+
+/** Passages scored below this are not used to answer. */
+const MIN_PASSAGE_SCORE = 0.15;
+/** At most this many sentences make a reply. */
+const MAX_SENTENCES = 3;
+/** Weight of a term that only the earlier questions of a follow-up carry. */
+const CONTEXT_WEIGHT = 0.5;
+
+interface Candidate {
+  text: string;
+  passage: Passage;
+  passageRank: number;
+  order: number;
+  score: number;
+}
+
+function greeting(input: ChatTurnInput): string {
+  const { name, identity } = input.agent;
+  return input.lang === 'es'
+    ? `¡Hola! Soy ${name}, el asistente de ${identity.businessName}. ¿En qué puedo ayudarte?`
+    : `Hello! I'm ${name}, the assistant of ${identity.businessName}. How can I help you?`;
+}
+
+function fallback(input: ChatTurnInput): string {
+  const business = input.agent.identity.businessName;
+  return input.lang === 'es'
+    ? `Lo siento, todavía no tengo información sobre eso. Puedes preguntarme otra cosa o contactar directamente con ${business}.`
+    : `I'm sorry, I don't have information about that yet. You can ask me something else or contact ${business} directly.`;
+}
+
+function otherLanguageNote(lang: Lang): string {
+  return lang === 'es' ? 'Solo tengo esta información en inglés:' : 'I only have this information in Spanish:';
+}
+
+function isGreeting(message: string): boolean {
+  const list = words(message).map(fold);
+  return list.length > 0 && list.length <= 4 && list.every((w) => GREETINGS.has(w));
+}
+
+/**
+ * Picks the sentences that best answer the question: each sentence of each usable
+ * passage is scored by the question's terms it holds (terms that only the earlier
+ * questions of a follow-up carry count half), divided by a gentle length penalty, and
+ * lifted by its passage's score. The best few, kept in reading order, are the reply.
+ */
+export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign: boolean } {
+  const focus = termSet(input.message);
+  const context = termSet(input.query);
+  for (const t of focus) context.delete(t);
+  const weights = new Map<string, number>();
+  for (const t of context) weights.set(t, focus.size ? CONTEXT_WEIGHT : 1);
+  for (const t of focus) weights.set(t, 1);
+  if (!weights.size) return { sentences: [], foreign: false };
+
+  const all: Candidate[] = [];
+  input.passages.forEach((passage, passageRank) => {
+    if (passage.score < MIN_PASSAGE_SCORE) return;
+    sentences(passage.text, passage.lang).forEach((text, order) => {
+      const st = termSet(text);
+      let match = 0;
+      let focusHits = 0;
+      for (const t of st) {
+        const w = weights.get(t);
+        if (w === undefined) continue;
+        match += w;
+        if (focus.has(t)) focusHits++;
+      }
+      // A sentence must hold a word of the message itself, unless the message has none.
+      if (match === 0 || (focus.size > 0 && focusHits === 0)) return;
+      const score = (match / Math.sqrt(1 + st.size / 8)) * (0.5 + passage.score);
+      all.push({ text, passage, passageRank, order, score });
+    });
+  });
+  const own = all.filter((c) => c.passage.lang === input.lang);
+  const pool = own.length ? own : all;
+  pool.sort((a, b) => b.score - a.score || a.passageRank - b.passageRank || a.order - b.order);
+  const best = pool[0];
+  if (!best) return { sentences: [], foreign: false };
+  // Keep close seconds only: a weak sentence dilutes a good answer.
+  const chosen = pool.filter((c) => c.score >= best.score * 0.6).slice(0, MAX_SENTENCES);
+  chosen.sort((a, b) => a.passageRank - b.passageRank || a.order - b.order);
+  return { sentences: chosen, foreign: !own.length };
+}
+
+/** The reply text and the sources it draws on. */
+export function compose(input: ChatTurnInput): { text: string; sourceIds: string[] } {
+  if (isGreeting(input.message)) return { text: greeting(input), sourceIds: [] };
+  const { sentences: chosen, foreign } = extract(input);
+  if (!chosen.length) return { text: fallback(input), sourceIds: [] };
+  const body = chosen.map((c) => c.text).join(' ');
+  return {
+    text: foreign ? `${otherLanguageNote(input.lang)} ${body}` : body,
+    sourceIds: [...new Set(chosen.map((c) => c.passage.sourceId))],
+  };
+}
+
+/**
+ * The default model: deterministic and extractive. It answers with the sentences of the
+ * retrieved passages that best answer the question, in the language of the message
+ * where the knowledge has it, greets back a greeting, and says politely when it knows
+ * nothing relevant. The same input always gives the same reply.
+ */
+export function createResponder(): ChatModel {
+  return {
+    id: 'svc-extractive-1',
+    async reply(input, { signal }): Promise<ChatReply> {
+      const { text, sourceIds } = compose(input);
+      return { tokens: fromTokens(await tokenize(text), signal), sourceIds };
+    },
+  };
+}

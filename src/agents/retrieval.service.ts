@@ -1,0 +1,208 @@
+import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import type { AgentsService } from './agents.service.js';
+import type { QueryBody } from './chat.schema.js';
+import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
+import { detectLanguage, isStopWord, termSet, words, type Lang } from './text.js';
+
+export interface Passage {
+  sourceId: string;
+  title: string;
+  text: string;
+  /** 0..1, best first. */
+  score: number;
+  topics: string[];
+  lang: Lang;
+  url?: string;
+}
+
+export interface QueryResult {
+  passages: Passage[];
+  /** How many returned passages each strategy found (a passage found by both counts in both). */
+  strategies: { topics: number; vector: number };
+}
+
+export interface SearchInput extends QueryBody {
+  /** The language to favour; by default the query's own. */
+  lang?: Lang;
+}
+
+// Weights of the fused score; they add up to 1 so that the score stays in 0..1.
+const W_DENSE = 0.5;
+const W_LEXICAL = 0.3;
+const W_TOPIC = 0.15;
+const W_LANG = 0.05;
+/** Below this cosine a chunk is not "found" by vector similarity alone. */
+const MIN_DENSE = 0.05;
+/** A topic's centroid must be at least this close to route a query that names no topic. */
+const MIN_CENTROID = 0.25;
+const LEXICAL_HITS = 50;
+
+interface Candidate {
+  position: number;
+  dense: number;
+  lexical: number;
+  byVector: boolean;
+  byTopic: boolean;
+}
+
+/**
+ * Retrieval over the knowledge index: two strategies fused into one ranking. Topic
+ * routing picks the topics a query is about (named in the request, named by the query's
+ * words, or nearest by centroid) and takes their chunks; similarity search takes the
+ * chunks nearest to the query's vector, helped by the full-text index, which finds exact
+ * words a hashed vector blurs. Each candidate's score is a weighted sum of its cosine,
+ * its lexical match, whether a routed topic holds it and whether it speaks the query's
+ * language.
+ */
+export class RetrievalService {
+  readonly #cache: ScopeIndexCache;
+
+  constructor(private readonly deps: { agents: AgentsService; knowledge: KnowledgeIndex }) {
+    this.#cache = new ScopeIndexCache(deps.knowledge);
+  }
+
+  /** `POST /v1/agents/{id}/query`: costs no credit. */
+  async query(workspaceId: string, agentId: string, input: QueryBody): Promise<QueryResult> {
+    await this.deps.agents.getAgentOrThrow(workspaceId, agentId);
+    return this.search(workspaceId, agentId, input);
+  }
+
+  /** The ranking itself, for an agent known to exist. */
+  async search(workspaceId: string, agentId: string, input: SearchInput): Promise<QueryResult> {
+    const index = await this.#cache.get(workspaceId, agentId);
+    if (index.size === 0) return { passages: [], strategies: { topics: 0, vector: 0 } };
+    const lang = input.lang ?? detectLanguage(input.query);
+    const queryTerms = termSet(input.query);
+    const requested = new Set(input.topics);
+    const eligible = (i: number): boolean => {
+      if (requested.size === 0) return true;
+      const topics = index.chunks[i]!.topics;
+      return topics.length === 0 || topics.some((t) => requested.has(t));
+    };
+
+    const [vector] = await this.deps.knowledge.embedder.embed([input.query]);
+    const dense = index.similarities(vector!);
+    const lexical = await this.#lexical(workspaceId, agentId, index, input.query);
+    const routed = this.#route(index, queryTerms, requested, vector!);
+
+    const candidates = new Map<number, Candidate>();
+    const add = (position: number): Candidate => {
+      let c = candidates.get(position);
+      if (!c) candidates.set(position, (c = { position, dense: dense[position]!, lexical: lexical.get(position) ?? 0, byVector: false, byTopic: false }));
+      return c;
+    };
+    const pool = Math.max(input.limit * 4, 20);
+    for (const i of topPositions(dense, pool, (i) => eligible(i) && dense[i]! >= MIN_DENSE)) add(i).byVector = true;
+    for (const i of lexical.keys()) if (eligible(i)) add(i).byVector = true;
+    for (const topic of routed) {
+      const entry = index.topics.get(topic);
+      if (!entry) continue;
+      const members = entry.members;
+      for (const i of topPositions(dense, pool, (i) => eligible(i), members)) add(i).byTopic = true;
+      for (const i of members) if (lexical.has(i) && eligible(i)) add(i).byTopic = true;
+    }
+    for (const c of candidates.values()) {
+      if (!c.byTopic && routed.size && index.chunks[c.position]!.topics.some((t) => routed.has(t))) c.byTopic = true;
+    }
+
+    const scored = [...candidates.values()].map((c) => {
+      const chunk = index.chunks[c.position]!;
+      const coverage = queryTerms.size ? overlap(queryTerms, termSet(`${chunk.title}\n${chunk.text}`)) / queryTerms.size : 0;
+      const score =
+        W_DENSE * Math.max(0, c.dense) +
+        W_LEXICAL * (0.5 * c.lexical + 0.5 * coverage) +
+        W_TOPIC * (c.byTopic ? 1 : 0) +
+        W_LANG * (chunk.lang === lang ? 1 : 0);
+      return { c, chunk, score: Math.min(1, Math.max(0, score)) };
+    });
+    scored.sort((a, b) => b.score - a.score || (a.chunk.chunkId < b.chunk.chunkId ? -1 : 1));
+    const top = scored.slice(0, input.limit);
+    return {
+      passages: top.map(({ chunk, score }) => ({
+        sourceId: chunk.sourceId,
+        title: chunk.title,
+        text: chunk.text,
+        score: Math.round(score * 10_000) / 10_000,
+        topics: chunk.topics,
+        lang: chunk.lang,
+        ...(chunk.url !== undefined && { url: chunk.url }),
+      })),
+      strategies: {
+        topics: top.filter((s) => s.c.byTopic).length,
+        vector: top.filter((s) => s.c.byVector).length,
+      },
+    };
+  }
+
+  /** Forgets every in-memory index (after a state import). */
+  clear(): void {
+    this.#cache.clear();
+  }
+
+  /** Full-text hits by position, normalised so the best hit is 1. */
+  async #lexical(workspaceId: string, agentId: string, index: ScopeIndex, query: string): Promise<Map<number, number>> {
+    // Only content words reach the full-text engine: punctuation and operators never do.
+    const text = words(query).filter((w) => !isStopWord(w)).join(' ');
+    const out = new Map<number, number>();
+    if (!text) return out;
+    const hits = await this.deps.knowledge.searchLexical(workspaceId, agentId, text, LEXICAL_HITS);
+    const best = hits.reduce((m, h) => Math.max(m, h.score), 0);
+    if (best <= 0) return out;
+    for (const hit of hits) {
+      const position = index.position(hit.chunkId);
+      if (position !== undefined && hit.score > 0) out.set(position, hit.score / best);
+    }
+    return out;
+  }
+
+  /** The topics a query is routed to. */
+  #route(index: ScopeIndex, queryTerms: Set<string>, requested: Set<string>, vector: Float32Array): Set<string> {
+    if (requested.size) return new Set([...requested].filter((t) => index.topics.has(t)));
+    const named = new Set<string>();
+    for (const [topic, entry] of index.topics) if (entry.stems.some((s) => queryTerms.has(s))) named.add(topic);
+    if (named.size) return named;
+    let best: string | undefined;
+    let bestSim = MIN_CENTROID;
+    for (const [topic, entry] of index.topics) {
+      const sim = dot(entry.centroid, vector);
+      if (sim > bestSim) {
+        best = topic;
+        bestSim = sim;
+      }
+    }
+    return new Set(best ? [best] : []);
+  }
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
+
+function overlap(a: Set<string>, b: Set<string>): number {
+  let n = 0;
+  for (const x of a) if (b.has(x)) n++;
+  return n;
+}
+
+/**
+ * The `k` positions with the highest scores that pass `keep`, best first; over `among`
+ * when given, else over every position. A bounded insertion list: linear in practice.
+ */
+export function topPositions(scores: ArrayLike<number>, k: number, keep: (i: number) => boolean, among?: ArrayLike<number>): number[] {
+  const best: number[] = [];
+  const n = among ? among.length : scores.length;
+  for (let j = 0; j < n; j++) {
+    const i = among ? among[j]! : j;
+    const s = scores[i]!;
+    if (best.length === k && s <= scores[best[k - 1]!]!) continue;
+    if (!keep(i)) continue;
+    let at = best.length;
+    while (at > 0 && scores[best[at - 1]!]! < s) at--;
+    best.splice(at, 0, i);
+    if (best.length > k) best.pop();
+  }
+  return best;
+}

@@ -1,0 +1,127 @@
+/**
+ * Text helpers shared by retrieval and the default responder: word and sentence
+ * segmentation (the platform's `Intl.Segmenter`), accent folding, stop words, a light
+ * stemmer for Spanish and English, and a language guess.
+ */
+export type Lang = 'es' | 'en';
+
+const wordSegmenter = new Intl.Segmenter('und', { granularity: 'word' });
+const sentenceSegmenters: Record<Lang, Intl.Segmenter> = {
+  es: new Intl.Segmenter('es', { granularity: 'sentence' }),
+  en: new Intl.Segmenter('en', { granularity: 'sentence' }),
+};
+
+const EN_STOP = new Set(
+  ('a an the and or but if then so of to in on at by for with from about into over after before under between ' +
+    'is are was were be been being am do does did have has had having can could will would shall should may might must ' +
+    'i me my we our us you your he him his she her it its they them their this that these those there here ' +
+    'what which who whom whose when where why how all any both each few more most other some such no nor not only own same ' +
+    'than too very just also as up out off again further once please tell know want need like get got let lets ' +
+    'hi hello thanks thank ok okay yes').split(' '),
+);
+
+const ES_STOP = new Set(
+  ('el la los las un una unos unas y o u e ni pero si sino que de del al a en por para con sin sobre entre hasta desde ' +
+    'es son era eran ser fue fueron está están estar estoy estás hay ha han he has haber tiene tienen tener tengo ' +
+    'puede pueden puedo puedes podría hacer hace hago se me te le les nos os lo mi mis tu tus su sus nuestro nuestra ' +
+    'yo tú él ella ellos ellas usted ustedes este esta estos estas ese esa esos esas eso esto aquí allí ' +
+    'qué cuál cuáles quién quiénes cuándo dónde cómo cuánto cuánta cuántos cuántas por qué muy más menos también ' +
+    'ya no sí como cuando donde porque todo toda todos todas algo alguno alguna otro otra otros otras mismo ' +
+    'hola gracias favor quiero quisiera saber decir dime necesito').split(' '),
+);
+
+/** Words that only Spanish writes this often (used to guess the language of a message). */
+const ES_MARKERS = new Set(['el', 'la', 'los', 'las', 'de', 'del', 'que', 'qué', 'y', 'en', 'es', 'por', 'para', 'con', 'una', 'un', 'cómo', 'cuál', 'dónde', 'cuándo', 'hay', 'tienen', 'puedo', 'hola', 'gracias', 'sí', 'más', 'su', 'sus', 'se', 'al', 'lo', 'mi', 'tu', 'son', 'está', 'están', 'horario', 'precio']);
+const EN_MARKERS = new Set(['the', 'of', 'and', 'to', 'is', 'are', 'what', 'how', 'when', 'where', 'which', 'do', 'does', 'can', 'you', 'your', 'i', 'my', 'a', 'an', 'in', 'on', 'for', 'with', 'it', 'its', 'hello', 'hi', 'thanks', 'please', 'there', 'have', 'has', 'price', 'hours']);
+
+/** Lowercase without accents: `Atención` and `atencion` compare equal. */
+export function fold(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+}
+
+/** The word-like segments of a text, lowercase, accents kept. */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  for (const s of wordSegmenter.segment(text.normalize('NFC'))) if (s.isWordLike) out.push(s.segment.toLowerCase());
+  return out;
+}
+
+export function isStopWord(word: string): boolean {
+  return EN_STOP.has(word) || ES_STOP.has(word);
+}
+
+const SUFFIXES = ['amientos', 'imientos', 'amiento', 'imiento', 'aciones', 'iciones', 'ations', 'mente', 'acion', 'icion', 'ation', 'ments', 'ment', 'ings', 'ing', 'ies', 'es', 'ed', 's'];
+
+/**
+ * A light stem, the same for both languages: folded, a common inflection suffix off,
+ * then at most 6 characters, so `reservations`, `reservation` and `reservar` meet.
+ */
+export function stem(word: string): string {
+  let w = fold(word);
+  if (/^\d+$/.test(w)) return w;
+  for (const suffix of SUFFIXES) {
+    if (w.length - suffix.length >= 4 && w.endsWith(suffix)) {
+      w = w.slice(0, w.length - suffix.length);
+      break;
+    }
+  }
+  return w.length > 6 ? w.slice(0, 6) : w;
+}
+
+/** Content terms of a text: words that are not stop words, stemmed, in order (with repeats). */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (isStopWord(w)) continue;
+    if (w.length < 2 && !/\d/.test(w)) continue;
+    out.push(stem(w));
+  }
+  return out;
+}
+
+/** Distinct content terms of a text. */
+export function termSet(text: string): Set<string> {
+  return new Set(terms(text));
+}
+
+/**
+ * The language a message is written in: Spanish punctuation and accents or more
+ * Spanish function words make it `es`; otherwise `en`, or `fallback` when nothing tells.
+ */
+export function detectLanguage(text: string, fallback: Lang = 'en'): Lang {
+  let es = /[¿¡ñ]/i.test(text) ? 2 : 0;
+  let en = 0;
+  if (/[áéíóú]/i.test(text)) es += 1;
+  for (const w of words(text)) {
+    if (ES_MARKERS.has(w)) es += 1;
+    if (EN_MARKERS.has(w)) en += 1;
+  }
+  if (es === en) return fallback;
+  return es > en ? 'es' : 'en';
+}
+
+/**
+ * The sentences of a passage. Markdown line structure counts: a heading or a list item
+ * is a sentence of its own even without a full stop.
+ */
+export function sentences(text: string, lang: Lang): string[] {
+  const out: string[] = [];
+  for (const rawLine of text.split(/\n+/)) {
+    const line = rawLine
+      .replace(/^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, '')
+      .replace(/[*_`]+/g, '')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .trim();
+    if (!line) continue;
+    for (const s of sentenceSegmenters[lang].segment(line)) {
+      const sentence = s.segment.trim();
+      if (sentence) out.push(sentence);
+    }
+  }
+  return out;
+}
+
+/** Normalised form of a message for "the same message" comparisons: folded, words only. */
+export function normaliseMessage(text: string): string {
+  return words(text).map(fold).join(' ');
+}

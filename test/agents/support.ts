@@ -1,0 +1,50 @@
+import { createParser } from 'eventsource-parser';
+import type { Emulator } from '../../emulator/emulator.js';
+import type { Client } from '../support/client.js';
+
+export interface StreamEvent {
+  event: string;
+  data: any;
+}
+
+/** Creates an agent and answers its id. */
+export async function createAgent(api: Client, name = 'Ada', businessName = 'Acme'): Promise<string> {
+  const res = await api.post('/v1/agents', { name, identity: { businessName } });
+  if (res.status !== 201) throw new Error(`agent: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
+/** Sends a streamed chat turn and answers the raw response (the caller reads it). */
+export function streamRequest(emulator: Emulator, key: string, agentId: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return emulator.request(`/v1/agents/${agentId}/chat`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+/**
+ * Reads a server-sent event stream as a client would (eventsource-parser); with
+ * `stopAfter`, cancels the body once that many events arrived (a client leaving).
+ */
+export async function readEvents(res: Response, stopAfter?: number): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  const parser = createParser({ onEvent: (e) => events.push({ event: e.event ?? 'message', data: JSON.parse(e.data) }) });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+    if (stopAfter !== undefined && events.length >= stopAfter) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return events;
+}
+
+/** The workspace's message credits. */
+export function messages(emulator: Emulator, workspaceId: string): Promise<{ used: number; limit: number; remaining: number }> {
+  return emulator.service.workspaces.messages(workspaceId);
+}
