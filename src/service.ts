@@ -46,7 +46,7 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   const projects = new ProjectsService(core);
   const pages = new PagesService({ ...core, projects, agents, translator: settings.translator });
   const theme = new ThemeService({ ...core, projects });
-  const assets = new AssetsService(core);
+  const assets = new AssetsService({ ...core, pages });
   const brand = new BrandService(core);
   const usage = new UsageService(core);
   const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget()];

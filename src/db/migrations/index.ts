@@ -2,6 +2,7 @@ import type { DialectMigration } from '../migrate.js';
 import { core } from './0001-core.js';
 import { knowledge } from './0002-knowledge.js';
 import { sites } from './0003-sites.js';
+import { assets } from './0004-assets.js';
 import { chat } from './0005-chat.js';
 
 /**
@@ -13,5 +14,6 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0001-core': core,
   '0002-knowledge': knowledge,
   '0003-sites': sites,
+  '0004-assets': assets,
   '0005-chat': chat,
 };

@@ -39,6 +39,9 @@ export const TABLES = [
   'pages',
   'themes',
   // assets, brand
+  'assets',
+  'brands',
+  'brand_files',
 ] as const satisfies readonly (keyof Database)[];
 
 /** Tables that belong to no workspace (emulator bookkeeping and configuration). */

@@ -1,0 +1,52 @@
+import * as v from 'valibot';
+import { pageQuery } from '../platform/pagination.js';
+
+const KEY_RULE = 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit';
+
+const Key = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, KEY_RULE));
+const PageId = v.pipe(v.string(), v.minLength(1, 'must be a page id'), v.maxLength(64, 'must be a page id'));
+const Alt = v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'));
+
+/** `POST /v1/assets` (multipart): the file and its optional key, page and alt text. */
+export const AssetUploadSchema = v.strictObject({
+  file: v.instance(File, 'must be a file'),
+  key: v.optional(Key),
+  pageId: v.optional(PageId),
+  alt: v.optional(Alt),
+});
+
+export type AssetUpload = v.InferOutput<typeof AssetUploadSchema>;
+
+export const AssetListQuerySchema = pageQuery({
+  pageId: v.optional(PageId),
+  key: v.optional(Key),
+  kind: v.optional(v.picklist(['image', 'video'], 'must be image or video')),
+});
+
+export type AssetListQuery = v.InferOutput<typeof AssetListQuerySchema>;
+
+/** Query of `GET /files/{assetId}`; a missing or malformed part is a bad signature, not a 400. */
+export const FileQuerySchema = v.object({
+  expires: v.optional(v.string()),
+  signature: v.optional(v.string()),
+});
+
+export const AssetSchema = v.object({
+  id: v.string(),
+  key: v.optional(v.string()),
+  pageId: v.optional(v.string()),
+  alt: v.optional(v.string()),
+  kind: v.picklist(['image', 'video']),
+  contentType: v.string(),
+  byteSize: v.number(),
+  width: v.optional(v.number()),
+  height: v.optional(v.number()),
+  durationSeconds: v.optional(v.number()),
+  url: v.string(),
+  urlExpiresAt: v.string(),
+  createdAt: v.string(),
+});
+
+export const AssetListSchema = v.object({ data: v.array(AssetSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
+
+export const AssetDeletedSchema = v.object({ assetId: v.string(), deleted: v.literal(true) });

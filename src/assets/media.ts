@@ -1,0 +1,103 @@
+import { fileTypeFromBuffer } from 'file-type';
+import { imageSize } from 'image-size';
+import { ALL_FORMATS, BufferSource, Input } from 'mediabunny';
+import { ServiceError } from '../platform/service-error.js';
+
+/** Image formats an asset may be (CONTRACT, Assets), as the sniffer names them. */
+export const ASSET_IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/avif'];
+export const ASSET_VIDEO_TYPES: readonly string[] = ['video/mp4', 'video/webm'];
+export const MAX_VIDEO_SECONDS = 60;
+
+export interface MediaInfo {
+  kind: 'image' | 'video';
+  contentType: string;
+  width?: number;
+  height?: number;
+  durationSeconds?: number;
+}
+
+/** The MIME type the bytes carry, judged by their content only; undefined when unknown. */
+export async function sniffType(bytes: Uint8Array): Promise<string | undefined> {
+  if (bytes.byteLength === 0) return undefined;
+  try {
+    return (await fileTypeFromBuffer(bytes))?.mime;
+  } catch {
+    return undefined;
+  }
+}
+
+// A PNG's last chunk is IEND: its type and fixed CRC. A file cut short never has it.
+const PNG_END = Buffer.from([0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]);
+
+/**
+ * Width and height of an image, or undefined when its header cannot be read (or, for
+ * a PNG, when its end is missing: a cut-off upload still has a readable header).
+ */
+export function readImageSize(bytes: Uint8Array, type?: string): { width: number; height: number } | undefined {
+  if (type === 'image/png' && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(PNG_END) === -1) return undefined;
+  try {
+    const { width, height } = imageSize(bytes);
+    return width > 0 && height > 0 ? { width, height } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The picture size and length (seconds, ms precision) of a video, read from its
+ * container by mediabunny: music-metadata 11 takes an MP4's duration from its audio
+ * tracks only, so a silent clip would have none and one whose sound is shorter than
+ * its picture would look shorter than it is. `undefined` when there is no picture.
+ */
+async function readVideo(bytes: Uint8Array): Promise<{ seconds: number | undefined; width: number; height: number } | undefined> {
+  const input = new Input({ source: new BufferSource(bytes), formats: ALL_FORMATS });
+  try {
+    const track = await input.getPrimaryVideoTrack();
+    if (!track) return undefined;
+    const seconds = await input.computeDuration();
+    return {
+      seconds: Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) / 1000 : undefined,
+      width: track.displayWidth,
+      height: track.displayHeight,
+    };
+  } catch {
+    return undefined;
+  } finally {
+    input.dispose();
+  }
+}
+
+function unsupported(en: string, es: string): ServiceError {
+  return new ServiceError('svc.asset.format_unsupported', { detail: { en, es }, errors: [{ field: 'file', reason: en }] });
+}
+
+/**
+ * What an uploaded file is, judged by its bytes, never by its name or declared type:
+ * PNG, JPEG, WebP, GIF or AVIF with a readable size, or MP4 or WebM with a picture
+ * and a readable duration of at most 60 seconds. Anything else throws
+ * `415 svc.asset.format_unsupported`; a longer video `422 svc.asset.video_too_long`.
+ */
+export async function inspectMedia(bytes: Uint8Array): Promise<MediaInfo> {
+  const type = await sniffType(bytes);
+  if (type && ASSET_IMAGE_TYPES.includes(type)) {
+    const size = readImageSize(bytes, type);
+    if (!size) throw unsupported('The image size cannot be read; the file is damaged or truncated.', 'No se puede leer el tamaño de la imagen; el archivo está dañado o incompleto.');
+    return { kind: 'image', contentType: type, ...size };
+  }
+  if (type && ASSET_VIDEO_TYPES.includes(type)) {
+    const video = await readVideo(bytes);
+    if (!video) throw unsupported('The file has no readable video track.', 'El archivo no tiene una pista de vídeo legible.');
+    if (video.seconds === undefined) throw unsupported('The video duration cannot be read.', 'No se puede leer la duración del vídeo.');
+    if (video.seconds > MAX_VIDEO_SECONDS) {
+      throw new ServiceError('svc.asset.video_too_long', {
+        detail: { en: `The video lasts ${video.seconds} s; at most ${MAX_VIDEO_SECONDS} s are accepted.`, es: `El vídeo dura ${video.seconds} s; se aceptan como máximo ${MAX_VIDEO_SECONDS} s.` },
+        errors: [{ field: 'file', reason: `longer than ${MAX_VIDEO_SECONDS} seconds`, durationSeconds: video.seconds }],
+      });
+    }
+    return { kind: 'video', contentType: type, durationSeconds: video.seconds, ...(video.width > 0 && video.height > 0 && { width: video.width, height: video.height }) };
+  }
+  throw unsupported(
+    'The bytes are not a PNG, JPEG, WebP, GIF or AVIF image, nor an MP4 or WebM video.',
+    'Los bytes no son una imagen PNG, JPEG, WebP, GIF o AVIF, ni un vídeo MP4 o WebM.',
+  );
+}
