@@ -17,6 +17,7 @@ import { ThemeService } from './theme/theme.service.js';
 import { AssetsService } from './assets/assets.service.js';
 import { BrandService } from './brand/brand.service.js';
 import { UsageService } from './usage/usage.service.js';
+import { coreCounters } from './usage/counters.js';
 
 export interface ServiceOptions {
   db: Store;
@@ -48,7 +49,10 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   const theme = new ThemeService({ ...core, projects });
   const assets = new AssetsService({ ...core, pages });
   const brand = new BrandService(core);
-  const usage = new UsageService(core);
+  const usage = new UsageService({
+    ...core,
+    counters: { ...coreCounters(db), projects: (ws, on) => projects.count(ws, on), pages: (ws, on) => pages.count(ws, on) },
+  });
   const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget()];
 
   return {

@@ -1,8 +1,15 @@
 import type { Router } from '../platform/route.js';
 import type { UsageService } from './usage.service.js';
+import { UsageSchema } from './usage.schema.js';
 
-/** The usage routes under `/v1`. */
+/** `GET /v1/usage`. */
 export function registerUsageRoutes(router: Router, usage: UsageService): void {
-  void router;
-  void usage;
+  router.add(
+    {
+      method: 'GET', path: '/v1/usage', tags: ['Usage'], scope: 'analytics:read',
+      summary: 'Messages used, counts against plan caps, and today\'s activity',
+      responses: { 200: { description: 'Usage of the workspace', schema: UsageSchema } },
+    },
+    async ({ auth }) => ({ status: 200, body: await usage.get(auth.workspaceId) }),
+  );
 }

@@ -1,6 +1,27 @@
 import type { CoreDeps } from '../core.js';
+import { CAP_NAMES, type CapName } from '../platform/settings.js';
+import type { UsageCounters } from './counters.js';
+import type { Usage } from './usage.schema.js';
 
-/** Usage: see API.md and CONTRACT.md. */
+/**
+ * What a workspace has used against its plan: AI message credits, the countable
+ * items next to their caps, and today's activity next to the daily cap. Each part
+ * that owns a countable item lends its counter (`counters`, wired in `createService`).
+ */
 export class UsageService {
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(private readonly deps: CoreDeps & { counters: UsageCounters }) {}
+
+  /** The usage record of a workspace; today's activity includes the request asking. */
+  async get(workspaceId: string): Promise<Usage> {
+    const { workspaces, counters } = this.deps;
+    const workspace = await workspaces.getWorkspaceOrThrow(workspaceId);
+    const counts = {} as Record<CapName, number>;
+    for (const name of CAP_NAMES) counts[name] = await counters[name](workspaceId);
+    return {
+      messages: await workspaces.messages(workspaceId),
+      counts,
+      caps: workspace.caps,
+      activity: { today: await workspaces.activityToday(workspaceId), cap: workspace.dailyActivityCap },
+    };
+  }
 }

@@ -1,0 +1,15 @@
+import * as v from 'valibot';
+import { CAP_NAMES, type CapName } from '../platform/settings.js';
+
+const Count = v.number();
+const perCap = <S extends v.GenericSchema>(schema: S) => v.object(Object.fromEntries(CAP_NAMES.map((name) => [name, schema])) as Record<CapName, S>);
+
+/** `GET /v1/usage` (CONTRACT, Usage). */
+export const UsageSchema = v.object({
+  messages: v.object({ used: Count, limit: Count, remaining: Count }),
+  counts: perCap(Count),
+  caps: perCap(v.nullable(Count)),
+  activity: v.object({ today: Count, cap: v.nullable(Count) }),
+});
+
+export type Usage = v.InferOutput<typeof UsageSchema>;
