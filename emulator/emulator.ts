@@ -10,6 +10,7 @@ import { sha256Hex, safeEqual } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { resolveSettings, type Settings } from '../src/platform/settings.js';
+import type { ChatModel } from '../src/agents/chat-model.js';
 import type { Translator } from '../src/pages/translator.js';
 import { iso } from '../src/platform/time.js';
 import { createService, type Service } from '../src/service.js';
@@ -18,6 +19,8 @@ import { readFixture, type Fixture } from './fixtures.js';
 import { loadFixture, type LoadedKey } from './fixture-loader.js';
 import { Journal } from './journal.js';
 import { Faults } from './faults.js';
+import { createSiteHandler } from './sites/site-handler.js';
+import { SiteChat } from './sites/site-chat.js';
 import { metaStore, type MetaStore } from './meta.js';
 import { exportState, importState, type StateDocument } from './state.js';
 
@@ -36,6 +39,8 @@ export interface EmulatorOptions {
   liveFetch?: boolean;
   /** Translates page texts when a site adds a language; default a deterministic offline one. */
   translator?: Translator;
+  /** Answers chat turns (a real model, e.g. `openAiChatModel`); default the deterministic responder. */
+  chatModel?: ChatModel;
   siteDomain?: string;
   docsUrl?: string;
   jobConcurrency?: number;
@@ -70,6 +75,7 @@ function adminGuard(token: string): MiddlewareHandler<AppEnv> {
 export class Emulator {
   readonly journal = new Journal();
   readonly faults: Faults;
+  readonly siteChat: SiteChat;
   readonly app: ReturnType<typeof createApp>['app'];
   readonly openapi: ReturnType<typeof createApp>['openapi'];
   /** Keys the fixtures created, for the start-up banner. */
@@ -85,8 +91,10 @@ export class Emulator {
     adminToken: string | undefined,
   ) {
     this.faults = new Faults(service.ids.fork('faults'));
+    this.siteChat = new SiteChat(service, service.ids.fork('site-chat'));
+    const sites = createSiteHandler({ service, chat: this.siteChat, brand: async () => ({}) });
     const { app, openapi } = createApp(service, {
-      intercept: (c) => this.faults.intercept(c),
+      intercept: (c) => this.faults.intercept(c) ?? sites(c),
       onResponse: this.journal.recorder(service.clock),
       extend: (app, router) => {
         if (adminToken !== undefined) {
@@ -262,6 +270,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     ...(options.docsUrl !== undefined && { docsUrl: options.docsUrl }),
     ...(options.liveFetch !== undefined && { liveFetch: options.liveFetch }),
     ...(options.translator !== undefined && { translator: options.translator }),
+    ...(options.chatModel !== undefined && { chatModel: options.chatModel }),
     ...(options.jobConcurrency !== undefined && { jobConcurrency: options.jobConcurrency }),
     ...(options.log !== undefined && { log: options.log }),
   });

@@ -98,10 +98,10 @@ export class Faults {
   }
 
   /** Throws the problem of the first matching fault; control-plane requests never match. */
-  intercept(c: Context<AppEnv>): void {
-    if (this.#faults.length === 0 || c.req.path.startsWith('/_emulator')) return;
+  intercept(c: Context<AppEnv>): undefined {
+    if (this.#faults.length === 0 || c.req.path.startsWith('/_emulator')) return undefined;
     const fault = this.take(c.req.method, c.req.path);
-    if (!fault) return;
+    if (!fault) return undefined;
     throw new ServiceError(fault.code, {
       status: fault.status,
       detail: { en: 'Failure injected by the emulator control plane.', es: 'Fallo inyectado por el plano de control del emulador.' },

@@ -9,6 +9,7 @@ import type { Service } from './service.js';
 import { apiKeyGate } from './auth/auth.middleware.js';
 import { registerAuthRoutes } from './auth/auth.routes.js';
 import { registerAgentRoutes } from './agents/agents.routes.js';
+import { registerChatRoutes } from './agents/chat.routes.js';
 import { registerKnowledgeRoutes } from './knowledge/knowledge.routes.js';
 import { registerProjectsRoutes } from './projects/projects.routes.js';
 import { registerPagesRoutes } from './pages/pages.routes.js';
@@ -21,10 +22,10 @@ export interface AppOptions {
   /** Middleware that runs after the request id is set and before any route (faults). */
   middleware?: MiddlewareHandler<AppEnv>[];
   /**
-   * Runs before routing, synchronously; a `ServiceError` it throws is the answer and
-   * nothing else runs (the emulator's fault injection).
+   * Runs before routing. A response it returns, or a `ServiceError` it throws, is the
+   * answer and no route runs (the emulator's fault injection and hosted sites).
    */
-  intercept?: (c: Context<AppEnv>) => void;
+  intercept?: (c: Context<AppEnv>) => Response | Promise<Response | undefined> | undefined;
   /** Called with every answer before it leaves (the request journal). */
   onResponse?: (c: Context<AppEnv>) => void | Promise<void>;
   /** Registers extra routes (the emulator's control plane) before the service's own. */
@@ -47,15 +48,16 @@ export function createApp(service: Service, options: AppOptions = {}) {
     c.set('requestId', requestId);
     c.set('responseHeaders', { 'x-request-id': requestId });
     c.set('docsUrl', service.settings.docsUrl);
-    let intercepted = false;
+    let answer: Response | undefined;
     try {
-      options.intercept?.(c);
+      const early = options.intercept?.(c);
+      answer = early instanceof Promise ? await early : early;
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
-      c.res = problemResponse(c, error);
-      intercepted = true;
+      answer = problemResponse(c, error);
     }
-    if (!intercepted) await next();
+    if (answer) c.res = answer;
+    else await next();
     applyResponseHeaders(c);
     const recorded = options.onResponse?.(c);
     if (recorded instanceof Promise) await recorded;
@@ -93,6 +95,7 @@ export function createApp(service: Service, options: AppOptions = {}) {
   );
   registerAuthRoutes(router, service.auth);
   registerAgentRoutes(router, service.agents);
+  registerChatRoutes(router, { retrieval: service.retrieval, chat: service.chat, log: service.settings.log });
   registerKnowledgeRoutes(router, service.knowledge);
   registerProjectsRoutes(router, service.projects);
   registerPagesRoutes(router, service.pages);

@@ -1,0 +1,122 @@
+import type { Page } from '../../src/pages/pages.service.js';
+import type { Locale } from '../../src/projects/locales.js';
+import type { Project } from '../../src/projects/projects.service.js';
+import type { Theme } from '../../src/theme/theme.service.js';
+import { CHAT_WIDGET_SCRIPT } from './chat-widget.js';
+import { escapeHtml, renderMarkdown } from './markdown.js';
+
+type LangText = Record<Locale, string>;
+
+/** What of the brand a page shows; absent parts are simply not drawn. */
+export interface BrandView {
+  logoUrl?: string | undefined;
+  faviconUrl?: string | undefined;
+  navbar?: { links: { label: LangText; href: string }[]; cta?: { label: LangText | string; href: string } | undefined } | undefined;
+  footer?: { text: LangText; links: { label: LangText; href: string }[] } | undefined;
+}
+
+export interface PageView {
+  project: Project;
+  page: Page;
+  /** The site's home page, whose SEO texts fill the page's empty ones. */
+  home: Page | undefined;
+  theme: Theme;
+  brand: BrandView;
+  lang: Locale;
+}
+
+const UI: Record<Locale, { placeholder: string; send: string; thinking: string; error: string }> = {
+  es: { placeholder: 'Escribe tu pregunta…', send: 'Enviar', thinking: 'Pensando…', error: 'No se pudo responder. Inténtalo de nuevo.' },
+  en: { placeholder: 'Type your question…', send: 'Send', thinking: 'Thinking…', error: 'Could not answer. Please try again.' },
+};
+
+const text = (value: LangText | string | undefined, lang: Locale): string =>
+  value === undefined ? '' : typeof value === 'string' ? value : value[lang] ?? '';
+
+function styles(theme: Theme): string {
+  const vars = Object.entries(theme.cssVariables).map(([name, value]) => `${name}:${value}`).join(';');
+  return `:root{${vars}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--color-surface);color:var(--color-ink);font-family:var(--font-body);line-height:1.6}
+h1,h2,h3,h4{font-family:var(--font-heading);line-height:1.2}
+a{color:var(--color-primary)}
+.site-header,.site-footer{display:flex;gap:1.5rem;align-items:center;justify-content:space-between;padding:1rem 2rem}
+.site-header nav a,.site-footer nav a{margin-left:1rem;text-decoration:none}
+.site-footer{color:var(--color-muted);border-top:1px solid var(--color-muted);margin-top:3rem;font-size:.9rem}
+.brand img{height:2.5rem;display:block}
+.cta,.chat button{background:var(--color-primary);color:var(--color-surface);border:0;border-radius:var(--radius);padding:.6rem 1.2rem;text-decoration:none;cursor:pointer}
+main{max-width:48rem;margin:0 auto;padding:2rem}
+.badge{display:inline-block;background:var(--color-accent);color:var(--color-ink);border-radius:var(--radius);padding:.2rem .7rem;font-size:.85rem}
+.accent{color:var(--color-primary)}
+.lead{color:var(--color-muted);font-size:1.15rem}
+table{border-collapse:collapse}td,th{border:1px solid var(--color-muted);padding:.3rem .8rem}
+.chat{border:1px solid var(--color-muted);border-radius:var(--radius);padding:1rem;margin-top:2rem}
+.chat-log{min-height:6rem;display:flex;flex-direction:column;gap:.6rem;margin-bottom:1rem}
+.chat-log .user{align-self:flex-end;background:var(--color-primary);color:var(--color-surface);border-radius:var(--radius);padding:.4rem .8rem}
+.chat-log .agent{align-self:flex-start;white-space:pre-wrap}
+.chat form{display:flex;gap:.5rem}.chat input{flex:1;padding:.6rem;border:1px solid var(--color-muted);border-radius:var(--radius);font:inherit}`;
+}
+
+function links(items: { label: LangText; href: string }[], lang: Locale): string {
+  return items.map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(text(l.label, lang))}</a>`).join('');
+}
+
+function header(view: PageView): string {
+  const { brand, project, lang } = view;
+  const logo = brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(project.name)}">` : `<strong>${escapeHtml(project.name)}</strong>`;
+  const nav = brand.navbar ? `<nav>${links(brand.navbar.links, lang)}</nav>` : '';
+  const cta = brand.navbar?.cta ? `<a class="cta" href="${escapeHtml(brand.navbar.cta.href)}">${escapeHtml(text(brand.navbar.cta.label, lang))}</a>` : '';
+  return `<header class="site-header"><a class="brand" href="/">${logo}</a>${nav}${cta}</header>`;
+}
+
+function footer(view: PageView): string {
+  const { brand, project, lang } = view;
+  const note = brand.footer ? text(brand.footer.text, lang) : project.name;
+  const nav = brand.footer?.links.length ? `<nav>${links(brand.footer.links, lang)}</nav>` : '';
+  return `<footer class="site-footer"><span>${escapeHtml(note)}</span>${nav}</footer>`;
+}
+
+function agentMain(view: PageView): string {
+  const { page, lang } = view;
+  const e = page.editorial;
+  const ui = UI[lang];
+  return `<main data-kind="agent">
+<span class="badge">${escapeHtml(text(e.badge, lang))}</span>
+<h1>${escapeHtml(text(e.title, lang))} <span class="accent">${escapeHtml(text(e.titleAccent, lang))}</span></h1>
+<p class="lead">${escapeHtml(text(e.description, lang))}</p>
+<section class="chat" data-path="${escapeHtml(page.path)}" data-lang="${lang}" data-thinking="${escapeHtml(ui.thinking)}" data-error="${escapeHtml(ui.error)}">
+<div class="chat-log" aria-live="polite"></div>
+<form><input name="message" autocomplete="off" placeholder="${escapeHtml(ui.placeholder)}" aria-label="${escapeHtml(ui.placeholder)}"><button type="submit">${escapeHtml(ui.send)}</button></form>
+</section>
+</main>`;
+}
+
+/** A complete HTML document for a published page in one of the site's languages. */
+export function renderPage(view: PageView, origin: string): string {
+  const { project, page, home, lang } = view;
+  const seoTitle = text(page.seo.title, lang) || text(home?.seo.title, lang) || project.name;
+  const seoDescription = text(page.seo.description, lang) || text(home?.seo.description, lang);
+  const alternates = project.locales
+    .map((l) => `<link rel="alternate" hreflang="${l}" href="${escapeHtml(`${origin}${page.path}${l === page.defaultLocale ? '' : `?lang=${l}`}`)}">`)
+    .join('');
+  const body = page.kind === 'agent' ? agentMain(view) : `<main data-kind="document">${renderMarkdown(text(page.body, lang) || text(page.body, page.defaultLocale))}</main>`;
+  return `<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(seoTitle)}</title>
+${seoDescription ? `<meta name="description" content="${escapeHtml(seoDescription)}">` : ''}
+${view.brand.faviconUrl ? `<link rel="icon" href="${escapeHtml(view.brand.faviconUrl)}">` : ''}
+${alternates}
+<style>${styles(view.theme)}</style>
+</head>
+<body>
+${header(view)}
+${body}
+${footer(view)}
+${page.kind === 'agent' ? `<script>${CHAT_WIDGET_SCRIPT}</script>` : ''}
+</body>
+</html>
+`;
+}

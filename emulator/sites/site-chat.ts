@@ -1,0 +1,93 @@
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import * as v from 'valibot';
+import type { StreamedTurn } from '../../src/agents/chat.service.js';
+import type { AppEnv } from '../../src/platform/context.js';
+import { readJson } from '../../src/platform/http-body.js';
+import type { IdGenerator } from '../../src/platform/ids.js';
+import { problemBody, problemResponse } from '../../src/platform/problem.js';
+import { ServiceError } from '../../src/platform/service-error.js';
+import { parseOrThrow } from '../../src/platform/validation.js';
+import type { SiteLookup } from '../../src/projects/projects.service.js';
+import type { Service } from '../../src/service.js';
+
+const SiteChatBody = v.strictObject({
+  path: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+  message: v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 4000 characters'), v.maxLength(4000, 'must be 1 to 4000 characters')),
+  conversationId: v.optional(v.string()),
+});
+
+/** How long an opened turn waits for its stream before it is undone (credit refunded). */
+const PICKUP_MS = 30_000;
+
+/**
+ * The chat of hosted agent pages: the page's own origin, no API key (the public
+ * address names who answers). `POST /_site/chat` opens the turn through the chat
+ * service (same credits, conversations and refusals as `/v1`) and answers a one-time
+ * stream URL; `GET` on it streams `start`, `token`..., `done` or `error`.
+ */
+export class SiteChat {
+  readonly #pending = new Map<string, { turn: StreamedTurn; timer: NodeJS.Timeout }>();
+
+  constructor(
+    private readonly service: Service,
+    private readonly tokens: IdGenerator,
+  ) {}
+
+  async handle(c: Context<AppEnv>, site: SiteLookup, url: URL): Promise<Response> {
+    if (url.pathname === '/_site/chat' && c.req.method === 'POST') return this.#open(c, site);
+    const token = /^\/_site\/chat\/([0-9A-Za-z]+)$/.exec(url.pathname)?.[1];
+    const pending = token && c.req.method === 'GET' ? this.#pending.get(token) : undefined;
+    if (!token || !pending) return problemResponse(c, new ServiceError('svc.host.not_found'));
+    this.#pending.delete(token);
+    clearTimeout(pending.timer);
+    return this.#stream(c, pending.turn);
+  }
+
+  async #open(c: Context<AppEnv>, site: SiteLookup): Promise<Response> {
+    try {
+      const body = parseOrThrow(SiteChatBody, await readJson(c), 'svc.request.validation_failed');
+      const path = body.path.length > 1 ? body.path.replace(/\/+$/, '').toLowerCase() : '/';
+      const page = await this.service.pages.getPublishedByPath(site.project.id, path);
+      if (!page?.agentId) throw new ServiceError('svc.host.not_found');
+      const turn = await this.service.chat.openStream(site.workspaceId, page.agentId, {
+        message: body.message,
+        ...(body.conversationId !== undefined && { conversationId: body.conversationId }),
+      });
+      const token = this.tokens.secret(32);
+      const timer = setTimeout(() => {
+        this.#pending.delete(token);
+        void turn.fail().catch((error: unknown) => this.service.settings.log('could not undo an abandoned site chat turn', error));
+      }, PICKUP_MS).unref();
+      this.#pending.set(token, { turn, timer });
+      return new Response(JSON.stringify({ conversationId: turn.conversationId, streamUrl: `/_site/chat/${token}` }), {
+        status: 201,
+        headers: { 'content-type': 'application/json', 'x-request-id': c.get('requestId') },
+      });
+    } catch (error) {
+      if (error instanceof ServiceError) return problemResponse(c, error);
+      throw error;
+    }
+  }
+
+  #stream(c: Context<AppEnv>, turn: StreamedTurn): Response {
+    return streamSSE(c, async (stream) => {
+      const controller = new AbortController();
+      stream.onAbort(() => controller.abort());
+      const send = (event: string, data: unknown) => stream.writeSSE({ event, data: JSON.stringify(data) });
+      try {
+        await send('start', { conversationId: turn.conversationId });
+        for await (const text of turn.tokens(controller.signal)) {
+          if (stream.aborted) break;
+          await send('token', { text });
+        }
+        if (stream.aborted || controller.signal.aborted) return;
+        await send('done', await turn.finish());
+      } catch (error) {
+        if (!(error instanceof ServiceError)) this.service.settings.log('site chat stream failed', error);
+        await turn.fail().catch(() => {});
+        if (!stream.aborted) await send('error', problemBody(c, error instanceof ServiceError ? error : new ServiceError('svc.internal.error')));
+      }
+    });
+  }
+}

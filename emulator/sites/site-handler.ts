@@ -1,0 +1,66 @@
+import type { Context } from 'hono';
+import type { AppEnv } from '../../src/platform/context.js';
+import { problemResponse } from '../../src/platform/problem.js';
+import { ServiceError } from '../../src/platform/service-error.js';
+import type { Locale } from '../../src/projects/locales.js';
+import type { Service } from '../../src/service.js';
+import { renderPage, type BrandView } from './page-html.js';
+import { robotsTxt, sitemapXml } from './site-files.js';
+import type { SiteChat } from './site-chat.js';
+
+export interface SiteDeps {
+  service: Service;
+  /** The brand a site's pages show. */
+  brand(workspaceId: string, projectId: string, origin: string): Promise<BrandView>;
+  chat: SiteChat;
+}
+
+// One answer for an unknown host and an unpublished page (API.md, Errors).
+const notFound = (c: Context<AppEnv>) => problemResponse(c, new ServiceError('svc.host.not_found'));
+
+function text(c: Context<AppEnv>, body: string, type: string): Response {
+  return new Response(body, { status: 200, headers: { 'content-type': type, 'cache-control': 'no-cache', 'x-request-id': c.get('requestId') } });
+}
+
+/**
+ * Serves the hosted sites on `<slug>.<siteDomain>`: published pages as complete HTML,
+ * `robots.txt`, `sitemap.xml`, `llms.txt` and the pages' chat. Answers undefined for
+ * any other host (the API), and for `/files/` (signed asset URLs work on every host).
+ */
+export function createSiteHandler(deps: SiteDeps): (c: Context<AppEnv>) => Promise<Response> | undefined {
+  const suffix = `.${deps.service.settings.siteDomain.toLowerCase()}`;
+  return (c) => {
+    const url = new URL(c.req.url);
+    const host = url.hostname.toLowerCase();
+    if (!host.endsWith(suffix) || url.pathname.startsWith('/files/')) return undefined;
+    return serve(deps, c, host.slice(0, -suffix.length), url);
+  };
+}
+
+async function serve(deps: SiteDeps, c: Context<AppEnv>, slug: string, url: URL): Promise<Response> {
+  const { service } = deps;
+  const site = slug && !slug.includes('.') ? await service.projects.getBySlug(slug) : undefined;
+  if (!site) return notFound(c);
+  const { project, workspaceId } = site;
+  const origin = `${url.protocol}//${url.host}`;
+  const method = c.req.method;
+
+  if (url.pathname.startsWith('/_site/chat')) return deps.chat.handle(c, site, url);
+  if (method !== 'GET' && method !== 'HEAD') return notFound(c);
+  if (url.pathname === '/robots.txt') return text(c, robotsTxt(project, origin), 'text/plain; charset=utf-8');
+  if (url.pathname === '/llms.txt') return text(c, project.llmsTxt.text, 'text/plain; charset=utf-8');
+  if (url.pathname === '/sitemap.xml') {
+    return text(c, sitemapXml(project, await service.pages.listPublished(project.id), origin), 'application/xml; charset=utf-8');
+  }
+
+  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '').toLowerCase() : '/';
+  const page = await service.pages.getPublishedByPath(project.id, path);
+  if (!page) return notFound(c);
+  const asked = url.searchParams.get('lang');
+  const lang: Locale = project.locales.includes(asked as Locale)
+    ? (asked as Locale)
+    : project.locales.includes(page.defaultLocale) ? page.defaultLocale : project.defaultLocale;
+  const home = page.path === '/' ? page : await service.pages.getPublishedByPath(project.id, '/');
+  const [theme, brand] = await Promise.all([service.theme.getTheme(workspaceId, project.id), deps.brand(workspaceId, project.id, origin)]);
+  return text(c, renderPage({ project, page, home, theme, brand, lang }, origin), 'text/html; charset=utf-8');
+}
