@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatModel } from '../../src/agents/chat-model.js';
+import { fileEmulator, workspace } from '../support/emulator.js';
+import { createAgent, messages, readEvents, streamRequest } from './support.js';
+
+/**
+ * A model that writes `count` tokens, 2 ms apart, and remembers how many it produced
+ * and whether it was closed: it shows when a stream stops the work.
+ */
+function slowModel(count: number, failAt?: number) {
+  const state = { produced: 0, closed: false };
+  const model: ChatModel = {
+    id: 'slow-test-model',
+    reply: (_input, { signal }) => ({
+      tokens: (async function* () {
+        try {
+          for (let i = 0; i < count && !signal.aborted; i++) {
+            if (i === failAt) throw new Error('model crashed');
+            await new Promise((r) => setTimeout(r, 2));
+            state.produced++;
+            yield `t${i} `;
+          }
+        } finally {
+          state.closed = true;
+        }
+      })(),
+    }),
+  };
+  return { model, state };
+}
+
+const emulator = await fileEmulator({ seed: 6 });
+
+async function setup(options: { credits?: number } = {}) {
+  const ws = await workspace(emulator, options);
+  const agentId = await createAgent(ws.api);
+  return { ...ws, agentId, stream: (body: unknown, headers?: Record<string, string>) => streamRequest(emulator, ws.key, agentId, body, headers) };
+}
+
+describe('streamed chat (Accept: text/event-stream)', () => {
+  it('sends start, one token per token, and done with the whole answer; the tokens joined are the reply', async () => {
+    const { stream, workspaceId } = await setup();
+    const res = await stream({ message: 'Do you deliver on Sundays?' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    const events = await readEvents(res);
+    const names = events.map((e) => e.event);
+    expect(names[0]).toBe('start');
+    expect(names.at(-1)).toBe('done');
+    expect(names.slice(1, -1).every((n) => n === 'token')).toBe(true);
+    const tokens = events.filter((e) => e.event === 'token').map((e) => e.data.text as string);
+    expect(tokens.length).toBeGreaterThan(10);
+    const done = events.at(-1)!.data;
+    expect(done).toEqual({ conversationId: events[0]!.data.conversationId, reply: tokens.join(''), components: [], cached: false });
+    expect(done.reply).toMatch(/^I'm sorry/);
+    expect((await messages(emulator, workspaceId)).used).toBe(1);
+  });
+
+  it('answers the same reply as the JSON turn, and a repeated message streams as cached', async () => {
+    const { api, agentId, stream } = await setup();
+    const json = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Hola' });
+    const events = await readEvents(await stream({ message: 'hola' }));
+    expect(events.at(-1)!.data).toMatchObject({ reply: json.body.reply, cached: true });
+  });
+
+  it('continues a conversation', async () => {
+    const { stream } = await setup();
+    const first = (await readEvents(await stream({ message: 'Hello' }))).at(-1)!.data;
+    const second = await readEvents(await stream({ message: 'Do you sell bikes?', conversationId: first.conversationId }));
+    expect(second[0]!.data.conversationId).toBe(first.conversationId);
+  });
+
+  it('refuses before the first byte with a problem document: validation, conflict, agent, conversation, credits', async () => {
+    const { key, stream, workspaceId } = await setup({ credits: 0 });
+    const cases: [Promise<Response>, number, string][] = [
+      [stream({ message: '' }), 400, 'svc.request.validation_failed'],
+      [stream({ message: 'Hello', agentId: 'agt_x' }), 400, 'svc.chat.agent_scope_conflict'],
+      [streamRequest(emulator, key, 'agt_unknown', { message: 'Hello' }), 404, 'svc.agent.not_found'],
+      [stream({ message: 'Hello', conversationId: 'cnv_nope' }), 404, 'svc.resource.not_found'],
+      [stream({ message: 'Hello' }), 402, 'svc.usage.quota_exhausted'],
+      [streamRequest(emulator, 'svc_test_bad', 'agt_unknown', { message: 'Hello' }), 401, 'svc.api_key.invalid'],
+    ];
+    for (const [pending, status, code] of cases) {
+      const res = await pending;
+      expect(res.status, code).toBe(status);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect((await res.json()).code).toBe(code);
+    }
+    expect((await messages(emulator, workspaceId)).used).toBe(0);
+  });
+
+  it('ignores Idempotency-Key: each stream spends a credit and is never replayed', async () => {
+    const { stream, workspaceId } = await setup();
+    const a = await stream({ message: 'Hello' }, { 'idempotency-key': 'same' });
+    const aEvents = await readEvents(a);
+    const b = await stream({ message: 'Hello' }, { 'idempotency-key': 'same' });
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    const bEvents = await readEvents(b);
+    expect(bEvents[0]!.data.conversationId).not.toBe(aEvents[0]!.data.conversationId);
+    expect((await messages(emulator, workspaceId)).used).toBe(2);
+  });
+
+  it('parallel streams never spend more credits than exist', async () => {
+    const { stream, workspaceId } = await setup({ credits: 2 });
+    const results = await Promise.all(Array.from({ length: 6 }, () => stream({ message: 'Hello' })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 402, 402, 402, 402]);
+    await Promise.all(results.map((r) => r.body?.cancel()));
+    expect((await messages(emulator, workspaceId)).remaining).toBe(0);
+  });
+});
+
+describe('a stream and its model', () => {
+  it('a client that disconnects stops the work; the unanswered question keeps its credit spent', async () => {
+    const { model, state } = slowModel(200);
+    const emu = await fileEmulator({ chatModel: model });
+    const ws = await workspace(emu);
+    const agentId = await createAgent(ws.api);
+    const events = await readEvents(await streamRequest(emu, ws.key, agentId, { message: 'Tell me everything' }), 4);
+    expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'token']);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(state.closed).toBe(true);
+    expect(state.produced).toBeLessThan(20);
+    expect((await messages(emu, ws.workspaceId)).used).toBe(1);
+    const answers = await emu.service.db.selectFrom('chat_messages').select('role').where('workspace_id', '=', ws.workspaceId).execute();
+    expect(answers.map((r) => r.role)).toEqual(['user']);
+  });
+
+  it('over a real socket too: closing the connection stops the model', async () => {
+    const { model, state } = slowModel(500);
+    const emu = await fileEmulator({ chatModel: model });
+    const server = await emu.listen();
+    const ws = await workspace(emu);
+    const agentId = await createAgent(ws.api);
+    const controller = new AbortController();
+    const res = await fetch(`${server.url}/v1/agents/${agentId}/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ws.key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ message: 'Tell me everything' }),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await new Promise((r) => setTimeout(r, 150));
+    expect(state.closed).toBe(true);
+    expect(state.produced).toBeLessThan(100);
+    await server.close();
+  });
+
+  it('a failure after the start is an error event with a problem document; the credit comes back', async () => {
+    const { model } = slowModel(10, 3);
+    const emu = await fileEmulator({ chatModel: model });
+    const ws = await workspace(emu);
+    const agentId = await createAgent(ws.api);
+    const events = await readEvents(await streamRequest(emu, ws.key, agentId, { message: 'Tell me everything' }));
+    expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'token', 'error']);
+    expect(events.at(-1)!.data).toMatchObject({ status: 500, code: 'svc.internal.error', instance: `/v1/agents/${agentId}/chat`, requestId: expect.stringMatching(/^req_/) });
+    expect(JSON.stringify(events.at(-1)!.data)).not.toContain('model crashed');
+    expect((await messages(emu, ws.workspaceId)).used).toBe(0);
+    const left = await emu.service.db.selectFrom('conversations').select('id').where('workspace_id', '=', ws.workspaceId).execute();
+    expect(left).toEqual([]);
+  });
+
+  it('the JSON turn of a failing model is a 500 that spends nothing', async () => {
+    const { model } = slowModel(10, 0);
+    const emu = await fileEmulator({ chatModel: model });
+    const ws = await workspace(emu);
+    const agentId = await createAgent(ws.api);
+    const res = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello' });
+    expect(res.status).toBe(500);
+    expect(res.body.code).toBe('svc.internal.error');
+    expect((await messages(emu, ws.workspaceId)).used).toBe(0);
+  });
+});
