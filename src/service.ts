@@ -9,6 +9,7 @@ import { JobQueue } from './jobs/queue.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { AuthService } from './auth/auth.service.js';
 import { AgentsService } from './agents/agents.service.js';
+import { createChatServices } from './agents/chat.service.js';
 import type { CoreDeps } from './core.js';
 import { KnowledgeService } from './knowledge/knowledge.service.js';
 import { ProjectsService } from './projects/projects.service.js';
@@ -44,6 +45,7 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   const agents = new AgentsService({ db, clock, ids, cursors, workspaces });
   const core: CoreDeps = { db, dialect: store.dialect, clock, ids, settings, cursors, jobs, workspaces };
   const knowledge = new KnowledgeService(core);
+  const { retrieval, chat } = createChatServices({ db, clock, ids, agents, workspaces, knowledge: knowledge.index, model: settings.chatModel });
   const projects = new ProjectsService(core);
   const pages = new PagesService({ ...core, projects, agents, translator: settings.translator });
   const theme = new ThemeService({ ...core, projects });
@@ -68,6 +70,8 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
     workspaces,
     auth,
     agents,
+    retrieval,
+    chat,
     knowledge,
     projects,
     pages,

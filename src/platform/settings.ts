@@ -1,4 +1,5 @@
 import type { Embedder } from '../knowledge/knowledge-index.js';
+import type { ChatModel } from '../agents/chat-model.js';
 import type { Translator } from '../pages/translator.js';
 
 /** Plan caps per countable item; `null` means no cap. */
@@ -39,6 +40,8 @@ export interface Settings {
   embedder?: Embedder | undefined;
   /** Translates page texts when a site adds a language; unset means the built-in deterministic one. */
   translator?: Translator | undefined;
+  /** Answers chat turns; unset means the built-in deterministic extractive responder. */
+  chatModel?: ChatModel | undefined;
   workspaceDefaults: WorkspaceDefaults;
   /** Where unexpected errors are reported (never to the client). */
   log: (message: string, error?: unknown) => void;
