@@ -62,7 +62,7 @@ export function registerControlPlane(router: Router, emulator: Emulator): void {
       body: WorkspaceSettingsPatchSchema, responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
       errors: ['svc.request.validation_failed', 'svc.tenant.not_found'],
     },
-    async ({ params, body }) => ({ status: 200, body: await service().workspaces.update(params.workspaceId!, body) }),
+    async ({ params, body }) => ({ status: 200, body: await emulator.updateWorkspace(params.workspaceId!, body) }),
   );
   router.add(
     {
@@ -71,7 +71,7 @@ export function registerControlPlane(router: Router, emulator: Emulator): void {
       errors: ['svc.tenant.not_found'],
     },
     async ({ params }) => {
-      await service().workspaces.delete(params.workspaceId!);
+      await emulator.deleteWorkspace(params.workspaceId!);
       return { status: 200, body: { workspaceId: params.workspaceId, deleted: true } };
     },
   );
@@ -142,14 +142,7 @@ export function registerControlPlane(router: Router, emulator: Emulator): void {
       responses: { 201: { description: 'The fault, or the queued ingestion failures', schema: v.union([FaultRecord, v.object({ ingest: v.string(), times: v.number() })]) } },
       errors: ['svc.request.validation_failed'],
     },
-    ({ body }) => {
-      if (body.ingest !== undefined) {
-        const times = body.times ?? 1;
-        for (let i = 0; i < times; i++) service().knowledge.failNextIngestion(body.ingest);
-        return { status: 201, body: { ingest: body.ingest, times } };
-      }
-      return { status: 201, body: emulator.faults.add(body) };
-    },
+    ({ body }) => ({ status: 201, body: emulator.injectFault(body) }),
   );
   router.add(
     { method: 'GET', path: '/_emulator/faults', tags, security, summary: 'The active faults', responses: { 200: { description: 'Faults', schema: v.object({ data: v.array(FaultRecord) }) } } },
@@ -157,12 +150,7 @@ export function registerControlPlane(router: Router, emulator: Emulator): void {
   );
   router.add(
     { method: 'DELETE', path: '/_emulator/faults', tags, security, summary: 'Remove every fault and queued ingestion failure', responses: { 200: { description: 'Cleared', schema: v.object({ cleared: v.number() }) } } },
-    () => {
-      const cleared = emulator.faults.list().length;
-      emulator.faults.clear();
-      while (service().knowledge.takeIngestFault() !== undefined);
-      return { status: 200, body: { cleared } };
-    },
+    () => ({ status: 200, body: { cleared: emulator.clearFaults() } }),
   );
 
   router.add(
@@ -171,7 +159,7 @@ export function registerControlPlane(router: Router, emulator: Emulator): void {
       query: RequestsQuerySchema, responses: { 200: { description: 'Journal', schema: v.object({ data: v.array(JournalEntrySchema) }) } },
       errors: ['svc.request.validation_failed'],
     },
-    ({ query }) => ({ status: 200, body: { data: emulator.journal.recent(query.limit) } }),
+    ({ query }) => ({ status: 200, body: { data: emulator.requests(query.limit) } }),
   );
 }
 

@@ -18,7 +18,11 @@ import { adminUnauthorized, registerControlPlane } from './control-plane.routes.
 import { readFixture, type Fixture } from './fixtures.js';
 import { loadFixture, type LoadedKey } from './fixture-loader.js';
 import { Journal } from './journal.js';
-import { Faults } from './faults.js';
+import { Faults, FaultSchema, type Fault, type FaultInput } from './faults.js';
+import type { JournalEntry } from './journal.js';
+import { parseOrThrow } from '../src/platform/validation.js';
+import { WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
+import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
 import { createSiteHandler } from './sites/site-handler.js';
 import { SiteChat } from './sites/site-chat.js';
 import { metaStore, type MetaStore } from './meta.js';
@@ -140,6 +144,38 @@ export class Emulator {
     return { workspaceId: ws.id, apiKey: { id: key.id, prefix: key.prefix, scopes: key.scopes, secret: key.secret } };
   }
 
+  /** Changes a workspace's settings (rate limit, daily cap, credits, plan caps). */
+  updateWorkspace(workspaceId: string, patch: WorkspaceSettingsPatch): Promise<WorkspaceRecord> {
+    return this.service.workspaces.update(workspaceId, parseOrThrow(WorkspaceSettingsPatchSchema, patch, 'svc.request.validation_failed'));
+  }
+
+  /** Drops a workspace and everything in it. */
+  deleteWorkspace(workspaceId: string): Promise<void> {
+    return this.service.workspaces.delete(workspaceId);
+  }
+
+  /** The last requests, newest first (the journal keeps 1,000). */
+  requests(limit = 100): JournalEntry[] {
+    return this.journal.recent(limit);
+  }
+
+  /** Injects a failure (see `POST /_emulator/faults`); `ingest` queues source failures. */
+  injectFault(input: FaultInput): Fault | { ingest: string; times: number } {
+    const fault = parseOrThrow(FaultSchema, input, 'svc.request.validation_failed');
+    if (fault.ingest === undefined) return this.faults.add(fault);
+    const times = fault.times ?? 1;
+    for (let i = 0; i < times; i++) this.service.knowledge.failNextIngestion(fault.ingest);
+    return { ingest: fault.ingest, times };
+  }
+
+  /** Removes every fault and queued ingestion failure; answers how many faults there were. */
+  clearFaults(): number {
+    const cleared = this.faults.list().length;
+    this.faults.clear();
+    while (this.service.knowledge.takeIngestFault() !== undefined);
+    return cleared;
+  }
+
   /** Resolves once every queued job has finished; answers how many ran. */
   drain(): Promise<number> {
     return this.service.jobs.drain();
@@ -158,7 +194,7 @@ export class Emulator {
   async reset(): Promise<void> {
     if (this.#baseline) await this.importState(this.#baseline);
     this.journal.clear();
-    this.faults.clear();
+    this.clearFaults();
   }
 
   /** @internal Called once by `createEmulator`. */
