@@ -39,7 +39,7 @@ async function setup(options: { credits?: number } = {}) {
 
 describe('streamed chat (Accept: text/event-stream)', () => {
   it('sends start, one token per token, and done with the whole answer; the tokens joined are the reply', async () => {
-    const { stream, workspaceId } = await setup();
+    const { api, stream, workspaceId } = await setup();
     const res = await stream({ message: 'Do you deliver on Sundays?' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -54,7 +54,7 @@ describe('streamed chat (Accept: text/event-stream)', () => {
     const done = events.at(-1)!.data;
     expect(done).toEqual({ conversationId: events[0]!.data.conversationId, reply: tokens.join(''), components: [], cached: false });
     expect(done.reply).toMatch(/^I'm sorry/);
-    expect((await messages(emulator, workspaceId)).used).toBe(1);
+    expect((await messages(api)).used).toBe(1);
   });
 
   it('answers the same reply as the JSON turn, and a repeated message streams as cached', async () => {
@@ -65,14 +65,14 @@ describe('streamed chat (Accept: text/event-stream)', () => {
   });
 
   it('continues a conversation', async () => {
-    const { stream } = await setup();
+    const { api, stream } = await setup();
     const first = (await readEvents(await stream({ message: 'Hello' }))).at(-1)!.data;
     const second = await readEvents(await stream({ message: 'Do you sell bikes?', conversationId: first.conversationId }));
     expect(second[0]!.data.conversationId).toBe(first.conversationId);
   });
 
   it('refuses before the first byte with a problem document: validation, conflict, agent, conversation, credits', async () => {
-    const { key, stream, workspaceId } = await setup({ credits: 0 });
+    const { api, key, stream, workspaceId } = await setup({ credits: 0 });
     const cases: [Promise<Response>, number, string][] = [
       [stream({ message: '' }), 400, 'svc.request.validation_failed'],
       [stream({ message: 'Hello', agentId: 'agt_x' }), 400, 'svc.chat.agent_scope_conflict'],
@@ -85,28 +85,28 @@ describe('streamed chat (Accept: text/event-stream)', () => {
       const res = await pending;
       expect(res.status, code).toBe(status);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
-      expect((await res.json()).code).toBe(code);
+      expect(((await res.json()) as { code: string }).code).toBe(code);
     }
-    expect((await messages(emulator, workspaceId)).used).toBe(0);
+    expect((await messages(api)).used).toBe(0);
   });
 
   it('ignores Idempotency-Key: each stream spends a credit and is never replayed', async () => {
-    const { stream, workspaceId } = await setup();
+    const { api, stream, workspaceId } = await setup();
     const a = await stream({ message: 'Hello' }, { 'idempotency-key': 'same' });
     const aEvents = await readEvents(a);
     const b = await stream({ message: 'Hello' }, { 'idempotency-key': 'same' });
     expect(b.headers.get('idempotent-replayed')).toBeNull();
     const bEvents = await readEvents(b);
     expect(bEvents[0]!.data.conversationId).not.toBe(aEvents[0]!.data.conversationId);
-    expect((await messages(emulator, workspaceId)).used).toBe(2);
+    expect((await messages(api)).used).toBe(2);
   });
 
   it('parallel streams never spend more credits than exist', async () => {
-    const { stream, workspaceId } = await setup({ credits: 2 });
+    const { api, stream, workspaceId } = await setup({ credits: 2 });
     const results = await Promise.all(Array.from({ length: 6 }, () => stream({ message: 'Hello' })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 402, 402, 402, 402]);
     await Promise.all(results.map((r) => r.body?.cancel()));
-    expect((await messages(emulator, workspaceId)).remaining).toBe(0);
+    expect((await messages(api)).remaining).toBe(0);
   });
 });
 
@@ -121,7 +121,7 @@ describe('a stream and its model', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(state.closed).toBe(true);
     expect(state.produced).toBeLessThan(20);
-    expect((await messages(emu, ws.workspaceId)).used).toBe(1);
+    expect((await messages(ws.api)).used).toBe(1);
     const answers = await emu.service.db.selectFrom('chat_messages').select('role').where('workspace_id', '=', ws.workspaceId).execute();
     expect(answers.map((r) => r.role)).toEqual(['user']);
   });
@@ -157,7 +157,7 @@ describe('a stream and its model', () => {
     expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'token', 'error']);
     expect(events.at(-1)!.data).toMatchObject({ status: 500, code: 'svc.internal.error', instance: `/v1/agents/${agentId}/chat`, requestId: expect.stringMatching(/^req_/) });
     expect(JSON.stringify(events.at(-1)!.data)).not.toContain('model crashed');
-    expect((await messages(emu, ws.workspaceId)).used).toBe(0);
+    expect((await messages(ws.api)).used).toBe(0);
     const left = await emu.service.db.selectFrom('conversations').select('id').where('workspace_id', '=', ws.workspaceId).execute();
     expect(left).toEqual([]);
   });
@@ -170,6 +170,6 @@ describe('a stream and its model', () => {
     const res = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello' });
     expect(res.status).toBe(500);
     expect(res.body.code).toBe('svc.internal.error');
-    expect((await messages(emu, ws.workspaceId)).used).toBe(0);
+    expect((await messages(ws.api)).used).toBe(0);
   });
 });

@@ -16,7 +16,7 @@ async function setup(options: { credits?: number } = {}) {
 
 describe('POST /v1/agents/{id}/chat (JSON)', () => {
   it('answers a new conversation, politely, in the language of the message, and spends one credit', async () => {
-    const { chat, workspaceId } = await setup();
+    const { api, chat, workspaceId } = await setup();
     const en = await chat({ message: 'Do you deliver to Mars?' });
     expect(en.status).toBe(200);
     expectMatchesOpenApi(doc, 'POST', '/v1/agents/{agentId}/chat', 200, en.body);
@@ -25,17 +25,17 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
     const es = await chat({ message: '¿Hacéis envíos a Marte?' });
     expect(es.body.reply).toMatch(/^Lo siento/);
     expect(es.body.conversationId).not.toBe(en.body.conversationId);
-    expect(await messages(emulator, workspaceId)).toEqual({ used: 2, limit: 1000, remaining: 998 });
+    expect(await messages(api)).toEqual({ used: 2, limit: 1000, remaining: 998 });
   });
 
   it('greets back a greeting with the agent name', async () => {
-    const { chat } = await setup();
+    const { api, chat } = await setup();
     expect((await chat({ message: 'Hola' })).body.reply).toBe('¡Hola! Soy Ada, el asistente de Acme. ¿En qué puedo ayudarte?');
     expect((await chat({ message: 'hello!' })).body.reply).toBe("Hello! I'm Ada, the assistant of Acme. How can I help you?");
   });
 
   it('continues a conversation with conversationId', async () => {
-    const { chat } = await setup();
+    const { api, chat } = await setup();
     const first = await chat({ message: 'Hello' });
     const second = await chat({ message: 'Do you sell bikes?', conversationId: first.body.conversationId });
     expect(second.status).toBe(200);
@@ -46,14 +46,14 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
     const { api, chat, workspaceId } = await setup();
     const other = await createAgent(api, 'Bob');
     const theirs = await api.post(`/v1/agents/${other}/chat`, { message: 'Hello' });
-    const before = await messages(emulator, workspaceId);
+    const before = await messages(api);
     for (const conversationId of ['cnv_unknown', theirs.body.conversationId]) {
       const res = await chat({ message: 'Hello', conversationId });
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
       expect(res.body.code).toBe('svc.resource.not_found');
     }
-    expect(await messages(emulator, workspaceId)).toEqual(before);
+    expect(await messages(api)).toEqual(before);
   });
 
   it('a conversation of another workspace is not found either', async () => {
@@ -64,13 +64,13 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
   });
 
   it('agentId in the body is 400 svc.chat.agent_scope_conflict, even null, and spends nothing', async () => {
-    const { chat, agentId, workspaceId } = await setup();
+    const { api, chat, agentId, workspaceId } = await setup();
     for (const value of [agentId, null, 'agt_other']) {
       const res = await chat({ message: 'Hello', agentId: value });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('svc.chat.agent_scope_conflict');
     }
-    expect((await messages(emulator, workspaceId)).used).toBe(0);
+    expect((await messages(api)).used).toBe(0);
   });
 
   it('an unknown agent is 404 svc.agent.not_found', async () => {
@@ -81,7 +81,7 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
   });
 
   it('message is 1 to 4000 characters: 4000 accepted, 4001 and empty refused with svc.request.validation_failed', async () => {
-    const { chat, workspaceId } = await setup();
+    const { api, chat, workspaceId } = await setup();
     expect((await chat({ message: 'a'.repeat(4000) })).status).toBe(200);
     for (const [body, field] of [
       [{ message: 'a'.repeat(4001) }, 'message'],
@@ -96,14 +96,14 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
       expect(res.body.code).toBe('svc.request.validation_failed');
       expect(res.body.errors[0].field).toBe(field);
     }
-    expect((await messages(emulator, workspaceId)).used).toBe(1);
+    expect((await messages(api)).used).toBe(1);
   });
 
   it('a body that is not JSON is 400 svc.request.invalid', async () => {
-    const { key, agentId } = await setup();
+    const { api, key, agentId } = await setup();
     const res = await emulator.request(`/v1/agents/${agentId}/chat`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"message":' });
     expect(res.status).toBe(400);
-    expect((await res.json()).code).toBe('svc.request.invalid');
+    expect(((await res.json()) as { code: string }).code).toBe('svc.request.invalid');
   });
 
   it('needs chat:write: 403 svc.api_key.scope_missing, before looking anything up', async () => {
@@ -119,7 +119,7 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
 
 describe('credits', () => {
   it('at zero the turn is 402 svc.usage.quota_exhausted and nothing is written', async () => {
-    const { chat, workspaceId } = await setup({ credits: 1 });
+    const { api, chat, workspaceId } = await setup({ credits: 1 });
     const first = await chat({ message: 'Hello' });
     expect(first.status).toBe(200);
     const refused = await chat({ message: 'Hello again', conversationId: first.body.conversationId });
@@ -127,13 +127,13 @@ describe('credits', () => {
     expect(refused.body.code).toBe('svc.usage.quota_exhausted');
     const fresh = await chat({ message: 'A new conversation' });
     expect(fresh.status).toBe(402);
-    expect(await messages(emulator, workspaceId)).toEqual({ used: 1, limit: 1, remaining: 0 });
+    expect(await messages(api)).toEqual({ used: 1, limit: 1, remaining: 0 });
     const rows = await emulator.service.db.selectFrom('conversations').select('id').where('workspace_id', '=', workspaceId).execute();
     expect(rows.map((r) => r.id)).toEqual([first.body.conversationId]);
   });
 
   it('more credits let the workspace chat again', async () => {
-    const { chat, workspaceId, control } = await setup({ credits: 1 });
+    const { api, chat, workspaceId, control } = await setup({ credits: 1 });
     await chat({ message: 'Hello' });
     expect((await chat({ message: 'Hello' })).status).toBe(402);
     await control.patch(`/_emulator/workspaces/${workspaceId}`, { credits: 2 });
@@ -141,29 +141,29 @@ describe('credits', () => {
   });
 
   it('parallel turns never spend more credits than exist', async () => {
-    const { chat, workspaceId } = await setup({ credits: 3 });
+    const { api, chat, workspaceId } = await setup({ credits: 3 });
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => chat({ message: `Question number ${i}` })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(3);
     expect(results.filter((r) => r.status === 402)).toHaveLength(7);
-    expect(await messages(emulator, workspaceId)).toEqual({ used: 3, limit: 3, remaining: 0 });
+    expect(await messages(api)).toEqual({ used: 3, limit: 3, remaining: 0 });
   });
 
   it('a replay under Idempotency-Key spends nothing and answers the same bytes', async () => {
-    const { chat, workspaceId } = await setup();
+    const { api, chat, workspaceId } = await setup();
     const first = await chat({ message: 'Do you open on Sundays?' }, { 'idempotency-key': 'turn-1' });
     const replay = await chat({ message: 'Do you open on Sundays?' }, { 'idempotency-key': 'turn-1' });
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(first.text);
-    expect((await messages(emulator, workspaceId)).used).toBe(1);
+    expect((await messages(api)).used).toBe(1);
     const conflict = await chat({ message: 'Something else' }, { 'idempotency-key': 'turn-1' });
     expect(conflict.status).toBe(422);
     expect(conflict.body.code).toBe('svc.idempotency.conflict');
-    expect((await messages(emulator, workspaceId)).used).toBe(1);
+    expect((await messages(api)).used).toBe(1);
   });
 
   it('a refused turn stores no idempotent answer: the key works once credits are back', async () => {
-    const { chat, workspaceId, control } = await setup({ credits: 0 });
+    const { api, chat, workspaceId, control } = await setup({ credits: 0 });
     expect((await chat({ message: 'Hello' }, { 'idempotency-key': 'k' })).status).toBe(402);
     await control.patch(`/_emulator/workspaces/${workspaceId}`, { credits: 1 });
     const ok = await chat({ message: 'Hello' }, { 'idempotency-key': 'k' });
@@ -186,10 +186,10 @@ describe('cached', () => {
   });
 
   it('a cached answer still spends its credit', async () => {
-    const { chat, workspaceId } = await setup();
+    const { api, chat, workspaceId } = await setup();
     await chat({ message: 'Do you have gift cards?' });
     await chat({ message: 'Do you have gift cards?' });
-    expect((await messages(emulator, workspaceId)).used).toBe(2);
+    expect((await messages(api)).used).toBe(2);
   });
 });
 

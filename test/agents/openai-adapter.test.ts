@@ -90,7 +90,7 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
   });
 
   it('streams each delta as one token event', async () => {
-    const { key, agentId } = await setup();
+    const { api, key, agentId } = await setup();
     behaviour = { deltas: ['One', ' two', ' three'] };
     const events = await readEvents(await streamRequest(emulator, key, agentId, { message: 'Count to three' }));
     expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'token', 'done']);
@@ -105,21 +105,21 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('svc.service.unavailable');
     expect(res.text).not.toContain('secret provider detail');
-    expect((await messages(emulator, workspaceId)).used).toBe(0);
+    expect((await messages(api)).used).toBe(0);
   });
 
   it('a connection dropped mid-stream is an error event, and the credit comes back', async () => {
-    const { key, agentId, workspaceId } = await setup();
+    const { api, key, agentId, workspaceId } = await setup();
     behaviour = { deltas: ['a', 'b', 'c', 'd'], dropAfter: 2, delayMs: 30 };
     const events = await readEvents(await streamRequest(emulator, key, agentId, { message: 'Tell me a story' }));
     expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'error']);
     expect(events.slice(1, 3).map((e) => e.data.text)).toEqual(['a', 'b']);
     expect(events.at(-1)!.data.code).toBe('svc.service.unavailable');
-    expect((await messages(emulator, workspaceId)).used).toBe(0);
+    expect((await messages(api)).used).toBe(0);
   });
 
   it('a client that leaves stops the upstream request', async () => {
-    const { key, agentId } = await setup();
+    const { api, key, agentId } = await setup();
     behaviour = { deltas: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 5 };
     await readEvents(await streamRequest(emulator, key, agentId, { message: 'Tell me a long story' }), 3);
     await new Promise((r) => setTimeout(r, 200));

@@ -44,7 +44,9 @@ export async function readEvents(res: Response, stopAfter?: number): Promise<Str
   return events;
 }
 
-/** The workspace's message credits. */
-export function messages(emulator: Emulator, workspaceId: string): Promise<{ used: number; limit: number; remaining: number }> {
-  return emulator.service.workspaces.messages(workspaceId);
+/** The workspace's message credits, as `GET /v1/usage` reports them. */
+export async function messages(api: Client): Promise<{ used: number; limit: number; remaining: number }> {
+  const res = await api.get('/v1/usage');
+  if (res.status !== 200) throw new Error(`usage: ${res.status} ${res.text}`);
+  return res.body.messages;
 }
