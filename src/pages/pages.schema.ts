@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { strictRecord } from '../projects/object-schema.js';
 import { pageQuery } from '../platform/pagination.js';
 import { LocaleSchema } from '../projects/locales.js';
 import { CHANGEFREQS, ChangefreqSchema, PrioritySchema } from '../projects/projects.schema.js';
@@ -20,23 +21,23 @@ export const PagePathSchema = v.pipe(
 );
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
-const langText = (max: number) => v.strictObject({ es: v.optional(text(max)), en: v.optional(text(max)) });
+const langText = (max: number) => strictRecord({ es: v.optional(text(max)), en: v.optional(text(max)) });
 
-export const EditorialPatchSchema = v.strictObject({
+export const EditorialPatchSchema = strictRecord({
   badge: v.optional(langText(80)),
   title: v.optional(langText(200)),
   titleAccent: v.optional(langText(200)),
   description: v.optional(langText(2000)),
 });
 
-export const SeoPatchSchema = v.strictObject({
+export const SeoPatchSchema = strictRecord({
   title: v.optional(langText(200)),
   description: v.optional(langText(1000)),
 });
 
 export const BodyPatchSchema = langText(100_000);
 
-export const PageSitemapPatchSchema = v.strictObject({
+export const PageSitemapPatchSchema = strictRecord({
   priority: v.optional(PrioritySchema),
   changefreq: v.optional(ChangefreqSchema),
   sitemapExclude: v.optional(v.boolean()),
@@ -44,7 +45,7 @@ export const PageSitemapPatchSchema = v.strictObject({
 
 const AgentId = v.pipe(v.string(), v.minLength(1, 'must be an agent id'));
 
-export const PageCreateSchema = v.strictObject({
+export const PageCreateSchema = strictRecord({
   name: Name,
   kind: v.picklist(['agent', 'document'], 'must be agent or document'),
   path: PagePathSchema,
@@ -56,7 +57,7 @@ export const PageCreateSchema = v.strictObject({
   body: v.optional(BodyPatchSchema),
 });
 
-export const PagePatchSchema = v.strictObject({
+export const PagePatchSchema = strictRecord({
   name: v.optional(Name),
   path: v.optional(PagePathSchema),
   agentId: v.optional(AgentId),

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { strictRecord } from './object-schema.js';
 import { pageQuery } from '../platform/pagination.js';
 import { LocaleSchema } from './locales.js';
 import { normalizeSlug } from './slug.js';
@@ -52,7 +53,7 @@ const SitePath = v.pipe(
 // Injected into the page as script parameters: keep them to the characters real ids use.
 const AnalyticsId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{0,100}$/, 'must be up to 100 letters, digits, hyphens or underscores'));
 
-export const RobotsPatchSchema = v.strictObject({
+export const RobotsPatchSchema = strictRecord({
   indexable: v.optional(v.boolean()),
   aiSearch: v.optional(v.boolean()),
   aiTraining: v.optional(v.boolean()),
@@ -60,31 +61,31 @@ export const RobotsPatchSchema = v.strictObject({
   raw: v.optional(v.pipe(v.string(), v.maxLength(10_000, 'must be at most 10000 characters'))),
 });
 
-export const AnalyticsPatchSchema = v.strictObject({
+export const AnalyticsPatchSchema = strictRecord({
   clarityId: v.optional(AnalyticsId),
   gtmId: v.optional(AnalyticsId),
   metaPixelId: v.optional(AnalyticsId),
   posthogKey: v.optional(AnalyticsId),
 });
 
-export const ExtraUrlSchema = v.strictObject({
+export const ExtraUrlSchema = strictRecord({
   path: SitePath,
   priority: v.optional(PrioritySchema, 0.5),
   changefreq: v.optional(ChangefreqSchema, 'weekly'),
 });
 
-export const SitemapPatchSchema = v.strictObject({
+export const SitemapPatchSchema = strictRecord({
   extraUrls: v.optional(v.pipe(v.array(ExtraUrlSchema), v.maxLength(100, 'must have at most 100 items'))),
 });
 
-export const ProjectCreateSchema = v.strictObject({
+export const ProjectCreateSchema = strictRecord({
   name: Name,
   slug: v.optional(SlugSchema),
   locales: v.optional(Locales),
   defaultLocale: v.optional(LocaleSchema),
 });
 
-export const ProjectPatchSchema = v.strictObject({
+export const ProjectPatchSchema = strictRecord({
   name: v.optional(Name),
   locales: v.optional(Locales),
   defaultLocale: v.optional(LocaleSchema),
@@ -93,7 +94,7 @@ export const ProjectPatchSchema = v.strictObject({
   sitemap: v.optional(SitemapPatchSchema),
 });
 
-export const AddressSchema = v.strictObject({ slug: SlugSchema });
+export const AddressSchema = strictRecord({ slug: SlugSchema });
 
 export type ProjectCreate = v.InferOutput<typeof ProjectCreateSchema>;
 export type ProjectPatch = v.InferOutput<typeof ProjectPatchSchema>;

@@ -72,6 +72,8 @@ describe('creating pages', () => {
       [{ kind: 'document', status: 'published' }, 'status'],
       [{ kind: 'document', seo: { title: { en: 't'.repeat(201) } } }, 'seo.title.en'],
       [{ kind: 'document', seo: { title: { de: 'x' } } }, 'seo.title.de'],
+      [{ kind: 'document', seo: [] }, 'seo'],
+      [{ kind: 'document', body: { en: [] } }, 'body.en'],
       [{ kind: 'document', sitemap: { priority: 1.5 } }, 'sitemap.priority'],
       [{ kind: 'document', sitemap: { changefreq: 'often' } }, 'sitemap.changefreq'],
       [{ kind: 'document', name: 'n'.repeat(81) }, 'name'],

@@ -264,6 +264,8 @@ describe('PATCH /v1/projects/{id}', () => {
       [{ robots: { disallow: ['private'] } }, 'robots.disallow.0'],
       [{ robots: { disallow: ['/a b'] } }, 'robots.disallow.0'],
       [{ robots: { crawlDelay: 3 } }, 'robots.crawlDelay'],
+      [{ robots: [] }, 'robots'],
+      [[], '(body)'],
       [{ analytics: { gtmId: '<script>' } }, 'analytics.gtmId'],
       [{ sitemap: { extraUrls: [{ path: 'https://evil.example/' }] } }, 'sitemap.extraUrls.0.path'],
       [{ sitemap: { extraUrls: [{ path: '//evil.example/' }] } }, 'sitemap.extraUrls.0.path'],
