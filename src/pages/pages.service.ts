@@ -10,7 +10,7 @@ import type { LlmsEntry } from '../projects/llms-txt.js';
 import type { Locale } from '../projects/locales.js';
 import { TRANSLATE_JOB, type ProjectsService, type TranslateJobPayload } from '../projects/projects.service.js';
 import { isReservedPath, normalizePagePath } from './page-path.js';
-import { emptyTexts, mergeTexts, type Editorial, type LangText, type PageTexts, type Seo } from './page-texts.js';
+import { emptyTexts, mergeTexts, type Editorial, type LangText, type Seo } from './page-texts.js';
 import type { PageCreate, PagePatch } from './pages.schema.js';
 import { runTranslation } from './translation.js';
 import { TaggingTranslator, type Translator } from './translator.js';
@@ -306,4 +306,3 @@ export class PagesService {
   }
 }
 
-export type { PageTexts };
