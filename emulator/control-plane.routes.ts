@@ -6,6 +6,7 @@ import { parseIso, iso } from '../src/platform/time.js';
 import { WorkspaceCreateSchema, WorkspaceRecordSchema, WorkspaceSettingsPatchSchema } from '../src/workspaces/workspaces.schema.js';
 import type { Emulator } from './emulator.js';
 import { packageVersion } from './package-info.js';
+import { WebDefinitionSchema, WebSummarySchema } from '../src/knowledge/fetch/offline-web.js';
 import { FaultSchema } from './faults.js';
 
 const ClockMoveSchema = v.union(
@@ -125,6 +126,21 @@ export function registerControlPlane(router: Router, emulator: Emulator): void {
   router.add(
     { method: 'POST', path: '/_emulator/queue/drain', tags, security, summary: 'Answer once every queued job has finished', responses: { 200: { description: 'Jobs run', schema: v.object({ ran: v.number() }) } } },
     async () => ({ status: 200, body: { ran: await emulator.drain() } }),
+  );
+
+  router.add(
+    {
+      method: 'PUT', path: '/_emulator/web', tags, security,
+      summary: 'Replace the offline web URL sources are fetched from: pages ({ url, status?, headers?, body? or bodyBase64?, delayMs? }) and a dns table ({ host: [addresses] })',
+      body: WebDefinitionSchema, bodyLimit: BODY_LIMITS.control,
+      responses: { 200: { description: 'How many pages and hosts the offline web now has', schema: WebSummarySchema } },
+      errors: ['svc.request.validation_failed', 'svc.request.payload_too_large'],
+    },
+    async ({ body }) => ({ status: 200, body: await service().knowledge.setWeb(body) }),
+  );
+  router.add(
+    { method: 'GET', path: '/_emulator/web', tags, security, summary: 'The offline web in force', responses: { 200: { description: 'Pages and dns table', schema: WebDefinitionSchema } } },
+    async () => ({ status: 200, body: await service().knowledge.getWeb() }),
   );
 
   const FaultRecord = v.object({

@@ -6,6 +6,7 @@ import { createApp } from '../src/app.js';
 import { openStore, type DatabaseOptions } from '../src/db/database.js';
 import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
 import type { AppEnv } from '../src/platform/context.js';
+import type { Embedder } from '../src/knowledge/knowledge-index.js';
 import { sha256Hex, safeEqual } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
@@ -41,6 +42,8 @@ export interface EmulatorOptions {
   /** When set, `/_emulator` and the console routes require `Authorization: Bearer <token>`. */
   adminToken?: string;
   liveFetch?: boolean;
+  /** Turns knowledge chunks into vectors (a real model); default the built-in deterministic embedder. */
+  embedder?: Embedder;
   /** Translates page texts when a site adds a language; default a deterministic offline one. */
   translator?: Translator;
   /** Answers chat turns (a real model, e.g. `openAiChatModel`); default the deterministic responder. */
@@ -305,6 +308,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     ...(options.siteDomain !== undefined && { siteDomain: options.siteDomain }),
     ...(options.docsUrl !== undefined && { docsUrl: options.docsUrl }),
     ...(options.liveFetch !== undefined && { liveFetch: options.liveFetch }),
+    ...(options.embedder !== undefined && { embedder: options.embedder }),
     ...(options.translator !== undefined && { translator: options.translator }),
     ...(options.chatModel !== undefined && { chatModel: options.chatModel }),
     ...(options.jobConcurrency !== undefined && { jobConcurrency: options.jobConcurrency }),

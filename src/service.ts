@@ -44,7 +44,7 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   const auth = new AuthService({ db, clock, ids, cursors, workspaces });
   const agents = new AgentsService({ db, clock, ids, cursors, workspaces });
   const core: CoreDeps = { db, dialect: store.dialect, clock, ids, settings, cursors, jobs, workspaces };
-  const knowledge = new KnowledgeService(core);
+  const knowledge = new KnowledgeService({ ...core, agents });
   const { retrieval, chat } = createChatServices({ db, clock, ids, agents, workspaces, knowledge: knowledge.index, model: settings.chatModel });
   const projects = new ProjectsService(core);
   const pages = new PagesService({ ...core, projects, agents, translator: settings.translator });
@@ -55,7 +55,7 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
     ...core,
     counters: { ...coreCounters(db), projects: (ws, on) => projects.count(ws, on), pages: (ws, on) => pages.count(ws, on) },
   });
-  const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget()];
+  const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget(), () => knowledge.afterImport()];
 
   return {
     store,

@@ -1,20 +1,238 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AgentsService } from '../agents/agents.service.js';
 import type { CoreDeps } from '../core.js';
+import type { Database } from '../db/schema/index.js';
+import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
+import { paginate, type Page, type PageParams } from '../platform/pagination.js';
+import { ServiceError } from '../platform/service-error.js';
+import { iso } from '../platform/time.js';
+import type { Web } from './fetch/crawl.js';
+import { LiveWeb } from './fetch/live-fetch.js';
+import { OfflineWeb, type WebDefinition } from './fetch/offline-web.js';
+import { judgeUrl } from './fetch/url-policy.js';
+import { INGEST_JOB, Ingestion } from './ingestion.js';
 import type { KnowledgeIndex } from './knowledge-index.js';
+import type { ClaimAdd, Source, TextAdd, UploadAdd, UrlAdd } from './knowledge.schema.js';
 import { HashingEmbedder } from './pipeline/embedder.js';
+import { detectUploadFormat, MEDIA_TYPES } from './pipeline/formats.js';
+import { TITLE_MAX } from './pipeline/pipeline.js';
+import { pendingRow, toSource } from './sources.js';
 import { SqlKnowledgeIndex } from './sql-index.js';
+import { listTopics, mergeTopics, type TopicCount } from './topics.js';
 
-/** Knowledge: see API.md and CONTRACT.md. */
+type Db = Kysely<Database> | Transaction<Database>;
+
+const WEB_META_KEY = 'knowledge.web';
+
+/** A title from the start of a text, cut at a word when it is too long. */
+function titleFrom(text: string): string {
+  const clean = text.replace(/\s+/g, ' ').trim();
+  if (clean.length <= TITLE_MAX) return clean;
+  const cut = clean.slice(0, TITLE_MAX - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 60 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * Knowledge sources (API.md, Knowledge; CONTRACT, Knowledge): adds validated and
+ * accepted `pending` in one transaction with their ingestion job, listing, deletion,
+ * topics, and the index retrieval reads. Ingestion itself runs in `Ingestion`.
+ */
 export class KnowledgeService {
   readonly #ingestFaults: string[] = [];
   readonly #index: SqlKnowledgeIndex;
+  #web: OfflineWeb | undefined;
+  readonly #live: LiveWeb | undefined;
 
-  constructor(private readonly deps: CoreDeps) {
-    this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.settings.embedder ?? new HashingEmbedder() });
+  constructor(private readonly deps: CoreDeps & { agents: AgentsService }) {
+    const embedder = deps.settings.embedder ?? new HashingEmbedder();
+    this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder });
+    this.#live = deps.settings.liveFetch ? new LiveWeb() : undefined;
+    new Ingestion({
+      db: deps.db,
+      clock: deps.clock,
+      jobs: deps.jobs,
+      settings: deps.settings,
+      embedder,
+      web: () => this.#webSource(),
+      takeFault: () => this.takeIngestFault(),
+      changed: (workspaceId) => this.#index.changed(workspaceId),
+    }).register();
+    deps.agents.addDependent({ cascade: (trx, workspaceId, agentId) => this.#deleteAgentSources(trx, workspaceId, agentId) });
+    deps.workspaces.onChange(() => this.#index.changed());
   }
 
   /** What retrieval and chat read: eligible chunks, lexical search and the knowledge version. */
   get index(): KnowledgeIndex {
     return this.#index;
+  }
+
+  /** Forgets what memory derived from the tables (after a state import replaced them). */
+  async afterImport(): Promise<void> {
+    this.#index.changed();
+  }
+
+  /** Knowledge documents of the workspace (the `knowledgeDocuments` plan cap and usage count). */
+  async count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
+    const row = await db.selectFrom('knowledge_sources').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async getSource(workspaceId: string, sourceId: string, db: Db = this.deps.db): Promise<Source | undefined> {
+    const row = await db.selectFrom('knowledge_sources').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', sourceId).executeTakeFirst();
+    return row && toSource(row);
+  }
+
+  async getSourceOrThrow(workspaceId: string, sourceId: string, db: Db = this.deps.db): Promise<Source> {
+    const source = await this.getSource(workspaceId, sourceId, db);
+    if (!source) throw new ServiceError('svc.knowledge.source_not_found');
+    return source;
+  }
+
+  /** Sources newest first; with `agentId`, that agent's own sources only. */
+  async list(workspaceId: string, params: PageParams & { agentId?: string | undefined }): Promise<Page<Source>> {
+    let query = this.deps.db.selectFrom('knowledge_sources').selectAll().where('workspace_id', '=', workspaceId);
+    if (params.agentId !== undefined) {
+      await this.deps.agents.getAgentOrThrow(workspaceId, params.agentId);
+      query = query.where('agent_id', '=', params.agentId);
+    }
+    return paginate(this.deps.cursors, `${workspaceId}:knowledge_sources:${params.agentId ?? ''}`, params, query, toSource);
+  }
+
+  /** A text or Markdown document (`kind: upload`, `contentType: text/markdown`). */
+  async addText(workspaceId: string, input: TextAdd): Promise<Source> {
+    const bytes = Buffer.from(input.text, 'utf8');
+    return this.#accept(workspaceId, input.agentId, {
+      kind: 'upload', title: input.title, topics: JSON.stringify(input.topics),
+      content_type: MEDIA_TYPES.markdown, byte_size: bytes.byteLength,
+    }, bytes);
+  }
+
+  /** An uploaded file: Text, Markdown, HTML, CSV, JSON or PDF, judged by its bytes and name. */
+  async addUpload(workspaceId: string, input: UploadAdd): Promise<Source> {
+    const bytes = new Uint8Array(await input.file.arrayBuffer());
+    const format = detectUploadFormat(input.file.name, input.file.type, bytes);
+    if (!format) throw new ServiceError('svc.knowledge.format_unsupported', { errors: [{ field: 'file', reason: 'not a text, Markdown, HTML, CSV, JSON or PDF document' }] });
+    const fileName = input.file.name.trim();
+    return this.#accept(workspaceId, input.agentId ?? null, {
+      kind: 'upload', title: input.title ?? (fileName ? titleFrom(fileName) : 'Untitled upload'), topics: JSON.stringify(input.topics),
+      file_name: fileName || null, content_type: MEDIA_TYPES[format], byte_size: bytes.byteLength,
+    }, bytes);
+  }
+
+  /** A web page, fetched on the queue; literal blocked addresses and `localhost` are refused at once. */
+  async addUrl(workspaceId: string, input: UrlAdd): Promise<Source> {
+    const url = new URL(input.url);
+    url.hash = '';
+    const verdict = judgeUrl(url);
+    if (!verdict.ok) throw new ServiceError('svc.knowledge.url_not_allowed', { errors: [{ field: 'url', reason: 'not allowed' }] });
+    return this.#accept(workspaceId, input.agentId, {
+      kind: 'url', title: titleFrom(url.href), topics: JSON.stringify(input.topics),
+      url: url.href, sync_ttl_minutes: input.syncTtlMinutes,
+    });
+  }
+
+  /** A bilingual claim (`kind: claim`), titled by the start of its English text. */
+  async addClaim(workspaceId: string, input: ClaimAdd): Promise<Source> {
+    return this.#accept(workspaceId, input.agentId, {
+      kind: 'claim', title: titleFrom(input.claim.en), topics: JSON.stringify(input.topics),
+      claim: JSON.stringify({ es: input.claim.es, en: input.claim.en }),
+    });
+  }
+
+  /** Inserts a `pending` source, its document and its ingestion job in one transaction. */
+  async #accept(
+    workspaceId: string,
+    agentId: string | null,
+    fields: Pick<KnowledgeSourceTable, 'kind' | 'title' | 'topics'> & Partial<KnowledgeSourceTable>,
+    document?: Uint8Array,
+  ): Promise<Source> {
+    const row = await this.deps.db.transaction().execute(async (trx) => {
+      if (agentId !== null) await this.deps.agents.getAgentOrThrow(workspaceId, agentId, trx);
+      await this.deps.workspaces.assertCapacity(trx, workspaceId, 'knowledgeDocuments', await this.count(workspaceId, trx));
+      const now = iso(this.deps.clock.now());
+      const row = pendingRow({ ...fields, id: this.deps.ids.next('src'), workspace_id: workspaceId, agent_id: agentId, now });
+      await trx.insertInto('knowledge_sources').values(row).execute();
+      if (document) await trx.insertInto('knowledge_inputs').values({ source_id: row.id, workspace_id: workspaceId, content: document, created_at: now }).execute();
+      await this.deps.jobs.enqueue(trx, { workspaceId, kind: INGEST_JOB, payload: { sourceId: row.id } });
+      return row;
+    });
+    this.deps.jobs.kick();
+    return toSource(row);
+  }
+
+  /** Deletes a source with its chunks: they leave answers at once. */
+  async delete(workspaceId: string, sourceId: string): Promise<{ sourceId: string; deleted: true }> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.getSourceOrThrow(workspaceId, sourceId, trx);
+      await trx.deleteFrom('knowledge_chunks').where('workspace_id', '=', workspaceId).where('source_id', '=', sourceId).execute();
+      await trx.deleteFrom('knowledge_inputs').where('workspace_id', '=', workspaceId).where('source_id', '=', sourceId).execute();
+      await trx.deleteFrom('knowledge_sources').where('workspace_id', '=', workspaceId).where('id', '=', sourceId).execute();
+    });
+    this.#index.changed(workspaceId);
+    return { sourceId, deleted: true };
+  }
+
+  async #deleteAgentSources(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<{ sourcesDeleted: number }> {
+    await trx.deleteFrom('knowledge_chunks').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
+    const ids = trx.selectFrom('knowledge_sources').select('id').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId);
+    await trx.deleteFrom('knowledge_inputs').where('workspace_id', '=', workspaceId).where('source_id', 'in', ids).execute();
+    const deleted = await trx.deleteFrom('knowledge_sources').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).executeTakeFirst();
+    // The agent's transaction is the only connection: nothing can read before it commits.
+    this.#index.changed(workspaceId);
+    return { sourcesDeleted: Number(deleted.numDeletedRows) };
+  }
+
+  /** Topics of the pool (no `agentId`) or of one agent's own sources, with source counts. */
+  async listTopics(workspaceId: string, params: PageParams & { agentId?: string | undefined }): Promise<Page<TopicCount>> {
+    if (params.agentId !== undefined) await this.deps.agents.getAgentOrThrow(workspaceId, params.agentId);
+    return listTopics(this.deps.db, this.deps.cursors, workspaceId, params.agentId ?? null, params);
+  }
+
+  /** Rewrites topic `from` as `into` on every source of the scope. */
+  async mergeTopics(workspaceId: string, input: { from: string; into: string; agentId: string | null }): Promise<{ from: string; into: string; sourcesUpdated: number }> {
+    if (input.from === input.into) {
+      throw new ServiceError('svc.knowledge.topic_invalid', { errors: [{ field: 'into', reason: 'must differ from from' }] });
+    }
+    const { sourcesUpdated, readyChanged } = await this.deps.db.transaction().execute(async (trx) => {
+      if (input.agentId !== null) await this.deps.agents.getAgentOrThrow(workspaceId, input.agentId, trx);
+      return mergeTopics(trx, workspaceId, input.agentId, input.from, input.into, iso(this.deps.clock.now()));
+    });
+    if (readyChanged) this.#index.changed(workspaceId);
+    return { from: input.from, into: input.into, sourcesUpdated };
+  }
+
+  /**
+   * Replaces the offline web (configuration, not state: kept in the store's `meta` so it
+   * survives a restart, untouched by reset and state import).
+   */
+  async setWeb(definition: WebDefinition): Promise<{ pages: number; hosts: number }> {
+    const web = new OfflineWeb(definition);
+    const value = JSON.stringify(definition);
+    await this.deps.db
+      .insertInto('meta')
+      .values({ key: WEB_META_KEY, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
+    this.#web = web;
+    return web.summary;
+  }
+
+  /** The offline web in force. */
+  async getWeb(): Promise<WebDefinition> {
+    return (await this.#offlineWeb()).definition;
+  }
+
+  async #offlineWeb(): Promise<OfflineWeb> {
+    if (!this.#web) {
+      const row = await this.deps.db.selectFrom('meta').select('value').where('key', '=', WEB_META_KEY).executeTakeFirst();
+      this.#web ??= new OfflineWeb(row ? (JSON.parse(row.value) as WebDefinition) : undefined);
+    }
+    return this.#web;
+  }
+
+  async #webSource(): Promise<Web> {
+    return this.#live ?? this.#offlineWeb();
   }
 
   /**

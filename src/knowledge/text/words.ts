@@ -44,6 +44,18 @@ export const STOPWORDS_ES: ReadonlySet<string> = new Set(
     'uno unos usted ustedes y ya yo').split(' '),
 );
 
+// Days and months say when, not what: they never name what a document covers.
+const CALENDAR: ReadonlySet<string> = new Set(
+  ('monday tuesday wednesday thursday friday saturday sunday january february march april may june july august ' +
+    'september october november december lunes martes miercoles jueves viernes sabado domingo enero febrero marzo ' +
+    'abril mayo junio julio agosto septiembre octubre noviembre diciembre').split(' '),
+);
+
+/** True for a word that names no subject: calendar words, in either language. */
+export function isCalendarWord(folded: string): boolean {
+  return CALENDAR.has(folded);
+}
+
 /** True for a word that carries no topic in either language. */
 export function isStopword(folded: string): boolean {
   return STOPWORDS_EN.has(folded) || STOPWORDS_ES.has(folded);

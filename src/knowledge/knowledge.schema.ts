@@ -1,0 +1,144 @@
+import * as v from 'valibot';
+import { pageQuery } from '../platform/pagination.js';
+
+/** CONTRACT (Conventions): trimmed, lowercased, then `^[a-z0-9]+(-[a-z0-9]+)*$`, 1..40 chars. */
+export const TOPIC_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+export const TOPICS_MAX = 12;
+
+export const TopicSchema = v.pipe(
+  v.string(),
+  v.trim(),
+  v.toLowerCase(),
+  v.minLength(1, 'must be 1 to 40 characters'),
+  v.maxLength(40, 'must be 1 to 40 characters'),
+  v.regex(TOPIC_PATTERN, 'must be lowercase letters and digits in words joined by single hyphens'),
+);
+
+/** Topic tags of an add: at most 12 sent, normalised, duplicates collapsed (first kept). */
+export const TopicsSchema = v.pipe(
+  v.array(TopicSchema),
+  v.maxLength(TOPICS_MAX, `must have at most ${TOPICS_MAX} items`),
+  v.transform((topics) => [...new Set(topics)]),
+);
+
+const AgentIdSchema = v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, 'must not be empty'))), null);
+const Title = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 120 characters'), v.maxLength(120, 'must be 1 to 120 characters'));
+
+export const TextAddSchema = v.strictObject({
+  title: Title,
+  text: v.pipe(
+    v.string(),
+    v.minLength(1, 'must be 1 to 200000 characters'),
+    v.maxLength(200_000, 'must be 1 to 200000 characters'),
+    v.check((s) => /\S/.test(s), 'must not be blank'),
+  ),
+  topics: v.optional(TopicsSchema, []),
+  agentId: AgentIdSchema,
+});
+
+export const SYNC_TTL_DEFAULT = 1440;
+// No re-crawl further apart than ten years: past that, `nextSyncAt` stops being a date.
+const SYNC_TTL_MAX = 10 * 365 * 24 * 60;
+
+export const UrlAddSchema = v.strictObject({
+  url: v.pipe(
+    v.string(),
+    v.trim(),
+    v.maxLength(2048, 'must be at most 2048 characters'),
+    v.check((s) => URL.canParse(s), 'must be an absolute URL'),
+  ),
+  syncTtlMinutes: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer('must be a whole number of minutes'),
+      v.minValue(60, 'must be at least 60'),
+      v.maxValue(SYNC_TTL_MAX, `must be at most ${SYNC_TTL_MAX}`),
+    ),
+    SYNC_TTL_DEFAULT,
+  ),
+  topics: v.optional(TopicsSchema, []),
+  agentId: AgentIdSchema,
+});
+
+const ClaimText = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 2000 characters'), v.maxLength(2000, 'must be 1 to 2000 characters'));
+
+export const ClaimAddSchema = v.strictObject({
+  claim: v.strictObject({ es: ClaimText, en: ClaimText }),
+  topics: v.optional(TopicsSchema, []),
+  agentId: AgentIdSchema,
+});
+
+/** Multipart fields arrive as strings: `topics` is a JSON array in a string (CONTRACT). */
+const TopicsField = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    try {
+      return JSON.parse(dataset.value) as unknown;
+    } catch {
+      addIssue({ message: 'must be a JSON array of strings' });
+      return NEVER;
+    }
+  }),
+  TopicsSchema,
+);
+
+export const UploadAddSchema = v.strictObject({
+  file: v.pipe(
+    v.instance(File, 'must be a file'),
+    v.check((f) => f.size > 0, 'must not be empty'),
+  ),
+  title: v.optional(Title),
+  topics: v.optional(TopicsField, '[]'),
+  agentId: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
+});
+
+export const TopicMergeSchema = v.strictObject({
+  from: TopicSchema,
+  into: TopicSchema,
+  agentId: AgentIdSchema,
+});
+
+export type TextAdd = v.InferOutput<typeof TextAddSchema>;
+export type UrlAdd = v.InferOutput<typeof UrlAddSchema>;
+export type ClaimAdd = v.InferOutput<typeof ClaimAddSchema>;
+export type UploadAdd = v.InferOutput<typeof UploadAddSchema>;
+export type TopicMerge = v.InferOutput<typeof TopicMergeSchema>;
+
+const AgentFilter = { agentId: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))) };
+export const SourceListQuerySchema = pageQuery(AgentFilter);
+export const TopicListQuerySchema = pageQuery(AgentFilter);
+
+export const SourceSchema = v.object({
+  id: v.string(),
+  agentId: v.nullable(v.string()),
+  kind: v.picklist(['upload', 'url', 'claim']),
+  title: v.string(),
+  status: v.picklist(['pending', 'ready', 'failed']),
+  error: v.optional(v.string()),
+  lang: v.picklist(['es', 'en']),
+  sourceLang: v.optional(v.picklist(['es', 'en'])),
+  translated: v.boolean(),
+  topics: v.array(v.string()),
+  fileName: v.optional(v.string()),
+  contentType: v.optional(v.string()),
+  byteSize: v.optional(v.number()),
+  url: v.optional(v.string()),
+  resolvedUrl: v.optional(v.string()),
+  lastFetchedAt: v.optional(v.string()),
+  syncTtlMinutes: v.optional(v.number()),
+  nextSyncAt: v.optional(v.string()),
+  claim: v.optional(v.object({ es: v.string(), en: v.string() })),
+  chunkCount: v.number(),
+  tokenCount: v.number(),
+  summary: v.string(),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+export type Source = v.InferOutput<typeof SourceSchema>;
+
+export const SourceListSchema = v.object({ data: v.array(SourceSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
+export const SourceDeletedSchema = v.object({ sourceId: v.string(), deleted: v.literal(true) });
+export const TopicCountSchema = v.object({ topic: v.string(), sourceCount: v.number() });
+export const TopicListSchema = v.object({ data: v.array(TopicCountSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
+export const TopicMergedSchema = v.object({ from: v.string(), into: v.string(), sourcesUpdated: v.number() });

@@ -1,0 +1,162 @@
+import type { Tokenizer } from './tokens.js';
+
+export interface ChunkOptions {
+  /** A chunk never exceeds this many tokens. */
+  maxTokens: number;
+  /** A heading starts a new chunk once the current one holds at least this many. */
+  minTokens: number;
+  /** At most this many tokens of the previous chunk open a chunk cut inside a section. */
+  overlapTokens: number;
+}
+
+export const CHUNKING: ChunkOptions = { maxTokens: 500, minTokens: 300, overlapTokens: 50 };
+
+export interface Chunk {
+  text: string;
+  tokenCount: number;
+}
+
+interface Unit {
+  text: string;
+  tokens: number;
+  /** Heading depth, for a heading. */
+  heading?: number;
+  /** Repeated from the previous chunk (section heading, overlap): may give way. */
+  context?: boolean;
+}
+
+/** Top-level Markdown blocks (headings, paragraphs, lists, tables, code) from marked's lexer. */
+async function markdownBlocks(markdown: string): Promise<{ text: string; heading?: number }[]> {
+  const { lexer } = await import('marked');
+  const out: { text: string; heading?: number }[] = [];
+  for (const token of lexer(markdown)) {
+    if (token.type === 'space' || token.type === 'hr' || token.type === 'def') continue;
+    if (token.type === 'heading') {
+      const text = String(token.text).trim();
+      if (text) out.push({ text: `${'#'.repeat(token.depth as number)} ${text}`, heading: token.depth as number });
+      continue;
+    }
+    const text = token.raw.trim();
+    if (text) out.push({ text });
+  }
+  return out;
+}
+
+const SENTENCE_END = /(?<=[.!?;:。])\s+|\n+/;
+
+/** Pieces of at most `max` tokens: whole sentences when they fit, else words, else characters. */
+function splitUnit(text: string, max: number, tokenizer: Tokenizer): Unit[] {
+  const out: Unit[] = [];
+  let piece = '';
+  let pieceTokens = 0;
+  const emit = () => {
+    if (piece) out.push({ text: piece, tokens: tokenizer.count(piece) });
+    piece = '';
+    pieceTokens = 0;
+  };
+  const push = (part: string, sep: string) => {
+    const tokens = tokenizer.count(part);
+    if (tokens > max) {
+      emit();
+      if (sep === ' ') {
+        // One "word" longer than a chunk (a hash, base64): cut by characters. A UTF-16
+        // unit is at most three UTF-8 bytes, so max/3 units are at most max tokens.
+        const step = Math.max(1, Math.floor(max / 3));
+        for (let i = 0; i < part.length; ) {
+          let end = Math.min(part.length, i + step);
+          if (end < part.length && /[\uD800-\uDBFF]/.test(part[end - 1]!)) end -= 1;
+          out.push({ text: part.slice(i, end), tokens: tokenizer.count(part.slice(i, end)) });
+          i = end;
+        }
+      } else {
+        for (const word of part.split(/\s+/).filter(Boolean)) push(word, ' ');
+        emit();
+      }
+      return;
+    }
+    if (piece && pieceTokens + tokens + 1 > max) emit();
+    piece = piece ? `${piece}${sep}${part}` : part;
+    pieceTokens += tokens + (piece === part ? 0 : 1);
+  };
+  for (const sentence of text.split(SENTENCE_END).filter((s) => s.trim())) push(sentence.trim(), ' ');
+  emit();
+  return out;
+}
+
+/** The last sentences of a unit that fit in `budget` tokens (the overlap), or nothing. */
+function tail(unit: Unit, budget: number, tokenizer: Tokenizer): Unit | undefined {
+  if (unit.tokens <= budget) return unit;
+  const sentences = unit.text.split(/(?<=[.!?])\s+/);
+  let text = '';
+  for (let i = sentences.length - 1; i > 0; i--) {
+    const candidate = text ? `${sentences[i]} ${text}` : sentences[i]!;
+    if (tokenizer.count(candidate) > budget) break;
+    text = candidate;
+  }
+  return text ? { text, tokens: tokenizer.count(text) } : undefined;
+}
+
+/**
+ * Splits Markdown into chunks of about `minTokens`..`maxTokens` tokens that follow its
+ * structure: a heading starts a new chunk once the current one is big enough, blocks
+ * are never cut unless one alone is too big (then at sentences), and a chunk cut
+ * inside a section opens with that section's heading and a small overlap of the
+ * previous chunk's last sentences. A chunk holds at most `maxTokens`, except that a
+ * heading always stays with the block under it. Deterministic: same text, same chunks.
+ */
+export async function chunkMarkdown(markdown: string, tokenizer: Tokenizer, options: ChunkOptions = CHUNKING): Promise<Chunk[]> {
+  const { maxTokens: max, minTokens: min, overlapTokens: overlap } = options;
+  const units: Unit[] = [];
+  for (const block of await markdownBlocks(markdown)) {
+    const tokens = tokenizer.count(block.text);
+    if (tokens <= max) units.push({ ...block, tokens });
+    else units.push(...splitUnit(block.text, max, tokenizer));
+  }
+
+  const groups: Unit[][] = [];
+  let current: Unit[] = [];
+  let size = 0;
+  let section: Unit | undefined;
+  const close = () => {
+    if (current.some((u) => u.heading === undefined && !u.context)) groups.push(current);
+    current = [];
+    size = 0;
+  };
+  const add = (unit: Unit) => {
+    current.push(unit);
+    size += unit.tokens;
+  };
+
+  for (const unit of units) {
+    if (unit.heading !== undefined) {
+      if (size >= min || size + unit.tokens > max) close();
+      section = unit;
+      add(unit);
+      continue;
+    }
+    if (size + unit.tokens > max && current.length > 0) {
+      // Headings at the end of a full chunk belong with what follows them.
+      const carried: Unit[] = [];
+      while (current.length && current[current.length - 1]!.heading !== undefined) carried.unshift(current.pop()!);
+      const previous = current.filter((u) => u.heading === undefined);
+      close();
+      if (carried.length) for (const h of carried) add(h);
+      else {
+        if (section) add({ ...section, context: true });
+        const last = previous[previous.length - 1];
+        const lap = last && tail(last, overlap, tokenizer);
+        if (lap) add({ ...lap, context: true });
+      }
+      // Repeated context gives way to the block that must fit; a carried heading stays
+      // with its first block even when that passes the maximum by the heading's size.
+      while (current.length && current[current.length - 1]!.context && size + unit.tokens > max) size -= current.pop()!.tokens;
+    }
+    add(unit);
+  }
+  close();
+
+  return groups.map((group) => {
+    const text = group.map((u) => u.text).join('\n\n');
+    return { text, tokenCount: tokenizer.count(text) };
+  });
+}

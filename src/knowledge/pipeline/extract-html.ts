@@ -1,0 +1,61 @@
+import { IngestError } from './ingest-error.js';
+
+// Never content: code, embedded media, site chrome. Readability drops most of these
+// itself; removing them first keeps a short page's chrome out of the fallback too.
+const NOISE = 'script, style, noscript, template, iframe, object, embed, svg, canvas, form, nav, aside, [role="navigation"], [role="banner"], [role="contentinfo"], [aria-hidden="true"], [hidden]';
+const CHROME = 'header, footer';
+
+export interface HtmlText {
+  /** The main content as Markdown. */
+  markdown: string;
+  title: string | undefined;
+}
+
+type Turndown = import('turndown');
+let turndown: Promise<Turndown> | undefined;
+
+function loadTurndown(): Promise<Turndown> {
+  turndown ??= import('turndown').then(({ default: TurndownService }) => {
+    const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
+    // Chunks are read for their words: keep link and image text, drop addresses.
+    service.addRule('linkText', { filter: 'a', replacement: (content) => content });
+    service.addRule('imageAlt', { filter: 'img', replacement: (_c, node) => ((node as { getAttribute(n: string): string | null }).getAttribute('alt') ?? '').trim() });
+    return service;
+  });
+  return turndown;
+}
+
+function clean(text: string | null | undefined): string {
+  return (text ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The main content of an HTML page as Markdown, through a real HTML parser (linkedom)
+ * and Mozilla's Readability: navigation, scripts, styles and site chrome are dropped.
+ */
+export async function extractHtml(html: string): Promise<HtmlText> {
+  const [{ parseHTML }, { Readability }, td] = await Promise.all([import('linkedom'), import('@mozilla/readability'), loadTurndown()]);
+  const { document } = parseHTML(html);
+  const title =
+    clean(document.querySelector('title')?.textContent) ||
+    clean(document.querySelector('meta[property="og:title"]')?.getAttribute('content')) ||
+    clean(document.querySelector('h1')?.textContent) ||
+    undefined;
+  for (const el of [...document.querySelectorAll(NOISE)]) el.remove();
+  for (const el of [...document.querySelectorAll(CHROME)]) if (!el.parentElement?.closest('main, article')) el.remove();
+  const body = document.body;
+  if (!body) throw new IngestError('unsupported_document', 'no body');
+  const whole = body.innerHTML;
+  const wholeLength = clean(body.textContent).length;
+
+  let content = whole;
+  try {
+    const article = new Readability(document as never).parse();
+    // Readability can keep one block of a short page: use it only when it holds most of the text.
+    if (article?.content && clean(article.textContent).length >= 0.4 * wholeLength) content = article.content;
+  } catch {
+    content = whole;
+  }
+  const markdown = td.turndown(content).replace(/\n{3,}/g, '\n\n').trim();
+  return { markdown, title: title?.slice(0, 300) };
+}

@@ -1,0 +1,48 @@
+import { IngestError } from './ingest-error.js';
+
+interface TextItem {
+  str: string;
+  hasEOL: boolean;
+  transform: number[];
+}
+
+/**
+ * The text of a PDF through pdf.js (no rendering, no fonts, no script): lines as the
+ * file lays them out, a blank line where the vertical gap says a paragraph ends.
+ */
+export async function extractPdf(bytes: Uint8Array): Promise<string> {
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  let doc;
+  try {
+    // pdf.js takes ownership of the buffer it is given: hand it a copy.
+    doc = await pdfjs.getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, useSystemFonts: false, disableFontFace: true, verbosity: 0 }).promise;
+  } catch (error) {
+    throw new IngestError('unsupported_document', `unreadable PDF: ${(error as Error).message}`);
+  }
+  try {
+    const pages: string[] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const page = await doc.getPage(n);
+      const content = await page.getTextContent();
+      let text = '';
+      let lastY: number | undefined;
+      let lineHeight = 0;
+      for (const raw of content.items) {
+        if (!('str' in raw)) continue;
+        const item = raw as TextItem;
+        const y = item.transform[5] ?? 0;
+        const height = Math.abs(item.transform[3] ?? 0) || lineHeight;
+        if (lastY !== undefined && text.endsWith('\n') && lineHeight > 0 && Math.abs(lastY - y) > 1.8 * lineHeight) text += '\n';
+        text += item.str;
+        if (item.hasEOL) text += '\n';
+        lastY = y;
+        lineHeight = height;
+      }
+      pages.push(text.trim());
+      page.cleanup();
+    }
+    return pages.filter(Boolean).join('\n\n');
+  } finally {
+    await doc.destroy();
+  }
+}

@@ -1,0 +1,111 @@
+/** The document formats the pipeline reads, and how a file or a response is matched to one. */
+export type DocFormat = 'markdown' | 'text' | 'html' | 'csv' | 'json' | 'pdf';
+
+/** The canonical media type of each format (the source's `contentType`). */
+export const MEDIA_TYPES: Record<DocFormat, string> = {
+  markdown: 'text/markdown',
+  text: 'text/plain',
+  html: 'text/html',
+  csv: 'text/csv',
+  json: 'application/json',
+  pdf: 'application/pdf',
+};
+
+const BY_MEDIA_TYPE: Record<string, DocFormat> = {
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/plain': 'text',
+  'text/html': 'html',
+  'application/xhtml+xml': 'html',
+  'text/csv': 'csv',
+  'application/csv': 'csv',
+  'application/json': 'json',
+  'text/json': 'json',
+  'application/pdf': 'pdf',
+};
+
+const BY_EXTENSION: Record<string, DocFormat> = {
+  md: 'markdown',
+  markdown: 'markdown',
+  txt: 'text',
+  text: 'text',
+  html: 'html',
+  htm: 'html',
+  xhtml: 'html',
+  csv: 'csv',
+  json: 'json',
+  pdf: 'pdf',
+};
+
+/** A `Content-Type` value split into its lowercase media type and charset. */
+export function parseContentType(value: string | undefined): { mediaType: string; charset: string | undefined } {
+  const [type = '', ...params] = (value ?? '').split(';');
+  let charset: string | undefined;
+  for (const p of params) {
+    const m = /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(p);
+    if (m) charset = m[1]!.toLowerCase();
+  }
+  return { mediaType: type.trim().toLowerCase(), charset };
+}
+
+export function formatOfMediaType(mediaType: string): DocFormat | undefined {
+  if (BY_MEDIA_TYPE[mediaType]) return BY_MEDIA_TYPE[mediaType];
+  if (/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) return 'json';
+  return undefined;
+}
+
+export function formatOfFileName(name: string): DocFormat | undefined {
+  const dot = name.lastIndexOf('.');
+  return dot < 0 ? undefined : BY_EXTENSION[name.slice(dot + 1).toLowerCase()];
+}
+
+/** True when the bytes open like a PDF file. */
+export function isPdf(bytes: Uint8Array): boolean {
+  return bytes.length >= 5 && Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-';
+}
+
+/** A NUL byte near the start: binary data, whatever the name says. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, 8192).includes(0);
+}
+
+/**
+ * Text from bytes: the declared charset when the platform knows it, else UTF-8, else
+ * Windows-1252 (old spreadsheets and pages), without a byte-order mark.
+ */
+export function decodeText(bytes: Uint8Array, charset?: string): string {
+  let text: string | undefined;
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+    try {
+      text = new TextDecoder(charset).decode(bytes);
+    } catch {
+      text = undefined;
+    }
+  }
+  if (text === undefined) {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      text = new TextDecoder('windows-1252').decode(bytes);
+    }
+  }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * The format of an uploaded file, judged by its bytes first (a PDF signature; binary
+ * data), then by its extension, then by its declared type; undefined when unreadable.
+ */
+export function detectUploadFormat(fileName: string, declaredType: string, bytes: Uint8Array): DocFormat | undefined {
+  if (isPdf(bytes)) return 'pdf';
+  const format = formatOfFileName(fileName) ?? formatOfMediaType(parseContentType(declaredType).mediaType);
+  if (!format || format === 'pdf' || looksBinary(bytes)) return undefined;
+  if (format === 'json') {
+    try {
+      JSON.parse(decodeText(bytes));
+    } catch {
+      return undefined;
+    }
+  }
+  return format;
+}
