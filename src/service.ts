@@ -50,7 +50,9 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   const pages = new PagesService({ ...core, projects, agents, translator: settings.translator });
   const theme = new ThemeService({ ...core, projects });
   const assets = new AssetsService({ ...core, pages });
-  const brand = new BrandService(core);
+  const brand = new BrandService({ ...core, projects, files: assets });
+  assets.addFileSource((fileId) => brand.getStoredFile(fileId));
+  projects.addDependent({ cascade: async (trx, workspaceId, projectId) => (await brand.removeProject(trx, workspaceId, projectId), {}) });
   const usage = new UsageService({
     ...core,
     counters: { ...coreCounters(db), projects: (ws, on) => projects.count(ws, on), pages: (ws, on) => pages.count(ws, on) },

@@ -1,0 +1,67 @@
+import * as v from 'valibot';
+
+export const BRAND_SLOTS = ['logo', 'logo-dark', 'favicon'] as const;
+export type BrandSlot = (typeof BRAND_SLOTS)[number];
+
+export const SlotParamSchema = v.object({ slot: v.picklist(BRAND_SLOTS, 'must be logo, logo-dark or favicon') });
+
+const LINK_RULE = 'must be an http or https URL, a mailto: or tel: link, a path starting with / or a #fragment';
+
+/** Where a brand link may point: the web, mail, phone, this site, or this page. */
+function isLinkTarget(href: string): boolean {
+  if (/[\u0000-\u0020\u007f]/.test(href)) return false;
+  if (href.startsWith('#')) return true;
+  if (href.startsWith('/')) return !href.startsWith('//') && URL.canParse(href, 'http://site.invalid');
+  if (!URL.canParse(href)) return false;
+  return ['http:', 'https:', 'mailto:', 'tel:'].includes(new URL(href).protocol);
+}
+
+const Href = v.pipe(v.string(), v.minLength(1, LINK_RULE), v.maxLength(2048, 'must be at most 2048 characters'), v.check(isLinkTarget, LINK_RULE));
+const LabelText = v.pipe(v.string(), v.trim(), v.maxLength(80, 'must be at most 80 characters'));
+const Label = v.pipe(
+  v.strictObject({ es: LabelText, en: LabelText }),
+  v.check((l) => l.es !== '' || l.en !== '', 'needs text in at least one language'),
+);
+const Link = v.strictObject({ label: Label, href: Href });
+const FooterText = v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'));
+
+/** `PATCH /v1/projects/{projectId}/brand`: partial; arrays and the CTA are replaced whole. */
+export const BrandPatchSchema = v.strictObject({
+  navbar: v.optional(
+    v.strictObject({
+      links: v.optional(v.pipe(v.array(Link), v.maxLength(8, 'at most 8 links'))),
+      cta: v.optional(v.nullable(Link)),
+    }),
+  ),
+  footer: v.optional(
+    v.strictObject({
+      text: v.optional(v.strictObject({ es: v.optional(FooterText), en: v.optional(FooterText) })),
+      links: v.optional(v.pipe(v.array(Link), v.maxLength(12, 'at most 12 links'))),
+    }),
+  ),
+});
+
+export type BrandPatch = v.InferOutput<typeof BrandPatchSchema>;
+
+/** `PUT /v1/projects/{projectId}/brand/{slot}` (multipart). */
+export const BrandFileUploadSchema = v.strictObject({ file: v.instance(File, 'must be a file') });
+
+const LocalizedOut = v.object({ es: v.string(), en: v.string() });
+const LinkOut = v.object({ label: LocalizedOut, href: v.string() });
+
+export const BrandFileSchema = v.nullable(
+  v.object({ contentType: v.string(), byteSize: v.number(), url: v.string(), urlExpiresAt: v.string() }),
+);
+
+export const BrandSchema = v.object({
+  logo: BrandFileSchema,
+  logoDark: BrandFileSchema,
+  favicon: BrandFileSchema,
+  navbar: v.object({ links: v.array(LinkOut), cta: v.nullable(LinkOut) }),
+  footer: v.object({ text: LocalizedOut, links: v.array(LinkOut) }),
+  /** null until the brand is first changed. */
+  updatedAt: v.nullable(v.string()),
+});
+
+export type Brand = v.InferOutput<typeof BrandSchema>;
+export type BrandLink = v.InferOutput<typeof LinkOut>;

@@ -1,0 +1,176 @@
+import { SaxesParser, type SaxesAttributeNS, type SaxesTagNS } from 'saxes';
+import type { FieldError } from '../platform/service-error.js';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const XHTML_NS = 'http://www.w3.org/1999/xhtml';
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+
+/** The reasons an SVG is refused: each is one `errors` entry of `400 svc.brand.svg_rejected`. */
+export const SVG_REASONS = {
+  script: 'script element',
+  handler: 'event handler attribute',
+  foreign: 'foreign content',
+  external: 'external reference',
+  javascript: 'javascript: URL',
+  doctype: 'DOCTYPE or entity',
+  stylesheet: 'xml-stylesheet',
+} as const;
+
+type Reason = keyof typeof SVG_REASONS;
+
+export type SvgVerdict =
+  | { kind: 'clean' }
+  /** Not an SVG image a browser would render: another slot format question (415). */
+  | { kind: 'unreadable'; why: string }
+  | { kind: 'unsafe'; errors: FieldError[] };
+
+// Attributes whose value is a URL (in any namespace: `href` and `xlink:href` alike).
+const URL_ATTRIBUTES = new Set(['href', 'src', 'data', 'action', 'formaction', 'poster', 'background', 'codebase', 'srcset']);
+const SCRIPT_ELEMENTS = new Set(['script', 'handler']);
+const FOREIGN_ELEMENTS = new Set(['foreignobject', 'iframe', 'frame', 'frameset', 'embed', 'object', 'applet']);
+const ANIMATIONS = new Set(['animate', 'set', 'animatetransform', 'animatemotion', 'animatecolor']);
+const SCRIPT_SCHEME = /(?:java|vb|live)script:/;
+// Raster images inlined as data: are the only references that may leave the document.
+const RASTER_DATA = /^data:image\/(?:png|jpe?g|gif|webp|avif);base64,/;
+
+/** Browsers drop ASCII whitespace and controls inside a URL scheme: `java\tscript:`. */
+function squeeze(value: string): string {
+  return value.replace(/[\u0000-\u0020\u007f]+/g, '').toLowerCase();
+}
+
+function judgeUrl(value: string): Reason | undefined {
+  const url = squeeze(value);
+  if (SCRIPT_SCHEME.test(url)) return 'javascript';
+  if (url === '' || url.startsWith('#') || RASTER_DATA.test(url)) return undefined;
+  return 'external';
+}
+
+/** CSS with comments gone and escapes (`u\72l(`) decoded, lowercased. */
+function plainCss(css: string): string {
+  return css
+    .replace(/\/\*[\s\S]*?(\*\/|$)/g, '')
+    .replace(/\\([0-9a-fA-F]{1,6})[ \t\n\r\f]?/g, (_, hex: string) => {
+      const code = Number.parseInt(hex, 16);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+    })
+    .replace(/\\(.)/g, '$1')
+    .toLowerCase();
+}
+
+function judgeCss(css: string, found: (reason: Reason) => void): void {
+  const text = plainCss(css);
+  if (text.includes('@import')) found('external');
+  if (/image-set\(/.test(text)) found('external');
+  if (SCRIPT_SCHEME.test(squeeze(text))) found('javascript');
+  for (const match of text.matchAll(/url\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*))\s*\)/g)) {
+    const reason = judgeUrl(match[1] ?? match[2] ?? match[3] ?? '');
+    if (reason) found(reason);
+  }
+}
+
+function encodingOf(bytes: Uint8Array): 'utf-8' | 'utf-16le' | 'utf-16be' {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return 'utf-8';
+}
+
+function decode(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder(encodingOf(bytes), { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the bytes start like XML text (after a byte order mark and white space). */
+export function looksLikeXml(bytes: Uint8Array): boolean {
+  return /^\s*</.test(new TextDecoder(encodingOf(bytes)).decode(bytes.subarray(0, 256)));
+}
+
+/**
+ * Judges an SVG with a real XML parser (saxes: strict, namespace-aware), never by
+ * pattern-matching the raw text. Refuses, one reason each, anything that could run or
+ * fetch: script elements, `on*` handlers (also set by animation), foreignObject and
+ * HTML content, references that leave the document (`href`, `xlink:href`, `xml:base`,
+ * `url()` in attributes and styles, `@import`), `javascript:` URLs however obfuscated,
+ * a DOCTYPE (and so any entity) and `xml-stylesheet` instructions. Local references
+ * (`#id`) and inlined raster images (`data:image/png;base64,...`) are fine.
+ */
+export function judgeSvg(bytes: Uint8Array): SvgVerdict {
+  const text = decode(bytes);
+  if (text === undefined) return { kind: 'unreadable', why: 'not UTF-8 or UTF-16 text' };
+  const parser = new SaxesParser({ xmlns: true, position: true });
+  const found = new Map<Reason, number>();
+  const flag = (reason: Reason) => {
+    if (!found.has(reason)) found.set(reason, parser.line);
+  };
+  let root: SaxesTagNS | undefined;
+  let malformed: string | undefined;
+  let styleDepth = 0;
+  let css = '';
+
+  parser.on('error', (error) => {
+    malformed ??= error.message;
+  });
+  parser.on('doctype', () => flag('doctype'));
+  parser.on('processinginstruction', (pi) => {
+    if (pi.target.toLowerCase() === 'xml-stylesheet') flag('stylesheet');
+  });
+  parser.on('attribute', (attr: SaxesAttributeNS) => {
+    if (attr.prefix === 'xmlns' || attr.name === 'xmlns') return;
+    const local = attr.local.toLowerCase();
+    if (local.startsWith('on')) flag('handler');
+    if (URL_ATTRIBUTES.has(local) || (local === 'base' && attr.prefix === 'xml')) {
+      const reason = judgeUrl(attr.value);
+      if (reason) flag(reason);
+    }
+    // Presentation attributes (`fill="url(...)"`), `style` and animation values alike.
+    judgeCss(attr.value, flag);
+  });
+  parser.on('opentag', (tag) => {
+    root ??= tag;
+    const local = tag.local.toLowerCase();
+    if (SCRIPT_ELEMENTS.has(local)) flag('script');
+    if (FOREIGN_ELEMENTS.has(local) || tag.uri === XHTML_NS) flag('foreign');
+    if (local === 'style') styleDepth += 1;
+    if (ANIMATIONS.has(local)) judgeAnimation(tag, flag);
+  });
+  const collect = (chunk: string) => {
+    if (styleDepth > 0) css += chunk;
+  };
+  parser.on('text', collect);
+  parser.on('cdata', collect);
+  parser.on('closetag', (tag) => {
+    if (tag.local.toLowerCase() === 'style' && styleDepth > 0 && --styleDepth === 0) {
+      judgeCss(css, flag);
+      css = '';
+    }
+  });
+  try {
+    parser.write(text).close();
+  } catch (error) {
+    malformed ??= (error as Error).message;
+  }
+
+  if (root?.local.toLowerCase() !== 'svg') return { kind: 'unreadable', why: 'the root element is not <svg>' };
+  if (found.size > 0) {
+    const errors = [...found].map(([reason, line]) => ({ field: 'file', reason: SVG_REASONS[reason], line }));
+    return { kind: 'unsafe', errors };
+  }
+  if (malformed) return { kind: 'unreadable', why: `not well-formed XML: ${malformed.replace(/^[^:]*:\d+:\d+: /, '')}` };
+  if (root.uri !== SVG_NS || root.local !== 'svg') return { kind: 'unreadable', why: 'the root element is not in the SVG namespace' };
+  return { kind: 'clean' };
+}
+
+/** `<animate attributeName="href" values="...">` and friends set what they name. */
+function judgeAnimation(tag: SaxesTagNS, flag: (reason: Reason) => void): void {
+  const target = (tag.attributes.attributeName?.value ?? '').toLowerCase().replace(/^[^:]*:/, '').trim();
+  if (target.startsWith('on')) flag('handler');
+  if (!URL_ATTRIBUTES.has(target)) return;
+  for (const name of ['values', 'from', 'to', 'by']) {
+    for (const value of (tag.attributes[name]?.value ?? '').split(';')) {
+      const reason = judgeUrl(value.trim());
+      if (reason) flag(reason);
+    }
+  }
+}
