@@ -8,6 +8,10 @@ const GREETINGS = new Set(['hi', 'hello', 'hey', 'hola', 'buenas', 'buenos', 'di
 const MIN_PASSAGE_SCORE = 0.15;
 /** At most this many sentences make a reply. */
 const MAX_SENTENCES = 3;
+/** A second sentence joins the best one when it scores at least this share of it... */
+const SAME_PASSAGE = 0.6;
+/** ...or this share when it comes from another passage. */
+const OTHER_PASSAGE = 0.9;
 /** Weight of a term that only the earlier questions of a follow-up carry. */
 const CONTEXT_WEIGHT = 0.5;
 
@@ -45,8 +49,8 @@ function isGreeting(message: string): boolean {
 /**
  * Picks the sentences that best answer the question: each sentence of each usable
  * passage is scored by the question's terms it holds (terms that only the earlier
- * questions of a follow-up carry count half), divided by a gentle length penalty, and
- * lifted by its passage's score. The best few, kept in reading order, are the reply.
+ * questions of a follow-up carry count half), divided by a gentle length penalty and
+ * multiplied by its passage's score. The best few, kept in reading order, are the reply.
  */
 export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign: boolean } {
   const focus = termSet(input.message);
@@ -72,7 +76,7 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
       }
       // A sentence must hold a word of the message itself, unless the message has none.
       if (match === 0 || (focus.size > 0 && focusHits === 0)) return;
-      const score = (match / Math.sqrt(1 + st.size / 8)) * (0.5 + passage.score);
+      const score = (match / Math.sqrt(1 + st.size / 8)) * passage.score;
       all.push({ text, passage, passageRank, order, score });
     });
   });
@@ -81,8 +85,11 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
   pool.sort((a, b) => b.score - a.score || a.passageRank - b.passageRank || a.order - b.order);
   const best = pool[0];
   if (!best) return { sentences: [], foreign: false };
-  // Keep close seconds only: a weak sentence dilutes a good answer.
-  const chosen = pool.filter((c) => c.score >= best.score * 0.6).slice(0, MAX_SENTENCES);
+  // Keep close seconds only: a weak sentence dilutes a good answer, and one from another
+  // passage must be nearly as good to join it.
+  const chosen = pool
+    .filter((c) => c.score >= best.score * (c.passage === best.passage ? SAME_PASSAGE : OTHER_PASSAGE))
+    .slice(0, MAX_SENTENCES);
   chosen.sort((a, b) => a.passageRank - b.passageRank || a.order - b.order);
   return { sentences: chosen, foreign: !own.length };
 }

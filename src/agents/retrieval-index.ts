@@ -1,5 +1,8 @@
 import type { IndexedChunk, KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import { stem, words } from './text.js';
+import { stem, termSet, words } from './text.js';
+
+/** Document frequencies come from at most this many chunks (evenly spaced). */
+const DF_SAMPLE = 2000;
 
 /** A chunk without its vector: the vectors live in the index's one flat matrix. */
 export type ChunkMeta = Omit<IndexedChunk, 'vector'>;
@@ -35,6 +38,9 @@ export class ScopeIndex {
   readonly #columns: Float32Array;
   readonly #positions = new Map<string, number>();
   readonly topics = new Map<string, TopicEntry>();
+  /** In how many sampled chunks each term occurs. */
+  readonly #df = new Map<string, number>();
+  #sampled = 0;
 
   private constructor(
     readonly version: string,
@@ -65,6 +71,11 @@ export class ScopeIndex {
       }
     });
     const index = new ScopeIndex(version, dims, metas, columns);
+    const step = Math.max(1, Math.ceil(n / DF_SAMPLE));
+    for (let i = 0; i < n; i += step) {
+      index.#sampled++;
+      for (const term of termSet(`${metas[i]!.title}\n${metas[i]!.text}`)) index.#df.set(term, (index.#df.get(term) ?? 0) + 1);
+    }
     for (const [topic, list] of [...members].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const centroid = new Float32Array(dims);
       for (const i of list) for (let d = 0; d < dims; d++) centroid[d]! += columns[d * n + i]!;
@@ -75,6 +86,12 @@ export class ScopeIndex {
       });
     }
     return index;
+  }
+
+  /** How telling a term is in this scope (BM25's idf, never negative): rare terms weigh more. */
+  idf(term: string): number {
+    const df = this.#df.get(term) ?? 0;
+    return Math.log(1 + (this.#sampled - df + 0.5) / (df + 0.5));
   }
 
   position(chunkId: string): number | undefined {

@@ -27,12 +27,20 @@ export interface SearchInput extends QueryBody {
 }
 
 // Weights of the fused score; they add up to 1 so that the score stays in 0..1.
-const W_DENSE = 0.5;
-const W_LEXICAL = 0.3;
+const W_DENSE = 0.45;
+const W_LEXICAL = 0.35;
 const W_TOPIC = 0.15;
 const W_LANG = 0.05;
+// Within the lexical signal: the full-text engine's rank, the share of the query's
+// weight (idf) the chunk holds, and the share its source's title holds: a title says
+// what a whole document is about.
+const LEX_RANK = 0.2;
+const LEX_COVERAGE = 0.5;
+const LEX_TITLE = 0.3;
 /** Below this cosine a chunk is not "found" by vector similarity alone. */
-const MIN_DENSE = 0.05;
+const MIN_DENSE = 0.02;
+/** How many nearest chunks the similarity strategy proposes, at least. */
+const VECTOR_POOL = 50;
 /** A topic's centroid must be at least this close to route a query that names no topic. */
 const MIN_CENTROID = 0.25;
 const LEXICAL_HITS = 50;
@@ -91,7 +99,7 @@ export class RetrievalService {
       if (!c) candidates.set(position, (c = { position, dense: dense[position]!, lexical: lexical.get(position) ?? 0, byVector: false, byTopic: false }));
       return c;
     };
-    const pool = Math.max(input.limit * 4, 20);
+    const pool = Math.max(input.limit * 4, VECTOR_POOL);
     for (const i of topPositions(dense, pool, (i) => eligible(i) && dense[i]! >= MIN_DENSE)) add(i).byVector = true;
     for (const i of lexical.keys()) if (eligible(i)) add(i).byVector = true;
     for (const topic of routed) {
@@ -105,12 +113,22 @@ export class RetrievalService {
       if (!c.byTopic && routed.size && index.chunks[c.position]!.topics.some((t) => routed.has(t))) c.byTopic = true;
     }
 
+    const queryWeight = [...queryTerms].reduce((sum, t) => sum + index.idf(t), 0);
     const scored = [...candidates.values()].map((c) => {
       const chunk = index.chunks[c.position]!;
-      const coverage = queryTerms.size ? overlap(queryTerms, termSet(`${chunk.title}\n${chunk.text}`)) / queryTerms.size : 0;
+      const titleTerms = termSet(chunk.title);
+      const chunkTerms = termSet(chunk.text);
+      let held = 0;
+      let heldByTitle = 0;
+      for (const t of queryTerms) {
+        if (titleTerms.has(t)) heldByTitle += index.idf(t);
+        if (titleTerms.has(t) || chunkTerms.has(t)) held += index.idf(t);
+      }
+      const coverage = queryWeight > 0 ? held / queryWeight : 0;
+      const titleCoverage = queryWeight > 0 ? heldByTitle / queryWeight : 0;
       const score =
         W_DENSE * Math.max(0, c.dense) +
-        W_LEXICAL * (0.5 * c.lexical + 0.5 * coverage) +
+        W_LEXICAL * (LEX_RANK * c.lexical + LEX_COVERAGE * coverage + LEX_TITLE * titleCoverage) +
         W_TOPIC * (c.byTopic ? 1 : 0) +
         W_LANG * (chunk.lang === lang ? 1 : 0);
       return { c, chunk, score: Math.min(1, Math.max(0, score)) };
@@ -141,8 +159,9 @@ export class RetrievalService {
 
   /** Full-text hits by position, normalised so the best hit is 1. */
   async #lexical(workspaceId: string, agentId: string, index: ScopeIndex, query: string): Promise<Map<number, number>> {
-    // Only content words reach the full-text engine: punctuation and operators never do.
-    const text = words(query).filter((w) => !isStopWord(w)).join(' ');
+    // Only content words reach the full-text engine, with their singular and plural
+    // forms: it matches whole words, and `habitación` should find `habitaciones`.
+    const text = [...new Set(words(query).filter((w) => !isStopWord(w)).flatMap(numberForms))].join(' ');
     const out = new Map<number, number>();
     if (!text) return out;
     const hits = await this.deps.knowledge.searchLexical(workspaceId, agentId, text, LEXICAL_HITS);
@@ -174,17 +193,19 @@ export class RetrievalService {
   }
 }
 
+/** A word with its likely singular and plural (English and Spanish). */
+export function numberForms(word: string): string[] {
+  if (/\d/.test(word) || word.length < 3) return [word];
+  if (word.endsWith('es') && word.length > 4) return [word, word.slice(0, -2), word.slice(0, -1)];
+  if (word.endsWith('s') && !word.endsWith('ss')) return [word, word.slice(0, -1)];
+  return [word, `${word}s`, `${word}es`];
+}
+
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) sum += a[i]! * b[i]!;
   return sum;
-}
-
-function overlap(a: Set<string>, b: Set<string>): number {
-  let n = 0;
-  for (const x of a) if (b.has(x)) n++;
-  return n;
 }
 
 /**

@@ -1,18 +1,21 @@
 /**
- * Text helpers shared by retrieval and the default responder: word and sentence
+ * Text helpers shared by retrieval and the default responder: words, sentence
  * segmentation (the platform's `Intl.Segmenter`), accent folding, stop words, a light
  * stemmer for Spanish and English, and a language guess.
  */
 export type Lang = 'es' | 'en';
 
-const wordSegmenter = new Intl.Segmenter('und', { granularity: 'word' });
+// Words are runs of letters and digits: a regular expression is fifty times faster
+// than the word segmenter, and the index reads every chunk once.
+const WORD = /[\p{L}\p{N}]+/gu;
+const COMPOUND = /([\p{L}\p{N}]+)-([\p{L}\p{N}]+)/gu;
 const sentenceSegmenters: Record<Lang, Intl.Segmenter> = {
   es: new Intl.Segmenter('es', { granularity: 'sentence' }),
   en: new Intl.Segmenter('en', { granularity: 'sentence' }),
 };
 
 const EN_STOP = new Set(
-  ('a an the and or but if then so of to in on at by for with from about into over after before under between ' +
+  ('a an the and or but if then so of to in on at by for with without within from about into over after before under between per via ' +
     'is are was were be been being am do does did have has had having can could will would shall should may might must ' +
     'i me my we our us you your he him his she her it its they them their this that these those there here ' +
     'what which who whom whose when where why how all any both each few more most other some such no nor not only own same ' +
@@ -23,7 +26,7 @@ const EN_STOP = new Set(
 const ES_STOP = new Set(
   ('el la los las un una unos unas y o u e ni pero si sino que de del al a en por para con sin sobre entre hasta desde ' +
     'es son era eran ser fue fueron está están estar estoy estás hay ha han he has haber tiene tienen tener tengo ' +
-    'puede pueden puedo puedes podría hacer hace hago se me te le les nos os lo mi mis tu tus su sus nuestro nuestra ' +
+    'puede pueden puedo puedes podéis podemos podría hacer hace hago hacéis tenéis tenemos tienes se me te le les nos os lo mi mis tu tus su sus nuestro nuestra vuestro vuestra vuestros vuestras ' +
     'yo tú él ella ellos ellas usted ustedes este esta estos estas ese esa esos esas eso esto aquí allí ' +
     'qué cuál cuáles quién quiénes cuándo dónde cómo cuánto cuánta cuántos cuántas por qué muy más menos también ' +
     'ya no sí como cuando donde porque todo toda todos todas algo alguno alguna otro otra otros otras mismo ' +
@@ -39,11 +42,9 @@ export function fold(text: string): string {
   return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
 }
 
-/** The word-like segments of a text, lowercase, accents kept. */
+/** The words of a text (runs of letters and digits), lowercase, accents kept. */
 export function words(text: string): string[] {
-  const out: string[] = [];
-  for (const s of wordSegmenter.segment(text.normalize('NFC'))) if (s.isWordLike) out.push(s.segment.toLowerCase());
-  return out;
+  return text.normalize('NFC').toLowerCase().match(WORD) ?? [];
 }
 
 export function isStopWord(word: string): boolean {
@@ -60,7 +61,9 @@ export function stem(word: string): string {
   let w = fold(word);
   if (/^\d+$/.test(w)) return w;
   for (const suffix of SUFFIXES) {
-    if (w.length - suffix.length >= 4 && w.endsWith(suffix)) {
+    // A plural `s` may leave a short word (`dogs`); longer suffixes need a longer rest.
+    const rest = suffix === 's' ? 3 : 4;
+    if (w.length - suffix.length >= rest && w.endsWith(suffix) && !(suffix === 's' && w.endsWith('ss'))) {
       w = w.slice(0, w.length - suffix.length);
       break;
     }
@@ -68,7 +71,11 @@ export function stem(word: string): string {
   return w.length > 6 ? w.slice(0, 6) : w;
 }
 
-/** Content terms of a text: words that are not stop words, stemmed, in order (with repeats). */
+/**
+ * Content terms of a text: words that are not stop words, stemmed, in order (with
+ * repeats), then each hyphenated compound joined (`check-out` also gives `checkout`),
+ * which tells `check-in` from `check-out` although both halves are common words.
+ */
 export function terms(text: string): string[] {
   const out: string[] = [];
   for (const w of words(text)) {
@@ -76,6 +83,7 @@ export function terms(text: string): string[] {
     if (w.length < 2 && !/\d/.test(w)) continue;
     out.push(stem(w));
   }
+  if (text.includes('-')) for (const m of text.matchAll(COMPOUND)) out.push(stem(`${m[1]}${m[2]}`));
   return out;
 }
 
