@@ -55,7 +55,12 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   projects.addDependent({ cascade: async (trx, workspaceId, projectId) => (await brand.removeProject(trx, workspaceId, projectId), {}) });
   const usage = new UsageService({
     ...core,
-    counters: { ...coreCounters(db), projects: (ws, on) => projects.count(ws, on), pages: (ws, on) => pages.count(ws, on) },
+    counters: {
+      ...coreCounters(db),
+      projects: (ws, on) => projects.count(ws, on),
+      pages: (ws, on) => pages.count(ws, on),
+      knowledgeDocuments: (ws, on) => knowledge.count(ws, on),
+    },
   });
   const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget(), () => knowledge.afterImport()];
 

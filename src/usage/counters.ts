@@ -11,19 +11,17 @@ export type UsageCounter = (workspaceId: string, db?: Db) => Promise<number>;
 export type UsageCounters = Record<CapName, UsageCounter>;
 
 /**
- * The counters no part of this API lends. Agents and knowledge sources (every kind:
- * uploads, crawled URLs and claims) are counted by a query on their table. Custom
- * domains are managed in the console and have not shipped on `/v1`, so a workspace of
- * the emulator has none; and it has exactly one member, its owner, who holds one seat.
+ * The counters no part of this API lends. Agents have no `count()` of their own, so
+ * they are counted by a query on their table. Custom domains are managed in the
+ * console and have not shipped on `/v1`, so a workspace of the emulator has none; and
+ * it has exactly one member, its owner, who holds one seat.
  */
-export function coreCounters(db: Kysely<Database>): Pick<UsageCounters, 'agents' | 'knowledgeDocuments' | 'customDomains' | 'seats'> {
-  const rows = (table: 'agents' | 'knowledge_sources'): UsageCounter => async (workspaceId, on = db) => {
-    const row = await on.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
-    return Number(row.n);
-  };
+export function coreCounters(db: Kysely<Database>): Pick<UsageCounters, 'agents' | 'customDomains' | 'seats'> {
   return {
-    agents: rows('agents'),
-    knowledgeDocuments: rows('knowledge_sources'),
+    agents: async (workspaceId, on = db) => {
+      const row = await on.selectFrom('agents').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
     customDomains: async () => 0,
     seats: async () => 1,
   };

@@ -31,7 +31,9 @@ describe('GET /v1/usage', () => {
     await api.post(`/v1/projects/${site.id}/pages`, { name: 'Home', kind: 'agent', path: '/', agentId: agent.id });
     await api.post(`/v1/projects/${site.id}/pages`, { name: 'About', kind: 'document', path: '/about' });
     await api.post(`/v1/projects/${site.id}/pages`, { name: 'Prices', kind: 'document', path: '/prices' });
-    expect((await api.get('/v1/usage')).body.counts).toEqual({ projects: 1, agents: 2, pages: 3, knowledgeDocuments: 0, customDomains: 0, seats: 1 });
+    await api.post('/v1/knowledge/text', { title: 'Hours', text: 'Open every day from 9 to 5.' });
+    await api.post('/v1/knowledge/claims', { claim: { es: 'Envío gratis', en: 'Free shipping' }, agentId: agent.id });
+    expect((await api.get('/v1/usage')).body.counts).toEqual({ projects: 1, agents: 2, pages: 3, knowledgeDocuments: 2, customDomains: 0, seats: 1 });
     expect((await other.api.get('/v1/usage')).body.counts).toMatchObject({ projects: 0, agents: 0, pages: 0 });
     await api.delete(`/v1/projects/${site.id}`);
     expect((await api.get('/v1/usage')).body.counts).toMatchObject({ projects: 0, agents: 2, pages: 0 });
