@@ -122,19 +122,21 @@ export async function chunkMarkdown(markdown: string, tokenizer: Tokenizer, opti
     current = [];
     size = 0;
   };
+  // Blocks are joined by a blank line, one more token between two blocks.
+  const cost = (unit: Unit) => unit.tokens + (current.length ? 1 : 0);
   const add = (unit: Unit) => {
+    size += cost(unit);
     current.push(unit);
-    size += unit.tokens;
   };
 
   for (const unit of units) {
     if (unit.heading !== undefined) {
-      if (size >= min || size + unit.tokens > max) close();
+      if (size >= min || size + cost(unit) > max) close();
       section = unit;
       add(unit);
       continue;
     }
-    if (size + unit.tokens > max && current.length > 0) {
+    if (current.length > 0 && size + cost(unit) > max) {
       // Headings at the end of a full chunk belong with what follows them.
       const carried: Unit[] = [];
       while (current.length && current[current.length - 1]!.heading !== undefined) carried.unshift(current.pop()!);
@@ -149,7 +151,10 @@ export async function chunkMarkdown(markdown: string, tokenizer: Tokenizer, opti
       }
       // Repeated context gives way to the block that must fit; a carried heading stays
       // with its first block even when that passes the maximum by the heading's size.
-      while (current.length && current[current.length - 1]!.context && size + unit.tokens > max) size -= current.pop()!.tokens;
+      while (current.length && current[current.length - 1]!.context && size + cost(unit) > max) {
+        const dropped = current.pop()!;
+        size -= dropped.tokens + (current.length ? 1 : 0);
+      }
     }
     add(unit);
   }

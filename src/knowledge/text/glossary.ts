@@ -8,7 +8,7 @@ promocion:promotions pago:payments factura:invoices impuesto:taxes iva:VAT tarje
 transferencia:transfers reembolso:refunds devolucion:returns garantia:warranty envio:shipping entrega:delivery
 pedido:orders compra:purchases venta:sales tienda:shop producto:products servicio:services catalogo:catalogue
 stock:stock inventario:inventory talla:sizes tamano:sizes medida:measurements peso:weight material:materials
-horario:opening-hours apertura:opening cierre:closing festivo:holidays vacacione:holidays
+horario:opening-hours apertura:opening cierre:closing festivo:holidays vacacion:holidays
 reserva:bookings cita:appointments consulta:consultations cancelacion:cancellations suscripcion:subscriptions
 plan:plans cuenta:accounts usuario:users contrasena:passwords acceso:access registro:registration
 soporte:support ayuda:help pregunta:questions respuesta:answers duda:questions contacto:contact
@@ -21,7 +21,7 @@ habitacion:rooms alojamiento:accommodation hotel:hotel viaje:travel vuelo:flight
 curso:courses clase:classes alumno:students estudiante:students profesor:teachers formacion:training
 taller:workshops matricula:enrolment beca:scholarships examen:exams
 empresa:company equipo:team empleo:jobs trabajo:work puesto:positions candidato:candidates
-politica:policies privacidad:privacy cookie:cookies condicione:conditions termino:terms legal:legal
+politica:policies privacidad:privacy cookie:cookies condicion:conditions termino:terms legal:legal
 seguridad:security dato:data proteccion:protection
 salud:health medico:doctors clinica:clinic tratamiento:treatments paciente:patients dental:dental
 farmacia:pharmacy terapia:therapy
@@ -50,5 +50,7 @@ const GLOSSARY: ReadonlyMap<string, string> = new Map(
 
 /** The English for a Spanish word of the glossary (any accents, singular or plural). */
 export function toEnglish(word: string): string | undefined {
-  return GLOSSARY.get(stem(fold(word)));
+  const folded = fold(word);
+  // Spanish plurals in -es (`devoluciones`) lose two letters, not one.
+  return GLOSSARY.get(stem(folded)) ?? (folded.endsWith('es') ? GLOSSARY.get(folded.slice(0, -2)) : undefined);
 }

@@ -44,14 +44,15 @@ export const STOPWORDS_ES: ReadonlySet<string> = new Set(
     'uno unos usted ustedes y ya yo').split(' '),
 );
 
-// Days and months say when, not what: they never name what a document covers.
+// Days, months and currencies say when and how much, never what a document covers.
 const CALENDAR: ReadonlySet<string> = new Set(
-  ('monday tuesday wednesday thursday friday saturday sunday january february march april may june july august ' +
+  ('euro euros dollar dollars pound pounds cent cents peso pesos minute minutes hour hours days week weeks month ' +
+    'months year years minuto minutos hora horas dias semana semanas meses anos monday tuesday wednesday thursday friday saturday sunday january february march april may june july august ' +
     'september october november december lunes martes miercoles jueves viernes sabado domingo enero febrero marzo ' +
     'abril mayo junio julio agosto septiembre octubre noviembre diciembre').split(' '),
 );
 
-/** True for a word that names no subject: calendar words, in either language. */
+/** True for a word that names no subject (days, months, currencies), in either language. */
 export function isCalendarWord(folded: string): boolean {
   return CALENDAR.has(folded);
 }

@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { extractText } from '../../src/knowledge/pipeline/extract.js';
+import { decodeText, detectUploadFormat } from '../../src/knowledge/pipeline/formats.js';
+import { IngestError } from '../../src/knowledge/pipeline/ingest-error.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'knowledge');
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+async function failure(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(IngestError);
+  return (error as IngestError).code;
+}
+
+describe('text extraction', () => {
+  it('keeps Markdown and plain text as written, line endings normalised', async () => {
+    expect((await extractText('markdown', bytes('# Title\r\n\r\nBody text.\r\n'))).text).toBe('# Title\n\nBody text.');
+    expect((await extractText('text', bytes('\uFEFFplain words'))).text).toBe('plain words');
+  });
+
+  it('reads HTML through a parser: main content as Markdown, no navigation, scripts, styles or chrome', async () => {
+    const html = `<!doctype html><html><head><title> Opening hours | Café Luna </title><style>p { color: red }</style>
+      <script>window.secret = "tracking";</script></head><body>
+      <header><a href="/">Home</a> <a href="/menu">Menu</a></header>
+      <nav><ul><li><a href="/a">About us</a></li><li><a href="/b">Careers</a></li></ul></nav>
+      <main><article><h1>Opening hours</h1><p>We open <a href="/x">every weekday</a> from 9 to 18.</p>
+      <h2>Holidays</h2><ul><li>Closed on 25 December</li><li>Closed on 1 January</li></ul>
+      <img src="/map.png" alt="Map of the street"><script>document.write("injected")</script><noscript>Enable JS</noscript></article></main>
+      <aside>Subscribe to our newsletter</aside><footer>© 2026 Café Luna · Privacy</footer></body></html>`;
+    const { text, title } = await extractText('html', bytes(html));
+    expect(title).toBe('Opening hours | Café Luna');
+    expect(text).toContain('We open every weekday from 9 to 18.');
+    expect(text).toMatch(/^#+ Holidays$/m);
+    expect(text).toMatch(/^- +Closed on 25 December$/m);
+    expect(text).toContain('Map of the street');
+    for (const gone of ['tracking', 'injected', 'color', 'Careers', 'About us', 'Subscribe', 'Privacy', 'Enable JS', '/x', 'map.png']) expect(text).not.toContain(gone);
+  });
+
+  it('keeps the text of a short page that Readability would cut', async () => {
+    const { text } = await extractText('html', bytes('<html><body><p>Only one line here.</p><div>And a second block.</div></body></html>'));
+    expect(text).toContain('Only one line here.');
+    expect(text).toContain('And a second block.');
+  });
+
+  it('reads CSV with a real parser: one paragraph per row, cells named by their column', async () => {
+    const csv = 'plan,price,notes\nBasic,10,"email, chat"\nPro,25,"phone ""priority"""\n\n';
+    expect((await extractText('csv', bytes(csv))).text).toBe('plan: Basic; price: 10; notes: email, chat\n\nplan: Pro; price: 25; notes: phone "priority"');
+  });
+
+  it('reads JSON as path: value lines, one paragraph per list item or section', async () => {
+    const json = JSON.stringify({ name: 'Luna', faq: [{ q: 'Pets?', a: 'Yes' }, { q: 'Wifi?', a: 'Free' }], hours: { mon: '9-18' } });
+    expect((await extractText('json', bytes(json))).text).toBe('name: Luna\n\nfaq[0].q: Pets?\nfaq[0].a: Yes\n\nfaq[1].q: Wifi?\nfaq[1].a: Free\n\nhours.mon: 9-18');
+  });
+
+  it('reads the text of a PDF with pdf.js, paragraphs where the layout leaves a gap', async () => {
+    const { text } = await extractText('pdf', readFileSync(join(FIXTURES, 'warranty.pdf')));
+    expect(text).toBe(
+      'Warranty and returns\n\nEvery bicycle we sell carries a two-year warranty on the frame.\nThe warranty covers manufacturing defects, not wear and tear.\n\n' +
+        'Returns are accepted within thirty days of delivery when the\nbicycle has not been ridden outdoors.\n\nServicing\n\n' +
+        'A free first service is included six weeks after purchase.\nBook it from your account page or by phone.',
+    );
+  });
+
+  it('fails with unsupported_document on a broken PDF, broken JSON or a document without words', async () => {
+    expect(await failure(extractText('pdf', bytes('%PDF-1.4\nnot really a pdf')))).toBe('unsupported_document');
+    expect(await failure(extractText('json', bytes('{"a":')))).toBe('unsupported_document');
+    expect(await failure(extractText('html', bytes('<html><body><script>only()</script></body></html>')))).toBe('unsupported_document');
+    expect(await failure(extractText('markdown', bytes('--- *** ---')))).toBe('unsupported_document');
+  });
+});
+
+describe('upload formats', () => {
+  const pdf = readFileSync(join(FIXTURES, 'warranty.pdf'));
+  it('judges by the bytes first, then the extension, then the declared type', () => {
+    expect(detectUploadFormat('notes.md', 'text/plain', bytes('# x'))).toBe('markdown');
+    expect(detectUploadFormat('notes', 'text/markdown', bytes('# x'))).toBe('markdown');
+    expect(detectUploadFormat('page.HTM', '', bytes('<p>x</p>'))).toBe('html');
+    expect(detectUploadFormat('data.csv', 'application/octet-stream', bytes('a,b'))).toBe('csv');
+    expect(detectUploadFormat('data', 'application/ld+json', bytes('{}'))).toBe('json');
+    expect(detectUploadFormat('scan.bin', 'application/octet-stream', pdf)).toBe('pdf');
+    expect(detectUploadFormat('readme.txt', 'text/plain', bytes('hello'))).toBe('text');
+  });
+
+  it('refuses what the pipeline cannot read', () => {
+    expect(detectUploadFormat('photo.png', 'image/png', Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0, 0]))).toBeUndefined();
+    expect(detectUploadFormat('report.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes('PK...'))).toBeUndefined();
+    expect(detectUploadFormat('fake.pdf', 'application/pdf', bytes('hello'))).toBeUndefined();
+    expect(detectUploadFormat('notes.txt', 'text/plain', Uint8Array.from([104, 0, 105]))).toBeUndefined();
+    expect(detectUploadFormat('broken.json', 'application/json', bytes('{"a": '))).toBeUndefined();
+  });
+
+  it('decodes UTF-8, a declared charset, or Windows-1252 for old files', () => {
+    expect(decodeText(bytes('Año café'))).toBe('Año café');
+    expect(decodeText(Uint8Array.from([0x41, 0xf1, 0x6f]))).toBe('Año');
+    expect(decodeText(Uint8Array.from([0x41, 0xf1, 0x6f]), 'iso-8859-1')).toBe('Año');
+  });
+});
