@@ -204,6 +204,9 @@ describe('PATCH /v1/projects/{projectId}/brand', () => {
     [{ footer: { text: { fr: 'bonjour' } } }, 'footer.text.fr'],
     [{ theme: {} }, 'theme'],
     [{ navbar: 'top' }, 'navbar'],
+    [{ navbar: [] }, 'navbar'],
+    [{ footer: { text: [] } }, 'footer.text'],
+    [{ navbar: { links: [[]] } }, 'navbar.links.0'],
   ])('refuses %j with 400 svc.brand.invalid naming %s, changing nothing', async (body, field) => {
     const { api } = await workspace(emulator);
     const site = await newSite(api);
