@@ -68,22 +68,24 @@ describe('POST /v1/assets judges the bytes', () => {
     expect(await count(api)).toBe(0);
   });
 
+  const NOT_MEDIA = 'not a PNG, JPEG, WebP, GIF or AVIF image, nor an MP4 or WebM video';
   it.each([
-    ['text named .png', fixture('not-an-image.png')],
-    ['PNG cut off in its image data', fixture('truncated.png')],
-    ['PNG cut off in its header', fixture('image.png').slice(0, 20)],
-    ['audio-only MP4 (m4a)', fixture('audio-2s.m4a')],
-    ['MP4 cut off before its movie header ends', fixture('video-2s.mp4').slice(0, 800)],
-    ['ICO icon', fixture('favicon.ico')],
-    ['SVG', new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>')],
-    ['PDF', new TextEncoder().encode('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n')],
-    ['empty file', new Uint8Array(0)],
-  ])('refuses %s with 415 svc.asset.format_unsupported and stores nothing', async (_label, bytes) => {
+    ['text named .png', fixture('not-an-image.png'), NOT_MEDIA],
+    ['PNG cut off in its image data', fixture('truncated.png'), 'image size unreadable'],
+    ['PNG cut off in its header', fixture('image.png').slice(0, 20), 'image size unreadable'],
+    ['audio-only MP4 (m4a)', fixture('audio-2s.m4a'), NOT_MEDIA],
+    ['MP4 cut off before its movie header ends', fixture('video-2s.mp4').slice(0, 800), 'no readable video track'],
+    ['WebM cut off in its first cluster', fixture('video-2s.webm').slice(0, 300), 'no readable video track'],
+    ['ICO icon', fixture('favicon.ico'), NOT_MEDIA],
+    ['SVG', new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'), NOT_MEDIA],
+    ['PDF', new TextEncoder().encode('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n'), NOT_MEDIA],
+    ['empty file', new Uint8Array(0), NOT_MEDIA],
+  ])('refuses %s with 415 svc.asset.format_unsupported and stores nothing', async (_label, bytes, reason) => {
     const { api } = await workspace(emulator);
     const res = await upload(api, bytes);
     expect(res.status).toBe(415);
     expect(res.body.code).toBe('svc.asset.format_unsupported');
-    expect(res.body.errors[0].field).toBe('file');
+    expect(res.body.errors).toEqual([{ field: 'file', reason }]);
     expect(await count(api)).toBe(0);
   });
 });
