@@ -99,7 +99,19 @@ export class Emulator {
   ) {
     this.faults = new Faults(service.ids.fork('faults'));
     this.siteChat = new SiteChat(service, service.ids.fork('site-chat'));
-    const sites = createSiteHandler({ service, chat: this.siteChat, brand: async () => ({}) });
+    const sites = createSiteHandler({
+      service,
+      chat: this.siteChat,
+      brand: async (workspaceId, projectId, origin) => {
+        const brand = await service.brand.getBrand(workspaceId, projectId, origin);
+        return {
+          logoUrl: brand.logo?.url,
+          faviconUrl: brand.favicon?.url,
+          navbar: { links: brand.navbar.links, cta: brand.navbar.cta ?? undefined },
+          footer: brand.footer,
+        };
+      },
+    });
     const { app, openapi } = createApp(service, {
       intercept: (c) => this.faults.intercept(c) ?? sites(c),
       onResponse: this.journal.recorder(service.clock),

@@ -71,7 +71,7 @@ function header(view: PageView): string {
 
 function footer(view: PageView): string {
   const { brand, project, lang } = view;
-  const note = brand.footer ? text(brand.footer.text, lang) : project.name;
+  const note = text(brand.footer?.text, lang) || project.name;
   const nav = brand.footer?.links.length ? `<nav>${links(brand.footer.links, lang)}</nav>` : '';
   return `<footer class="site-footer"><span>${escapeHtml(note)}</span>${nav}</footer>`;
 }
