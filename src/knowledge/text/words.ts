@@ -32,7 +32,8 @@ export const STOPWORDS_EN: ReadonlySet<string> = new Set(
     'could did do does doing down during each few for from further had has have having he her here hers him his how i if in ' +
     'into is it its itself just me more most my no nor not now of off on once only or other our ours out over own same she ' +
     'should so some such than that the their theirs them then there these they this those through to too under until up us ' +
-    'very was we were what when where which while who whom why will with would you your yours yourself').split(' '),
+    'very was we were what when where which while who whom why will with would you your yours yourself every within ' +
+    'without upon across per via also may must shall can cannot many much another others whether either neither').split(' '),
 );
 
 // Folded (no accents), as `words()` yields them.
@@ -41,18 +42,20 @@ export const STOPWORDS_ES: ReadonlySet<string> = new Set(
     'entre era eran es esa esas ese eso esos esta estaba estan estar estas este esto estos fue fueron ha habia han hasta hay ' +
     'la las le les lo los mas me mi mis mucho muy nada ni no nos nosotros o os otra otras otro otros para pero poco por ' +
     'porque que quien se sea segun ser si sido sin sobre son su sus tambien te tiene tienen todo todos tu tus un una unas ' +
-    'uno unos usted ustedes y ya yo').split(' '),
+    'uno unos usted ustedes y ya yo cada cualquier durante tras mediante puede pueden debe deben cuanto cuanta').split(' '),
 );
 
-// Days, months and currencies say when and how much, never what a document covers.
+// Numbers, days, months and currencies say when and how much, never what a document covers.
 const CALENDAR: ReadonlySet<string> = new Set(
-  ('euro euros dollar dollars pound pounds cent cents peso pesos minute minutes hour hours days week weeks month ' +
+  ('one two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand dos tres cuatro ' +
+    'cinco seis siete ocho nueve diez once doce veinte treinta cien mil ' +
+    'euro euros dollar dollars pound pounds cent cents peso pesos minute minutes hour hours days week weeks month ' +
     'months year years minuto minutos hora horas dias semana semanas meses anos monday tuesday wednesday thursday friday saturday sunday january february march april may june july august ' +
     'september october november december lunes martes miercoles jueves viernes sabado domingo enero febrero marzo ' +
     'abril mayo junio julio agosto septiembre octubre noviembre diciembre').split(' '),
 );
 
-/** True for a word that names no subject (days, months, currencies), in either language. */
+/** True for a word that names no subject (numbers, days, months, currencies), in either language. */
 export function isCalendarWord(folded: string): boolean {
   return CALENDAR.has(folded);
 }
