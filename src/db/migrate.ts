@@ -1,6 +1,5 @@
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import type { DialectName } from './database.js';
-import { MIGRATIONS } from './migrations/index.js';
 
 /** Column types that differ between SQLite and Postgres. */
 export interface ColumnTypes {
@@ -19,6 +18,8 @@ export interface DialectMigration {
 
 /** Applies every migration not yet applied, in name order. */
 export async function migrateToLatest(db: Kysely<any>, dialect: DialectName): Promise<void> {
+  // Imported here, not at the top: migrations import `columnTypes` from this module.
+  const { MIGRATIONS } = await import('./migrations/index.js');
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(MIGRATIONS)) {
     migrations[name] = { up: (d) => m.up(d, dialect) };
