@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { imageSize } from 'image-size';
-import { ALL_FORMATS, BufferSource, Input } from 'mediabunny';
+import { BufferSource, Input, MP4, WEBM } from 'mediabunny';
 import { ServiceError } from '../platform/service-error.js';
 
 /** Image formats an asset may be (CONTRACT, Assets), as the sniffer names them. */
@@ -50,7 +50,8 @@ export function readImageSize(bytes: Uint8Array, type?: string): { width: number
  * its picture would look shorter than it is. `undefined` when there is no picture.
  */
 async function readVideo(bytes: Uint8Array): Promise<{ seconds: number | undefined; width: number; height: number } | undefined> {
-  const input = new Input({ source: new BufferSource(bytes), formats: ALL_FORMATS });
+  // Only the two containers an asset may be: the sniffer already said which one.
+  const input = new Input({ source: new BufferSource(bytes), formats: [MP4, WEBM] });
   try {
     const track = await input.getPrimaryVideoTrack();
     if (!track) return undefined;

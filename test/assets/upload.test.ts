@@ -48,6 +48,8 @@ describe('POST /v1/assets judges the bytes', () => {
     ['video-2s.webm', 'video/webm', 2],
     // Picture 3 s, sound 1 s: the length is the picture's.
     ['video-audio-3s.mp4', 'video/mp4', 3],
+    // Recorded live (MediaRecorder style): no duration in the header; the length is read from the frames.
+    ['video-live-3s.webm', 'video/webm', 3],
     ['video-60s.mp4', 'video/mp4', 60],
     ['video-60s.webm', 'video/webm', 60],
   ])('accepts the video %s (%s, %i s)', async (name, contentType, seconds) => {
