@@ -23,3 +23,19 @@ describe('README examples', () => {
     }
   });
 });
+
+describe('the fixture format', () => {
+  it('fixtures/fixture.schema.json is the JSON Schema of the validating schema (regenerate: node --import tsx emulator/fixture-schema.ts)', async () => {
+    const { fixtureJsonSchema } = await import('../../emulator/fixture-schema.js');
+    const committed = JSON.parse(readFileSync(join(packageRoot(), 'fixtures', 'fixture.schema.json'), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(fixtureJsonSchema())));
+  });
+
+  it('the bundled demo validates against it', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const schema = JSON.parse(readFileSync(join(packageRoot(), 'fixtures', 'fixture.schema.json'), 'utf8'));
+    const demo = JSON.parse(readFileSync(join(packageRoot(), 'fixtures', 'demo.json'), 'utf8'));
+    const validate = new Ajv2020({ strict: false }).compile(schema);
+    expect(validate(demo), JSON.stringify(validate.errors)).toBe(true);
+  });
+});
