@@ -53,6 +53,17 @@ describe('problem documents', () => {
       { field: 'identity.extra', reason: 'unknown field' },
     ]);
   });
+
+
+  it('refuse an array where an object belongs, at any depth', async () => {
+    const top = await api.post('/v1/agents', []);
+    expect(top.body.errors).toEqual([{ field: '(body)', reason: 'must be an object' }]);
+    const nested = await api.post('/v1/agents', { name: 'A', identity: [] });
+    expect(nested.status).toBe(400);
+    expect(nested.body.errors).toEqual([{ field: 'identity', reason: 'must be an object' }]);
+    const agent = (await api.post('/v1/agents', { name: 'A', identity: { businessName: 'B' } })).body;
+    expect((await api.patch(`/v1/agents/${agent.id}`, [])).status).toBe(400);
+  });
 });
 
 describe('request ids', () => {
