@@ -97,3 +97,11 @@ describe('upload formats', () => {
     expect(decodeText(Uint8Array.from([0x41, 0xf1, 0x6f]), 'iso-8859-1')).toBe('Año');
   });
 });
+
+describe('HTML without a body', () => {
+  it('reads fragments and pages that leave out the optional <body> tag', async () => {
+    expect(await extractText('html', bytes('<main><h1>Hours</h1><p>Open from nine to six.</p></main>'))).toEqual({ text: '## Hours\n\nOpen from nine to six.', title: 'Hours' });
+    expect(await extractText('html', bytes('<html><head><title>X</title></head><p>No body tag here.</p></html>'))).toEqual({ text: 'No body tag here.', title: 'X' });
+    expect((await extractText('html', bytes('plain words, no tags'))).text).toBe('plain words, no tags');
+  });
+});

@@ -2,7 +2,7 @@ import { IngestError } from './ingest-error.js';
 
 // Never content: code, embedded media, site chrome. Readability drops most of these
 // itself; removing them first keeps a short page's chrome out of the fallback too.
-const NOISE = 'script, style, noscript, template, iframe, object, embed, svg, canvas, form, nav, aside, [role="navigation"], [role="banner"], [role="contentinfo"], [aria-hidden="true"], [hidden]';
+const NOISE = 'head, title, meta, link, base, script, style, noscript, template, iframe, object, embed, svg, canvas, form, nav, aside, [role="navigation"], [role="banner"], [role="contentinfo"], [aria-hidden="true"], [hidden]';
 const CHROME = 'header, footer';
 
 export interface HtmlText {
@@ -35,7 +35,9 @@ function clean(text: string | null | undefined): string {
  */
 export async function extractHtml(html: string): Promise<HtmlText> {
   const [{ parseHTML }, { Readability }, td] = await Promise.all([import('linkedom'), import('@mozilla/readability'), loadTurndown()]);
-  const { document } = parseHTML(html);
+  // linkedom reads a fragment (`<main>...</main>`, or a page whose optional <body> tag
+  // was left out) without a body: give it one.
+  const { document } = parseHTML(/<body[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`);
   const title =
     clean(document.querySelector('title')?.textContent) ||
     clean(document.querySelector('meta[property="og:title"]')?.getAttribute('content')) ||
