@@ -1,9 +1,6 @@
 import type { IndexedChunk, KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { stem, termSet, words } from './text.js';
 
-/** Document frequencies come from at most this many chunks (evenly spaced). */
-const DF_SAMPLE = 2000;
-
 /** A chunk without its vector: the vectors live in the index's one flat matrix. */
 export type ChunkMeta = Omit<IndexedChunk, 'vector'>;
 
@@ -38,9 +35,17 @@ export class ScopeIndex {
   readonly #columns: Float32Array;
   readonly #positions = new Map<string, number>();
   readonly topics = new Map<string, TopicEntry>();
-  /** In how many sampled chunks each term occurs. */
-  readonly #df = new Map<string, number>();
-  #sampled = 0;
+  /**
+   * Which chunks hold which term (in their text or their source's title), laid out as
+   * one array (compressed rows): the positions holding term `id` are
+   * `#postings[#offsets[id]] .. #postings[#offsets[id + 1] - 1]`, ascending. A hundred
+   * thousand chunks make millions of entries: one typed array keeps them off the
+   * garbage collector's back.
+   */
+  readonly #termIds = new Map<string, number>();
+  #offsets = new Uint32Array(1);
+  #postings = new Uint32Array(0);
+  readonly #titleTerms = new Map<string, Set<string>>();
 
   private constructor(
     readonly version: string,
@@ -71,11 +76,7 @@ export class ScopeIndex {
       }
     });
     const index = new ScopeIndex(version, dims, metas, columns);
-    const step = Math.max(1, Math.ceil(n / DF_SAMPLE));
-    for (let i = 0; i < n; i += step) {
-      index.#sampled++;
-      for (const term of termSet(`${metas[i]!.title}\n${metas[i]!.text}`)) index.#df.set(term, (index.#df.get(term) ?? 0) + 1);
-    }
+    index.#indexTerms();
     for (const [topic, list] of [...members].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const centroid = new Float32Array(dims);
       for (const i of list) for (let d = 0; d < dims; d++) centroid[d]! += columns[d * n + i]!;
@@ -88,10 +89,73 @@ export class ScopeIndex {
     return index;
   }
 
+  #indexTerms(): void {
+    const n = this.size;
+    // Pass 1: each chunk's term ids, end to end, and how many chunks hold each term.
+    let flat = new Uint32Array(n * 64 + 16);
+    let used = 0;
+    const starts = new Uint32Array(n + 1);
+    let counts = new Uint32Array(1024);
+    for (let i = 0; i < n; i++) {
+      starts[i] = used;
+      const chunkTerms = termSet(this.chunks[i]!.text);
+      for (const term of this.titleTerms(i)) chunkTerms.add(term);
+      for (const term of chunkTerms) {
+        let id = this.#termIds.get(term);
+        if (id === undefined) this.#termIds.set(term, (id = this.#termIds.size));
+        if (id >= counts.length) counts = grow(counts, id + 1);
+        counts[id]! += 1;
+        if (used === flat.length) flat = grow(flat, used + 1);
+        flat[used++] = id;
+      }
+    }
+    starts[n] = used;
+    // Pass 2: prefix sums, then every chunk position into its terms' rows, in order.
+    const terms = this.#termIds.size;
+    const offsets = new Uint32Array(terms + 1);
+    for (let id = 0; id < terms; id++) offsets[id + 1] = offsets[id]! + counts[id]!;
+    const cursor = offsets.slice(0, terms);
+    const postings = new Uint32Array(used);
+    for (let i = 0; i < n; i++) for (let k = starts[i]!; k < starts[i + 1]!; k++) postings[cursor[flat[k]!]!++] = i;
+    this.#offsets = offsets;
+    this.#postings = postings;
+  }
+
+  /** In how many chunks a term occurs. */
+  df(term: string): number {
+    const id = this.#termIds.get(term);
+    return id === undefined ? 0 : this.#offsets[id + 1]! - this.#offsets[id]!;
+  }
+
   /** How telling a term is in this scope (BM25's idf, never negative): rare terms weigh more. */
   idf(term: string): number {
-    const df = this.#df.get(term) ?? 0;
-    return Math.log(1 + (this.#sampled - df + 0.5) / (df + 0.5));
+    const df = this.df(term);
+    return Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
+  }
+
+  /** Whether the chunk at `position` holds `term`, in its text or its source's title. */
+  has(term: string, position: number): boolean {
+    const id = this.#termIds.get(term);
+    if (id === undefined) return false;
+    const list = this.#postings;
+    let lo = this.#offsets[id]!;
+    let hi = this.#offsets[id + 1]! - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = list[mid]!;
+      if (v === position) return true;
+      if (v < position) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+
+  /** The terms of the title of the chunk's source (chunks of a source share them). */
+  titleTerms(position: number): Set<string> {
+    const title = this.chunks[position]!.title;
+    let set = this.#titleTerms.get(title);
+    if (!set) this.#titleTerms.set(title, (set = termSet(title)));
+    return set;
   }
 
   position(chunkId: string): number | undefined {
@@ -125,6 +189,13 @@ export class ScopeIndex {
     }
     return out;
   }
+}
+
+/** A copy of `array` with room for at least `needed` values (doubling). */
+function grow(array: Uint32Array<ArrayBuffer>, needed: number): Uint32Array<ArrayBuffer> {
+  const out = new Uint32Array(Math.max(needed, array.length * 2));
+  out.set(array);
+  return out;
 }
 
 /**

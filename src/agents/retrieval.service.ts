@@ -2,7 +2,7 @@ import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import type { AgentsService } from './agents.service.js';
 import type { QueryBody } from './chat.schema.js';
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
-import { detectLanguage, isStopWord, termSet, words, type Lang } from './text.js';
+import { detectLanguage, isStopWord, stem, termSet, words, type Lang } from './text.js';
 
 export interface Passage {
   sourceId: string;
@@ -44,6 +44,12 @@ const VECTOR_POOL = 50;
 /** A topic's centroid must be at least this close to route a query that names no topic. */
 const MIN_CENTROID = 0.25;
 const LEXICAL_HITS = 50;
+/**
+ * A word found in more chunks than this is not sent to the full-text engine: it would
+ * have to rank all of them for a word that tells almost nothing (its idf is near zero),
+ * and the term coverage already counts it.
+ */
+const LEXICAL_MAX_DF = 500;
 
 interface Candidate {
   position: number;
@@ -57,8 +63,8 @@ interface Candidate {
  * Retrieval over the knowledge index: two strategies fused into one ranking. Topic
  * routing picks the topics a query is about (named in the request, named by the query's
  * words, or nearest by centroid) and takes their chunks; similarity search takes the
- * chunks nearest to the query's vector, helped by the full-text index, which finds exact
- * words a hashed vector blurs. Each candidate's score is a weighted sum of its cosine,
+ * chunks nearest to the query's vector, helped by the full-text index where it helps:
+ * for the query's selective words, which it finds exactly where a hashed vector blurs. Each candidate's score is a weighted sum of its cosine,
  * its lexical match, whether a routed topic holds it and whether it speaks the query's
  * language.
  */
@@ -116,13 +122,12 @@ export class RetrievalService {
     const queryWeight = [...queryTerms].reduce((sum, t) => sum + index.idf(t), 0);
     const scored = [...candidates.values()].map((c) => {
       const chunk = index.chunks[c.position]!;
-      const titleTerms = termSet(chunk.title);
-      const chunkTerms = termSet(chunk.text);
+      const titleTerms = index.titleTerms(c.position);
       let held = 0;
       let heldByTitle = 0;
       for (const t of queryTerms) {
         if (titleTerms.has(t)) heldByTitle += index.idf(t);
-        if (titleTerms.has(t) || chunkTerms.has(t)) held += index.idf(t);
+        if (index.has(t, c.position)) held += index.idf(t);
       }
       const coverage = queryWeight > 0 ? held / queryWeight : 0;
       const titleCoverage = queryWeight > 0 ? heldByTitle / queryWeight : 0;
@@ -161,7 +166,12 @@ export class RetrievalService {
   async #lexical(workspaceId: string, agentId: string, index: ScopeIndex, query: string): Promise<Map<number, number>> {
     // Only content words reach the full-text engine, with their singular and plural
     // forms: it matches whole words, and `habitación` should find `habitaciones`.
-    const text = [...new Set(words(query).filter((w) => !isStopWord(w)).flatMap(numberForms))].join(' ');
+    const selective = words(query).filter((w) => {
+      if (isStopWord(w)) return false;
+      const df = index.df(stem(w));
+      return df > 0 && df <= LEXICAL_MAX_DF;
+    });
+    const text = [...new Set(selective.flatMap(numberForms))].join(' ');
     const out = new Map<number, number>();
     if (!text) return out;
     const hits = await this.deps.knowledge.searchLexical(workspaceId, agentId, text, LEXICAL_HITS);

@@ -14,24 +14,22 @@ const sentenceSegmenters: Record<Lang, Intl.Segmenter> = {
   en: new Intl.Segmenter('en', { granularity: 'sentence' }),
 };
 
-const EN_STOP = new Set(
-  ('a an the and or but if then so of to in on at by for with without within from about into over after before under between per via ' +
+const EN_STOP =
+  'a an the and or but if then so of to in on at by for with without within from about into over after before under between per via ' +
     'is are was were be been being am do does did have has had having can could will would shall should may might must ' +
     'i me my we our us you your he him his she her it its they them their this that these those there here ' +
     'what which who whom whose when where why how all any both each few more most other some such no nor not only own same ' +
     'than too very just also as up out off again further once please tell know want need like get got let lets ' +
-    'hi hello thanks thank ok okay yes').split(' '),
-);
+    'hi hello thanks thank ok okay yes';
 
-const ES_STOP = new Set(
-  ('el la los las un una unos unas y o u e ni pero si sino que de del al a en por para con sin sobre entre hasta desde ' +
+const ES_STOP =
+  'el la los las un una unos unas y o u e ni pero si sino que de del al a en por para con sin sobre entre hasta desde ' +
     'es son era eran ser fue fueron está están estar estoy estás hay ha han he has haber tiene tienen tener tengo ' +
     'puede pueden puedo puedes podéis podemos podría hacer hace hago hacéis tenéis tenemos tienes se me te le les nos os lo mi mis tu tus su sus nuestro nuestra vuestro vuestra vuestros vuestras ' +
     'yo tú él ella ellos ellas usted ustedes este esta estos estas ese esa esos esas eso esto aquí allí ' +
     'qué cuál cuáles quién quiénes cuándo dónde cómo cuánto cuánta cuántos cuántas por qué muy más menos también ' +
     'ya no sí como cuando donde porque todo toda todos todas algo alguno alguna otro otra otros otras mismo ' +
-    'hola gracias favor quiero quisiera saber decir dime necesito').split(' '),
-);
+    'hola gracias favor quiero quisiera saber decir dime necesito';
 
 /** Words that only Spanish writes this often (used to guess the language of a message). */
 const ES_MARKERS = new Set(['el', 'la', 'los', 'las', 'de', 'del', 'que', 'qué', 'y', 'en', 'es', 'por', 'para', 'con', 'una', 'un', 'cómo', 'cuál', 'dónde', 'cuándo', 'hay', 'tienen', 'puedo', 'hola', 'gracias', 'sí', 'más', 'su', 'sus', 'se', 'al', 'lo', 'mi', 'tu', 'son', 'está', 'están', 'horario', 'precio']);
@@ -47,8 +45,11 @@ export function words(text: string): string[] {
   return text.normalize('NFC').toLowerCase().match(WORD) ?? [];
 }
 
+/** Stop words of both languages, folded (no accents), as `terms` meets them. */
+const STOP: ReadonlySet<string> = new Set(fold(`${EN_STOP} ${ES_STOP}`).split(' '));
+
 export function isStopWord(word: string): boolean {
-  return EN_STOP.has(word) || ES_STOP.has(word);
+  return STOP.has(fold(word));
 }
 
 const SUFFIXES = ['amientos', 'imientos', 'amiento', 'imiento', 'aciones', 'iciones', 'ations', 'mente', 'acion', 'icion', 'ation', 'ments', 'ment', 'ings', 'ing', 'ies', 'es', 'ed', 's'];
@@ -58,8 +59,18 @@ const SUFFIXES = ['amientos', 'imientos', 'amiento', 'imiento', 'aciones', 'icio
  * then at most 6 characters, so `reservations`, `reservation` and `reservar` meet.
  */
 export function stem(word: string): string {
-  let w = fold(word);
-  if (/^\d+$/.test(w)) return w;
+  return stemFolded(fold(word));
+}
+
+// Words repeat (Zipf): most stems come from here. Bounded so a long-running process
+// reading endless new words keeps a flat memory.
+const stems = new Map<string, string>();
+const STEM_CACHE = 100_000;
+
+function stemFolded(folded: string): string {
+  const cached = stems.get(folded);
+  if (cached !== undefined) return cached;
+  let w = folded;
   for (const suffix of SUFFIXES) {
     // A plural `s` may leave a short word (`dogs`); longer suffixes need a longer rest.
     const rest = suffix === 's' ? 3 : 4;
@@ -68,7 +79,10 @@ export function stem(word: string): string {
       break;
     }
   }
-  return w.length > 6 ? w.slice(0, 6) : w;
+  const out = w.length > 6 ? w.slice(0, 6) : w;
+  if (stems.size >= STEM_CACHE) stems.clear();
+  stems.set(folded, out);
+  return out;
 }
 
 /**
@@ -78,12 +92,13 @@ export function stem(word: string): string {
  */
 export function terms(text: string): string[] {
   const out: string[] = [];
-  for (const w of words(text)) {
-    if (isStopWord(w)) continue;
-    if (w.length < 2 && !/\d/.test(w)) continue;
-    out.push(stem(w));
+  const folded = fold(text);
+  for (const w of folded.match(WORD) ?? []) {
+    if (STOP.has(w)) continue;
+    if (w.length < 2 && !(w >= '0' && w <= '9')) continue;
+    out.push(stemFolded(w));
   }
-  if (text.includes('-')) for (const m of text.matchAll(COMPOUND)) out.push(stem(`${m[1]}${m[2]}`));
+  if (folded.includes('-')) for (const m of folded.matchAll(COMPOUND)) out.push(stemFolded(`${m[1]}${m[2]}`));
   return out;
 }
 

@@ -50,3 +50,26 @@ export async function messages(api: Client): Promise<{ used: number; limit: numb
   if (res.status !== 200) throw new Error(`usage: ${res.status} ${res.text}`);
   return res.body.messages;
 }
+
+export interface TextSource {
+  title: string;
+  text: string;
+  topics?: string[];
+  agentId?: string | null;
+}
+
+/**
+ * Adds text sources through `POST /v1/knowledge/text` and waits for the queue to ingest
+ * them (`POST /_emulator/queue/drain`); answers their ids in order.
+ */
+export async function ingest(api: Client, control: Client, sources: TextSource[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const source of sources) {
+    const res = await api.post('/v1/knowledge/text', source);
+    if (res.status !== 202) throw new Error(`knowledge text: ${res.status} ${res.text}`);
+    ids.push(res.body.id);
+  }
+  const drained = await control.post('/_emulator/queue/drain');
+  if (drained.status !== 200) throw new Error(`drain: ${drained.status} ${drained.text}`);
+  return ids;
+}
