@@ -31,7 +31,7 @@ export async function putWeb(control: Client, web: unknown): Promise<void> {
 /** A multipart upload body. */
 export function upload(file: { name: string; type?: string; content: string | Uint8Array }, fields: Record<string, string> = {}): FormData {
   const form = new FormData();
-  form.append('file', new File([file.content as BlobPart], file.name, { type: file.type ?? '' }));
+  form.append('file', new File([file.content], file.name, { type: file.type ?? '' }));
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   return form;
 }
