@@ -120,14 +120,12 @@ export class ChatService {
     });
     let reply = '';
     let components: SourcesComponent[] = (turn.stored?.components as SourcesComponent[] | undefined) ?? [];
-    const self = this;
+    const source = async (signal: AbortSignal): Promise<Iterable<string> | AsyncIterable<string>> =>
+      turn.stored ? tokenize(turn.stored.reply) : this.#startModel(turn, signal, (c) => (components = c));
     return {
       conversationId: opened.conversationId,
       async *tokens(signal) {
-        const source = turn.stored
-          ? (await tokenize(turn.stored.reply))[Symbol.iterator]()
-          : await self.#startModel(turn, signal, (c) => (components = c));
-        for await (const token of source as AsyncIterable<string>) {
+        for await (const token of await source(signal)) {
           if (signal.aborted) return;
           reply += token;
           yield token;

@@ -1,3 +1,4 @@
+import { expectedAnswers } from './answer-types.js';
 import { fromTokens, tokenize, type ChatModel, type ChatReply, type ChatTurnInput } from './chat-model.js';
 import type { Passage } from './retrieval.service.js';
 import { fold, sentences, termSet, words, type Lang } from './text.js';
@@ -9,9 +10,13 @@ const MIN_PASSAGE_SCORE = 0.15;
 /** At most this many sentences make a reply. */
 const MAX_SENTENCES = 3;
 /** A second sentence joins the best one when it scores at least this share of it... */
-const SAME_PASSAGE = 0.6;
+const SAME_PASSAGE = 0.8;
 /** ...or this share when it comes from another passage. */
 const OTHER_PASSAGE = 0.9;
+/** Weight of a term that only the heading above a sentence carries: it names the section. */
+const HEADING_WEIGHT = 1;
+/** Weight of a sentence having the shape of the answer asked for (an address for "where"). */
+const ANSWER_WEIGHT = 0.75;
 /** Weight of a term that only the earlier questions of a follow-up carry. */
 const CONTEXT_WEIGHT = 0.5;
 
@@ -48,9 +53,10 @@ function isGreeting(message: string): boolean {
 
 /**
  * Picks the sentences that best answer the question: each sentence of each usable
- * passage is scored by the question's terms it holds (terms that only the earlier
- * questions of a follow-up carry count half), divided by a gentle length penalty and
- * multiplied by its passage's score. The best few, kept in reading order, are the reply.
+ * passage is scored by the question's terms it or its section heading holds (terms that
+ * only the earlier questions of a follow-up carry count half), plus one when it has the
+ * shape of the answer asked for, divided by a gentle length penalty and multiplied by
+ * its passage's score. The best few, kept in reading order, are the reply.
  */
 export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign: boolean } {
   const focus = termSet(input.message);
@@ -60,11 +66,13 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
   for (const t of context) weights.set(t, focus.size ? CONTEXT_WEIGHT : 1);
   for (const t of focus) weights.set(t, 1);
   if (!weights.size) return { sentences: [], foreign: false };
+  const shapes = expectedAnswers(input.message);
+  if (!shapes.length && input.query !== input.message) shapes.push(...expectedAnswers(input.query));
 
   const all: Candidate[] = [];
   input.passages.forEach((passage, passageRank) => {
     if (passage.score < MIN_PASSAGE_SCORE) return;
-    sentences(passage.text, passage.lang).forEach((text, order) => {
+    sentences(passage.text, passage.lang).forEach(({ text, heading }, order) => {
       const st = termSet(text);
       let match = 0;
       let focusHits = 0;
@@ -74,8 +82,16 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
         match += w;
         if (focus.has(t)) focusHits++;
       }
+      // The heading a sentence sits under counts at half weight ("## Ruzafa bar").
+      for (const t of termSet(heading)) {
+        const w = weights.get(t);
+        if (w === undefined || st.has(t)) continue;
+        match += w * HEADING_WEIGHT;
+        if (focus.has(t)) focusHits++;
+      }
       // A sentence must hold a word of the message itself, unless the message has none.
       if (match === 0 || (focus.size > 0 && focusHits === 0)) return;
+      for (const shape of shapes) if (shape.test(text)) match += ANSWER_WEIGHT;
       const score = (match / Math.sqrt(1 + st.size / 8)) * passage.score;
       all.push({ text, passage, passageRank, order, score });
     });

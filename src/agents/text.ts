@@ -123,22 +123,35 @@ export function detectLanguage(text: string, fallback: Lang = 'en'): Lang {
   return es > en ? 'es' : 'en';
 }
 
+export interface Sentence {
+  text: string;
+  /** The Markdown heading the sentence sits under ('' when none). */
+  heading: string;
+}
+
 /**
- * The sentences of a passage. Markdown line structure counts: a heading or a list item
- * is a sentence of its own even without a full stop.
+ * The sentences of a passage. Markdown line structure counts: a list item is a
+ * sentence of its own even without a full stop, and a heading is no sentence but the
+ * `heading` of the sentences under it, which says what they are about.
  */
-export function sentences(text: string, lang: Lang): string[] {
-  const out: string[] = [];
+export function sentences(text: string, lang: Lang): Sentence[] {
+  const out: Sentence[] = [];
+  let heading = '';
   for (const rawLine of text.split(/\n+/)) {
+    const isHeading = /^\s{0,3}#{1,6}\s/.test(rawLine);
     const line = rawLine
       .replace(/^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, '')
       .replace(/[*_`]+/g, '')
       .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
       .trim();
     if (!line) continue;
+    if (isHeading) {
+      heading = line;
+      continue;
+    }
     for (const s of sentenceSegmenters[lang].segment(line)) {
       const sentence = s.segment.trim();
-      if (sentence) out.push(sentence);
+      if (sentence) out.push({ text: sentence, heading });
     }
   }
   return out;

@@ -50,7 +50,7 @@ await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
 const baseUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/v1`;
 afterAll(() => new Promise<void>((r) => stub.close(() => r())));
 
-const emulator = await fileEmulator({ chatModel: openAiChatModel({ baseUrl, model: 'stub-1', apiKey: 'sk-test', timeoutMs: 2000 }) });
+const emulator = await fileEmulator({ chatModel: openAiChatModel({ baseUrl, model: 'stub-1', apiKey: 'sk-test', timeoutMs: 10_000 }) });
 
 beforeEach(() => {
   behaviour = {};
