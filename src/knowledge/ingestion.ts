@@ -29,7 +29,7 @@ export interface IngestionDeps {
   /** The next injected ingestion failure (control plane fault), if any. */
   takeFault: () => string | undefined;
   /** Called after a commit that changed what agents of the workspace can retrieve. */
-  changed: (workspaceId: string) => void;
+  changed: (workspaceId: string, sourceId: string) => void;
 }
 
 /** Chunk ids follow the source's and sort in position order. */
@@ -98,7 +98,7 @@ export class Ingestion {
       await trx.deleteFrom('knowledge_inputs').where('source_id', '=', row.id).execute();
       return true;
     });
-    if (written) this.deps.changed(row.workspace_id);
+    if (written) this.deps.changed(row.workspace_id, row.id);
   }
 
   /** Extracts, chunks, embeds: the document comes from the stored input, the claim, or the web. */
@@ -239,6 +239,6 @@ export class Ingestion {
       return true;
     });
     // The version itself only moves when content, title or address changed.
-    if (written) this.deps.changed(row.workspace_id);
+    if (written) this.deps.changed(row.workspace_id, row.id);
   }
 }

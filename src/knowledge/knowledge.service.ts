@@ -56,10 +56,10 @@ export class KnowledgeService {
       embedder,
       web: () => this.#webSource(),
       takeFault: () => this.takeIngestFault(),
-      changed: (workspaceId) => this.#index.changed(workspaceId),
+      changed: (workspaceId, sourceId) => this.#index.changed(workspaceId, [sourceId]),
     }).register();
     deps.agents.addDependent({ cascade: (trx, workspaceId, agentId) => this.#deleteAgentSources(trx, workspaceId, agentId) });
-    deps.workspaces.onChange(() => this.#index.changed());
+    deps.workspaces.onChange(() => this.#index.workspacesChanged());
   }
 
   /** What retrieval and chat read: eligible chunks, lexical search and the knowledge version. */
@@ -69,7 +69,7 @@ export class KnowledgeService {
 
   /** Forgets what memory derived from the tables (after a state import replaced them). */
   async afterImport(): Promise<void> {
-    this.#index.changed();
+    this.#index.forget();
   }
 
   /** Knowledge documents of the workspace (the `knowledgeDocuments` plan cap and usage count). */
@@ -169,7 +169,7 @@ export class KnowledgeService {
       await trx.deleteFrom('knowledge_inputs').where('workspace_id', '=', workspaceId).where('source_id', '=', sourceId).execute();
       await trx.deleteFrom('knowledge_sources').where('workspace_id', '=', workspaceId).where('id', '=', sourceId).execute();
     });
-    this.#index.changed(workspaceId);
+    this.#index.changed(workspaceId, [sourceId]);
     return { sourceId, deleted: true };
   }
 
@@ -194,12 +194,12 @@ export class KnowledgeService {
     if (input.from === input.into) {
       throw new ServiceError('svc.knowledge.topic_invalid', { errors: [{ field: 'into', reason: 'must differ from from' }] });
     }
-    const { sourcesUpdated, readyChanged } = await this.deps.db.transaction().execute(async (trx) => {
+    const updated = await this.deps.db.transaction().execute(async (trx) => {
       if (input.agentId !== null) await this.deps.agents.getAgentOrThrow(workspaceId, input.agentId, trx);
       return mergeTopics(trx, workspaceId, input.agentId, input.from, input.into, iso(this.deps.clock.now()));
     });
-    if (readyChanged) this.#index.changed(workspaceId);
-    return { from: input.from, into: input.into, sourcesUpdated };
+    this.#index.changed(workspaceId, updated);
+    return { from: input.from, into: input.into, sourcesUpdated: updated.length };
   }
 
   /**

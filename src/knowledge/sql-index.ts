@@ -4,11 +4,10 @@ import { PG_CHUNK_TSVECTOR } from '../db/migrations/0002-knowledge.js';
 import type { Database } from '../db/schema/index.js';
 import { sha256Hex } from '../platform/crypto.js';
 import type { Embedder, IndexedChunk, KnowledgeIndex, LexicalHit } from './knowledge-index.js';
-import { packVector, unpackVector } from './pipeline/embedder.js';
+import { ChunkCache } from './chunk-cache.js';
 import { isStopword, words } from './text/words.js';
 
 const MAX_QUERY_TERMS = 32;
-const REEMBED_BATCH = 64;
 
 /** The folded, distinct words of a query; stopwords go unless nothing else is left. */
 export function queryTerms(query: string): string[] {
@@ -17,14 +16,11 @@ export function queryTerms(query: string): string[] {
   return (content.length ? content : all).slice(0, MAX_QUERY_TERMS);
 }
 
-function parseTopics(json: string): string[] {
-  return JSON.parse(json) as string[];
-}
-
 /**
- * `KnowledgeIndex` over the store: chunks and their vectors from `knowledge_chunks`,
- * lexical search through FTS5 (SQLite) or the GIN `tsvector` index (Postgres), and a
- * content version per agent scope, memoised until the knowledge of the workspace changes.
+ * `KnowledgeIndex` over the store: chunks and their vectors from `knowledge_chunks`
+ * (kept in memory per workspace, see `ChunkCache`), lexical search through FTS5
+ * (SQLite) or the GIN `tsvector` index (Postgres), and a content version per agent
+ * scope, memoised until the knowledge of the workspace changes.
  */
 export class SqlKnowledgeIndex implements KnowledgeIndex {
   // Bumped after every commit that changes what some agent of the workspace can retrieve.
@@ -32,79 +28,48 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
   readonly #versions = new Map<string, { generation: number; version: string }>();
   #epoch = 0;
 
-  constructor(private readonly deps: { db: Kysely<Database>; dialect: DialectName; embedder: Embedder }) {}
+  readonly #chunks: ChunkCache;
+  #prune = false;
+
+  constructor(private readonly deps: { db: Kysely<Database>; dialect: DialectName; embedder: Embedder }) {
+    this.#chunks = new ChunkCache(deps);
+  }
 
   get embedder(): Embedder {
     return this.deps.embedder;
   }
 
-  /** Marks the retrievable knowledge of a workspace (or, without one, of every workspace) as changed. */
-  changed(workspaceId?: string): void {
-    if (workspaceId === undefined) {
-      this.#epoch += 1;
-      this.#generations.clear();
-      this.#versions.clear();
-      return;
-    }
+  /**
+   * Marks what agents of a workspace can retrieve as changed: those sources, or with no
+   * ids the whole workspace. Called after the commit that changed them.
+   */
+  changed(workspaceId: string, sourceIds?: readonly string[]): void {
     this.#generations.set(workspaceId, (this.#generations.get(workspaceId) ?? 0) + 1);
+    this.#chunks.changed(workspaceId, sourceIds);
+  }
+
+  /** Forgets everything derived from the tables (a state import replaced them). */
+  forget(): void {
+    this.#epoch += 1;
+    this.#generations.clear();
+    this.#versions.clear();
+    this.#chunks.clear();
+  }
+
+  /** Some workspace changed or went away: versions are recomputed, caches of dropped workspaces freed. */
+  workspacesChanged(): void {
+    this.#epoch += 1;
+    this.#generations.clear();
+    this.#versions.clear();
+    this.#prune = true;
   }
 
   async eligibleChunks(workspaceId: string, agentId: string): Promise<IndexedChunk[]> {
-    const db = this.deps.db;
-    const sources = await db
-      .selectFrom('knowledge_sources')
-      .select(['id', 'agent_id', 'title', 'topics', 'kind', 'url', 'resolved_url'])
-      .where('workspace_id', '=', workspaceId)
-      .where('status', '=', 'ready')
-      .where((eb) => eb.or([eb('agent_id', '=', agentId), eb('agent_id', 'is', null)]))
-      .execute();
-    if (sources.length === 0) return [];
-    const byId = new Map(sources.map((s) => [s.id, { ...s, topics: parseTopics(s.topics) }]));
-    const rows = await db
-      .selectFrom('knowledge_chunks')
-      .select(['id', 'source_id', 'lang', 'text', 'token_count', 'embedding', 'embedder_id'])
-      .where('workspace_id', '=', workspaceId)
-      .where((eb) => eb.or([eb('agent_id', '=', agentId), eb('agent_id', 'is', null)]))
-      .orderBy('source_id')
-      .orderBy('position')
-      .execute();
-    const stale = rows.filter((r) => r.embedder_id !== this.embedder.id);
-    const fresh = stale.length ? await this.#reembed(stale) : new Map<string, Float32Array>();
-    const out: IndexedChunk[] = [];
-    for (const row of rows) {
-      const source = byId.get(row.source_id);
-      if (!source) continue;
-      const url = source.kind === 'url' ? source.resolved_url ?? source.url : null;
-      out.push({
-        chunkId: row.id,
-        sourceId: row.source_id,
-        agentId: source.agent_id,
-        title: source.title,
-        text: row.text,
-        topics: source.topics,
-        lang: row.lang === 'es' ? 'es' : 'en',
-        ...(url ? { url } : {}),
-        tokenCount: row.token_count,
-        vector: fresh.get(row.id) ?? unpackVector(row.embedding),
-      });
+    if (this.#prune) {
+      this.#prune = false;
+      await this.#chunks.prune();
     }
-    return out;
-  }
-
-  /** Vectors of chunks written by another embedder (a replaced model), recomputed and stored. */
-  async #reembed(rows: { id: string; text: string }[]): Promise<Map<string, Float32Array>> {
-    const out = new Map<string, Float32Array>();
-    for (let i = 0; i < rows.length; i += REEMBED_BATCH) {
-      const batch = rows.slice(i, i + REEMBED_BATCH);
-      const vectors = await this.embedder.embed(batch.map((r) => r.text));
-      batch.forEach((r, j) => out.set(r.id, vectors[j]!));
-    }
-    await this.deps.db.transaction().execute(async (trx) => {
-      for (const [id, vector] of out) {
-        await trx.updateTable('knowledge_chunks').set({ embedding: packVector(vector), embedder_id: this.embedder.id }).where('id', '=', id).execute();
-      }
-    });
-    return out;
+    return this.#chunks.eligible(workspaceId, agentId);
   }
 
   async searchLexical(workspaceId: string, agentId: string, query: string, limit: number): Promise<LexicalHit[]> {

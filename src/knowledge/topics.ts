@@ -53,8 +53,7 @@ export async function listTopics(db: Db, cursors: Cursors, workspaceId: string, 
 
 /**
  * Rewrites `from` as `into` on every source of the scope (a source that had both keeps
- * one), in the caller's transaction. Answers the rewritten sources and whether one of
- * them was `ready` (retrieval changed).
+ * one), in the caller's transaction. Answers the ids of the sources rewritten.
  */
 export async function mergeTopics(
   trx: Transaction<Database>,
@@ -63,21 +62,19 @@ export async function mergeTopics(
   from: string,
   into: string,
   now: string,
-): Promise<{ sourcesUpdated: number; readyChanged: boolean }> {
+): Promise<string[]> {
   // The JSON text holds `"from"` when the array does: a cheap filter before parsing.
-  const rows = await scoped(trx, workspaceId, agentId).select(['id', 'topics', 'status']).where('topics', 'like', `%"${from}"%`).execute();
-  let sourcesUpdated = 0;
-  let readyChanged = false;
+  const rows = await scoped(trx, workspaceId, agentId).select(['id', 'topics']).where('topics', 'like', `%"${from}"%`).execute();
+  const updated: string[] = [];
   for (const row of rows) {
     const topics = JSON.parse(row.topics) as string[];
     if (!topics.includes(from)) continue;
     const next = [...new Set(topics.map((t) => (t === from ? into : t)))];
     await trx.updateTable('knowledge_sources').set({ topics: JSON.stringify(next), updated_at: now }).where('id', '=', row.id).execute();
-    sourcesUpdated += 1;
-    if (row.status === 'ready') readyChanged = true;
+    updated.push(row.id);
   }
-  if (sourcesUpdated === 0) {
+  if (updated.length === 0) {
     throw new ServiceError('svc.knowledge.topic_not_found', { errors: [{ field: 'from', reason: 'no source in this scope has this topic' }] });
   }
-  return { sourcesUpdated, readyChanged };
+  return updated;
 }

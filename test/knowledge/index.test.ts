@@ -56,6 +56,33 @@ describe('eligible chunks', () => {
   });
 });
 
+describe('eligible chunks kept in memory', () => {
+  it('follow every change after a first read: ingestion, retagging, re-crawls, deletions, agent deletion, state import', async () => {
+    const { api, control, workspaceId } = await workspace(emulator);
+    const ada = await agent(api);
+    const titles = async () => (await index.eligibleChunks(workspaceId, ada)).map((c) => `${c.title}:${c.topics.join('+')}:${c.text.slice(0, 11)}`).sort();
+    expect(await titles()).toEqual([]);
+    await control.put('/_emulator/web', { pages: [{ url: 'https://memo.example/', headers: { 'content-type': 'text/plain' }, body: 'Version one of the page.' }] });
+    const a = await addText(api, { title: 'A', text: 'Alpha text here.', topics: ['x'] });
+    const b = await addText(api, { title: 'B', text: 'Bravo text here.', agentId: ada });
+    const url = (await api.post('/v1/knowledge/urls', { url: 'https://memo.example/', syncTtlMinutes: 60 })).body.id;
+    await emulator.drain();
+    expect(await titles()).toEqual(['A:x:Alpha text ', 'B::Bravo text ', 'https://memo.example/::Version one']);
+    await api.post('/v1/knowledge/topics/merge', { from: 'x', into: 'y' });
+    expect(await titles()).toContain('A:y:Alpha text ');
+    await control.put('/_emulator/web', { pages: [{ url: 'https://memo.example/', headers: { 'content-type': 'text/plain' }, body: 'Version two of the page.' }] });
+    await control.post('/_emulator/clock', { advanceMs: 3_600_000 });
+    expect(await titles()).toContain('https://memo.example/::Version two');
+    await api.delete(`/v1/knowledge/sources/${a}`);
+    expect(await titles()).toEqual(['B::Bravo text ', 'https://memo.example/::Version two']);
+    const state = await emulator.exportState();
+    await api.delete(`/v1/agents/${ada}`);
+    expect((await index.eligibleChunks(workspaceId, ada)).map((c) => c.sourceId)).toEqual([url]);
+    await emulator.importState(state);
+    expect((await index.eligibleChunks(workspaceId, ada)).map((c) => c.sourceId).sort()).toEqual([b, url].sort());
+  });
+});
+
 describe('lexical search', () => {
   it('finds words with or without accents, best match first, within the eligible chunks only', async () => {
     const { api, workspaceId } = await workspace(emulator);

@@ -141,6 +141,10 @@ describe('text sources', () => {
     }
     expect(await walk(mine.api, '/v1/knowledge/sources')).toEqual([]);
     expect((await theirs.api.get(`/v1/knowledge/sources/${id}`)).status).toBe(200);
+    await theirs.api.post('/v1/knowledge/claims', { claim: { es: 'Suyo', en: 'Theirs' }, topics: ['private-topic'] });
+    expect((await mine.api.get('/v1/knowledge/topics')).body.data).toEqual([]);
+    expect((await mine.api.post('/v1/knowledge/topics/merge', { from: 'private-topic', into: 'mine' })).status).toBe(404);
+    expect((await theirs.api.get('/v1/knowledge/topics')).body.data).toEqual([{ topic: 'private-topic', sourceCount: 1 }]);
   });
 });
 

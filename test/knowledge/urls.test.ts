@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { walk } from '../support/client.js';
-import { fileEmulator, workspace } from '../support/emulator.js';
+import { createEmulator } from '../../emulator/emulator.js';
+import { client, walk } from '../support/client.js';
+import { fileEmulator, quiet, workspace } from '../support/emulator.js';
 import { expectMatchesOpenApi } from '../support/openapi.js';
 import { html, openapi, putWeb, settled } from './support.js';
 
@@ -219,5 +220,22 @@ describe('the offline web', () => {
     expect(JSON.stringify((await control.get('/_emulator/state')).body)).not.toContain('config-only.example');
     await control.put('/_emulator/state', (await control.get('/_emulator/state')).body);
     expect((await control.get('/_emulator/web')).body).toEqual(web);
+  });
+});
+
+describe('URL sources with live fetching', () => {
+  it('judge literal addresses at once and resolve names with the system resolver', async () => {
+    const live = await createEmulator({ liveFetch: true, log: quiet });
+    try {
+      const ws = await live.createWorkspace();
+      const api = client(live, ws.apiKey.secret);
+      for (const url of ['http://127.0.0.1:8080/', 'http://[::1]/', 'http://localhost/', 'http://0x0a.0.0.1/']) {
+        expect((await api.post('/v1/knowledge/urls', { url })).body.code, url).toBe('svc.knowledge.url_not_allowed');
+      }
+      const id = (await api.post('/v1/knowledge/urls', { url: 'https://no-such-host.invalid/' })).body.id;
+      expect(await settled(live, api, id)).toMatchObject({ status: 'failed', error: 'fetch_dns_failed' });
+    } finally {
+      await live.close();
+    }
   });
 });

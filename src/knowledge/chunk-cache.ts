@@ -1,0 +1,163 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema/index.js';
+import type { Embedder, IndexedChunk } from './knowledge-index.js';
+import { packVector, unpackVector } from './pipeline/embedder.js';
+
+const REEMBED_BATCH = 64;
+// Past this many changed sources, one full reload is cheaper than a long IN list.
+const REFRESH_LIMIT = 500;
+
+interface CachedSource {
+  agentId: string | null;
+  chunks: IndexedChunk[];
+}
+
+interface WorkspaceChunks {
+  sources: Map<string, CachedSource>;
+  /** Source ids in order, so that every read lists chunks in the same order. */
+  order: string[];
+  /** Sources changed since they were read. */
+  dirty: Set<string>;
+  /** Everything changed: read the workspace again. */
+  stale: boolean;
+  loading: Promise<void> | undefined;
+}
+
+/**
+ * The `ready` chunks of each workspace read so far, kept in memory and refreshed per
+ * source as sources change, so that the eligible chunks of an agent come from memory:
+ * reading 100,000 chunks with their vectors from the store takes seconds, refreshing
+ * the one source that changed takes milliseconds. Every write to knowledge goes through
+ * the knowledge service, which reports it here.
+ */
+export class ChunkCache {
+  readonly #workspaces = new Map<string, WorkspaceChunks>();
+
+  constructor(private readonly deps: { db: Kysely<Database>; embedder: Embedder }) {}
+
+  /** Sources whose chunks or metadata changed; without ids, the whole workspace. */
+  changed(workspaceId: string, sourceIds?: readonly string[]): void {
+    const cached = this.#workspaces.get(workspaceId);
+    if (!cached) return;
+    if (sourceIds === undefined) cached.stale = true;
+    else for (const id of sourceIds) cached.dirty.add(id);
+  }
+
+  /** Forgets everything (a state import replaced the tables). */
+  clear(): void {
+    this.#workspaces.clear();
+  }
+
+  /** Drops workspaces that no longer exist (after a workspace was deleted). */
+  async prune(): Promise<void> {
+    if (this.#workspaces.size === 0) return;
+    const ids = [...this.#workspaces.keys()];
+    const alive = new Set((await this.deps.db.selectFrom('workspaces').select('id').where('id', 'in', ids).execute()).map((r) => r.id));
+    for (const id of ids) if (!alive.has(id)) this.#workspaces.delete(id);
+  }
+
+  /** The ready chunks of the agent's own sources and of the pool, by source then position. */
+  async eligible(workspaceId: string, agentId: string): Promise<IndexedChunk[]> {
+    const cached = await this.#current(workspaceId);
+    const out: IndexedChunk[] = [];
+    for (const id of cached.order) {
+      const source = cached.sources.get(id)!;
+      if (source.agentId === null || source.agentId === agentId) for (const chunk of source.chunks) out.push(chunk);
+    }
+    return out;
+  }
+
+  async #current(workspaceId: string): Promise<WorkspaceChunks> {
+    let cached = this.#workspaces.get(workspaceId);
+    if (!cached) {
+      cached = { sources: new Map(), order: [], dirty: new Set(), stale: true, loading: undefined };
+      this.#workspaces.set(workspaceId, cached);
+    }
+    // One reader refreshes; the others wait for it, then look again.
+    while (cached.loading) await cached.loading;
+    if (cached.stale || cached.dirty.size > 0) {
+      cached.loading = this.#refresh(workspaceId, cached).finally(() => {
+        cached.loading = undefined;
+      });
+      await cached.loading;
+    }
+    return cached;
+  }
+
+  async #refresh(workspaceId: string, cached: WorkspaceChunks): Promise<void> {
+    const full = cached.stale || cached.dirty.size > REFRESH_LIMIT;
+    const ids = full ? undefined : [...cached.dirty];
+    cached.stale = false;
+    cached.dirty = new Set();
+    const fresh = await this.#read(workspaceId, ids);
+    if (full) cached.sources.clear();
+    for (const id of ids ?? []) cached.sources.delete(id);
+    for (const [id, source] of fresh) cached.sources.set(id, source);
+    cached.order = [...cached.sources.keys()].sort();
+  }
+
+  /** Reads ready sources (all, or those ids) with their chunks, re-embedding stale vectors. */
+  async #read(workspaceId: string, ids: string[] | undefined): Promise<Map<string, CachedSource>> {
+    const db = this.deps.db;
+    let sourceQuery = db
+      .selectFrom('knowledge_sources')
+      .select(['id', 'agent_id', 'title', 'topics', 'kind', 'url', 'resolved_url'])
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'ready');
+    let chunkQuery = db
+      .selectFrom('knowledge_chunks')
+      .select(['id', 'source_id', 'position', 'lang', 'text', 'token_count', 'embedding', 'embedder_id'])
+      .where('workspace_id', '=', workspaceId);
+    if (ids) {
+      if (ids.length === 0) return new Map();
+      sourceQuery = sourceQuery.where('id', 'in', ids);
+      chunkQuery = chunkQuery.where('source_id', 'in', ids);
+    }
+    const sources = await sourceQuery.execute();
+    if (sources.length === 0) return new Map();
+    const rows = await chunkQuery.execute();
+    const stale = rows.filter((r) => r.embedder_id !== this.deps.embedder.id);
+    const vectors = stale.length ? await this.#reembed(stale) : new Map<string, Float32Array>();
+    const out = new Map<string, CachedSource>();
+    for (const s of sources) out.set(s.id, { agentId: s.agent_id, chunks: [] });
+    const meta = new Map(sources.map((s) => [s.id, { ...s, topics: JSON.parse(s.topics) as string[] }]));
+    const positions = new Map<string, number>();
+    for (const row of rows) {
+      const source = meta.get(row.source_id);
+      if (!source) continue;
+      const url = source.kind === 'url' ? source.resolved_url ?? source.url : null;
+      positions.set(row.id, Number(row.position));
+      out.get(row.source_id)!.chunks.push({
+        chunkId: row.id,
+        sourceId: row.source_id,
+        agentId: source.agent_id,
+        title: source.title,
+        text: row.text,
+        topics: source.topics,
+        lang: row.lang === 'es' ? 'es' : 'en',
+        ...(url ? { url } : {}),
+        tokenCount: Number(row.token_count),
+        vector: vectors.get(row.id) ?? unpackVector(row.embedding),
+      });
+    }
+    for (const source of out.values()) source.chunks.sort((a, b) => positions.get(a.chunkId)! - positions.get(b.chunkId)!);
+    return out;
+  }
+
+  /** Vectors of chunks written by another embedder (a replaced model), recomputed and stored. */
+  async #reembed(rows: { id: string; text: string }[]): Promise<Map<string, Float32Array>> {
+    const embedder = this.deps.embedder;
+    const out = new Map<string, Float32Array>();
+    for (let i = 0; i < rows.length; i += REEMBED_BATCH) {
+      const batch = rows.slice(i, i + REEMBED_BATCH);
+      const vectors = await embedder.embed(batch.map((r) => r.text));
+      batch.forEach((r, j) => out.set(r.id, vectors[j]!));
+    }
+    await this.deps.db.transaction().execute(async (trx) => {
+      for (const [id, vector] of out) {
+        await trx.updateTable('knowledge_chunks').set({ embedding: packVector(vector), embedder_id: embedder.id }).where('id', '=', id).execute();
+      }
+    });
+    return out;
+  }
+}
