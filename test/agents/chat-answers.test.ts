@@ -71,6 +71,20 @@ describe('answers from knowledge', () => {
     expect(alone.body.reply).not.toBe(followUp.body.reply);
   });
 
+  it('reads Markdown sections, and answers "where" with an address', async () => {
+    const { api, control, agentId, chat } = await shop();
+    await ingest(api, control, [{
+      title: 'Our bars',
+      text: '# Our bars\n\n## Ruzafa bar\n\nCalle de Sueca 21. Open Monday to Friday from 8:00 to 19:00.\n\n## El Carmen bar\n\nPlaza del Tossal 4. Open every day from 9:00 to 20:00.',
+      agentId,
+    }]);
+    const when = await chat({ message: 'When does the El Carmen bar open?' });
+    expect(when.body.reply).toBe('Open every day from 9:00 to 20:00.');
+    const where = await chat({ message: 'And where is it?', conversationId: when.body.conversationId });
+    expect(where.body.reply).toMatch(/^Plaza del Tossal 4\./);
+    expect(where.body.reply).not.toContain('Sueca');
+  });
+
   it('a follow-up answered before in another context is not taken from the cache', async () => {
     const { chat } = await shop();
     const madrid = await chat({ message: 'When does the Madrid store open?' });
