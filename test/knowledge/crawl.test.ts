@@ -88,6 +88,9 @@ describe('crawling the offline web', () => {
       'fetch_dns_failed',
       'fetch_dns_failed',
     ]);
+    // Names are matched as URLs spell them: any case, international names in punycode.
+    const intl = web({ pages: [], dns: { 'Café.Example.': ['10.9.9.9'] } });
+    expect(await failure(crawl('https://CAFÉ.example/menu', intl, { timeoutMs: 10_000 }))).toBe('fetch_blocked_address:private');
     // A dns entry for a page's host decides where it resolves.
     const pinned = web({ pages: [{ url: 'https://shop.example/', ...html('x') }], dns: { 'shop.example': ['127.0.0.1'] } });
     expect(await failure(crawl('https://shop.example/', pinned, { timeoutMs: 10_000 }))).toBe('fetch_blocked_address:loopback');

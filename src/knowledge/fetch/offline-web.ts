@@ -45,6 +45,17 @@ export type WebDefinition = v.InferOutput<typeof WebDefinitionSchema>;
 
 export const WebSummarySchema = v.object({ pages: v.number(), hosts: v.number() });
 
+/** A host as URLs spell it: lowercase, punycode for international names, no final dot. */
+function hostName(host: string): string {
+  let name = host.toLowerCase();
+  try {
+    name = new URL(`http://${host}/`).hostname;
+  } catch {
+    // Not a valid host: it can only match nothing, which the raw form does too.
+  }
+  return name.replace(/\.$/, '');
+}
+
 function pageKey(url: URL): string {
   const copy = new URL(url.href);
   copy.hash = '';
@@ -77,7 +88,7 @@ export class OfflineWeb implements Web {
       this.#pages.set(pageKey(url), { status: p.status, headers, body, delayMs: p.delayMs });
       this.#pageHosts.add(url.hostname.replace(/\.$/, ''));
     }
-    for (const [host, addresses] of Object.entries(definition.dns)) this.#dns.set(host.toLowerCase().replace(/\.$/, ''), addresses);
+    for (const [host, addresses] of Object.entries(definition.dns)) this.#dns.set(hostName(host), addresses);
   }
 
   get summary(): { pages: number; hosts: number } {
