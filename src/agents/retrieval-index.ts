@@ -1,4 +1,5 @@
 import type { IndexedChunk, KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import { TermIndex } from './term-index.js';
 import { stem, termSet, words } from './text.js';
 
 /** A chunk without its vector: the vectors live in the index's one flat matrix. */
@@ -35,16 +36,8 @@ export class ScopeIndex {
   readonly #columns: Float32Array;
   readonly #positions = new Map<string, number>();
   readonly topics = new Map<string, TopicEntry>();
-  /**
-   * Which chunks hold which term (in their text or their source's title), laid out as
-   * one array (compressed rows): the positions holding term `id` are
-   * `#postings[#offsets[id]] .. #postings[#offsets[id + 1] - 1]`, ascending. A hundred
-   * thousand chunks make millions of entries: one typed array keeps them off the
-   * garbage collector's back.
-   */
-  readonly #termIds = new Map<string, number>();
-  #offsets = new Uint32Array(1);
-  #postings = new Uint32Array(0);
+  /** Which chunks hold which term, in their text or their source's title. */
+  #terms!: TermIndex;
   readonly #titleTerms = new Map<string, Set<string>>();
 
   private constructor(
@@ -58,7 +51,11 @@ export class ScopeIndex {
     chunks.forEach((c, i) => this.#positions.set(c.chunkId, i));
   }
 
-  static build(version: string, input: IndexedChunk[], dims: number): ScopeIndex {
+  /**
+   * Lays out `input`. With the `previous` index of the same scope, the terms of every
+   * chunk whose title and text did not change are copied rather than read again.
+   */
+  static build(version: string, input: IndexedChunk[], dims: number, previous?: ScopeIndex): ScopeIndex {
     const sorted = [...input].sort((a, b) => (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
     const n = sorted.length;
     const columns = new Float32Array(n * dims);
@@ -76,7 +73,17 @@ export class ScopeIndex {
       }
     });
     const index = new ScopeIndex(version, dims, metas, columns);
-    index.#indexTerms();
+    const termsOf = (i: number) => {
+      const set = termSet(metas[i]!.text);
+      for (const term of index.titleTerms(i)) set.add(term);
+      return set;
+    };
+    const unchanged = (i: number) => {
+      const j = previous?.position(metas[i]!.chunkId);
+      const before = j === undefined ? undefined : previous!.chunks[j]!;
+      return before && before.text === metas[i]!.text && before.title === metas[i]!.title ? j : undefined;
+    };
+    index.#terms = TermIndex.build(n, termsOf, previous && { from: previous.#terms, position: unchanged });
     for (const [topic, list] of [...members].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const centroid = new Float32Array(dims);
       for (const i of list) for (let d = 0; d < dims; d++) centroid[d]! += columns[d * n + i]!;
@@ -89,42 +96,9 @@ export class ScopeIndex {
     return index;
   }
 
-  #indexTerms(): void {
-    const n = this.size;
-    // Pass 1: each chunk's term ids, end to end, and how many chunks hold each term.
-    let flat = new Uint32Array(n * 64 + 16);
-    let used = 0;
-    const starts = new Uint32Array(n + 1);
-    let counts = new Uint32Array(1024);
-    for (let i = 0; i < n; i++) {
-      starts[i] = used;
-      const chunkTerms = termSet(this.chunks[i]!.text);
-      for (const term of this.titleTerms(i)) chunkTerms.add(term);
-      for (const term of chunkTerms) {
-        let id = this.#termIds.get(term);
-        if (id === undefined) this.#termIds.set(term, (id = this.#termIds.size));
-        if (id >= counts.length) counts = grow(counts, id + 1);
-        counts[id]! += 1;
-        if (used === flat.length) flat = grow(flat, used + 1);
-        flat[used++] = id;
-      }
-    }
-    starts[n] = used;
-    // Pass 2: prefix sums, then every chunk position into its terms' rows, in order.
-    const terms = this.#termIds.size;
-    const offsets = new Uint32Array(terms + 1);
-    for (let id = 0; id < terms; id++) offsets[id + 1] = offsets[id]! + counts[id]!;
-    const cursor = offsets.slice(0, terms);
-    const postings = new Uint32Array(used);
-    for (let i = 0; i < n; i++) for (let k = starts[i]!; k < starts[i + 1]!; k++) postings[cursor[flat[k]!]!++] = i;
-    this.#offsets = offsets;
-    this.#postings = postings;
-  }
-
   /** In how many chunks a term occurs. */
   df(term: string): number {
-    const id = this.#termIds.get(term);
-    return id === undefined ? 0 : this.#offsets[id + 1]! - this.#offsets[id]!;
+    return this.#terms.df(term);
   }
 
   /** How telling a term is in this scope (BM25's idf, never negative): rare terms weigh more. */
@@ -135,19 +109,7 @@ export class ScopeIndex {
 
   /** Whether the chunk at `position` holds `term`, in its text or its source's title. */
   has(term: string, position: number): boolean {
-    const id = this.#termIds.get(term);
-    if (id === undefined) return false;
-    const list = this.#postings;
-    let lo = this.#offsets[id]!;
-    let hi = this.#offsets[id + 1]! - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = list[mid]!;
-      if (v === position) return true;
-      if (v < position) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return false;
+    return this.#terms.has(term, position);
   }
 
   /** The terms of the title of the chunk's source (chunks of a source share them). */
@@ -191,13 +153,6 @@ export class ScopeIndex {
   }
 }
 
-/** A copy of `array` with room for at least `needed` values (doubling). */
-function grow(array: Uint32Array<ArrayBuffer>, needed: number): Uint32Array<ArrayBuffer> {
-  const out = new Uint32Array(Math.max(needed, array.length * 2));
-  out.set(array);
-  return out;
-}
-
 /**
  * One `ScopeIndex` per agent scope, rebuilt when `index.version()` changes. Concurrent
  * queries of a scope share one build; the least recently used scopes are dropped past
@@ -220,9 +175,10 @@ export class ScopeIndexCache {
       this.#entries.set(key, entry);
       return entry.index;
     }
-    const index = this.knowledge
-      .eligibleChunks(workspaceId, agentId)
-      .then((chunks) => ScopeIndex.build(version, chunks, this.knowledge.embedder.dimensions));
+    const previous = entry?.index.catch(() => undefined) ?? Promise.resolve(undefined);
+    const index = Promise.all([this.knowledge.eligibleChunks(workspaceId, agentId), previous]).then(([chunks, before]) =>
+      ScopeIndex.build(version, chunks, this.knowledge.embedder.dimensions, before),
+    );
     this.#entries.delete(key);
     this.#entries.set(key, { version, index });
     // A failed build must not stay cached.

@@ -57,6 +57,18 @@ describe('the in-memory index per scope', () => {
     expect(index.eligibleCalls).toBe(2);
     expect(after.passages.map((p) => p.sourceId)).not.toContain('src_parking');
   });
+  it('a rebuild that copies the terms of unchanged chunks ranks exactly like a fresh build', async () => {
+    const queries = ['shop open Saturday', 'haircut price', 'parking behind', 'vegan menu', 'colouring'];
+    for (const q of queries) await retrieval.search(WS, AGENT, { query: q, topics: [], limit: 5 });
+    await index.add(WS, { sourceId: 'src_menu', agentId: AGENT, title: 'Menu', text: 'A vegan menu is served at lunch; colouring books for children.', topics: [], lang: 'en' });
+    index.removeSource('src_prices');
+    const fresh = new RetrievalService({ agents: {} as AgentsService, knowledge: index });
+    for (const q of queries) {
+      const input = { query: q, topics: [], limit: 5 };
+      expect(await retrieval.search(WS, AGENT, input), q).toEqual(await fresh.search(WS, AGENT, input));
+    }
+    expect((await retrieval.search(WS, AGENT, { query: 'vegan menu', topics: [], limit: 1 })).passages[0]!.sourceId).toBe('src_menu');
+  });
 });
 
 describe('topPositions', () => {
