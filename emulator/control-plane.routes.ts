@@ -136,11 +136,11 @@ export function registerControlPlane(router: Router, emulator: Emulator): void {
       responses: { 200: { description: 'How many pages and hosts the offline web now has', schema: WebSummarySchema } },
       errors: ['svc.request.validation_failed', 'svc.request.payload_too_large'],
     },
-    async ({ body }) => ({ status: 200, body: await service().knowledge.setWeb(body) }),
+    async ({ body }) => ({ status: 200, body: await emulator.setWeb(body) }),
   );
   router.add(
     { method: 'GET', path: '/_emulator/web', tags, security, summary: 'The offline web in force', responses: { 200: { description: 'Pages and dns table', schema: WebDefinitionSchema } } },
-    async () => ({ status: 200, body: await service().knowledge.getWeb() }),
+    async () => ({ status: 200, body: await emulator.getWeb() }),
   );
 
   const FaultRecord = v.object({

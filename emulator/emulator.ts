@@ -24,6 +24,7 @@ import type { JournalEntry } from './journal.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import { WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
+import { WebDefinitionSchema, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
 import { createSiteHandler } from './sites/site-handler.js';
 import { SiteChat } from './sites/site-chat.js';
 import { metaStore, type MetaStore } from './meta.js';
@@ -189,6 +190,16 @@ export class Emulator {
     this.faults.clear();
     while (this.service.knowledge.takeIngestFault() !== undefined);
     return cleared;
+  }
+
+  /** Replaces the offline web that URL sources are fetched from (see `PUT /_emulator/web`). */
+  setWeb(definition: unknown): Promise<{ pages: number; hosts: number }> {
+    return this.service.knowledge.setWeb(parseOrThrow(WebDefinitionSchema, definition, 'svc.request.validation_failed'));
+  }
+
+  /** The offline web in force. */
+  getWeb(): Promise<WebDefinition> {
+    return this.service.knowledge.getWeb();
   }
 
   /** Resolves once every queued job has finished; answers how many ran. */

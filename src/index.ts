@@ -10,3 +10,6 @@ export { SCOPES, type Scope } from './platform/scopes.js';
 export { createEmulator, Emulator } from '../emulator/emulator.js';
 export type { EmulatorOptions, CreatedWorkspace } from '../emulator/emulator.js';
 export { createClient, type Client, type ApiResponse } from '../emulator/client.js';
+export type { Embedder, KnowledgeIndex, IndexedChunk } from './knowledge/knowledge-index.js';
+export type { ChatModel } from './agents/chat-model.js';
+export type { Translator } from './pages/translator.js';

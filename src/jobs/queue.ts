@@ -52,10 +52,15 @@ export class JobQueue {
     this.#handlers.set(kind, handler as JobHandler);
   }
 
-  /** Inserts a job row; it runs once `runAt` (default now) has come on the emulated clock. */
-  async enqueue(db: Db, job: { workspaceId: string; kind: string; payload: unknown; runAt?: number }): Promise<string> {
+  /**
+   * Inserts a job row; it runs once `runAt` (default now) has come on the emulated
+   * clock. A caller-chosen `id` makes scheduling idempotent (an existing job with that
+   * id is kept) and keeps background work from drawing ids, so a seeded emulator's
+   * later ids never depend on job timing.
+   */
+  async enqueue(db: Db, job: { id?: string; workspaceId: string; kind: string; payload: unknown; runAt?: number }): Promise<string> {
     const now = this.deps.clock.now();
-    const id = this.deps.ids.next('job');
+    const id = job.id ?? this.deps.ids.next('job');
     await db
       .insertInto('jobs')
       .values({
@@ -70,6 +75,7 @@ export class JobQueue {
         created_at: iso(now),
         updated_at: iso(now),
       })
+      .onConflict((oc) => oc.column('id').doNothing())
       .execute();
     return id;
   }

@@ -169,7 +169,7 @@ export class Ingestion {
         last_fetched_at: iso(now),
         next_sync_at: nextSyncAt,
       });
-      await this.#scheduleRecrawl(trx, row, nextSyncAt, now);
+      await this.#scheduleRecrawl(trx, row, nextSyncAt);
     }
     await trx.updateTable('knowledge_sources').set(update).where('id', '=', row.id).execute();
   }
@@ -179,23 +179,14 @@ export class Ingestion {
    * the time rather than from the id generator: ingestion runs in the background, and
    * drawing ids there would make a seeded emulator's later ids depend on job timing.
    */
-  async #scheduleRecrawl(trx: Transaction<Database>, row: KnowledgeSourceTable, syncAt: string, now: number): Promise<void> {
-    await trx
-      .insertInto('jobs')
-      .values({
-        id: `job_${row.id.replace(/^src_/, '')}_${Date.parse(syncAt).toString(36)}`,
-        workspace_id: row.workspace_id,
-        kind: RECRAWL_JOB,
-        payload: JSON.stringify({ sourceId: row.id, syncAt }),
-        status: 'queued',
-        run_at: syncAt,
-        attempts: 0,
-        last_error: null,
-        created_at: iso(now),
-        updated_at: iso(now),
-      })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+  async #scheduleRecrawl(trx: Transaction<Database>, row: KnowledgeSourceTable, syncAt: string): Promise<void> {
+    await this.deps.jobs.enqueue(trx, {
+      id: `job_${row.id.replace(/^src_/, '')}_${Date.parse(syncAt).toString(36)}`,
+      workspaceId: row.workspace_id,
+      kind: RECRAWL_JOB,
+      payload: { sourceId: row.id, syncAt },
+      runAt: Date.parse(syncAt),
+    });
   }
 
   /**
@@ -232,7 +223,7 @@ export class Ingestion {
           })
           .where('id', '=', row.id)
           .execute();
-        await this.#scheduleRecrawl(trx, current, nextSyncAt, now);
+        await this.#scheduleRecrawl(trx, current, nextSyncAt);
         return true;
       }
       await this.#writeReady(trx, current, result.ingested, result.fetched);
