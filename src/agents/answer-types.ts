@@ -16,7 +16,7 @@ const ANSWER_TYPES: AnswerType[] = [
     answers: /\b(calle|c\/|plaza|avenida|avda|paseo|passeig|carrer|camino|street|avenue|road|square|lane)\b/i,
   },
   {
-    asks: /\b(when|what time|hours|opening|open|close|closed|cu[aá]ndo|a qu[eé] hora|horarios?|abr[eií]s?|abren|cierra|cierran)\b/i,
+    asks: /\b(when|what time|hours|opening|open|close|closed|cu[aá]ndo|a qu[eé] hora|horarios?|abr[eií]s?|abren|cierra|cierran|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bados?|domingos?|festivos?)\b/i,
     answers: /\b\d{1,2}[:.]\d{2}\b|\b(mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekdays|weekends?|lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bados?|domingos?|festivos)\b/i,
   },
   {

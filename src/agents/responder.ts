@@ -51,6 +51,38 @@ function isGreeting(message: string): boolean {
   return list.length > 0 && list.length <= 4 && list.every((w) => GREETINGS.has(w));
 }
 
+/** Every sentence of the usable passages that holds a term of the question, scored. */
+function score(input: ChatTurnInput, weights: Map<string, number>, focus: Set<string>, shapes: RegExp[], needFocus: boolean): Candidate[] {
+  const all: Candidate[] = [];
+  input.passages.forEach((passage, passageRank) => {
+    if (passage.score < MIN_PASSAGE_SCORE) return;
+    sentences(passage.text, passage.lang).forEach(({ text, heading }, order) => {
+      const st = termSet(text);
+      let match = 0;
+      let focusHits = 0;
+      for (const t of st) {
+        const w = weights.get(t);
+        if (w === undefined) continue;
+        match += w;
+        if (focus.has(t)) focusHits++;
+      }
+      // The heading a sentence sits under names its section ("## Ruzafa bar").
+      for (const t of termSet(heading)) {
+        const w = weights.get(t);
+        if (w === undefined || st.has(t)) continue;
+        match += w * HEADING_WEIGHT;
+        if (focus.has(t)) focusHits++;
+      }
+      // A sentence must hold a word of the message itself, unless the message has none.
+      if (match === 0 || (needFocus && focus.size > 0 && focusHits === 0)) return;
+      for (const shape of shapes) if (shape.test(text)) match += ANSWER_WEIGHT;
+      const score = (match / Math.sqrt(1 + st.size / 8)) * passage.score;
+      all.push({ text, passage, passageRank, order, score });
+    });
+  });
+  return all;
+}
+
 /**
  * Picks the sentences that best answer the question: each sentence of each usable
  * passage is scored by the question's terms it or its section heading holds (terms that
@@ -69,33 +101,14 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
   const shapes = expectedAnswers(input.message);
   if (!shapes.length && input.query !== input.message) shapes.push(...expectedAnswers(input.query));
 
-  const all: Candidate[] = [];
-  input.passages.forEach((passage, passageRank) => {
-    if (passage.score < MIN_PASSAGE_SCORE) return;
-    sentences(passage.text, passage.lang).forEach(({ text, heading }, order) => {
-      const st = termSet(text);
-      let match = 0;
-      let focusHits = 0;
-      for (const t of st) {
-        const w = weights.get(t);
-        if (w === undefined) continue;
-        match += w;
-        if (focus.has(t)) focusHits++;
-      }
-      // The heading a sentence sits under counts at half weight ("## Ruzafa bar").
-      for (const t of termSet(heading)) {
-        const w = weights.get(t);
-        if (w === undefined || st.has(t)) continue;
-        match += w * HEADING_WEIGHT;
-        if (focus.has(t)) focusHits++;
-      }
-      // A sentence must hold a word of the message itself, unless the message has none.
-      if (match === 0 || (focus.size > 0 && focusHits === 0)) return;
-      for (const shape of shapes) if (shape.test(text)) match += ANSWER_WEIGHT;
-      const score = (match / Math.sqrt(1 + st.size / 8)) * passage.score;
-      all.push({ text, passage, passageRank, order, score });
-    });
-  });
+  let all = score(input, weights, focus, shapes, true);
+  // A follow-up may ask about what the knowledge leaves out ("and on Sundays?" of hours
+  // that name no Sunday): the sentences about the earlier question that have the shape
+  // asked for (hours) are then the answer. A follow-up asking for no shape gets none.
+  const asked = expectedAnswers(input.message);
+  if (!all.length && context.size && focus.size && asked.length) {
+    all = score(input, weights, focus, shapes, false).filter((c) => asked.some((shape) => shape.test(c.text)));
+  }
   const own = all.filter((c) => c.passage.lang === input.lang);
   const pool = own.length ? own : all;
   pool.sort((a, b) => b.score - a.score || a.passageRank - b.passageRank || a.order - b.order);

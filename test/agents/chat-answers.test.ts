@@ -85,6 +85,15 @@ describe('answers from knowledge', () => {
     expect(where.body.reply).not.toContain('Sueca');
   });
 
+  it('a follow-up about what the knowledge leaves out is answered with what it says', async () => {
+    const { chat } = await shop();
+    const first = await chat({ message: 'When does the Barcelona store open?' });
+    const sunday = await chat({ message: 'And on Sundays?', conversationId: first.body.conversationId });
+    expect(sunday.body.reply).toBe('The Barcelona store opens from 9:00 to 21:00 every day.');
+    const unrelated = await chat({ message: 'And do you sell helmets?', conversationId: first.body.conversationId });
+    expect(unrelated.body.reply).toMatch(/^I'm sorry/);
+  });
+
   it('a follow-up answered before in another context is not taken from the cache', async () => {
     const { chat } = await shop();
     const madrid = await chat({ message: 'When does the Madrid store open?' });

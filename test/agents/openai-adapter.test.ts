@@ -67,7 +67,7 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
   it('sends the model, the key, the instructions and the message, and answers the streamed text', async () => {
     const { api, agentId } = await setup();
     const res = await api.post(`/v1/agents/${agentId}/chat`, { message: '¿Quién eres?' });
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ reply: 'Hola, soy un modelo.', components: [], cached: false });
     const sent = requests[0]!;
     expect(sent.headers.authorization).toBe('Bearer sk-test');
