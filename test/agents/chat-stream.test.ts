@@ -1,3 +1,4 @@
+import { encode } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import type { ChatModel } from '../../src/agents/chat-model.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
@@ -54,6 +55,8 @@ describe('streamed chat (Accept: text/event-stream)', () => {
     const done = events.at(-1)!.data;
     expect(done).toEqual({ conversationId: events[0]!.data.conversationId, reply: tokens.join(''), components: [], cached: false });
     expect(done.reply).toMatch(/^I'm sorry/);
+    // One event per model token (o200k_base): as many as the encoder counts in the reply.
+    expect(tokens).toHaveLength(encode(done.reply).length);
     expect((await messages(api)).used).toBe(1);
   });
 
