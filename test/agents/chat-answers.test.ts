@@ -106,6 +106,22 @@ describe('answers from knowledge', () => {
   });
 });
 
+describe('URL sources', () => {
+  it('a passage and a sources item of a crawled page carry its url', async () => {
+    const { api, control, agentId, chat } = await shop();
+    await control.put('/_emulator/web', {
+      pages: [{ url: 'https://lola.example/warranty', headers: { 'content-type': 'text/html' }, body: '<title>Warranty</title><h1>Warranty</h1><p>Every bicycle has a two-year warranty.</p>' }],
+    });
+    expect((await api.post('/v1/knowledge/urls', { url: 'https://lola.example/warranty', agentId })).status).toBe(202);
+    await control.post('/_emulator/queue/drain');
+    const passage = (await api.post(`/v1/agents/${agentId}/query`, { query: 'bicycle warranty', limit: 1 })).body.passages[0];
+    expect(passage).toMatchObject({ title: 'Warranty', url: 'https://lola.example/warranty' });
+    const answer = await chat({ message: 'How long is the warranty of a bicycle?' });
+    expect(answer.body.reply).toBe('Every bicycle has a two-year warranty.');
+    expect(answer.body.components).toEqual([{ type: 'sources', items: [{ sourceId: passage.sourceId, title: 'Warranty', url: 'https://lola.example/warranty' }] }]);
+  });
+});
+
 describe('cached and knowledge changes', () => {
   it('a repeated question is cached until the knowledge of the agent changes', async () => {
     const { api, control, agentId, chat, sourceIds } = await shop();
