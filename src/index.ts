@@ -11,5 +11,7 @@ export { createEmulator, Emulator } from '../emulator/emulator.js';
 export type { EmulatorOptions, CreatedWorkspace } from '../emulator/emulator.js';
 export { createClient, type Client, type ApiResponse } from '../emulator/client.js';
 export type { Embedder, KnowledgeIndex, IndexedChunk } from './knowledge/knowledge-index.js';
-export type { ChatModel } from './agents/chat-model.js';
+export type { ChatModel, ChatTurnInput, ChatReply, ChatHistoryTurn } from './agents/chat-model.js';
+export { openAiChatModel, type OpenAiChatModelOptions } from './agents/openai-adapter.js';
+export { createResponder } from './agents/responder.js';
 export type { Translator } from './pages/translator.js';
