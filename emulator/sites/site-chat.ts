@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import * as v from 'valibot';
 import type { StreamedTurn } from '../../src/agents/chat.service.js';
+import { streamTurn } from '../../src/agents/chat-stream.js';
 import type { AppEnv } from '../../src/platform/context.js';
 import { readJson } from '../../src/platform/http-body.js';
 import type { IdGenerator } from '../../src/platform/ids.js';
-import { problemBody, problemResponse } from '../../src/platform/problem.js';
+import { problemResponse } from '../../src/platform/problem.js';
 import { ServiceError } from '../../src/platform/service-error.js';
 import { parseOrThrow } from '../../src/platform/validation.js';
 import type { SiteLookup } from '../../src/projects/projects.service.js';
@@ -41,7 +41,7 @@ export class SiteChat {
     if (!token || !pending) return problemResponse(c, new ServiceError('svc.host.not_found'));
     this.#pending.delete(token);
     clearTimeout(pending.timer);
-    return this.#stream(c, pending.turn);
+    return streamTurn(c, pending.turn, this.service.settings.log);
   }
 
   async #open(c: Context<AppEnv>, site: SiteLookup): Promise<Response> {
@@ -68,26 +68,5 @@ export class SiteChat {
       if (error instanceof ServiceError) return problemResponse(c, error);
       throw error;
     }
-  }
-
-  #stream(c: Context<AppEnv>, turn: StreamedTurn): Response {
-    return streamSSE(c, async (stream) => {
-      const controller = new AbortController();
-      stream.onAbort(() => controller.abort());
-      const send = (event: string, data: unknown) => stream.writeSSE({ event, data: JSON.stringify(data) });
-      try {
-        await send('start', { conversationId: turn.conversationId });
-        for await (const text of turn.tokens(controller.signal)) {
-          if (stream.aborted) break;
-          await send('token', { text });
-        }
-        if (stream.aborted || controller.signal.aborted) return;
-        await send('done', await turn.finish());
-      } catch (error) {
-        if (!(error instanceof ServiceError)) this.service.settings.log('site chat stream failed', error);
-        await turn.fail().catch(() => {});
-        if (!stream.aborted) await send('error', problemBody(c, error instanceof ServiceError ? error : new ServiceError('svc.internal.error')));
-      }
-    });
   }
 }

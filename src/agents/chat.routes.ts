@@ -1,10 +1,9 @@
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../platform/context.js';
-import { problemBody } from '../platform/problem.js';
 import type { Router } from '../platform/route.js';
 import { ServiceError } from '../platform/service-error.js';
 import type { ChatService } from './chat.service.js';
+import { streamTurn } from './chat-stream.js';
 import { ChatAnswerSchema, ChatBodySchema, QueryBodySchema, QueryResultSchema } from './chat.schema.js';
 import type { RetrievalService } from './retrieval.service.js';
 
@@ -60,26 +59,7 @@ export function registerChatRoutes(
         return { status: 200, body: await deps.chat.answer(auth.workspaceId, params.agentId!, body, c.req.raw.signal) };
       }
       const turn = await deps.chat.openStream(auth.workspaceId, params.agentId!, body);
-      return streamSSE(c, async (stream) => {
-        const controller = new AbortController();
-        stream.onAbort(() => controller.abort());
-        const send = (event: string, data: unknown) => stream.writeSSE({ event, data: JSON.stringify(data) });
-        try {
-          await send('start', { conversationId: turn.conversationId });
-          for await (const text of turn.tokens(controller.signal)) {
-            if (stream.aborted) break;
-            await send('token', { text });
-          }
-          // A client that left stops the work; what it was sent stays unrecorded.
-          if (stream.aborted || controller.signal.aborted) return;
-          await send('done', await turn.finish());
-        } catch (error) {
-          if (!(error instanceof ServiceError)) deps.log(`chat stream failed (${c.get('requestId')})`, error);
-          await turn.fail().catch((e: unknown) => deps.log('could not undo a failed chat turn', e));
-          if (stream.aborted) return;
-          await send('error', problemBody(c, error instanceof ServiceError ? error : new ServiceError('svc.internal.error')));
-        }
-      });
+      return streamTurn(c, turn, deps.log);
     },
   );
 }
