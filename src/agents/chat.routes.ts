@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context.js';
 import type { Router } from '../platform/route.js';
-import { ServiceError } from '../platform/service-error.js';
 import type { ChatService } from './chat.service.js';
 import { streamTurn } from './chat-stream.js';
 import { ChatAnswerSchema, ChatBodySchema, QueryBodySchema, QueryResultSchema } from './chat.schema.js';

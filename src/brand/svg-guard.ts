@@ -3,7 +3,6 @@ import type { FieldError } from '../platform/service-error.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const XHTML_NS = 'http://www.w3.org/1999/xhtml';
-const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
 /** The reasons an SVG is refused: each is one `errors` entry of `400 svc.brand.svg_rejected`. */
 export const SVG_REASONS = {

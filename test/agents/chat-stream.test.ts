@@ -40,7 +40,7 @@ async function setup(options: { credits?: number } = {}) {
 
 describe('streamed chat (Accept: text/event-stream)', () => {
   it('sends start, one token per token, and done with the whole answer; the tokens joined are the reply', async () => {
-    const { api, stream, workspaceId } = await setup();
+    const { api, stream } = await setup();
     const res = await stream({ message: 'Do you deliver on Sundays?' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -68,14 +68,14 @@ describe('streamed chat (Accept: text/event-stream)', () => {
   });
 
   it('continues a conversation', async () => {
-    const { api, stream } = await setup();
+    const { stream } = await setup();
     const first = (await readEvents(await stream({ message: 'Hello' }))).at(-1)!.data;
     const second = await readEvents(await stream({ message: 'Do you sell bikes?', conversationId: first.conversationId }));
     expect(second[0]!.data.conversationId).toBe(first.conversationId);
   });
 
   it('refuses before the first byte with a problem document: validation, conflict, agent, conversation, credits', async () => {
-    const { api, key, stream, workspaceId } = await setup({ credits: 0 });
+    const { api, key, stream } = await setup({ credits: 0 });
     const cases: [Promise<Response>, number, string][] = [
       [stream({ message: '' }), 400, 'svc.request.validation_failed'],
       [stream({ message: 'Hello', agentId: 'agt_x' }), 400, 'svc.chat.agent_scope_conflict'],
@@ -94,7 +94,7 @@ describe('streamed chat (Accept: text/event-stream)', () => {
   });
 
   it('ignores Idempotency-Key: each stream spends a credit and is never replayed', async () => {
-    const { api, stream, workspaceId } = await setup();
+    const { api, stream } = await setup();
     const a = await stream({ message: 'Hello' }, { 'idempotency-key': 'same' });
     const aEvents = await readEvents(a);
     const b = await stream({ message: 'Hello' }, { 'idempotency-key': 'same' });
@@ -105,7 +105,7 @@ describe('streamed chat (Accept: text/event-stream)', () => {
   });
 
   it('parallel streams never spend more credits than exist', async () => {
-    const { api, stream, workspaceId } = await setup({ credits: 2 });
+    const { api, stream } = await setup({ credits: 2 });
     const results = await Promise.all(Array.from({ length: 6 }, () => stream({ message: 'Hello' })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 402, 402, 402, 402]);
     await Promise.all(results.map((r) => r.body?.cancel()));

@@ -16,7 +16,7 @@ async function setup(options: { credits?: number } = {}) {
 
 describe('POST /v1/agents/{id}/chat (JSON)', () => {
   it('answers a new conversation, politely, in the language of the message, and spends one credit', async () => {
-    const { api, chat, workspaceId } = await setup();
+    const { api, chat } = await setup();
     const en = await chat({ message: 'Do you deliver to Mars?' });
     expect(en.status).toBe(200);
     expectMatchesOpenApi(doc, 'POST', '/v1/agents/{agentId}/chat', 200, en.body);
@@ -29,13 +29,13 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
   });
 
   it('greets back a greeting with the agent name', async () => {
-    const { api, chat } = await setup();
+    const { chat } = await setup();
     expect((await chat({ message: 'Hola' })).body.reply).toBe('¡Hola! Soy Ada, el asistente de Acme. ¿En qué puedo ayudarte?');
     expect((await chat({ message: 'hello!' })).body.reply).toBe("Hello! I'm Ada, the assistant of Acme. How can I help you?");
   });
 
   it('continues a conversation with conversationId', async () => {
-    const { api, chat } = await setup();
+    const { chat } = await setup();
     const first = await chat({ message: 'Hello' });
     const second = await chat({ message: 'Do you sell bikes?', conversationId: first.body.conversationId });
     expect(second.status).toBe(200);
@@ -43,7 +43,7 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
   });
 
   it('an unknown conversation, or one of another agent, is 404 svc.resource.not_found and spends nothing', async () => {
-    const { api, chat, workspaceId } = await setup();
+    const { api, chat } = await setup();
     const other = await createAgent(api, 'Bob');
     const theirs = await api.post(`/v1/agents/${other}/chat`, { message: 'Hello' });
     const before = await messages(api);
@@ -64,7 +64,7 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
   });
 
   it('agentId in the body is 400 svc.chat.agent_scope_conflict, even null, and spends nothing', async () => {
-    const { api, chat, agentId, workspaceId } = await setup();
+    const { api, chat, agentId } = await setup();
     for (const value of [agentId, null, 'agt_other']) {
       const res = await chat({ message: 'Hello', agentId: value });
       expect(res.status).toBe(400);
@@ -81,7 +81,7 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
   });
 
   it('message is 1 to 4000 characters: 4000 accepted, 4001 and empty refused with svc.request.validation_failed', async () => {
-    const { api, chat, workspaceId } = await setup();
+    const { api, chat } = await setup();
     expect((await chat({ message: 'a'.repeat(4000) })).status).toBe(200);
     for (const [body, field] of [
       [{ message: 'a'.repeat(4001) }, 'message'],
@@ -100,7 +100,7 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
   });
 
   it('a body that is not JSON is 400 svc.request.invalid', async () => {
-    const { api, key, agentId } = await setup();
+    const { key, agentId } = await setup();
     const res = await emulator.request(`/v1/agents/${agentId}/chat`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"message":' });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { code: string }).code).toBe('svc.request.invalid');
@@ -133,7 +133,7 @@ describe('credits', () => {
   });
 
   it('more credits let the workspace chat again', async () => {
-    const { api, chat, workspaceId, control } = await setup({ credits: 1 });
+    const { chat, workspaceId, control } = await setup({ credits: 1 });
     await chat({ message: 'Hello' });
     expect((await chat({ message: 'Hello' })).status).toBe(402);
     await control.patch(`/_emulator/workspaces/${workspaceId}`, { credits: 2 });
@@ -141,7 +141,7 @@ describe('credits', () => {
   });
 
   it('parallel turns never spend more credits than exist', async () => {
-    const { api, chat, workspaceId } = await setup({ credits: 3 });
+    const { api, chat } = await setup({ credits: 3 });
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => chat({ message: `Question number ${i}` })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(3);
     expect(results.filter((r) => r.status === 402)).toHaveLength(7);
@@ -149,7 +149,7 @@ describe('credits', () => {
   });
 
   it('a replay under Idempotency-Key spends nothing and answers the same bytes', async () => {
-    const { api, chat, workspaceId } = await setup();
+    const { api, chat } = await setup();
     const first = await chat({ message: 'Do you open on Sundays?' }, { 'idempotency-key': 'turn-1' });
     const replay = await chat({ message: 'Do you open on Sundays?' }, { 'idempotency-key': 'turn-1' });
     expect(replay.status).toBe(200);
@@ -163,7 +163,7 @@ describe('credits', () => {
   });
 
   it('a refused turn stores no idempotent answer: the key works once credits are back', async () => {
-    const { api, chat, workspaceId, control } = await setup({ credits: 0 });
+    const { chat, workspaceId, control } = await setup({ credits: 0 });
     expect((await chat({ message: 'Hello' }, { 'idempotency-key': 'k' })).status).toBe(402);
     await control.patch(`/_emulator/workspaces/${workspaceId}`, { credits: 1 });
     const ok = await chat({ message: 'Hello' }, { 'idempotency-key': 'k' });
@@ -186,7 +186,7 @@ describe('cached', () => {
   });
 
   it('a cached answer still spends its credit', async () => {
-    const { api, chat, workspaceId } = await setup();
+    const { api, chat } = await setup();
     await chat({ message: 'Do you have gift cards?' });
     await chat({ message: 'Do you have gift cards?' });
     expect((await messages(api)).used).toBe(2);

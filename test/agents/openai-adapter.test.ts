@@ -90,7 +90,7 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
   });
 
   it('streams each delta as one token event', async () => {
-    const { api, key, agentId } = await setup();
+    const { key, agentId } = await setup();
     behaviour = { deltas: ['One', ' two', ' three'] };
     const events = await readEvents(await streamRequest(emulator, key, agentId, { message: 'Count to three' }));
     expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'token', 'done']);
@@ -99,7 +99,7 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
   });
 
   it('a provider error is 503 svc.service.unavailable without its detail, and spends nothing', async () => {
-    const { api, agentId, workspaceId } = await setup();
+    const { api, agentId } = await setup();
     behaviour = { status: 500 };
     const res = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello?' });
     expect(res.status).toBe(503);
@@ -109,7 +109,7 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
   });
 
   it('a connection dropped mid-stream is an error event, and the credit comes back', async () => {
-    const { api, key, agentId, workspaceId } = await setup();
+    const { api, key, agentId } = await setup();
     behaviour = { deltas: ['a', 'b', 'c', 'd'], dropAfter: 2, delayMs: 30 };
     const events = await readEvents(await streamRequest(emulator, key, agentId, { message: 'Tell me a story' }));
     expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'error']);
@@ -119,7 +119,7 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
   });
 
   it('a client that leaves stops the upstream request', async () => {
-    const { api, key, agentId } = await setup();
+    const { key, agentId } = await setup();
     behaviour = { deltas: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 5 };
     await readEvents(await streamRequest(emulator, key, agentId, { message: 'Tell me a long story' }), 3);
     await new Promise((r) => setTimeout(r, 200));
