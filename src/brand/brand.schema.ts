@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { strictRecord } from '../projects/object-schema.js';
 
 export const BRAND_SLOTS = ['logo', 'logo-dark', 'favicon'] as const;
 export type BrandSlot = (typeof BRAND_SLOTS)[number];
@@ -20,26 +19,26 @@ function isLinkTarget(href: string): boolean {
 const Href = v.pipe(v.string(), v.minLength(1, LINK_RULE), v.maxLength(2048, 'must be at most 2048 characters'), v.check(isLinkTarget, LINK_RULE));
 const LabelText = v.pipe(v.string(), v.trim(), v.maxLength(80, 'must be at most 80 characters'));
 const Label = v.pipe(
-  strictRecord({ es: LabelText, en: LabelText }),
+  v.strictObject({ es: LabelText, en: LabelText }),
   v.check((l) => l.es !== '' || l.en !== '', 'needs text in at least one language'),
 );
-const Link = strictRecord({ label: Label, href: Href });
+const Link = v.strictObject({ label: Label, href: Href });
 const FooterText = v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'));
 
 /**
  * `PATCH /v1/projects/{projectId}/brand`: partial; arrays and the CTA are replaced
- * whole. Objects refuse arrays (`strictRecord`: valibot would read `[]` as `{}`).
+ * whole. (An array where an object belongs is refused for every body by `parseOrThrow`.)
  */
-export const BrandPatchSchema = strictRecord({
+export const BrandPatchSchema = v.strictObject({
   navbar: v.optional(
-    strictRecord({
+    v.strictObject({
       links: v.optional(v.pipe(v.array(Link), v.maxLength(8, 'at most 8 links'))),
       cta: v.optional(v.nullable(Link)),
     }),
   ),
   footer: v.optional(
-    strictRecord({
-      text: v.optional(strictRecord({ es: v.optional(FooterText), en: v.optional(FooterText) })),
+    v.strictObject({
+      text: v.optional(v.strictObject({ es: v.optional(FooterText), en: v.optional(FooterText) })),
       links: v.optional(v.pipe(v.array(Link), v.maxLength(12, 'at most 12 links'))),
     }),
   ),

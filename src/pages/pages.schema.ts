@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { strictRecord } from '../projects/object-schema.js';
 import { pageQuery } from '../platform/pagination.js';
 import { LocaleSchema } from '../projects/locales.js';
 import { CHANGEFREQS, ChangefreqSchema, PrioritySchema } from '../projects/projects.schema.js';
@@ -21,23 +20,23 @@ export const PagePathSchema = v.pipe(
 );
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
-const langText = (max: number) => strictRecord({ es: v.optional(text(max)), en: v.optional(text(max)) });
+const langText = (max: number) => v.strictObject({ es: v.optional(text(max)), en: v.optional(text(max)) });
 
-export const EditorialPatchSchema = strictRecord({
+export const EditorialPatchSchema = v.strictObject({
   badge: v.optional(langText(80)),
   title: v.optional(langText(200)),
   titleAccent: v.optional(langText(200)),
   description: v.optional(langText(2000)),
 });
 
-export const SeoPatchSchema = strictRecord({
+export const SeoPatchSchema = v.strictObject({
   title: v.optional(langText(200)),
   description: v.optional(langText(1000)),
 });
 
 export const BodyPatchSchema = langText(100_000);
 
-export const PageSitemapPatchSchema = strictRecord({
+export const PageSitemapPatchSchema = v.strictObject({
   priority: v.optional(PrioritySchema),
   changefreq: v.optional(ChangefreqSchema),
   sitemapExclude: v.optional(v.boolean()),
@@ -45,7 +44,7 @@ export const PageSitemapPatchSchema = strictRecord({
 
 const AgentId = v.pipe(v.string(), v.minLength(1, 'must be an agent id'));
 
-export const PageCreateSchema = strictRecord({
+export const PageCreateSchema = v.strictObject({
   name: Name,
   kind: v.picklist(['agent', 'document'], 'must be agent or document'),
   path: PagePathSchema,
@@ -57,7 +56,7 @@ export const PageCreateSchema = strictRecord({
   body: v.optional(BodyPatchSchema),
 });
 
-export const PagePatchSchema = strictRecord({
+export const PagePatchSchema = v.strictObject({
   name: v.optional(Name),
   path: v.optional(PagePathSchema),
   agentId: v.optional(AgentId),

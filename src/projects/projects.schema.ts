@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { strictRecord } from './object-schema.js';
 import { pageQuery } from '../platform/pagination.js';
 import { LocaleSchema } from './locales.js';
 import { normalizeSlug } from './slug.js';
@@ -53,7 +52,7 @@ const SitePath = v.pipe(
 // Injected into the page as script parameters: keep them to the characters real ids use.
 const AnalyticsId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{0,100}$/, 'must be up to 100 letters, digits, hyphens or underscores'));
 
-export const RobotsPatchSchema = strictRecord({
+export const RobotsPatchSchema = v.strictObject({
   indexable: v.optional(v.boolean()),
   aiSearch: v.optional(v.boolean()),
   aiTraining: v.optional(v.boolean()),
@@ -61,31 +60,31 @@ export const RobotsPatchSchema = strictRecord({
   raw: v.optional(v.pipe(v.string(), v.maxLength(10_000, 'must be at most 10000 characters'))),
 });
 
-export const AnalyticsPatchSchema = strictRecord({
+export const AnalyticsPatchSchema = v.strictObject({
   clarityId: v.optional(AnalyticsId),
   gtmId: v.optional(AnalyticsId),
   metaPixelId: v.optional(AnalyticsId),
   posthogKey: v.optional(AnalyticsId),
 });
 
-export const ExtraUrlSchema = strictRecord({
+export const ExtraUrlSchema = v.strictObject({
   path: SitePath,
   priority: v.optional(PrioritySchema, 0.5),
   changefreq: v.optional(ChangefreqSchema, 'weekly'),
 });
 
-export const SitemapPatchSchema = strictRecord({
+export const SitemapPatchSchema = v.strictObject({
   extraUrls: v.optional(v.pipe(v.array(ExtraUrlSchema), v.maxLength(100, 'must have at most 100 items'))),
 });
 
-export const ProjectCreateSchema = strictRecord({
+export const ProjectCreateSchema = v.strictObject({
   name: Name,
   slug: v.optional(SlugSchema),
   locales: v.optional(Locales),
   defaultLocale: v.optional(LocaleSchema),
 });
 
-export const ProjectPatchSchema = strictRecord({
+export const ProjectPatchSchema = v.strictObject({
   name: v.optional(Name),
   locales: v.optional(Locales),
   defaultLocale: v.optional(LocaleSchema),
@@ -94,7 +93,7 @@ export const ProjectPatchSchema = strictRecord({
   sitemap: v.optional(SitemapPatchSchema),
 });
 
-export const AddressSchema = strictRecord({ slug: SlugSchema });
+export const AddressSchema = v.strictObject({ slug: SlugSchema });
 
 export type ProjectCreate = v.InferOutput<typeof ProjectCreateSchema>;
 export type ProjectPatch = v.InferOutput<typeof ProjectPatchSchema>;

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { strictRecord } from '../projects/object-schema.js';
 import { RADII, TYPEFACES } from './theme-tokens.js';
 
 const Hex = v.pipe(
@@ -11,9 +10,9 @@ const Typeface = v.picklist(TYPEFACES, `must be one of ${TYPEFACES.join(', ')}`)
 const Radius = v.picklist(RADII, `must be one of ${RADII.join(', ')}`);
 
 /** The closed token set as a partial patch: any other name or value is refused. */
-export const ThemeTokensPatchSchema = strictRecord({
+export const ThemeTokensPatchSchema = v.strictObject({
   colors: v.optional(
-    strictRecord({
+    v.strictObject({
       primary: v.optional(Hex),
       accent: v.optional(Hex),
       surface: v.optional(Hex),
@@ -21,12 +20,12 @@ export const ThemeTokensPatchSchema = strictRecord({
       muted: v.optional(Hex),
     }),
   ),
-  typography: v.optional(strictRecord({ heading: v.optional(Typeface), body: v.optional(Typeface) })),
+  typography: v.optional(v.strictObject({ heading: v.optional(Typeface), body: v.optional(Typeface) })),
   radius: v.optional(Radius),
 });
 
 /** `PATCH /v1/projects/{id}/theme`: `tokens` is required; `null` resets to the defaults. */
-export const ThemePatchSchema = strictRecord({ tokens: v.nullable(ThemeTokensPatchSchema) });
+export const ThemePatchSchema = v.strictObject({ tokens: v.nullable(ThemeTokensPatchSchema) });
 
 export type ThemePatch = v.InferOutput<typeof ThemePatchSchema>;
 
