@@ -26,6 +26,8 @@ export interface RouteDoc {
   bodyRequired?: boolean | undefined;
   responses: Record<number, ResponseDoc>;
   errors?: ErrorCode[] | undefined;
+  /** The code body validation failures use (`svc.project.invalid`...). */
+  invalid?: ErrorCode | undefined;
 }
 
 const PROBLEM_SCHEMA: JsonSchema = {
@@ -130,18 +132,26 @@ export class OpenApiRegistry {
       };
     }
     const problemType = route.security === 'apiKey' || route.path.startsWith('/v1') ? 'application/problem+json' : 'application/json';
+    // What the route wrapper itself can answer, from the route's features.
     const codes = new Set<ErrorCode>(route.errors ?? []);
     if (route.security === 'apiKey') {
       codes.add('svc.api_key.invalid');
       codes.add('svc.rate_limit.exceeded');
       codes.add('svc.usage.budget_exceeded');
       if (route.scope) codes.add('svc.api_key.scope_missing');
+      if (route.method === 'POST') codes.add('svc.idempotency.conflict').add('svc.request.validation_failed');
+    }
+    if (route.query) codes.add('svc.request.validation_failed');
+    if (route.body) {
+      codes.add('svc.request.invalid').add('svc.request.payload_too_large').add(route.invalid ?? 'svc.request.validation_failed');
     }
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of codes) {
       const status = ERROR_CODES[code].status;
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
+    // An idempotency conflict is 409 while the first request still runs.
+    if (codes.has('svc.idempotency.conflict')) byStatus.set(409, [...(byStatus.get(409) ?? []), 'svc.idempotency.conflict']);
     for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
       responses[String(status)] ??= {
         description: `Problem: ${list.join(', ')}`,

@@ -6,11 +6,13 @@ import type { RouteDoc } from '../../src/platform/openapi.js';
 import { quiet } from '../support/emulator.js';
 import { send } from '../support/client.js';
 import { knownIds, seedEverything } from './seed.js';
+import { expectMatchesOpenApi } from '../support/openapi.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const TIMEOUT_MS = 5_000;
 
 let emulator: Emulator;
+const openapi = () => emulator.openapi.document() as { paths: Record<string, unknown> };
 let key: string;
 let ids: Record<string, string[]>;
 
@@ -103,6 +105,11 @@ describe('hostile input on every client route', () => {
           expect(res, `${where} hung`).not.toBe('timeout');
           if (res === 'timeout') return;
           expect(res.status, `${where} answered ${res.status}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+          // Whatever a route answers, its OpenAPI description declares (2xx with the schema).
+          const template = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+          const declared = (openapi().paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)[template]?.[route.method.toLowerCase()]?.responses ?? {};
+          expect(Object.keys(declared), `${where} answered ${res.status} ${res.body?.code ?? ''}, undeclared in OpenAPI`).toContain(String(res.status));
+          if (res.status < 300 && (res.headers.get('content-type') ?? '').includes('json')) expectMatchesOpenApi(openapi() as never, route.method, template, res.status, res.body);
           if (res.status >= 400) {
             expect(isErrorCode(res.body?.code), `${where}: ${res.text.slice(0, 200)}`).toBe(true);
             const spec = ERROR_CODES[res.body.code as keyof typeof ERROR_CODES];
