@@ -49,10 +49,11 @@ describe('text sources', () => {
 
   it('detects Spanish text and never translates it', async () => {
     const { api } = await workspace(emulator);
-    const id = await addText(api, { title: 'Envíos', text: 'Hacemos envíos a toda España en dos días laborables. El envío es gratuito desde 50 euros.' });
+    const text = 'Hacemos envíos a toda España en dos días laborables. El envío es gratuito desde 50 euros. Cada pedido lleva su número de seguimiento.';
+    const id = await addText(api, { title: 'Envíos', text });
     const ready = await settled(emulator, api, id);
     expect(ready).toMatchObject({ status: 'ready', lang: 'es', sourceLang: 'es', translated: false });
-    expect(ready.summary).toMatch(/^Document "Envíos" in Spanish covering /);
+    expect(ready.summary).toBe('Document "Envíos" in Spanish covering orders (pedido) and tracking (seguimiento).');
   });
 
   it('enforces the title (1..120), text (1..200000) and topics (at most 12, normalised) limits at their boundaries', async () => {

@@ -17,6 +17,14 @@ describe('the summary index card', () => {
     );
   });
 
+  it('never shows an untranslated Spanish word: a Spanish card names only what it can say in English', () => {
+    const text = 'Cultivamos y compramos café. Los agricultores cultivan, cosechan y secan el grano al sol.';
+    expect(summarize({ kind: 'upload', format: 'markdown', title: 'Orígenes', lang: 'es', text })).toBe(
+      'Document "Orígenes" in Spanish covering coffee (café) and beans (grano).',
+    );
+    expect(summarize({ kind: 'upload', format: 'markdown', title: 'Hola', lang: 'es', text: 'Cultivamos y cosechamos.' })).toBe('Document "Hola" in Spanish.');
+  });
+
   it('never lists days, months, currencies, stopwords, numbers or words of the title', () => {
     const terms = keyTerms('Monday Monday euros euros 2026 2026 the the the bikes bikes bikes repairs', 'Bikes', 5);
     expect(terms).toEqual(['repairs']);

@@ -68,8 +68,8 @@ function quoted(title: string, max = TITLE_MAX): string {
 
 /**
  * The index card: one English line naming what the source covers (its kind, title,
- * language when Spanish, and its key terms; Spanish terms of the glossary are given in
- * English with the original in parentheses). Deterministic.
+ * language when Spanish, and its key terms; a Spanish source's terms are the ones the
+ * glossary renders in English, with the original in parentheses). Deterministic.
  */
 export function summarize(input: SummaryInput): string {
   const noun = input.kind === 'url' ? 'Web page' : NOUNS[input.format];
@@ -77,9 +77,10 @@ export function summarize(input: SummaryInput): string {
   const seen = new Set<string>();
   const roots = new Set<string>();
   const terms: string[] = [];
-  let candidates = keyTerms(input.text, input.title, TERMS * 2);
-  // A Spanish card names first the subjects it can say in English.
-  if (input.lang === 'es') candidates = [...candidates.filter((t) => toEnglish(t)), ...candidates.filter((t) => !toEnglish(t))];
+  // The card is English: a Spanish source lists only the subjects it can say in
+  // English (the glossary's), never an untranslated Spanish word.
+  const candidates =
+    input.lang === 'es' ? keyTerms(input.text, input.title, TERMS * 8).filter((t) => toEnglish(t)) : keyTerms(input.text, input.title, TERMS * 2);
   for (const term of candidates) {
     const english = input.lang === 'es' ? toEnglish(term) : undefined;
     const shown = english ? `${english} (${term})` : term;

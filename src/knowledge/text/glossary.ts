@@ -37,6 +37,17 @@ formulario:forms solicitud:applications requisito:requirements beneficio:benefit
 caracteristica:features funcion:features proyecto:projects diseno:design publicidad:advertising
 noticia:news historia:history mision:mission valor:values calidad:quality experiencia:experience
 opinion:reviews resena:reviews valoracion:ratings cliente:customers proveedor:suppliers
+agua:water leche:milk azucar:sugar gramo:grams kilo:kilos litro:litres temperatura:temperature tiempo:time
+molienda:grinding molino:grinders filtro:filters metodo:methods preparacion:brewing extraccion:extraction
+tueste:roasting tostadero:roastery grano:beans origen:origins finca:farms granja:farms cosecha:harvests
+variedad:varieties proceso:processing sabor:flavours aroma:aromas nota:notes mezcla:blends receta:recipes
+paquete:parcels seguimiento:tracking plazo:deadlines importe:amounts abono:refunds cambio:exchanges
+sede:offices oficina:offices local:premises barra:bars sucursal:branches almacen:warehouses
+persona:people nino:children adulto:adults mayor:seniors edad:ages
+coche:cars bicicleta:bikes vehiculo:vehicles taller:workshops pieza:parts neumatico:tyres
+ropa:clothing zapato:shoes calzado:footwear joya:jewellery regalo:gifts tarjeta-regalo:gift-cards
+libro:books musica:music pelicula:films juego:games deporte:sports gimnasio:gym entrenamiento:training
+jardin:gardens planta:plants flor:flowers piscina:pools limpieza:cleaning
 `;
 
 const GLOSSARY: ReadonlyMap<string, string> = new Map(
