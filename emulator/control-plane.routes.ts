@@ -18,6 +18,7 @@ const ClockMoveSchema = v.union(
 );
 
 const ClockSchema = v.object({ now: v.string(), frozen: v.boolean() });
+const MemorySchema = v.object({ rss: v.number(), heapTotal: v.number(), heapUsed: v.number(), external: v.number(), arrayBuffers: v.number(), collected: v.boolean() });
 const RequestsQuerySchema = v.object({
   limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be an integer from 1 to 1000'), v.transform(Number), v.minValue(1), v.maxValue(1000)), '100'),
 });
@@ -39,6 +40,20 @@ export function registerControlPlane(router: Router, emulator: Emulator): void {
   router.add(
     { method: 'GET', path: '/_emulator/health', tags, security, summary: 'Liveness and version', responses: { 200: { description: 'ok', schema: v.object({ status: v.literal('ok'), version: v.string() }) } } },
     () => ({ status: 200, body: { status: 'ok', version: packageVersion() } }),
+  );
+
+  router.add(
+    {
+      method: 'GET', path: '/_emulator/memory', tags, security,
+      summary: 'Memory of the emulator process in bytes; after a full garbage collection when node runs with --expose-gc (then `collected` is true)',
+      responses: { 200: { description: 'process.memoryUsage()', schema: MemorySchema } },
+    },
+    () => {
+      const gc = (globalThis as { gc?: () => void }).gc;
+      gc?.();
+      const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+      return { status: 200, body: { rss, heapTotal, heapUsed, external, arrayBuffers, collected: gc !== undefined } };
+    },
   );
 
   router.add(

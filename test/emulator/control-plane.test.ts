@@ -74,6 +74,14 @@ describe('control plane', () => {
     expect((await control.get('/_emulator/clock')).body.now).toBe(target);
   });
 
+  it('reports the process memory (after a full GC when node runs with --expose-gc)', async () => {
+    const res = await control.get('/_emulator/memory');
+    expect(res.status).toBe(200);
+    expect(res.body.heapUsed).toBeGreaterThan(0);
+    expect(res.body.rss).toBeGreaterThanOrEqual(res.body.heapUsed);
+    expect(typeof res.body.collected).toBe('boolean');
+  });
+
   it('queue drain answers how many jobs ran', async () => {
     const res = await control.post('/_emulator/queue/drain');
     expect(res.status).toBe(200);
