@@ -16,7 +16,7 @@ import type { Translator } from '../src/pages/translator.js';
 import { iso } from '../src/platform/time.js';
 import { createService, type Service } from '../src/service.js';
 import { adminUnauthorized, registerControlPlane } from './control-plane.routes.js';
-import { readFixture, type Fixture } from './fixtures.js';
+import { readFixture, type Fixture, type FixtureInput } from './fixtures.js';
 import { loadFixture, type LoadedKey } from './fixture-loader.js';
 import { Journal } from './journal.js';
 import { Faults, FaultSchema, type Fault, type FaultInput } from './faults.js';
@@ -39,7 +39,7 @@ export interface EmulatorOptions {
   /** Deterministic ids, key secrets and a frozen clock starting at 2026-01-01. */
   seed?: string | number;
   /** `demo` (the bundled workspace), `none` (default), a file path or a fixture object. */
-  fixtures?: 'demo' | 'none' | string | Fixture;
+  fixtures?: 'demo' | 'none' | string | FixtureInput;
   /** When set, `/_emulator` and the console routes require `Authorization: Bearer <token>`. */
   adminToken?: string;
   liveFetch?: boolean;

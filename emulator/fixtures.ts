@@ -76,6 +76,8 @@ export const FixtureSchema = v.strictObject({
 });
 
 export type Fixture = v.InferOutput<typeof FixtureSchema> & { baseDir?: string };
+/** A fixture as written (defaults may be left out). */
+export type FixtureInput = v.InferInput<typeof FixtureSchema>;
 export type FileSpec = v.InferOutput<typeof FileFixture>;
 
 export class FixtureError extends Error {}

@@ -126,4 +126,40 @@ describe('hostile input on every client route', () => {
       );
     }
   }, 600_000);
+
+  it('the control plane never answers 500 either; its refusals are registered problems and change nothing', async () => {
+    // The workspace is a fixture, so that `reset` restores it.
+    const operator = await createEmulator({ seed: 98, log: quiet, fixtures: { workspaces: [{ name: 'control', keys: [{ name: 'k', scopes: 'all' }] }] } });
+    try {
+      const workspaceId = operator.fixtureKeys[0]!.workspaceId;
+      const pick = (name: string, g: Generated) => (g.useKnownIds && name === 'workspaceId' ? workspaceId : g.segments[name.length % 4]!);
+      const routes = operator.openapi.routes.filter((r) => r.path.startsWith('/_emulator'));
+      const baseline = stateWithoutMeters(await operator.exportState());
+      for (const route of routes) {
+        await fc.assert(
+          fc.asyncProperty(requestArb(route), async (g) => {
+            const before = stateWithoutMeters(await operator.exportState());
+            const query = new URLSearchParams(g.query).toString();
+            const path = pathFor(route, (n) => pick(n, g)) + (query ? `?${query}` : '');
+            const body = route.method === 'GET' ? undefined : g.rawBody ?? (g.body === undefined ? undefined : JSON.stringify(g.body));
+            const headers: Record<string, string> = g.contentType ? { 'content-type': g.contentType } : {};
+            const res = await send(operator, route.method, path, { headers, ...(body !== undefined && { body }) });
+            expect(res.status, `${route.method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+            if (res.status >= 400) {
+              expect(isErrorCode(res.body?.code), `${route.method} ${path}: ${res.text.slice(0, 200)}`).toBe(true);
+              expect(stateWithoutMeters(await operator.exportState()), `${route.method} ${path} ${res.status} changed the state`).toBe(before);
+            } else {
+              // An accepted operation (a reset, a fault, a clock move...) is undone for the next run.
+              await operator.reset();
+              await operator.setWeb({ pages: [] });
+              expect(stateWithoutMeters(await operator.exportState())).toBe(baseline);
+            }
+          }),
+          { numRuns: RUNS, seed: 20261122 },
+        );
+      }
+    } finally {
+      await operator.close();
+    }
+  }, 600_000);
 });
