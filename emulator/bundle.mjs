@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 
 // Pure-JS dependencies worth inlining; every other dependency stays external (native
 // addons, wasm, and heavy libraries that are imported lazily).
-const BUNDLED = new Set(['hono', '@hono/node-server', 'kysely', 'valibot', '@valibot/to-json-schema', 'p-queue']);
+const BUNDLED = new Set(['hono', '@hono/node-server', 'kysely', 'valibot', '@valibot/to-json-schema', 'p-queue', 'ipaddr.js', 'saxes', 'image-size']);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !BUNDLED.has(name));
 

@@ -1,8 +1,8 @@
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { AppEnv } from './platform/context.js';
 import { OpenApiRegistry } from './platform/openapi.js';
 import { problemResponse } from './platform/problem.js';
-import { applyResponseHeaders } from './platform/response.js';
+import { createShell } from './platform/shell.js';
 import { Router } from './platform/route.js';
 import { ServiceError } from './platform/service-error.js';
 import type { Service } from './service.js';
@@ -19,8 +19,6 @@ import { registerBrandRoutes } from './brand/brand.routes.js';
 import { registerUsageRoutes } from './usage/usage.routes.js';
 
 export interface AppOptions {
-  /** Middleware that runs after the request id is set and before any route (faults). */
-  middleware?: MiddlewareHandler<AppEnv>[];
   /**
    * Runs before routing. A response it returns, or a `ServiceError` it throws, is the
    * answer and no route runs (the emulator's fault injection and hosted sites).
@@ -40,46 +38,35 @@ export function createApp(service: Service, options: AppOptions = {}) {
   const app = new Hono<AppEnv>();
   const openapi = new OpenApiRegistry();
   const gate = apiKeyGate({ auth: service.auth, workspaces: service.workspaces, rateLimiter: service.rateLimiter, clock: service.clock });
-  const router = new Router(app, openapi, service.idempotency, gate);
-
-  const requestIds = service.ids.fork('requests');
-  app.use(async (c, next) => {
-    const requestId = requestIds.next('req');
-    c.set('requestId', requestId);
-    c.set('responseHeaders', { 'x-request-id': requestId });
-    c.set('docsUrl', service.settings.docsUrl);
-    let answer: Response | undefined;
-    try {
-      const early = options.intercept?.(c);
-      answer = early instanceof Promise ? await early : early;
-    } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      answer = problemResponse(c, error);
-    }
-    if (answer) c.res = answer;
-    else await next();
-    applyResponseHeaders(c);
-    const recorded = options.onResponse?.(c);
-    if (recorded instanceof Promise) await recorded;
+  const shell = createShell({
+    requestIds: service.ids.fork('requests'),
+    docsUrl: service.settings.docsUrl,
+    intercept: options.intercept,
+    onResponse: options.onResponse,
   });
+  const router = new Router(app, openapi, service.idempotency, gate, shell);
+
   app.onError((error, c) => {
-    if (error instanceof ServiceError) return problemResponse(c, error);
+    shell.begin(c);
+    if (error instanceof ServiceError) return shell.finish(c, problemResponse(c, error));
     service.settings.log(`unexpected error on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error);
-    return problemResponse(c, new ServiceError('svc.internal.error'));
+    return shell.finish(c, problemResponse(c, new ServiceError('svc.internal.error')));
   });
   app.notFound(async (c) => {
+    shell.begin(c);
     try {
+      const early = await shell.intercept(c);
+      if (early) return shell.finish(c, early);
       // Under /v1 an unknown route or method is a 404 only for a caller the gate admits.
       if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) await gate(c);
       throw new ServiceError('svc.resource.not_found');
     } catch (error) {
-      if (error instanceof ServiceError) return problemResponse(c, error);
+      if (error instanceof ServiceError) return shell.finish(c, problemResponse(c, error));
       throw error;
     }
   });
-  for (const mw of options.middleware ?? []) app.use(mw);
-
   app.use('/workspaces/*', async (c, next) => {
+    shell.begin(c);
     c.set('plainJsonErrors', true);
     await next();
   });

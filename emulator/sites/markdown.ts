@@ -1,7 +1,13 @@
-import { Marked } from 'marked';
-import sanitizeHtml from 'sanitize-html';
+import type { Marked } from 'marked';
+import type sanitizeHtml from 'sanitize-html';
 
-const marked = new Marked({ gfm: true, async: false });
+// Loaded on the first page rendered, not at start-up: Markdown builds its grammar when
+// loaded, and the sanitiser brings an HTML parser and CSS tooling.
+let tools: Promise<{ marked: Marked; sanitize: typeof sanitizeHtml }> | undefined;
+const load = async () => ({
+  marked: new (await import('marked')).Marked({ gfm: true, async: false }),
+  sanitize: (await import('sanitize-html')).default,
+});
 
 // What a page body may contain once rendered: text structure, links, images, tables.
 const ALLOWED: sanitizeHtml.IOptions = {
@@ -13,8 +19,9 @@ const ALLOWED: sanitizeHtml.IOptions = {
 };
 
 /** Markdown rendered by `marked`, then sanitised by `sanitize-html`: no script survives. */
-export function renderMarkdown(markdown: string): string {
-  return sanitizeHtml(marked.parse(markdown) as string, ALLOWED);
+export async function renderMarkdown(markdown: string): Promise<string> {
+  const { marked, sanitize } = await (tools ??= load());
+  return sanitize(marked.parse(markdown) as string, ALLOWED);
 }
 
 /** Escapes text for HTML content and attribute values. */

@@ -3,7 +3,7 @@ import type { Locale } from '../../src/projects/locales.js';
 import type { Project } from '../../src/projects/projects.service.js';
 import type { Theme } from '../../src/theme/theme.service.js';
 import { CHAT_WIDGET_SCRIPT } from './chat-widget.js';
-import { escapeHtml, renderMarkdown } from './markdown.js';
+import { escapeHtml } from './markdown.js';
 
 type LangText = Record<Locale, string>;
 
@@ -23,6 +23,8 @@ export interface PageView {
   theme: Theme;
   brand: BrandView;
   lang: Locale;
+  /** A document page's body, rendered (`renderMarkdown`). */
+  bodyHtml: string;
 }
 
 const UI: Record<Locale, { placeholder: string; send: string; thinking: string; error: string }> = {
@@ -99,7 +101,7 @@ export function renderPage(view: PageView, origin: string): string {
   const alternates = project.locales
     .map((l) => `<link rel="alternate" hreflang="${l}" href="${escapeHtml(`${origin}${page.path}${l === page.defaultLocale ? '' : `?lang=${l}`}`)}">`)
     .join('');
-  const body = page.kind === 'agent' ? agentMain(view) : `<main data-kind="document">${renderMarkdown(text(page.body, lang) || text(page.body, page.defaultLocale))}</main>`;
+  const body = page.kind === 'agent' ? agentMain(view) : `<main data-kind="document">${view.bodyHtml}</main>`;
   return `<!doctype html>
 <html lang="${lang}">
 <head>

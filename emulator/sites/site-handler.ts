@@ -1,10 +1,12 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../../src/platform/context.js';
 import { problemResponse } from '../../src/platform/problem.js';
+import { requestHeader } from '../../src/platform/response.js';
 import { ServiceError } from '../../src/platform/service-error.js';
 import type { Locale } from '../../src/projects/locales.js';
 import type { Service } from '../../src/service.js';
 import { renderPage, type BrandView } from './page-html.js';
+import { renderMarkdown } from './markdown.js';
 import { robotsTxt, sitemapXml } from './site-files.js';
 import type { SiteChat } from './site-chat.js';
 
@@ -30,6 +32,9 @@ function text(c: Context<AppEnv>, body: string, type: string): Response {
 export function createSiteHandler(deps: SiteDeps): (c: Context<AppEnv>) => Promise<Response> | undefined {
   const suffix = `.${deps.service.settings.siteDomain.toLowerCase()}`;
   return (c) => {
+    // Every request passes here: look at the Host header before building a URL.
+    const hostHeader = (requestHeader(c, 'host') ?? '').toLowerCase().replace(/:\d+$/, '');
+    if (hostHeader && !hostHeader.endsWith(suffix)) return undefined;
     const url = new URL(c.req.url);
     const host = url.hostname.toLowerCase();
     if (!host.endsWith(suffix) || url.pathname.startsWith('/files/')) return undefined;
@@ -62,5 +67,6 @@ async function serve(deps: SiteDeps, c: Context<AppEnv>, slug: string, url: URL)
     : project.locales.includes(page.defaultLocale) ? page.defaultLocale : project.defaultLocale;
   const home = page.path === '/' ? page : await service.pages.getPublishedByPath(project.id, '/');
   const [theme, brand] = await Promise.all([service.theme.getTheme(workspaceId, project.id), deps.brand(workspaceId, project.id, origin)]);
-  return text(c, renderPage({ project, page, home, theme, brand, lang }, origin), 'text/html; charset=utf-8');
+  const bodyHtml = page.kind === 'document' ? await renderMarkdown(page.body[lang] || page.body[page.defaultLocale]) : '';
+  return text(c, renderPage({ project, page, home, theme, brand, lang, bodyHtml }, origin), 'text/html; charset=utf-8');
 }

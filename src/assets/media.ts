@@ -1,6 +1,8 @@
-import { fileTypeFromBuffer } from 'file-type';
 import { imageSize } from 'image-size';
-import { BufferSource, Input, MP4, WEBM } from 'mediabunny';
+
+// Loaded on the first upload, not at start-up: both are large and only uploads use them.
+let fileType: Promise<typeof import('file-type')> | undefined;
+let mediabunny: Promise<typeof import('mediabunny')> | undefined;
 import { ServiceError } from '../platform/service-error.js';
 
 /** Image formats an asset may be (CONTRACT, Assets), as the sniffer names them. */
@@ -20,6 +22,7 @@ export interface MediaInfo {
 export async function sniffType(bytes: Uint8Array): Promise<string | undefined> {
   if (bytes.byteLength === 0) return undefined;
   try {
+    const { fileTypeFromBuffer } = await (fileType ??= import('file-type'));
     return (await fileTypeFromBuffer(bytes))?.mime;
   } catch {
     return undefined;
@@ -50,6 +53,7 @@ export function readImageSize(bytes: Uint8Array, type?: string): { width: number
  * its picture would look shorter than it is. `undefined` when there is no picture.
  */
 async function readVideo(bytes: Uint8Array): Promise<{ seconds: number | undefined; width: number; height: number } | undefined> {
+  const { BufferSource, Input, MP4, WEBM } = await (mediabunny ??= import('mediabunny'));
   // Only the two containers an asset may be: the sniffer already said which one.
   const input = new Input({ source: new BufferSource(bytes), formats: [MP4, WEBM] });
   try {

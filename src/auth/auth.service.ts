@@ -195,7 +195,7 @@ export class AuthService {
   }
 
   identity(auth: AuthContext): { workspaceId: string; scopes: Scope[] } {
-    // Scopes are stored in SCOPES order already.
-    return { workspaceId: auth.workspaceId, scopes: [...auth.scopes] };
+    // Scopes are stored in SCOPES order already, and the set iterates in that order.
+    return { workspaceId: auth.workspaceId, scopes: Array.from(auth.scopes) };
   }
 }

@@ -57,6 +57,7 @@ export function createIdGenerator(options: { clock: Clock; seed?: string | numbe
   let hi = 0;
   let lo = 0;
   let draws = 0;
+  let stem = '';
 
   const bytes = (n: number): Buffer => {
     if (seed === undefined) return randomBytes(n);
@@ -78,15 +79,19 @@ export function createIdGenerator(options: { clock: Clock; seed?: string | numbe
         if (lo === HALF) {
           lo = 0;
           hi += 1;
+          stem = '';
         }
       } else {
         lastTime = now;
         const b = bytes(10);
         // The top bit stays clear: headroom so increments within one millisecond never overflow.
-        hi = (b.readUIntBE(0, 5) % (HALF / 2));
+        hi = b.readUIntBE(0, 5) % (HALF / 2);
         lo = b.readUIntBE(5, 5);
+        stem = '';
       }
-      return `${prefix}_${encodeBase32(lastTime, 10)}${encodeBase32(hi, 8)}${encodeBase32(lo, 8)}`;
+      // Within one millisecond only the low half changes: encode the rest once.
+      stem ||= encodeBase32(lastTime, 10) + encodeBase32(hi, 8);
+      return `${prefix}_${stem}${encodeBase32(lo, 8)}`;
     },
     secret(length) {
       // Rejection sampling keeps base62 uniform.
@@ -107,6 +112,7 @@ export function createIdGenerator(options: { clock: Clock; seed?: string | numbe
       hi = Number(random / BigInt(HALF));
       lo = Number(random % BigInt(HALF));
       draws = state.draws;
+      stem = '';
     },
     fork(stream) {
       return createIdGenerator({ clock, ...(seed !== undefined && { seed: `${seed}/${stream}` }) });

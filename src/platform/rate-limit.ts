@@ -43,12 +43,29 @@ export class RateLimiter {
   }
 }
 
+// Every request writes these: the parts that only change with the policy or the window
+// are formatted once.
+let policyKey = '';
+let policyValue = '';
+let limitValue = '';
+let resetKey = -1;
+let resetValue = '';
+
 /** Writes the rate-limit headers of CONTRACT (Conventions) into `into`. */
 export function rateLimitHeaders(v: RateLimitVerdict, into: Record<string, string> = {}): Record<string, string> {
-  into['X-RateLimit-Limit'] = String(v.limit);
+  if (policyKey !== `${v.limit}/${v.windowSeconds}`) {
+    policyKey = `${v.limit}/${v.windowSeconds}`;
+    policyValue = `"default";q=${v.limit};w=${v.windowSeconds}`;
+    limitValue = String(v.limit);
+  }
+  if (resetKey !== v.resetAt) {
+    resetKey = v.resetAt;
+    resetValue = String(v.resetAt);
+  }
+  into['X-RateLimit-Limit'] = limitValue;
   into['X-RateLimit-Remaining'] = String(v.remaining);
-  into['X-RateLimit-Reset'] = String(v.resetAt);
-  into['RateLimit-Policy'] = `"default";q=${v.limit};w=${v.windowSeconds}`;
+  into['X-RateLimit-Reset'] = resetValue;
+  into['RateLimit-Policy'] = policyValue;
   into.RateLimit = `"default";r=${v.remaining};t=${v.secondsToReset}`;
   return into;
 }

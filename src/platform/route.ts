@@ -10,6 +10,7 @@ import { ServiceError } from './service-error.js';
 import { parseOrThrow } from './validation.js';
 import { sha256Hex } from './crypto.js';
 import { respond } from './response.js';
+import type { Shell } from './shell.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
@@ -73,6 +74,7 @@ export class Router {
     private readonly idempotency: IdempotencyStore,
     /** Admits `apiKey` routes (key, rate limit, daily cap) before anything else. */
     private readonly gate: (c: Context<AppEnv>) => void | Promise<void>,
+    private readonly shell: Shell,
   ) {}
 
   add<B extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined>(
@@ -83,73 +85,114 @@ export class Router {
     this.openapi.add({ ...spec, security, bodyKind: spec.bodyKind ?? 'json' });
     const idempotentByDefault = spec.method === 'POST' && security === 'apiKey';
     const hasParams = spec.path.includes(':');
-
     const gated = security === 'apiKey';
-    this.app.on(spec.method, spec.path, async (c) => {
-      if (gated) {
-        const admitted = this.gate(c);
-        if (admitted instanceof Promise) await admitted;
+    const { shell } = this;
+    const run = (c: Context<AppEnv>) => this.#run(c, spec, handler as never, { gated, hasParams, idempotentByDefault });
+
+    // Synchronous whenever nothing on the way is not (a cached key, no body): most
+    // requests then never wait on a promise they did not need.
+    const route = (c: Context<AppEnv>): Promise<Response> | Response => {
+      shell.begin(c);
+      const early = shell.intercept(c);
+      if (early instanceof Promise) return early.then((r) => (r ? shell.finish(c, r) : run(c)));
+      return early ? shell.finish(c, early) : run(c);
+    };
+    // Hono types a handler as async; a synchronous answer is just as valid at run time.
+    this.app.on(spec.method, spec.path, route as never);
+  }
+
+  #run(
+    c: Context<AppEnv>,
+    spec: RouteSpec<AnySchema | undefined, AnySchema | undefined>,
+    handler: (input: RouteInput<unknown, unknown>) => Promise<RouteResult> | RouteResult,
+    flags: { gated: boolean; hasParams: boolean; idempotentByDefault: boolean },
+  ): Response | Promise<Response> {
+    const admitted = flags.gated ? this.gate(c) : undefined;
+    if (admitted instanceof Promise) return admitted.then(() => this.#admitted(c, spec, handler, flags));
+    return this.#admitted(c, spec, handler, flags);
+  }
+
+  #admitted(
+    c: Context<AppEnv>,
+    spec: RouteSpec<AnySchema | undefined, AnySchema | undefined>,
+    handler: (input: RouteInput<unknown, unknown>) => Promise<RouteResult> | RouteResult,
+    flags: { gated: boolean; hasParams: boolean; idempotentByDefault: boolean },
+  ): Response | Promise<Response> {
+    const auth = c.get('auth');
+    if (spec.scope && !auth?.scopes.has(spec.scope)) {
+      throw new ServiceError('svc.api_key.scope_missing', {
+        detail: { en: `This call needs the ${spec.scope} scope.`, es: `Esta llamada necesita el alcance ${spec.scope}.` },
+      });
+    }
+    const query = spec.query ? parseOrThrow(spec.query, c.req.query(), 'svc.request.validation_failed') : undefined;
+    const params = flags.hasParams ? (c.req.param() as Record<string, string>) : NO_PARAMS;
+    const wantsIdempotency = typeof spec.idempotent === 'function' ? spec.idempotent(c) : spec.idempotent ?? flags.idempotentByDefault;
+    const idemKey = wantsIdempotency && auth ? c.req.header('idempotency-key') : undefined;
+    if (spec.body || idemKey !== undefined) return this.#withBody(c, spec, handler, { auth, query, params, idemKey });
+    const pending = handler({ c, auth, params, query, body: undefined });
+    return pending instanceof Promise ? pending.then((result) => this.#answer(c, result)) : this.#answer(c, pending);
+  }
+
+  #answer(c: Context<AppEnv>, result: RouteResult): Response | Promise<Response> {
+    if (result instanceof Response) return this.shell.finish(c, result);
+    const text = JSON.stringify(result.body);
+    const headers = result.headers ? { 'content-type': 'application/json', ...result.headers } : JSON_HEADERS;
+    return this.shell.finish(c, respond(c, result.status, text, headers));
+  }
+
+  /** The path of requests with a body or an idempotency key: read, replay or record. */
+  async #withBody(
+    c: Context<AppEnv>,
+    spec: RouteSpec<AnySchema | undefined, AnySchema | undefined>,
+    handler: (input: RouteInput<unknown, unknown>) => Promise<RouteResult> | RouteResult,
+    ctx: { auth: AuthContext; query: unknown; params: Record<string, string>; idemKey: string | undefined },
+  ): Promise<Response> {
+    const { auth, query, params, idemKey } = ctx;
+    let input: unknown;
+    let bodyPrint = '';
+    if (spec.body) {
+      if (spec.bodyKind === 'multipart') {
+        const form = await readMultipart(c, spec.bodyLimit ?? BODY_LIMITS.upload);
+        input = formToObject(form);
+        bodyPrint = await formFingerprint(form);
+      } else {
+        input = await readJson(c, spec.bodyLimit ?? BODY_LIMITS.json);
+        bodyPrint = canonicalJson(input ?? null);
       }
-      const auth = c.get('auth');
-      if (spec.scope && !auth?.scopes.has(spec.scope)) {
-        throw new ServiceError('svc.api_key.scope_missing', {
-          detail: { en: `This call needs the ${spec.scope} scope.`, es: `Esta llamada necesita el alcance ${spec.scope}.` },
+    }
+
+    if (idemKey !== undefined) {
+      parseOrThrow(v.object({ 'Idempotency-Key': IdempotencyKeySchema }), { 'Idempotency-Key': idemKey }, 'svc.request.validation_failed');
+      const fingerprint = sha256Hex(`${spec.method} ${c.req.path}?${new URL(c.req.url).search}\n${bodyPrint}`);
+      const outcome = await this.idempotency.begin(auth.workspaceId, auth.keyId, idemKey, fingerprint);
+      if (outcome.kind === 'replay') {
+        return this.shell.finish(c, respond(c, outcome.status, outcome.body, { ...outcome.headers, 'Idempotent-Replayed': 'true' }));
+      }
+      if (outcome.kind === 'conflict') throw new ServiceError('svc.idempotency.conflict');
+      if (outcome.kind === 'running') {
+        throw new ServiceError('svc.idempotency.conflict', {
+          status: 409,
+          detail: { en: 'A request with this Idempotency-Key is still running.', es: 'Una solicitud con esta Idempotency-Key todavía se está ejecutando.' },
         });
       }
-      const query = (spec.query ? parseOrThrow(spec.query, c.req.query(), 'svc.request.validation_failed') : undefined) as Out<Q>;
+    }
 
-      let input: unknown;
-      let bodyPrint = '';
-      if (spec.body) {
-        if (spec.bodyKind === 'multipart') {
-          const form = await readMultipart(c, spec.bodyLimit ?? BODY_LIMITS.upload);
-          input = formToObject(form);
-          bodyPrint = await formFingerprint(form);
-        } else {
-          input = await readJson(c, spec.bodyLimit ?? BODY_LIMITS.json);
-          bodyPrint = canonicalJson(input ?? null);
-        }
-      }
-
-      const wantsIdempotency =
-        typeof spec.idempotent === 'function' ? spec.idempotent(c) : spec.idempotent ?? idempotentByDefault;
-      const headerKey = wantsIdempotency && auth ? c.req.header('idempotency-key') : undefined;
-      const idemKey = headerKey;
+    try {
+      const body = spec.body ? parseOrThrow(spec.body, input, spec.invalid ?? 'svc.request.validation_failed') : undefined;
+      const result = await handler({ c, auth, params, query, body });
       if (idemKey !== undefined) {
-        parseOrThrow(v.object({ 'Idempotency-Key': IdempotencyKeySchema }), { 'Idempotency-Key': idemKey }, 'svc.request.validation_failed');
-        const fingerprint = sha256Hex(`${spec.method} ${c.req.path}?${new URL(c.req.url).search}\n${bodyPrint}`);
-        const outcome = await this.idempotency.begin(auth.workspaceId, auth.keyId, idemKey, fingerprint);
-        if (outcome.kind === 'replay') {
-          return respond(c, outcome.status, outcome.body, { ...outcome.headers, 'Idempotent-Replayed': 'true' });
-        }
-        if (outcome.kind === 'conflict') throw new ServiceError('svc.idempotency.conflict');
-        if (outcome.kind === 'running') {
-          throw new ServiceError('svc.idempotency.conflict', {
-            status: 409,
-            detail: { en: 'A request with this Idempotency-Key is still running.', es: 'Una solicitud con esta Idempotency-Key todavía se está ejecutando.' },
-          });
+        if (result instanceof Response || result.status < 200 || result.status >= 300) await this.idempotency.abandon(auth.keyId, idemKey);
+        else {
+          const text = JSON.stringify(result.body);
+          const headers = result.headers ? { 'content-type': 'application/json', ...result.headers } : JSON_HEADERS;
+          await this.idempotency.complete(auth.keyId, idemKey, result.status, headers, text);
+          return this.shell.finish(c, respond(c, result.status, text, headers));
         }
       }
-
-      try {
-        const body = (spec.body ? parseOrThrow(spec.body, input, spec.invalid ?? 'svc.request.validation_failed') : undefined) as Out<B>;
-        const pending = handler({ c, auth, params: hasParams ? (c.req.param() as Record<string, string>) : NO_PARAMS, query, body });
-        const result = pending instanceof Promise ? await pending : pending;
-        if (result instanceof Response) {
-          if (idemKey !== undefined) await this.idempotency.abandon(auth.keyId, idemKey);
-          return result;
-        }
-        const text = JSON.stringify(result.body);
-        const headers = result.headers ? { 'content-type': 'application/json', ...result.headers } : JSON_HEADERS;
-        if (idemKey !== undefined) {
-          if (result.status >= 200 && result.status < 300) await this.idempotency.complete(auth.keyId, idemKey, result.status, headers, text);
-          else await this.idempotency.abandon(auth.keyId, idemKey);
-        }
-        return respond(c, result.status, text, headers);
-      } catch (error) {
-        if (idemKey !== undefined) await this.idempotency.abandon(auth.keyId, idemKey);
-        throw error;
-      }
-    });
+      return this.#answer(c, result);
+    } catch (error) {
+      if (idemKey !== undefined) await this.idempotency.abandon(auth.keyId, idemKey);
+      throw error;
+    }
   }
 }

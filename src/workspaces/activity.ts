@@ -70,17 +70,22 @@ export class ActivityCounter {
         c.dirty = false;
         await this.#upsert.execute({ ws: c.workspaceId, day: c.day, count: c.count });
       }
-      if (Date.parse(`${c.day}T00:00:00.000Z`) / DAY < today) this.#counters.delete(key);
+      if (Date.parse(`${c.day}T00:00:00.000Z`) / DAY < today) {
+        this.#counters.delete(key);
+        if (this.#last === c) this.#last = undefined;
+      }
     }
   }
 
   /** Drops what memory holds, unwritten counts included (the store was replaced or the workspace deleted). */
   forget(workspaceId?: string): void {
     this.#epoch += 1;
+    this.#last = undefined;
     for (const [key, c] of this.#counters) if (workspaceId === undefined || c.workspaceId === workspaceId) this.#counters.delete(key);
     this.#loading.clear();
   }
 
+  #last: Counter | undefined;
   #dayNumber = -1;
   #dayString = '';
 
@@ -95,9 +100,12 @@ export class ActivityCounter {
 
   #counter(workspaceId: string): Counter | Promise<Counter> {
     const day = this.#today();
+    // The last counter used is almost always the one asked for: skip building its key.
+    const last = this.#last;
+    if (last && last.workspaceId === workspaceId && last.day === day) return last;
     const key = `${workspaceId}|${day}`;
     const known = this.#counters.get(key);
-    if (known) return known;
+    if (known) return (this.#last = known);
     let loading = this.#loading.get(key);
     if (!loading) {
       const epoch = this.#epoch;
