@@ -6,12 +6,11 @@
  *
  *   CRASH_ROUNDS (default 5), CRASH_SEED (default 1), CRASH_WORKERS (default 6)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type Client } from '../../emulator/client.js';
-import { packageRoot } from '../../emulator/package-info.js';
+import { exited, startCli } from '../support/cli.js';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 5);
 const WORKERS = Number(process.env.CRASH_WORKERS ?? 6);
@@ -24,7 +23,6 @@ const random = () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-const CLI = join(packageRoot(), 'dist', 'cli.js');
 const db = join(mkdtempSync(join(tmpdir(), 'svc-crash-')), 'crash.db');
 
 interface Ledger {
@@ -35,18 +33,7 @@ interface Ledger {
   sources: string[];
 }
 
-function start(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--db', db, '--fixtures', 'none'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /^svc-emulator ready at (\S+)$/m.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`emulator exited with ${code} before ready`)));
-  });
-}
+const start = () => startCli(['--db', db, '--fixtures', 'none']);
 
 /** One operation of the mixed workload; records what was acknowledged. */
 async function operate(api: Client, ledger: Ledger, n: number): Promise<void> {
@@ -123,7 +110,7 @@ async function main(): Promise<void> {
     kills++;
     stop = true;
     await Promise.all(workers);
-    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    await exited(child);
   }
   const { child, url } = await start();
   const api = createClient(url, key);

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLI, exited, startCli } from '../support/cli.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../emulator/package-info.js';
 import { tempDbPath } from '../support/backends.js';
 
-const CLI = join(packageRoot(), 'dist', 'cli.js');
 const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
 const running = new Set<ChildProcess>();
 
@@ -15,29 +14,7 @@ afterEach(() => {
   running.clear();
 });
 
-/** Starts the built CLI and resolves with its URL once the ready line appears. */
-function start(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stdout: () => string }> {
-  const child = spawn(process.execPath, [CLI, '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  let out = '';
-  let err = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /^svc-emulator ready at (http:\/\/\S+)$/m.exec(out);
-      if (m && out.includes('OpenAPI:')) resolve({ child, url: m[1]!, stdout: () => out });
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`exited ${code} before ready: ${err}`)));
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once('exit', (code) => resolve(code));
-  });
-}
+const start = (args: string[], env: Record<string, string> = {}) => startCli(args, { env, track: running });
 
 function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });

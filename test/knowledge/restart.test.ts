@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../emulator/package-info.js';
+import { startCli } from '../support/cli.js';
 import { tempDbPath } from '../support/backends.js';
 
-const CLI = join(packageRoot(), 'dist', 'cli.js');
 const running = new Set<ChildProcess>();
 
 afterEach(() => {
@@ -13,21 +11,7 @@ afterEach(() => {
   running.clear();
 });
 
-function start(db: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--db', db, '--fixtures', 'none'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  let out = '';
-  let err = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /^svc-emulator ready at (http:\/\/\S+)$/m.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`exited ${code} before ready: ${err}`)));
-  });
-}
+const start = (db: string) => startCli(['--db', db, '--fixtures', 'none'], { track: running });
 
 function killed(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {

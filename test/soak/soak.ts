@@ -8,17 +8,15 @@
  *
  *   SOAK_SECONDS (default 30), SOAK_CONNECTIONS (default 16)
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { createClient } from '../../emulator/client.js';
-import { packageRoot } from '../../emulator/package-info.js';
+import { startCli } from '../support/cli.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 30);
 const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS ?? 16);
-const CLI = join(packageRoot(), 'dist', 'cli.js');
 const MiB = 1024 * 1024;
 
 /** The emulator's heap after a full collection (the CLI runs with --expose-gc here), and its RSS. */
@@ -32,16 +30,7 @@ type Req = { method: string; path: string; body?: string; headers?: Record<strin
 
 async function main(): Promise<void> {
   const db = join(mkdtempSync(join(tmpdir(), 'svc-soak-')), 'soak.db');
-  const child = spawn(process.execPath, ['--expose-gc', CLI, '--port', '0', '--db', db, '--fixtures', 'none'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /^svc-emulator ready at (\S+)$/m.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}`)));
-  });
+  const { child, url } = await startCli(['--db', db, '--fixtures', 'none'], { node: ['--expose-gc'] });
   const control = createClient(url);
   const ws = (await control.post('/_emulator/workspaces', { name: 'soak' })).body;
   await control.patch(`/_emulator/workspaces/${ws.workspaceId}`, { rateLimit: { limit: 100_000_000 } });
