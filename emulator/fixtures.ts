@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import * as v from 'valibot';
 import { isWellFormedKey } from '../src/auth/api-key.js';
-import { SCOPES, ScopeSchema } from '../src/platform/scopes.js';
+import { ScopeSchema } from '../src/platform/scopes.js';
 import { toFieldErrors } from '../src/platform/validation.js';
 import { WorkspaceSettingsPatchSchema } from '../src/workspaces/workspaces.schema.js';
 import { packageRoot } from './package-info.js';
@@ -113,4 +113,3 @@ export function fileBytes(file: FileSpec, baseDir: string | undefined): Uint8Arr
   throw new FixtureError(`fixture file ${file.name} needs text, base64 or path`);
 }
 
-export const ALL_SCOPES = SCOPES;

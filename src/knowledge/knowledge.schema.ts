@@ -102,7 +102,6 @@ export type TextAdd = v.InferOutput<typeof TextAddSchema>;
 export type UrlAdd = v.InferOutput<typeof UrlAddSchema>;
 export type ClaimAdd = v.InferOutput<typeof ClaimAddSchema>;
 export type UploadAdd = v.InferOutput<typeof UploadAddSchema>;
-export type TopicMerge = v.InferOutput<typeof TopicMergeSchema>;
 
 const AgentFilter = { agentId: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))) };
 export const SourceListQuerySchema = pageQuery(AgentFilter);

@@ -57,11 +57,6 @@ function formToObject(form: FormData): Record<string, unknown> {
   return out;
 }
 
-/** A JSON response with the given status, the one way handlers answer. */
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-}
-
 /**
  * Registers routes on a Hono app and in the OpenAPI description at once. The wrapper
  * does, in order: scope, query, body (size, type, parse), idempotency replay, body
