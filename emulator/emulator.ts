@@ -10,7 +10,7 @@ import type { Embedder } from '../src/knowledge/knowledge-index.js';
 import { sha256Hex, safeEqual } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
-import { resolveSettings, type Settings } from '../src/platform/settings.js';
+import { DEFAULT_SITE_CHAT, resolveSettings, type Settings, type SiteChatLimits } from '../src/platform/settings.js';
 import type { ChatModel } from '../src/agents/chat-model.js';
 import type { Translator } from '../src/pages/translator.js';
 import { iso } from '../src/platform/time.js';
@@ -52,6 +52,12 @@ export interface EmulatorOptions {
   siteDomain?: string;
   docsUrl?: string;
   jobConcurrency?: number;
+  /**
+   * What anonymous visitors of the hosted pages' chat may do; default 10 turns per 60 s
+   * per visitor and workspace, and 10% of a workspace's credits (at least 1) kept for
+   * its owner.
+   */
+  siteChat?: Partial<SiteChatLimits>;
   /** Where unexpected errors are reported; default `console.error`. */
   log?: Settings['log'];
 }
@@ -213,6 +219,7 @@ export class Emulator {
 
   async importState(doc: unknown): Promise<void> {
     await importState(this.service, doc);
+    this.siteChat.clear();
     await this.#persist();
   }
 
@@ -292,6 +299,16 @@ export class Emulator {
   }
 }
 
+function siteChatLimits(given: Partial<SiteChatLimits>): SiteChatLimits {
+  const limits = { ...DEFAULT_SITE_CHAT, ...given };
+  const whole = (n: number, min: number) => Number.isInteger(n) && n >= min;
+  if (!whole(limits.visitorTurns, 1) || !whole(limits.visitorWindowSeconds, 1) || !whole(limits.ownerReserveMin, 0)) {
+    throw new TypeError('siteChat: visitorTurns and visitorWindowSeconds must be whole numbers from 1, ownerReserveMin from 0');
+  }
+  if (!(limits.ownerReserveShare >= 0 && limits.ownerReserveShare <= 1)) throw new TypeError('siteChat: ownerReserveShare must be from 0 to 1');
+  return limits;
+}
+
 /** Builds and starts an emulator. */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   // Read fixtures first: a bad fixture file must stop us before anything is created.
@@ -335,6 +352,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     ...(options.translator !== undefined && { translator: options.translator }),
     ...(options.chatModel !== undefined && { chatModel: options.chatModel }),
     ...(options.jobConcurrency !== undefined && { jobConcurrency: options.jobConcurrency }),
+    ...(options.siteChat !== undefined && { siteChat: siteChatLimits(options.siteChat) }),
     ...(options.log !== undefined && { log: options.log }),
   });
   const service = createService({ db: store, clock, ids, settings });

@@ -1,7 +1,9 @@
 /**
- * The chat box of agent pages, as an inline script. It posts the question to the
- * site's own `/_site/chat` (no API key in the page), then reads the reply with the
- * browser's EventSource, one `token` event at a time.
+ * The chat box of agent pages, served as the site's own file (`/_site/widget.js`; the
+ * CSP runs no inline script). It posts the question to the site's own `/_site/chat`
+ * (no API key in the page), then reads the reply with the browser's EventSource, one
+ * `token` event at a time. A visitor who asks too often (429) or finds the visitors'
+ * share of credits spent (402) is told so in the page's language.
  */
 export const CHAT_WIDGET_SCRIPT = `(() => {
   const box = document.querySelector('.chat');
@@ -24,8 +26,8 @@ export const CHAT_WIDGET_SCRIPT = `(() => {
     reply.className = 'agent';
     reply.textContent = box.dataset.thinking;
     log.append(question, reply);
-    const settle = (failed) => {
-      if (failed) { reply.textContent = box.dataset.error; reply.dataset.failed = 'true'; }
+    const settle = (failed, notice) => {
+      if (failed) { reply.textContent = notice || box.dataset.error; reply.dataset.failed = notice ? 'notice' : 'true'; }
       button.disabled = false;
       input.focus();
     };
@@ -35,7 +37,11 @@ export const CHAT_WIDGET_SCRIPT = `(() => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ path: box.dataset.path, message, conversationId }),
       });
-      if (!res.ok) return settle(true);
+      if (!res.ok) {
+        const problem = await res.json().catch(() => ({}));
+        if (res.status === 429) return settle(true, box.dataset.busy);
+        return settle(true, problem.code === 'svc.usage.quota_exhausted' ? box.dataset.resting : undefined);
+      }
       const { streamUrl } = await res.json();
       const source = new EventSource(streamUrl);
       let text = '';

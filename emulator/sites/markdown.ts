@@ -9,13 +9,40 @@ const load = async () => ({
   sanitize: (await import('sanitize-html')).default,
 });
 
+const SITE = 'http://site.invalid';
+
+/**
+ * A link or image address a browser would take where it says: written with its scheme
+ * (the scheme lists below then judge it), or a relative address that stays on the
+ * site. Judged by the WHATWG URL parser as a browser would read it, so `/\evil.example`,
+ * a tab or newline inside `//`, and other spellings of another host do not pass.
+ */
+function saysWhereItGoes(address: string): boolean {
+  if (URL.canParse(address)) return true;
+  return URL.canParse(address, `${SITE}/page/`) && new URL(address, `${SITE}/page/`).origin === SITE;
+}
+
+// Runs before the attribute and scheme filters, on the value as the browser will see it.
+const keepOnSite = (attribute: 'href' | 'src'): sanitizeHtml.Transformer => (tagName, attribs) => {
+  const value = attribs[attribute];
+  if (value === undefined || saysWhereItGoes(value)) return { tagName, attribs };
+  const { [attribute]: _dropped, ...rest } = attribs;
+  return { tagName, attribs: rest };
+};
+
 // What a page body may contain once rendered: text structure, links, images, tables.
+// Images: https anywhere (the pages' CSP allows `img-src 'self' https:`) or a path on
+// the site; an http image would be blocked by the CSP, so it is not written at all.
 const ALLOWED: sanitizeHtml.IOptions = {
   allowedTags: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'img', 'table', 'thead', 'tbody', 'tr', 'th', 'td'],
   allowedAttributes: { a: ['href', 'title'], img: ['src', 'alt', 'title'], th: ['align'], td: ['align'] },
   allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesByTag: { img: ['https'] },
   allowedSchemesAppliedToAttributes: ['href', 'src'],
   allowProtocolRelative: false,
+  transformTags: { a: keepOnSite('href'), img: keepOnSite('src') },
+  // An image whose address was refused has nothing to show.
+  exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
 };
 
 /** Markdown rendered by `marked`, then sanitised by `sanitize-html`: no script survives. */

@@ -1,8 +1,8 @@
+import { isLinkTarget } from '../../src/brand/brand.schema.js';
 import type { Page } from '../../src/pages/pages.service.js';
 import type { Locale } from '../../src/projects/locales.js';
 import type { Project } from '../../src/projects/projects.service.js';
 import type { Theme } from '../../src/theme/theme.service.js';
-import { CHAT_WIDGET_SCRIPT } from './chat-widget.js';
 import { escapeHtml } from './markdown.js';
 
 type LangText = Record<Locale, string>;
@@ -20,22 +20,38 @@ export interface PageView {
   page: Page;
   /** The site's home page, whose SEO texts fill the page's empty ones. */
   home: Page | undefined;
-  theme: Theme;
   brand: BrandView;
   lang: Locale;
   /** A document page's body, rendered (`renderMarkdown`). */
   bodyHtml: string;
 }
 
-const UI: Record<Locale, { placeholder: string; send: string; thinking: string; error: string }> = {
-  es: { placeholder: 'Escribe tu pregunta…', send: 'Enviar', thinking: 'Pensando…', error: 'No se pudo responder. Inténtalo de nuevo.' },
-  en: { placeholder: 'Type your question…', send: 'Send', thinking: 'Thinking…', error: 'Could not answer. Please try again.' },
+/** Where the page's own files live (the CSP allows scripts and styles only from the site). */
+export const STYLESHEET_PATH = '/_site/theme.css';
+export const WIDGET_PATH = '/_site/widget.js';
+
+interface ChatTexts { placeholder: string; send: string; thinking: string; error: string; busy: string; resting: string }
+
+// `busy`: the visitor asked too often (429); `resting`: visitors have used the credits
+// they may spend (402). Both are the visitor's answer, not an error to fix.
+const UI: Record<Locale, ChatTexts> = {
+  es: {
+    placeholder: 'Escribe tu pregunta…', send: 'Enviar', thinking: 'Pensando…', error: 'No se pudo responder. Inténtalo de nuevo.',
+    busy: 'Demasiadas preguntas en poco tiempo. Espera un momento y vuelve a preguntar.',
+    resting: 'Este asistente no puede atender más preguntas ahora mismo. Vuelve más tarde, por favor.',
+  },
+  en: {
+    placeholder: 'Type your question…', send: 'Send', thinking: 'Thinking…', error: 'Could not answer. Please try again.',
+    busy: 'Too many questions in a short time. Please wait a moment and ask again.',
+    resting: 'This assistant cannot take more questions right now. Please come back later.',
+  },
 };
 
 const text = (value: LangText | string | undefined, lang: Locale): string =>
   value === undefined ? '' : typeof value === 'string' ? value : value[lang] ?? '';
 
-function styles(theme: Theme): string {
+/** The site's stylesheet: the theme's CSS variables and the page layout (`/_site/theme.css`). */
+export function siteStylesheet(theme: Theme): string {
   const vars = Object.entries(theme.cssVariables).map(([name, value]) => `${name}:${value}`).join(';');
   return `:root{${vars}}
 *{box-sizing:border-box}
@@ -56,18 +72,22 @@ table{border-collapse:collapse}td,th{border:1px solid var(--color-muted);padding
 .chat-log{min-height:6rem;display:flex;flex-direction:column;gap:.6rem;margin-bottom:1rem}
 .chat-log .user{align-self:flex-end;background:var(--color-primary);color:var(--color-surface);border-radius:var(--radius);padding:.4rem .8rem}
 .chat-log .agent{align-self:flex-start;white-space:pre-wrap}
-.chat form{display:flex;gap:.5rem}.chat input{flex:1;padding:.6rem;border:1px solid var(--color-muted);border-radius:var(--radius);font:inherit}`;
+.chat-log .agent[data-failed]{color:var(--color-muted);font-style:italic}
+.chat form{display:flex;gap:.5rem}.chat input{flex:1;padding:.6rem;border:1px solid var(--color-muted);border-radius:var(--radius);font:inherit}
+`;
 }
 
+// Links are checked when written; checked again here because an imported state
+// document or an older store may hold one written before the rule.
 function links(items: { label: LangText; href: string }[], lang: Locale): string {
-  return items.map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(text(l.label, lang))}</a>`).join('');
+  return items.filter((l) => isLinkTarget(l.href)).map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(text(l.label, lang))}</a>`).join('');
 }
 
 function header(view: PageView): string {
   const { brand, project, lang } = view;
   const logo = brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(project.name)}">` : `<strong>${escapeHtml(project.name)}</strong>`;
   const nav = brand.navbar ? `<nav>${links(brand.navbar.links, lang)}</nav>` : '';
-  const cta = brand.navbar?.cta ? `<a class="cta" href="${escapeHtml(brand.navbar.cta.href)}">${escapeHtml(text(brand.navbar.cta.label, lang))}</a>` : '';
+  const cta = brand.navbar?.cta && isLinkTarget(brand.navbar.cta.href) ? `<a class="cta" href="${escapeHtml(brand.navbar.cta.href)}">${escapeHtml(text(brand.navbar.cta.label, lang))}</a>` : '';
   return `<header class="site-header"><a class="brand" href="/">${logo}</a>${nav}${cta}</header>`;
 }
 
@@ -86,7 +106,7 @@ function agentMain(view: PageView): string {
 <span class="badge">${escapeHtml(text(e.badge, lang))}</span>
 <h1>${escapeHtml(text(e.title, lang))} <span class="accent">${escapeHtml(text(e.titleAccent, lang))}</span></h1>
 <p class="lead">${escapeHtml(text(e.description, lang))}</p>
-<section class="chat" data-path="${escapeHtml(page.path)}" data-lang="${lang}" data-thinking="${escapeHtml(ui.thinking)}" data-error="${escapeHtml(ui.error)}">
+<section class="chat" data-path="${escapeHtml(page.path)}" data-lang="${lang}" data-thinking="${escapeHtml(ui.thinking)}" data-error="${escapeHtml(ui.error)}" data-busy="${escapeHtml(ui.busy)}" data-resting="${escapeHtml(ui.resting)}">
 <div class="chat-log" aria-live="polite"></div>
 <form><input name="message" autocomplete="off" placeholder="${escapeHtml(ui.placeholder)}" aria-label="${escapeHtml(ui.placeholder)}"><button type="submit">${escapeHtml(ui.send)}</button></form>
 </section>
@@ -111,13 +131,13 @@ export function renderPage(view: PageView, origin: string): string {
 ${seoDescription ? `<meta name="description" content="${escapeHtml(seoDescription)}">` : ''}
 ${view.brand.faviconUrl ? `<link rel="icon" href="${escapeHtml(view.brand.faviconUrl)}">` : ''}
 ${alternates}
-<style>${styles(view.theme)}</style>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+${page.kind === 'agent' ? `<script src="${WIDGET_PATH}" defer></script>` : ''}
 </head>
 <body>
 ${header(view)}
 ${body}
 ${footer(view)}
-${page.kind === 'agent' ? `<script>${CHAT_WIDGET_SCRIPT}</script>` : ''}
 </body>
 </html>
 `;

@@ -10,6 +10,7 @@ import { ServiceError } from '../../src/platform/service-error.js';
 import { parseOrThrow } from '../../src/platform/validation.js';
 import type { SiteLookup } from '../../src/projects/projects.service.js';
 import type { Service } from '../../src/service.js';
+import { VisitorLimiter, visitorOf } from './visitors.js';
 
 const SiteChatBody = v.strictObject({
   path: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
@@ -20,14 +21,27 @@ const SiteChatBody = v.strictObject({
 /** How long an opened turn waits for its stream before it is undone (credit refunded). */
 const PICKUP_MS = 30_000;
 
+const RESERVED = {
+  en: "Visitors have used the share of this workspace's message credits they may spend; the rest is kept for its owner.",
+  es: 'Los visitantes agotaron la parte de los créditos de mensajes de este espacio que pueden gastar; el resto queda para su dueño.',
+};
+
+const TOO_MANY = {
+  en: 'Too many questions from this visitor; retry after the window resets.',
+  es: 'Demasiadas preguntas de este visitante; reintente cuando se reinicie la ventana.',
+};
+
 /**
  * The chat of hosted agent pages: the page's own origin, no API key (the public
  * address names who answers). `POST /_site/chat` opens the turn through the chat
  * service (same credits, conversations and refusals as `/v1`) and answers a one-time
- * stream URL; `GET` on it streams `start`, `token`..., `done` or `error`.
+ * stream URL; `GET` on it streams `start`, `token`..., `done` or `error`. Visitors are
+ * anonymous: each may open `visitorTurns` per window on a workspace's sites, and their
+ * turns never spend the owner's reserve of credits (`settings.siteChat`).
  */
 export class SiteChat {
   readonly #pending = new Map<string, { turn: StreamedTurn; timer: NodeJS.Timeout }>();
+  readonly #visitors = new VisitorLimiter();
 
   constructor(
     private readonly service: Service,
@@ -44,16 +58,41 @@ export class SiteChat {
     return streamTurn(c, pending.turn, this.service.settings.log);
   }
 
+  /** Forgets every visitor's window (the emulator's reset). */
+  clear(): void {
+    this.#visitors.clear();
+  }
+
+  /** Credits a workspace keeps for its owner: visitors' turns stop when only these are left. */
+  #ownerReserve(credits: number): number {
+    const { ownerReserveShare, ownerReserveMin } = this.service.settings.siteChat;
+    return Math.min(credits, Math.max(ownerReserveMin, Math.ceil(credits * ownerReserveShare)));
+  }
+
   async #open(c: Context<AppEnv>, site: SiteLookup): Promise<Response> {
     try {
+      const limits = this.service.settings.siteChat;
+      const visitor = `${site.workspaceId} ${visitorOf(c, limits.trustForwardedFor)}`;
+      const wait = this.#visitors.hit(visitor, limits.visitorTurns, limits.visitorWindowSeconds, this.service.clock.now());
+      if (wait > 0) throw new ServiceError('svc.rate_limit.exceeded', { detail: TOO_MANY, headers: { 'Retry-After': String(wait) } });
       const body = parseOrThrow(SiteChatBody, await readJson(c), 'svc.request.validation_failed');
       const path = body.path.length > 1 ? body.path.replace(/\/+$/, '').toLowerCase() : '/';
       const page = await this.service.pages.getPublishedByPath(site.project.id, path);
       if (!page?.agentId) throw new ServiceError('svc.host.not_found');
-      const turn = await this.service.chat.openStream(site.workspaceId, page.agentId, {
-        message: body.message,
-        ...(body.conversationId !== undefined && { conversationId: body.conversationId }),
-      });
+      const credits = await this.service.workspaces.messages(site.workspaceId);
+      const reserve = this.#ownerReserve(credits.limit);
+      const turn = await this.service.chat
+        .openStream(site.workspaceId, page.agentId, {
+          message: body.message,
+          ...(body.conversationId !== undefined && { conversationId: body.conversationId }),
+        }, { reserve })
+        .catch((error: unknown) => {
+          // Refused with credits left: what is left is the owner's, and the answer says so.
+          if (error instanceof ServiceError && error.code === 'svc.usage.quota_exhausted' && credits.remaining > 0) {
+            throw new ServiceError(error.code, { detail: RESERVED });
+          }
+          throw error;
+        });
       const token = this.tokens.secret(32);
       const timer = setTimeout(() => {
         this.#pending.delete(token);

@@ -5,10 +5,12 @@ import { requestHeader } from '../../src/platform/response.js';
 import { ServiceError } from '../../src/platform/service-error.js';
 import type { Locale } from '../../src/projects/locales.js';
 import type { Service } from '../../src/service.js';
-import { renderPage, type BrandView } from './page-html.js';
+import { CHAT_WIDGET_SCRIPT } from './chat-widget.js';
+import { renderPage, siteStylesheet, STYLESHEET_PATH, WIDGET_PATH, type BrandView } from './page-html.js';
 import { renderMarkdown } from './markdown.js';
 import { robotsTxt, sitemapXml } from './site-files.js';
 import type { SiteChat } from './site-chat.js';
+import { SITE_HEADERS } from './site-headers.js';
 
 export interface SiteDeps {
   service: Service;
@@ -25,8 +27,9 @@ function text(c: Context<AppEnv>, body: string, type: string): Response {
 }
 
 /**
- * Serves the hosted sites on `<slug>.<siteDomain>`: published pages as complete HTML,
- * `robots.txt`, `sitemap.xml`, `llms.txt` and the pages' chat. Answers undefined for
+ * Serves the hosted sites on `<slug>.<siteDomain>`: published pages as complete HTML
+ * with their stylesheet and chat script, `robots.txt`, `sitemap.xml`, `llms.txt` and the
+ * pages' chat, every answer under the site's CSP (`site-headers.ts`). Answers undefined for
  * any other host (the API), and for `/files/` (signed asset URLs work on every host).
  */
 export function createSiteHandler(deps: SiteDeps): (c: Context<AppEnv>) => Promise<Response> | undefined {
@@ -38,6 +41,9 @@ export function createSiteHandler(deps: SiteDeps): (c: Context<AppEnv>) => Promi
     const url = new URL(c.req.url);
     const host = url.hostname.toLowerCase();
     if (!host.endsWith(suffix) || url.pathname.startsWith('/files/')) return undefined;
+    // Every answer from here on, the 404 and a failure included, carries the site's
+    // headers: the shell adds the context's headers to whatever response is built.
+    c.set('responseHeaders', { ...c.get('responseHeaders'), ...SITE_HEADERS });
     return serve(deps, c, host.slice(0, -suffix.length), url);
   };
 }
@@ -50,8 +56,12 @@ async function serve(deps: SiteDeps, c: Context<AppEnv>, slug: string, url: URL)
   const origin = `${url.protocol}//${url.host}`;
   const method = c.req.method;
 
-  if (url.pathname.startsWith('/_site/chat')) return deps.chat.handle(c, site, url);
+  if (url.pathname === '/_site/chat' || url.pathname.startsWith('/_site/chat/')) return deps.chat.handle(c, site, url);
   if (method !== 'GET' && method !== 'HEAD') return notFound(c);
+  if (url.pathname === WIDGET_PATH) return text(c, CHAT_WIDGET_SCRIPT, 'text/javascript; charset=utf-8');
+  if (url.pathname === STYLESHEET_PATH) {
+    return text(c, siteStylesheet(await service.theme.getTheme(workspaceId, project.id)), 'text/css; charset=utf-8');
+  }
   if (url.pathname === '/robots.txt') return text(c, robotsTxt(project, origin), 'text/plain; charset=utf-8');
   if (url.pathname === '/llms.txt') return text(c, project.llmsTxt.text, 'text/plain; charset=utf-8');
   if (url.pathname === '/sitemap.xml') {
@@ -66,7 +76,7 @@ async function serve(deps: SiteDeps, c: Context<AppEnv>, slug: string, url: URL)
     ? (asked as Locale)
     : project.locales.includes(page.defaultLocale) ? page.defaultLocale : project.defaultLocale;
   const home = page.path === '/' ? page : await service.pages.getPublishedByPath(project.id, '/');
-  const [theme, brand] = await Promise.all([service.theme.getTheme(workspaceId, project.id), deps.brand(workspaceId, project.id, origin)]);
+  const brand = await deps.brand(workspaceId, project.id, origin);
   const bodyHtml = page.kind === 'document' ? await renderMarkdown(page.body[lang] || page.body[page.defaultLocale]) : '';
-  return text(c, renderPage({ project, page, home, theme, brand, lang, bodyHtml }, origin), 'text/html; charset=utf-8');
+  return text(c, renderPage({ project, page, home, brand, lang, bodyHtml }, origin), 'text/html; charset=utf-8');
 }

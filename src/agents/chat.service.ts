@@ -56,6 +56,11 @@ interface PreparedTurn {
 /** Passages a turn reads. */
 const TURN_PASSAGES = 5;
 
+/** How a turn may spend: `reserve` credits stay unspent (the owner's share, for hosted pages' visitors). */
+export interface TurnOptions {
+  reserve?: number | undefined;
+}
+
 const quotaExhausted = () => new ServiceError('svc.usage.quota_exhausted');
 
 /**
@@ -106,12 +111,12 @@ export class ChatService {
   /**
    * Opens a streamed turn. Everything that can refuse it (the agent, the conversation,
    * credits) happens here, before the first byte; the credit is spent and the question
-   * recorded before it answers.
+   * recorded before it answers. `reserve` credits are never spent by this turn.
    */
-  async openStream(workspaceId: string, agentId: string, body: ChatBody): Promise<StreamedTurn> {
-    const turn = await this.#prepare(workspaceId, agentId, body);
+  async openStream(workspaceId: string, agentId: string, body: ChatBody, options: TurnOptions = {}): Promise<StreamedTurn> {
+    const turn = await this.#prepare(workspaceId, agentId, body, options);
     const opened = await this.deps.db.transaction().execute(async (trx) => {
-      await this.#spend(trx, workspaceId);
+      await this.#spend(trx, workspaceId, options);
       const conversationId = turn.conversationId
         ? (await this.conversations.getConversationOrThrow(workspaceId, agentId, turn.conversationId, trx)).id
         : await this.conversations.create(trx, workspaceId, agentId);
@@ -144,14 +149,14 @@ export class ChatService {
     };
   }
 
-  async #prepare(workspaceId: string, agentId: string, body: ChatBody): Promise<PreparedTurn> {
+  async #prepare(workspaceId: string, agentId: string, body: ChatBody, options: TurnOptions = {}): Promise<PreparedTurn> {
     if (body.agentId !== undefined) throw new ServiceError('svc.chat.agent_scope_conflict');
     const agent = await this.deps.agents.getAgentOrThrow(workspaceId, agentId);
     const conversation = body.conversationId
       ? await this.conversations.getConversationOrThrow(workspaceId, agentId, body.conversationId)
       : undefined;
     // Checked again when spending; refusing here saves the work of an answer nobody may have.
-    if ((await this.deps.workspaces.messages(workspaceId)).remaining <= 0) throw quotaExhausted();
+    if ((await this.deps.workspaces.messages(workspaceId)).remaining <= (options.reserve ?? 0)) throw quotaExhausted();
     const history = conversation ? await this.conversations.history(conversation.id) : [];
     const lastQuestion = [...history].reverse().find((t) => t.role === 'user');
     const lang = detectLanguage(body.message, lastQuestion ? detectLanguage(lastQuestion.content) : 'en');
@@ -188,8 +193,8 @@ export class ChatService {
     return { reply, components };
   }
 
-  async #spend(trx: Transaction<Database>, workspaceId: string): Promise<void> {
-    if (!(await this.deps.workspaces.spendCredit(workspaceId, trx))) throw quotaExhausted();
+  async #spend(trx: Transaction<Database>, workspaceId: string, options: TurnOptions = {}): Promise<void> {
+    if (!(await this.deps.workspaces.spendCredit(workspaceId, trx, options.reserve))) throw quotaExhausted();
   }
 
   // The workspaces part spends credits; giving one back is the one write chat makes to

@@ -7,11 +7,17 @@ export const SlotParamSchema = v.object({ slot: v.picklist(BRAND_SLOTS, 'must be
 
 const LINK_RULE = 'must be an http or https URL, a mailto: or tel: link, a path starting with / or a #fragment';
 
-/** Where a brand link may point: the web, mail, phone, this site, or this page. */
-function isLinkTarget(href: string): boolean {
+const SITE = 'http://site.invalid';
+
+/**
+ * Where a brand link may point: the web, mail, phone, this site, or this page. A path
+ * is judged the way a browser reads it (the WHATWG URL parser): `/\evil.example/` is
+ * `//evil.example/` to a browser, so a path must resolve to the site's own origin.
+ */
+export function isLinkTarget(href: string): boolean {
   if (/[\u0000-\u0020\u007f]/.test(href)) return false;
   if (href.startsWith('#')) return true;
-  if (href.startsWith('/')) return !href.startsWith('//') && URL.canParse(href, 'http://site.invalid');
+  if (href.startsWith('/')) return URL.canParse(href, SITE) && new URL(href, SITE).origin === SITE;
   if (!URL.canParse(href)) return false;
   return ['http:', 'https:', 'mailto:', 'tel:'].includes(new URL(href).protocol);
 }

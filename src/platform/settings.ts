@@ -24,6 +24,33 @@ export interface WorkspaceDefaults {
   caps: Caps;
 }
 
+/**
+ * What anonymous visitors of the hosted pages' chat may do (decisions, Site chat): how
+ * many turns one visitor may open per window on one workspace's sites, and the share of
+ * a workspace's credits kept for its owner, which visitors' turns never spend.
+ */
+export interface SiteChatLimits {
+  visitorTurns: number;
+  visitorWindowSeconds: number;
+  /** Of the workspace's credits (0 to 1), rounded up. */
+  ownerReserveShare: number;
+  /** At least this many credits are kept (never more than the workspace has). */
+  ownerReserveMin: number;
+  /**
+   * Behind a reverse proxy you trust: the visitor is the last address of
+   * `X-Forwarded-For` (the one that proxy added). Off by default: anyone can send it.
+   */
+  trustForwardedFor: boolean;
+}
+
+export const DEFAULT_SITE_CHAT: SiteChatLimits = {
+  visitorTurns: 10,
+  visitorWindowSeconds: 60,
+  ownerReserveShare: 0.1,
+  ownerReserveMin: 1,
+  trustForwardedFor: false,
+};
+
 /** Service-wide settings. Only the CLI reads the environment; everything else gets these. */
 export interface Settings {
   /** `{site_domain}`: public sites answer on `<slug>.<siteDomain>`. */
@@ -43,6 +70,7 @@ export interface Settings {
   /** Answers chat turns; unset means the built-in deterministic extractive responder. */
   chatModel?: ChatModel | undefined;
   workspaceDefaults: WorkspaceDefaults;
+  siteChat: SiteChatLimits;
   /** Where unexpected errors are reported (never to the client). */
   log: (message: string, error?: unknown) => void;
 }
@@ -64,6 +92,7 @@ export function resolveSettings(partial: Partial<Settings> & { secret: string })
     jobConcurrency: 2,
     fetchTimeoutMs: 10_000,
     workspaceDefaults: DEFAULT_WORKSPACE,
+    siteChat: DEFAULT_SITE_CHAT,
     log: (message, error) => console.error(message, error),
     ...partial,
   };

@@ -164,13 +164,16 @@ export class WorkspacesService {
     }
   }
 
-  /** Spends one message credit atomically; false when none is left. */
-  async spendCredit(workspaceId: string, db: Db = this.deps.db): Promise<boolean> {
+  /**
+   * Spends one message credit atomically; false when none is left, or when spending it
+   * would leave fewer than `keep` (credits reserved for someone else).
+   */
+  async spendCredit(workspaceId: string, db: Db = this.deps.db, keep = 0): Promise<boolean> {
     const row = await db
       .updateTable('workspaces')
       .set((eb) => ({ messages_used: eb('messages_used', '+', 1) }))
       .where('id', '=', workspaceId)
-      .whereRef('messages_used', '<', 'credits')
+      .where((eb) => eb(eb('messages_used', '+', keep), '<', eb.ref('credits')))
       .returning('messages_used')
       .executeTakeFirst();
     return row !== undefined;

@@ -193,6 +193,14 @@ describe('PATCH /v1/projects/{projectId}/brand', () => {
     [{ navbar: { links: [link('x', ' JavaScript:alert(1)')] } }, 'navbar.links.0.href'],
     [{ navbar: { links: [link('x', 'data:text/html,hi')] } }, 'navbar.links.0.href'],
     [{ navbar: { links: [link('x', '//evil.example/')] } }, 'navbar.links.0.href'],
+    // Paths a browser reads as another host (WHATWG URL: `\` is `/` in http URLs).
+    [{ navbar: { links: [link('x', '/\\evil.example/')] } }, 'navbar.links.0.href'],
+    [{ navbar: { links: [link('ok', '/menu'), link('x', '/\\/evil.example')] } }, 'navbar.links.1.href'],
+    [{ navbar: { links: [link('x', '\\/evil.example/')] } }, 'navbar.links.0.href'],
+    [{ navbar: { links: [link('x', '/\\\\evil.example/')] } }, 'navbar.links.0.href'],
+    [{ navbar: { links: [link('x', '/\t/evil.example/')] } }, 'navbar.links.0.href'],
+    [{ navbar: { cta: link('x', '/\\evil.example/book') } }, 'navbar.cta.href'],
+    [{ footer: { links: [link('x', '/\\evil.example/')] } }, 'footer.links.0.href'],
     [{ navbar: { links: [link('x', 'https://ok.example/ has space')] } }, 'navbar.links.0.href'],
     [{ navbar: { cta: link('x', 'ftp://files.example/') } }, 'navbar.cta.href'],
     [{ navbar: { links: [{ label: { es: '', en: '' }, href: '/' }] } }, 'navbar.links.0.label'],
@@ -215,6 +223,15 @@ describe('PATCH /v1/projects/{projectId}/brand', () => {
     expect(res.body.code).toBe('svc.brand.invalid');
     expect(res.body.errors[0].field).toBe(field);
     expect((await api.get(`/v1/projects/${site}/brand`)).body.updatedAt).toBeNull();
+  });
+
+  it('takes paths that stay on the site however they are spelled', async () => {
+    const { api } = await workspace(emulator);
+    const site = await newSite(api);
+    const hrefs = ['/', '/menu?x=1#y', '/%5Cevil.example/', '/%2F%2Fevil.example', '/a/../b', '#top', 'https://evil.example/', 'http:\\\\partner.example/'];
+    const res = await api.patch(`/v1/projects/${site}/brand`, { footer: { links: hrefs.map((href, i) => link(`L${i}`, href)) } });
+    expect(res.status).toBe(200);
+    expect(res.body.footer.links.map((l: { href: string }) => l.href)).toEqual(hrefs);
   });
 
   it('takes 8 navbar and 12 footer links, 80-character labels and 500-character footer text', async () => {
