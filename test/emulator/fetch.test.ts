@@ -1,6 +1,4 @@
-import createFetchClient from 'openapi-fetch';
 import { describe, expect, it } from 'vitest';
-import type { paths } from '../../emulator/api-types.js';
 import { fileEmulator } from '../support/emulator.js';
 
 const emulator = await fileEmulator({ seed: 17 });
@@ -34,25 +32,10 @@ describe('emulator.fetch takes what global fetch takes', () => {
     expect((await emulator.fetch(base, { method: 'POST', headers: {} })).status).toBe(401);
   });
 
+  // test/examples/openapi-fetch.test.ts hands it to openapi-fetch.
   it('fits wherever `typeof fetch` is expected', async () => {
     const asFetch: typeof fetch = emulator.fetch;
     const res = await asFetch('/v1/me', { headers: auth });
     expect(res.status).toBe(200);
-  });
-
-  it('drives openapi-fetch with the generated types', async () => {
-    const api = createFetchClient<paths>({ baseUrl: 'http://localhost', fetch: emulator.fetch, headers: auth });
-    const created = await api.POST('/v1/agents', { body: { name: 'Bo', identity: { businessName: 'Acme' } } });
-    expect(created.response.status).toBe(201);
-    const agentId = created.data!.id;
-    const got = await api.GET('/v1/agents/{agentId}', { params: { path: { agentId } } });
-    expect(got.data?.name).toBe('Bo');
-    const missing = await api.GET('/v1/agents/{agentId}', { params: { path: { agentId: 'agt_nope' } } });
-    expect(missing.error?.code).toBe('svc.agent.not_found');
-    const page = await api.GET('/v1/agents', { params: { query: { limit: '1' } } });
-    expect(page.data?.data).toHaveLength(1);
-    // @ts-expect-error `nam` is not a field of an agent: the types refuse it, the server too.
-    const wrong = await api.POST('/v1/agents', { body: { nam: 'Cy', identity: { businessName: 'Acme' } } });
-    expect(wrong.response.status).toBe(400);
   });
 });
