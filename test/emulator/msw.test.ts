@@ -100,6 +100,9 @@ describe('emulatorHandlers (MSW)', () => {
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     expect(((await res.json()) as { workspaceId: string }).workspaceId).toBeTypeOf('string');
     expect(emulator.requests(1)[0]).toMatchObject({ method: 'GET', path: '/v1/me', status: 200 });
+    // Problem types point under the base URL too.
+    const problem = (await (await fetch(`${GATEWAY}/v1/me`)).json()) as { type: string; instance: string };
+    expect(problem).toMatchObject({ type: `${GATEWAY}/docs/errors/svc.api_key.invalid`, instance: '/v1/me' });
   });
 
   it('a base URL with a path prefix: /prefix/v1/... reaches /v1/...; the same host outside the prefix stays unhandled', async () => {
