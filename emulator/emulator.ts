@@ -145,8 +145,8 @@ export class Emulator {
    * such as the MSW adapter): the URLs it hands out (signed file URLs) point under
    * `publicUrl` (`https://api.example.com/prefix`), so the caller can fetch them there.
    */
-  handle(request: Request, options: { publicUrl?: string } = {}): Promise<Response> {
-    return Promise.resolve(this.app.fetch(request, options.publicUrl === undefined ? undefined : { publicUrl: options.publicUrl }));
+  handle(request: Request, options?: { publicUrl?: string }): Promise<Response> {
+    return Promise.resolve(this.app.fetch(request, options?.publicUrl === undefined ? undefined : { publicUrl: options.publicUrl }));
   }
 
   /** Like `fetch`, with a path relative to `http://localhost`. */
