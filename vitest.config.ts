@@ -6,6 +6,8 @@ export default defineConfig({
     // README examples import the package by name; tests run them against the sources.
     alias: [
       { find: /^svc-emulator\/vitest$/, replacement: fileURLToPath(new URL('./emulator/vitest.ts', import.meta.url)) },
+      { find: /^svc-emulator\/emulator$/, replacement: fileURLToPath(new URL('./emulator/index.ts', import.meta.url)) },
+      { find: /^svc-emulator\/msw$/, replacement: fileURLToPath(new URL('./emulator/msw.ts', import.meta.url)) },
       { find: /^svc-emulator$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
     ],
   },

@@ -1,3 +1,5 @@
+import { buildPath, readBody, toFormIfFiles, type TypedCalls, type UntypedInit } from './typed-client.js';
+
 /** What a client can send through: an emulator in process, or a base URL over HTTP. */
 export type Target = { fetch(request: Request): Promise<Response> } | string;
 
@@ -16,8 +18,7 @@ export interface SendOptions {
   headers?: Record<string, string>;
 }
 
-/** Sends one request and reads the whole answer. */
-export async function send(target: Target, method: string, path: string, options: SendOptions = {}): Promise<ApiResponse> {
+function dispatch(target: Target, method: string, path: string, options: SendOptions): Promise<Response> {
   const headers: Record<string, string> = {};
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let body: RequestInit['body'] | undefined;
@@ -30,7 +31,12 @@ export async function send(target: Target, method: string, path: string, options
   Object.assign(headers, options.headers);
   const base = typeof target === 'string' ? target : 'http://localhost';
   const request = new Request(new URL(path, base), { method, headers, ...(body !== undefined && { body }) });
-  const res = typeof target === 'string' ? await fetch(request) : await target.fetch(request);
+  return typeof target === 'string' ? fetch(request) : target.fetch(request);
+}
+
+/** Sends one request and reads the whole answer. */
+export async function send(target: Target, method: string, path: string, options: SendOptions = {}): Promise<ApiResponse> {
+  const res = await dispatch(target, method, path, options);
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -41,9 +47,21 @@ export async function send(target: Target, method: string, path: string, options
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
+function typedCall(target: Target, key: string | undefined, method: string) {
+  return async (template: string, init: UntypedInit = {}) => {
+    const body = toFormIfFiles(init.body);
+    const response = await dispatch(target, method, buildPath(template, init), { key, body, ...(init.headers && { headers: init.headers }) });
+    const read = await readBody(response, init.parseAs);
+    const ok = response.status >= 200 && response.status < 300;
+    return { status: response.status, ok, headers: response.headers, response, body: read.body, text: read.text, data: ok ? read.body : undefined, error: ok ? undefined : read.body };
+  };
+}
+
 /**
  * A small client bound to one API key (or none, for the control plane):
- * `get`, `post`, `put`, `patch`, `delete`, each answering `{ status, headers, body, text }`.
+ * `get`, `post`, `put`, `patch`, `delete`, each answering `{ status, headers, body, text }`,
+ * and the same typed by path and method (`GET('/v1/agents/{agentId}', { params: { path: { agentId } } })`),
+ * answering a union over the statuses the route declares.
  */
 export function createClient(target: Target, key?: string) {
   const call = (method: string) => (path: string, body?: unknown, headers?: Record<string, string>) =>
@@ -55,6 +73,12 @@ export function createClient(target: Target, key?: string) {
     put: call('PUT'),
     patch: call('PATCH'),
     delete: (path: string, headers?: Record<string, string>) => send(target, 'DELETE', path, { key, ...(headers && { headers }) }),
+    // Typed by path and method from the OpenAPI description (openapi-fetch style).
+    GET: typedCall(target, key, 'GET') as TypedCalls['GET'],
+    POST: typedCall(target, key, 'POST') as TypedCalls['POST'],
+    PUT: typedCall(target, key, 'PUT') as TypedCalls['PUT'],
+    PATCH: typedCall(target, key, 'PATCH') as TypedCalls['PATCH'],
+    DELETE: typedCall(target, key, 'DELETE') as TypedCalls['DELETE'],
   };
 }
 

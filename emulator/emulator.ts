@@ -135,8 +135,25 @@ export class Emulator {
     (service.clock as EmulatedClock).onChange(() => this.#persist());
   }
 
-  /** Answers a request in process, no port needed. */
-  fetch = (request: Request): Promise<Response> => Promise.resolve(this.app.fetch(request));
+  /**
+   * Answers a request in process, no port needed. Takes what global `fetch` takes (a
+   * string, URL or Request, plus init), so it can be handed to any client that accepts a
+   * fetch function; a relative string resolves against `http://localhost`.
+   */
+  fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    // A Request from another copy of undici is not `instanceof Request`; Hono reads it all the same.
+    if (init === undefined && typeof input === 'object' && !(input instanceof URL)) return this.handle(input);
+    return this.handle(new Request(typeof input === 'string' ? new URL(input, 'http://localhost') : input, init));
+  };
+
+  /**
+   * Answers a request that reached the emulator under another address (an interceptor
+   * such as the MSW adapter): the URLs it hands out (signed file URLs) point under
+   * `publicUrl` (`https://api.example.com/prefix`), so the caller can fetch them there.
+   */
+  handle(request: Request, options?: { publicUrl?: string }): Promise<Response> {
+    return Promise.resolve(this.app.fetch(request, options?.publicUrl === undefined ? undefined : { publicUrl: options.publicUrl }));
+  }
 
   /** Like `fetch`, with a path relative to `http://localhost`. */
   request(path: string, init?: RequestInit): Promise<Response> {

@@ -5,3 +5,5 @@ export { FixtureError } from './fixtures.js';
 export type { StateDocument } from './state.js';
 export type { JournalEntry } from './journal.js';
 export { createClient, send, type Client, type ApiResponse, type Target } from './client.js';
+export type { paths, components, operations } from './api-types.js';
+export type { TypedCalls, TypedAnswer, AnswerFor, PathsWith, OperationOf, RequestInitFor, ParseAs, HttpMethod } from './typed-client.js';

@@ -54,6 +54,7 @@ export function registerAgentRoutes(router: Router, agents: AgentsService): void
       {
         method, path: '/v1/agents/:agentId/theme', tags, scope,
         summary: 'Retired: appearance belongs to the project brand and theme',
+        deprecated: true,
         responses: {},
         errors: ['svc.theme.retired'],
       },

@@ -4,9 +4,9 @@ import type { Router } from '../platform/route.js';
 import type { AssetsService, StoredFile } from './assets.service.js';
 import { AssetDeletedSchema, AssetListQuerySchema, AssetListSchema, AssetSchema, AssetUploadSchema, FileQuerySchema } from './assets.schema.js';
 
-/** Where signed URLs point: the origin the caller reached us on. */
+/** Where signed URLs point: the origin the caller reached us on, or the public URL it was given. */
 export function requestOrigin(c: Context<AppEnv>): string {
-  return new URL(c.req.url).origin;
+  return c.env?.publicUrl ?? new URL(c.req.url).origin;
 }
 
 function fileHeaders(file: StoredFile, maxAgeSeconds: number): Record<string, string> {

@@ -10,6 +10,14 @@ export interface AuthContext {
 
 /** Hono environment shared by every route of the service and the emulator. */
 export interface AppEnv {
+  Bindings: {
+    /**
+     * Where the caller reached the service when that is not the request's own URL (an
+     * interceptor such as MSW): `https://api.example.com/prefix`. URLs the service hands
+     * out (signed file URLs) point under it.
+     */
+    publicUrl?: string;
+  };
   Variables: {
     requestId: string;
     /** Headers every answer to this request carries (request id, rate limit). */

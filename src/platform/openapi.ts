@@ -28,6 +28,8 @@ export interface RouteDoc {
   errors?: ErrorCode[] | undefined;
   /** The code body validation failures use (`svc.project.invalid`...). */
   invalid?: ErrorCode | undefined;
+  /** A retired route kept only to say so. */
+  deprecated?: boolean | undefined;
 }
 
 const PROBLEM_SCHEMA: JsonSchema = {
@@ -98,6 +100,7 @@ export class OpenApiRegistry {
         title: 'Workspace Sites, Knowledge and Agent Chat API (svc-emulator)',
         version: '0.1.0',
         description: 'The /v1 REST interface, the console key routes and the emulator control plane.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: '/' }],
       paths,
@@ -141,6 +144,8 @@ export class OpenApiRegistry {
       if (route.scope) codes.add('svc.api_key.scope_missing');
       if (route.method === 'POST') codes.add('svc.idempotency.conflict').add('svc.request.validation_failed');
     }
+    // Admin routes answer 401 when the emulator was started with an admin token.
+    if (route.security === 'admin') codes.add('svc.auth.unauthorized');
     if (route.query) codes.add('svc.request.validation_failed');
     if (route.body) {
       codes.add('svc.request.invalid').add('svc.request.payload_too_large').add(route.invalid ?? 'svc.request.validation_failed');
@@ -166,7 +171,9 @@ export class OpenApiRegistry {
       responses,
     };
     if (route.scope) op['x-required-scope'] = route.scope;
-    if (route.security !== 'none') op.security = [{ [route.security]: [] }];
+    if (route.deprecated) op.deprecated = true;
+    // `[]` says "no key" outright; the admin token is optional (`{}`): only when one was set.
+    op.security = route.security === 'none' ? [] : route.security === 'admin' ? [{ admin: [] }, {}] : [{ apiKey: [] }];
     if (route.body) {
       const contentType = route.bodyKind === 'multipart' ? 'multipart/form-data' : 'application/json';
       op.requestBody = { required: route.bodyRequired ?? true, content: { [contentType]: { schema: schemaOf(route.body, 'input') } } };

@@ -46,6 +46,7 @@ export function problemResponse(c: Context<AppEnv>, error: ServiceError): Respon
 function docsBase(c: Context<AppEnv>): string {
   const configured = c.get('docsUrl');
   if (configured) return configured.replace(/\/+$/, '');
+  if (c.env?.publicUrl) return `${c.env.publicUrl}/docs`;
   const host = c.req.header('host') ?? 'localhost';
   return `http://${host}/docs`;
 }

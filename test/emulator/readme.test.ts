@@ -7,8 +7,8 @@ const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8');
 const example = (name: string) => readFileSync(join(packageRoot(), 'test', 'examples', name), 'utf8');
 
 describe('README examples', () => {
-  it('quote the example files verbatim (the vitest one runs as a test of its own)', () => {
-    for (const name of ['library.example.ts', 'vitest-helper.test.ts']) {
+  it('quote the example files verbatim (the vitest ones run as tests of their own)', () => {
+    for (const name of ['library.example.ts', 'vitest-helper.test.ts', 'msw-app.test.ts', 'typed-calls.test.ts', 'openapi-fetch.test.ts']) {
       expect(readme, `README quotes test/examples/${name}`).toContain('```ts\n' + example(name) + '```');
     }
   });

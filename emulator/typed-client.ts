@@ -1,0 +1,147 @@
+import type { paths } from './api-types.js';
+
+/** The methods the API uses, as openapi-typescript names them. */
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
+
+/** Every path that has an operation for `M`: `PathsWith<'post'>` includes `/v1/agents`. */
+export type PathsWith<M extends HttpMethod> = {
+  [P in keyof paths]: paths[P] extends { [K in M]: object } ? P : never;
+}[keyof paths];
+
+/** The operation behind a path and method (from the generated `operations`). */
+export type OperationOf<P extends keyof paths, M extends HttpMethod> = paths[P] extends { [K in M]: infer O } ? O : never;
+
+type ParamsOf<O> = O extends { parameters: infer X } ? X : never;
+type PathParamsOf<O> = ParamsOf<O> extends { path: infer X } ? X : never;
+type QueryOf<O> = ParamsOf<O> extends { query?: infer X } ? Exclude<X, undefined> : never;
+type ContentUnion<C> = C[keyof C];
+// Multipart routes also take a ready FormData.
+type BodyContent<C> = 'multipart/form-data' extends keyof C ? ContentUnion<C> | FormData : ContentUnion<C>;
+
+type PathInit<O> = [PathParamsOf<O>] extends [never] ? { path?: never } : { path: PathParamsOf<O> };
+type QueryInit<O> = [QueryOf<O>] extends [never] ? { query?: never } : { query?: QueryOf<O> };
+type BodyInit<O> = O extends { requestBody: { content: infer C } }
+  ? { body: BodyContent<C> }
+  : O extends { requestBody?: { content: infer C } }
+    ? { body?: BodyContent<C> }
+    : { body?: never };
+
+/** How the answer's body is read; by default JSON when it says JSON, else text. */
+export type ParseAs = 'json' | 'text' | 'arrayBuffer' | 'blob' | 'stream';
+
+/** The second argument of a typed call: path and query parameters, body, headers. */
+export type RequestInitFor<O> = { params?: PathInit<O> & QueryInit<O> } & ([PathParamsOf<O>] extends [never] ? unknown : { params: PathInit<O> & QueryInit<O> }) &
+  BodyInit<O> & { headers?: Record<string, string>; parseAs?: ParseAs };
+
+type IsRequired<O> = [PathParamsOf<O>] extends [never] ? (O extends { requestBody: object } ? true : false) : true;
+
+/** The init argument, required only when the route has path parameters or a required body. */
+export type InitArgs<O> = IsRequired<O> extends true ? [init: RequestInitFor<O>] : [init?: RequestInitFor<O>];
+
+type ResponsesOf<O> = O extends { responses: infer R } ? R : never;
+type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
+type Parsed<B, P extends ParseAs | undefined> = P extends 'text'
+  ? string
+  : P extends 'arrayBuffer'
+    ? ArrayBuffer
+    : P extends 'blob'
+      ? Blob
+      : P extends 'stream'
+        ? ReadableStream<Uint8Array> | null
+        : B;
+
+interface AnswerCommon {
+  headers: Headers;
+  /** The raw answer; its body is already read unless `parseAs: 'stream'`. */
+  response: Response;
+}
+
+/** One declared status of an operation: `ok`, `data` on 2xx; `error` (the problem) otherwise. */
+export type AnswerFor<S, B> = `${S & number}` extends `2${string}`
+  ? AnswerCommon & { status: S; ok: true; body: B; data: B; error?: undefined }
+  : AnswerCommon & { status: S; ok: false; body: B; data?: undefined; error: B };
+
+/**
+ * The answer of a typed call: a union over the statuses the route declares, so
+ * `if (res.status === 201) res.body.name` narrows to the record.
+ */
+export type TypedAnswer<O, P extends ParseAs | undefined = undefined> = {
+  [S in keyof ResponsesOf<O>]: AnswerFor<S, Parsed<ContentOf<ResponsesOf<O>[S]>, P>>;
+}[keyof ResponsesOf<O>];
+
+type TypedCall<M extends HttpMethod> = <P extends PathsWith<M>, I extends RequestInitFor<OperationOf<P, M>>>(
+  path: P,
+  ...init: IsRequired<OperationOf<P, M>> extends true ? [init: I] : [init?: I]
+) => Promise<TypedAnswer<OperationOf<P, M>, I['parseAs']>>;
+
+/** Calls typed by path and method, in the openapi-fetch style (`GET`, `POST`, ...). */
+export interface TypedCalls {
+  GET: TypedCall<'get'>;
+  POST: TypedCall<'post'>;
+  PUT: TypedCall<'put'>;
+  PATCH: TypedCall<'patch'>;
+  DELETE: TypedCall<'delete'>;
+}
+
+export interface UntypedInit {
+  params?: { path?: Record<string, unknown>; query?: Record<string, unknown> };
+  body?: unknown;
+  headers?: Record<string, string>;
+  parseAs?: ParseAs;
+}
+
+/** `/v1/agents/{agentId}` with `{ agentId: 'a b' }` → `/v1/agents/a%20b`, plus the query string. */
+export function buildPath(template: string, init: UntypedInit = {}): string {
+  const pathParams = init.params?.path ?? {};
+  const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = pathParams[name];
+    if (value === undefined || value === null) throw new TypeError(`${template}: missing path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(init.params?.query ?? {})) {
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) search.append(name, String(item));
+  }
+  const query = search.toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/** A plain object holding a Blob goes as multipart; every other field as text. */
+export function toFormIfFiles(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || body instanceof FormData || body instanceof Uint8Array) return body;
+  const entries = Object.entries(body as Record<string, unknown>);
+  if (!entries.some(([, value]) => value instanceof Blob)) return body;
+  const form = new FormData();
+  for (const [name, value] of entries) {
+    if (value === undefined) continue;
+    if (value instanceof Blob) form.append(name, value);
+    else form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return form;
+}
+
+/** Reads an answer's body as asked; by default parsed JSON when it says JSON, else text. */
+export async function readBody(res: Response, parseAs: ParseAs | undefined): Promise<{ body: unknown; text: string }> {
+  switch (parseAs) {
+    case 'stream':
+      return { body: res.body, text: '' };
+    case 'arrayBuffer':
+      return { body: await res.arrayBuffer(), text: '' };
+    case 'blob':
+      return { body: await res.blob(), text: '' };
+    case 'text': {
+      const text = await res.text();
+      return { body: text, text };
+    }
+    default: {
+      const text = await res.text();
+      if (parseAs !== 'json' && !/json/i.test(res.headers.get('content-type') ?? '')) return { body: text || undefined, text };
+      try {
+        return { body: text ? JSON.parse(text) : undefined, text };
+      } catch {
+        return { body: undefined, text };
+      }
+    }
+  }
+}
