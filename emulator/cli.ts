@@ -15,9 +15,10 @@ Options (each also as an environment variable):
   --seed <n>            deterministic ids, keys and clock       SVC_EMULATOR_SEED
   --admin-token <t>     guard /_emulator and console routes     SVC_EMULATOR_ADMIN_TOKEN
   --allowed-host <h>    a Host /_emulator and console routes    SVC_EMULATOR_ALLOWED_HOSTS
-                        answer on besides loopback ones; repeat
-                        or comma-separate; .example.test for a
-                        domain and its names; all: no host check
+                        answer on besides localhost and IP
+                        addresses; repeat or comma-separate;
+                        .example.test: that name and those under
+                        it; all: no Host check
   --live-fetch          fetch URL sources from the network      SVC_EMULATOR_LIVE_FETCH
   -h, --help            this help
   -v, --version         the version

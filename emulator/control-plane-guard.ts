@@ -6,8 +6,8 @@ import { requestHeader } from '../src/platform/response.js';
 import { ServiceError } from '../src/platform/service-error.js';
 
 /**
- * Hosts the control plane answers on besides loopback ones: exact names or addresses,
- * `.example.test` for a domain and every name under it, or `all` (no host check).
+ * Hosts the control plane answers on besides localhost names and IP addresses: exact
+ * names, `.example.test` for that name and every name under it, or `all` (no Host check).
  */
 export type AllowedHosts = 'all' | readonly string[];
 

@@ -42,9 +42,9 @@ export interface EmulatorOptions {
   /** When set, `/_emulator` and the console routes require `Authorization: Bearer <token>` (not `GET /_emulator/health`). */
   adminToken?: string;
   /**
-   * Hosts besides loopback ones (`localhost`, `*.localhost`, 127.0.0.0/8, `[::1]`) that
-   * `/_emulator` and the console routes answer on: names or addresses, `.example.test`
-   * for a domain and every name under it, or `'all'` to switch the host check off.
+   * Hosts besides `localhost`, `*.localhost` and IP addresses that `/_emulator` and the
+   * console routes answer on: names, `.example.test` for that name and every name under
+   * it, or `'all'` to switch the Host check off (the browser-origin check stays).
    */
   allowedHosts?: 'all' | readonly string[];
   liveFetch?: boolean;
