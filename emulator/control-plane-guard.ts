@@ -95,8 +95,8 @@ function foreignPage(why: string): ServiceError {
   );
 }
 
-/** Guards `/_emulator` and the console routes with the admin token, when one is set. */
-export function adminUnauthorized(): ServiceError {
+/** The answer to a missing or wrong admin token. */
+function adminUnauthorized(): ServiceError {
   return new ServiceError('svc.auth.unauthorized', {
     detail: { en: 'Send the admin token as Authorization: Bearer <token>.', es: 'Envíe el token de administración como Authorization: Bearer <token>.' },
   });
@@ -109,9 +109,10 @@ function requestAuthority(c: Context<AppEnv>): string {
 
 /**
  * Refuses what a web page could send on the developer's behalf: a `Host` name that is
- * neither localhost nor allowed (DNS rebinding), and any browser request from another origin
- * (`Sec-Fetch-Site` other than `same-origin`/`none`, or an `Origin` that is not this
- * request's own). Requests without those headers (curl, SDKs, tests) are not browsers'.
+ * neither localhost, an address nor allowed (DNS rebinding), and any browser request
+ * from another origin (`Sec-Fetch-Site` other than `same-origin`/`none`, or an `Origin`
+ * that is not this request's own). Requests without those headers (curl, SDKs, tests)
+ * are not a browser's.
  */
 function checkCaller(c: Context<AppEnv>, allowed: AllowedHosts, checkHost: boolean): void {
   const authority = requestAuthority(c);
