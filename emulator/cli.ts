@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { createEmulator, type Emulator } from './emulator.js';
+import { parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
 import { FixtureError } from './fixtures.js';
 import { packageVersion } from './package-info.js';
 
@@ -13,6 +14,11 @@ Options (each also as an environment variable):
   --fixtures <f|none>   fixture file, or none for an empty one  SVC_EMULATOR_FIXTURES (bundled demo)
   --seed <n>            deterministic ids, keys and clock       SVC_EMULATOR_SEED
   --admin-token <t>     guard /_emulator and console routes     SVC_EMULATOR_ADMIN_TOKEN
+  --allowed-host <h>    a Host /_emulator and console routes    SVC_EMULATOR_ALLOWED_HOSTS
+                        answer on besides localhost and IP
+                        addresses; repeat or comma-separate;
+                        .example.test: that name and those under
+                        it; all: no Host check
   --live-fetch          fetch URL sources from the network      SVC_EMULATOR_LIVE_FETCH
   -h, --help            this help
   -v, --version         the version
@@ -34,6 +40,7 @@ function parse() {
         fixtures: { type: 'string' },
         seed: { type: 'string' },
         'admin-token': { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
         'live-fetch': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -56,6 +63,12 @@ function parse() {
   const port = values.port ?? env.SVC_EMULATOR_PORT ?? '4010';
   if (!/^\d+$/.test(port) || Number(port) > 65535) fail(`--port must be an integer from 0 to 65535, got "${port}"`);
   const liveFetchEnv = env.SVC_EMULATOR_LIVE_FETCH;
+  let allowedHosts: AllowedHosts;
+  try {
+    allowedHosts = parseAllowedHosts(values['allowed-host'] ?? (env.SVC_EMULATOR_ALLOWED_HOSTS ? [env.SVC_EMULATOR_ALLOWED_HOSTS] : []));
+  } catch (error) {
+    fail(`--allowed-host: ${(error as Error).message}`);
+  }
   return {
     port: Number(port),
     host: values.host ?? env.SVC_EMULATOR_HOST ?? '127.0.0.1',
@@ -63,6 +76,7 @@ function parse() {
     fixtures: values.fixtures ?? env.SVC_EMULATOR_FIXTURES ?? 'demo',
     seed: values.seed ?? env.SVC_EMULATOR_SEED,
     adminToken: values['admin-token'] ?? env.SVC_EMULATOR_ADMIN_TOKEN,
+    allowedHosts,
     liveFetch: values['live-fetch'] ?? (liveFetchEnv !== undefined && liveFetchEnv !== '' && liveFetchEnv !== '0' && liveFetchEnv !== 'false'),
   };
 }
@@ -75,6 +89,7 @@ async function main(): Promise<void> {
       ...(args.db !== undefined && { db: args.db }),
       ...(args.seed !== undefined && { seed: args.seed }),
       ...(args.adminToken !== undefined && { adminToken: args.adminToken }),
+      allowedHosts: args.allowedHosts,
       fixtures: args.fixtures,
       liveFetch: args.liveFetch,
     });

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Router } from '../src/platform/route.js';
 import { BODY_LIMITS } from '../src/platform/http-body.js';
-import { ServiceError, fieldError } from '../src/platform/service-error.js';
+import { fieldError } from '../src/platform/service-error.js';
 import { parseIso, iso } from '../src/platform/time.js';
 import { WorkspaceCreateSchema, WorkspaceRecordSchema, WorkspaceSettingsPatchSchema } from '../src/workspaces/workspaces.schema.js';
 import type { Emulator } from './emulator.js';
@@ -192,11 +192,4 @@ export function registerControlPlane(router: Router, emulator: Emulator): void {
     },
     ({ query }) => ({ status: 200, body: { data: emulator.requests(query.limit) } }),
   );
-}
-
-/** Guards `/_emulator` and the console routes with the admin token, when one is set. */
-export function adminUnauthorized(): ServiceError {
-  return new ServiceError('svc.auth.unauthorized', {
-    detail: { en: 'Send the admin token as Authorization: Bearer <token>.', es: 'Envíe el token de administración como Authorization: Bearer <token>.' },
-  });
 }

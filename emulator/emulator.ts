@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import type { MiddlewareHandler } from 'hono';
 import { createApp } from '../src/app.js';
 import { openStore, type DatabaseOptions } from '../src/db/database.js';
 import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
-import type { AppEnv } from '../src/platform/context.js';
 import type { Embedder } from '../src/knowledge/knowledge-index.js';
-import { sha256Hex, safeEqual } from '../src/platform/crypto.js';
+import { sha256Hex } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { DEFAULT_SITE_CHAT, resolveSettings, type Settings, type SiteChatLimits } from '../src/platform/settings.js';
@@ -15,7 +13,8 @@ import type { ChatModel } from '../src/agents/chat-model.js';
 import type { Translator } from '../src/pages/translator.js';
 import { iso } from '../src/platform/time.js';
 import { createService, type Service } from '../src/service.js';
-import { adminUnauthorized, registerControlPlane } from './control-plane.routes.js';
+import { registerControlPlane } from './control-plane.routes.js';
+import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
 import { readFixture, type Fixture, type FixtureInput } from './fixtures.js';
 import { loadFixture, type LoadedKey } from './fixture-loader.js';
 import { Journal } from './journal.js';
@@ -40,8 +39,14 @@ export interface EmulatorOptions {
   seed?: string | number;
   /** `demo` (the bundled workspace), `none` (default), a file path or a fixture object. */
   fixtures?: 'demo' | 'none' | string | FixtureInput;
-  /** When set, `/_emulator` and the console routes require `Authorization: Bearer <token>`. */
+  /** When set, `/_emulator` and the console routes require `Authorization: Bearer <token>` (not `GET /_emulator/health`). */
   adminToken?: string;
+  /**
+   * Hosts besides `localhost`, `*.localhost` and IP addresses that `/_emulator` and the
+   * console routes answer on: names, `.example.test` for that name and every name under
+   * it, or `'all'` to switch the Host check off (the browser-origin check stays).
+   */
+  allowedHosts?: 'all' | readonly string[];
   liveFetch?: boolean;
   /** Turns knowledge chunks into vectors (a real model); default the built-in deterministic embedder. */
   embedder?: Embedder;
@@ -74,14 +79,6 @@ export interface ListeningServer {
   close(): Promise<void>;
 }
 
-function adminGuard(token: string): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const given = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-    if (!safeEqual(given, token)) throw adminUnauthorized();
-    return next();
-  };
-}
-
 /**
  * The emulator: the whole service over one store, its HTTP app with the control plane,
  * the request journal, the loaded fixtures (the state `reset` returns to) and servers.
@@ -102,7 +99,7 @@ export class Emulator {
   constructor(
     readonly service: Service,
     private readonly meta: MetaStore,
-    adminToken: string | undefined,
+    guard: { adminToken: string | undefined; allowedHosts: AllowedHosts },
   ) {
     this.faults = new Faults(service.ids.fork('faults'));
     this.siteChat = new SiteChat(service, service.ids.fork('site-chat'));
@@ -123,10 +120,9 @@ export class Emulator {
       intercept: (c) => this.faults.intercept(c) ?? sites(c),
       onResponse: this.journal.recorder(service.clock),
       extend: (app, router) => {
-        if (adminToken !== undefined) {
-          app.use('/_emulator/*', adminGuard(adminToken));
-          app.use('/workspaces/*', adminGuard(adminToken));
-        }
+        const guarded = controlPlaneGuard(guard);
+        app.use('/_emulator/*', guarded);
+        app.use('/workspaces/*', guarded);
         registerControlPlane(router, this);
       },
     });
@@ -328,6 +324,12 @@ function siteChatLimits(given: Partial<SiteChatLimits>): SiteChatLimits {
 
 /** Builds and starts an emulator. */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  let allowedHosts: AllowedHosts;
+  try {
+    allowedHosts = parseAllowedHosts(options.allowedHosts === 'all' ? ['all'] : options.allowedHosts ?? []);
+  } catch (error) {
+    throw new TypeError(`allowedHosts: ${(error as Error).message}`);
+  }
   // Read fixtures first: a bad fixture file must stop us before anything is created.
   const fixtures =
     options.fixtures === undefined || options.fixtures === 'none'
@@ -374,7 +376,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   });
   const service = createService({ db: store, clock, ids, settings });
   await service.start();
-  const emulator = new Emulator(service, meta, options.adminToken);
+  const emulator = new Emulator(service, meta, { adminToken: options.adminToken, allowedHosts });
   try {
     await emulator.init(fixtures);
   } catch (error) {

@@ -4,6 +4,7 @@ import type { AppEnv } from '../src/platform/context.js';
 import { ERROR_CODES, isErrorCode, type ErrorCode } from '../src/platform/error-codes.js';
 import { ServiceError } from '../src/platform/service-error.js';
 import type { IdGenerator } from '../src/platform/ids.js';
+import { clientText } from '../src/platform/validation.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -15,7 +16,7 @@ export const FaultSchema = v.pipe(
     match: v.optional(
       v.strictObject({
         method: v.optional(v.picklist(METHODS)),
-        path: v.optional(v.pipe(v.string(), v.startsWith('/', 'must start with /'), v.maxLength(2048))),
+        path: v.optional(v.pipe(clientText({ max: 2048 }), v.startsWith('/', 'must start with /'))),
       }),
       {},
     ),

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import * as v from 'valibot';
 import { isWellFormedKey } from '../src/auth/api-key.js';
 import { ScopeSchema } from '../src/platform/scopes.js';
-import { toFieldErrors } from '../src/platform/validation.js';
+import { clientText, toFieldErrors } from '../src/platform/validation.js';
 import { WorkspaceSettingsPatchSchema } from '../src/workspaces/workspaces.schema.js';
 import { packageRoot } from './package-info.js';
 
@@ -11,7 +11,7 @@ const Ref = v.pipe(v.string(), v.regex(/^[a-z0-9-]+$/, 'a ref is lowercase lette
 const Json = v.record(v.string(), v.unknown());
 
 const KeyFixture = v.strictObject({
-  name: v.pipe(v.string(), v.minLength(1), v.maxLength(80)),
+  name: clientText({ min: 1, max: 80 }),
   scopes: v.union([v.literal('all'), v.pipe(v.array(ScopeSchema), v.minLength(1))]),
   env: v.optional(v.picklist(['test', 'live']), 'test'),
   /** A literal key, so that demos and docs can print it; generated when absent. */
@@ -58,7 +58,7 @@ const ProjectFixture = v.looseObject({
 });
 
 const WorkspaceFixture = v.strictObject({
-  name: v.pipe(v.string(), v.minLength(1), v.maxLength(80)),
+  name: clientText({ min: 1, max: 80 }),
   plan: v.optional(v.string()),
   settings: v.optional(WorkspaceSettingsPatchSchema),
   keys: v.optional(v.pipe(v.array(KeyFixture), v.maxLength(2, 'a workspace has at most two active keys')), []),

@@ -7,14 +7,15 @@ import { readJson } from '../../src/platform/http-body.js';
 import type { IdGenerator } from '../../src/platform/ids.js';
 import { problemResponse } from '../../src/platform/problem.js';
 import { ServiceError } from '../../src/platform/service-error.js';
-import { parseOrThrow } from '../../src/platform/validation.js';
+import { clientText, parseOrThrow } from '../../src/platform/validation.js';
+import { normalizePagePath } from '../../src/pages/page-path.js';
 import type { SiteLookup } from '../../src/projects/projects.service.js';
 import type { Service } from '../../src/service.js';
 import { VisitorLimiter, visitorOf } from './visitors.js';
 
 const SiteChatBody = v.strictObject({
-  path: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
-  message: v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 4000 characters'), v.maxLength(4000, 'must be 1 to 4000 characters')),
+  path: clientText({ min: 1, max: 200 }),
+  message: clientText({ trim: true, min: 1, max: 4000 }),
   conversationId: v.optional(v.string()),
 });
 
@@ -76,8 +77,9 @@ export class SiteChat {
       const wait = this.#visitors.hit(visitor, limits.visitorTurns, limits.visitorWindowSeconds, this.service.clock.now());
       if (wait > 0) throw new ServiceError('svc.rate_limit.exceeded', { detail: TOO_MANY, headers: { 'Retry-After': String(wait) } });
       const body = parseOrThrow(SiteChatBody, await readJson(c), 'svc.request.validation_failed');
-      const path = body.path.length > 1 ? body.path.replace(/\/+$/, '').toLowerCase() : '/';
-      const page = await this.service.pages.getPublishedByPath(site.project.id, path);
+      // Folded like a page path is (ASCII first): a look-alike letter names no page.
+      const path = normalizePagePath(body.path.length > 1 ? body.path.replace(/\/+$/, '') : '/');
+      const page = 'path' in path ? await this.service.pages.getPublishedByPath(site.project.id, path.path) : undefined;
       if (!page?.agentId) throw new ServiceError('svc.host.not_found');
       const credits = await this.service.workspaces.messages(site.workspaceId);
       const reserve = this.#ownerReserve(credits.limit);

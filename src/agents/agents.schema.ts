@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 import { pageQuery } from '../platform/pagination.js';
+import { clientText } from '../platform/validation.js';
 
-const Name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 80 characters'), v.maxLength(80, 'must be 1 to 80 characters'));
-const BusinessName = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 120 characters'), v.maxLength(120, 'must be 1 to 120 characters'));
-const Description = v.pipe(v.string(), v.maxLength(2000, 'must be at most 2000 characters'));
+const Name = clientText({ trim: true, min: 1, max: 80 });
+const BusinessName = clientText({ trim: true, min: 1, max: 120 });
+const Description = clientText({ max: 2000 });
 
 export const AgentCreateSchema = v.strictObject({
   name: Name,

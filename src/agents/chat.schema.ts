@@ -1,21 +1,14 @@
 import * as v from 'valibot';
-
-/** Topic tags (CONTRACT Conventions): trimmed, lowercased, `^[a-z0-9]+(-[a-z0-9]+)*$`, 1..40. */
-const Topic = v.pipe(
-  v.string(),
-  v.trim(),
-  v.toLowerCase(),
-  v.regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be a lowercase tag of letters, digits and single hyphens'),
-  v.maxLength(40, 'must be 1 to 40 characters'),
-);
+import { TopicSchema } from '../platform/topic-tag.js';
+import { clientText } from '../platform/validation.js';
 
 const Topics = v.pipe(
-  v.array(Topic),
+  v.array(TopicSchema),
   v.transform((list) => [...new Set(list)]),
 );
 
 export const QueryBodySchema = v.strictObject({
-  query: v.pipe(v.string(), v.minLength(1, 'must be 1 to 2000 characters'), v.maxLength(2000, 'must be 1 to 2000 characters'), v.check((s) => s.trim().length > 0, 'must not be blank')),
+  query: v.pipe(clientText({ min: 1, max: 2000 }), v.check((s) => s.trim().length > 0, 'must not be blank')),
   topics: v.optional(Topics, []),
   limit: v.optional(v.pipe(v.number(), v.integer('must be an integer from 1 to 20'), v.minValue(1, 'must be an integer from 1 to 20'), v.maxValue(20, 'must be an integer from 1 to 20')), 5),
 });
@@ -27,8 +20,8 @@ export type QueryBody = v.InferOutput<typeof QueryBodySchema>;
  * with `svc.chat.agent_scope_conflict`: the path already names who answers.
  */
 export const ChatBodySchema = v.strictObject({
-  message: v.pipe(v.string(), v.minLength(1, 'must be 1 to 4000 characters'), v.maxLength(4000, 'must be 1 to 4000 characters'), v.check((s) => s.trim().length > 0, 'must not be blank')),
-  conversationId: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100, 'must be at most 100 characters'))),
+  message: v.pipe(clientText({ min: 1, max: 4000 }), v.check((s) => s.trim().length > 0, 'must not be blank')),
+  conversationId: v.optional(clientText({ min: 1, max: 100, minMessage: 'must not be empty', message: 'must be at most 100 characters' })),
   agentId: v.optional(v.pipe(v.unknown(), v.description('Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict).'))),
 });
 

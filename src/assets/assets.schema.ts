@@ -1,11 +1,12 @@
 import * as v from 'valibot';
 import { pageQuery } from '../platform/pagination.js';
+import { clientText } from '../platform/validation.js';
 
 const KEY_RULE = 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit';
 
 const Key = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, KEY_RULE));
-const PageId = v.pipe(v.string(), v.minLength(1, 'must be a page id'), v.maxLength(64, 'must be a page id'));
-const Alt = v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'));
+const PageId = clientText({ min: 1, max: 64, message: 'must be a page id' });
+const Alt = clientText({ max: 500 });
 
 /** `POST /v1/assets` (multipart): the file and its optional key, page and alt text. */
 export const AssetUploadSchema = v.strictObject({

@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 import { ScopeSchema, SCOPES } from '../platform/scopes.js';
 import { parseIso } from '../platform/time.js';
+import { clientText } from '../platform/validation.js';
 
 export const KeyCreateSchema = v.strictObject({
-  name: v.pipe(v.string(), v.trim(), v.minLength(1, 'required'), v.maxLength(80, 'at most 80 characters')),
+  name: clientText({ trim: true, min: 1, max: 80, minMessage: 'required', message: 'at most 80 characters' }),
   scopes: v.pipe(
     v.array(ScopeSchema, `each scope must be one of ${SCOPES.join(', ')}`),
     v.minLength(1, 'a key needs at least one scope; no scope never means every scope'),

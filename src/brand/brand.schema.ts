@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { clientText } from '../platform/validation.js';
 
 export const BRAND_SLOTS = ['logo', 'logo-dark', 'favicon'] as const;
 export type BrandSlot = (typeof BRAND_SLOTS)[number];
@@ -22,14 +23,14 @@ export function isLinkTarget(href: string): boolean {
   return ['http:', 'https:', 'mailto:', 'tel:'].includes(new URL(href).protocol);
 }
 
-const Href = v.pipe(v.string(), v.minLength(1, LINK_RULE), v.maxLength(2048, 'must be at most 2048 characters'), v.check(isLinkTarget, LINK_RULE));
-const LabelText = v.pipe(v.string(), v.trim(), v.maxLength(80, 'must be at most 80 characters'));
+const Href = v.pipe(clientText({ min: 1, max: 2048, minMessage: LINK_RULE, message: 'must be at most 2048 characters' }), v.check(isLinkTarget, LINK_RULE));
+const LabelText = clientText({ trim: true, max: 80 });
 const Label = v.pipe(
   v.strictObject({ es: LabelText, en: LabelText }),
   v.check((l) => l.es !== '' || l.en !== '', 'needs text in at least one language'),
 );
 const Link = v.strictObject({ label: Label, href: Href });
-const FooterText = v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'));
+const FooterText = clientText({ max: 500 });
 
 /**
  * `PATCH /v1/projects/{projectId}/brand`: partial; arrays and the CTA are replaced

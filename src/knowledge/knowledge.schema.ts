@@ -1,18 +1,9 @@
 import * as v from 'valibot';
 import { pageQuery } from '../platform/pagination.js';
+import { TopicSchema } from '../platform/topic-tag.js';
+import { clientText, minChars } from '../platform/validation.js';
 
-/** CONTRACT (Conventions): trimmed, lowercased, then `^[a-z0-9]+(-[a-z0-9]+)*$`, 1..40 chars. */
-export const TOPIC_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const TOPICS_MAX = 12;
-
-export const TopicSchema = v.pipe(
-  v.string(),
-  v.trim(),
-  v.toLowerCase(),
-  v.minLength(1, 'must be 1 to 40 characters'),
-  v.maxLength(40, 'must be 1 to 40 characters'),
-  v.regex(TOPIC_PATTERN, 'must be lowercase letters and digits in words joined by single hyphens'),
-);
 
 /** Topic tags of an add: at most 12 sent, normalised, duplicates collapsed (first kept). */
 export const TopicsSchema = v.pipe(
@@ -21,17 +12,13 @@ export const TopicsSchema = v.pipe(
   v.transform((topics) => [...new Set(topics)]),
 );
 
-const AgentIdSchema = v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, 'must not be empty'))), null);
-const Title = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 120 characters'), v.maxLength(120, 'must be 1 to 120 characters'));
+const AgentId = v.pipe(v.string(), minChars(1, 'must not be empty'));
+const AgentIdSchema = v.optional(v.nullable(AgentId), null);
+const Title = clientText({ trim: true, min: 1, max: 120 });
 
 export const TextAddSchema = v.strictObject({
   title: Title,
-  text: v.pipe(
-    v.string(),
-    v.minLength(1, 'must be 1 to 200000 characters'),
-    v.maxLength(200_000, 'must be 1 to 200000 characters'),
-    v.check((s) => /\S/.test(s), 'must not be blank'),
-  ),
+  text: v.pipe(clientText({ min: 1, max: 200_000 }), v.check((s) => /\S/.test(s), 'must not be blank')),
   topics: v.optional(TopicsSchema, []),
   agentId: AgentIdSchema,
 });
@@ -41,12 +28,7 @@ export const SYNC_TTL_DEFAULT = 1440;
 const SYNC_TTL_MAX = 10 * 365 * 24 * 60;
 
 export const UrlAddSchema = v.strictObject({
-  url: v.pipe(
-    v.string(),
-    v.trim(),
-    v.maxLength(2048, 'must be at most 2048 characters'),
-    v.check((s) => URL.canParse(s), 'must be an absolute URL'),
-  ),
+  url: v.pipe(clientText({ trim: true, max: 2048 }), v.check((s) => URL.canParse(s), 'must be an absolute URL')),
   syncTtlMinutes: v.optional(
     v.pipe(
       v.number(),
@@ -60,7 +42,7 @@ export const UrlAddSchema = v.strictObject({
   agentId: AgentIdSchema,
 });
 
-const ClaimText = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 2000 characters'), v.maxLength(2000, 'must be 1 to 2000 characters'));
+const ClaimText = clientText({ trim: true, min: 1, max: 2000 });
 
 export const ClaimAddSchema = v.strictObject({
   claim: v.strictObject({ es: ClaimText, en: ClaimText }),
@@ -89,7 +71,7 @@ export const UploadAddSchema = v.strictObject({
   ),
   title: v.optional(Title),
   topics: v.optional(TopicsField, '[]'),
-  agentId: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
+  agentId: v.optional(AgentId),
 });
 
 export const TopicMergeSchema = v.strictObject({
@@ -103,7 +85,7 @@ export type UrlAdd = v.InferOutput<typeof UrlAddSchema>;
 export type ClaimAdd = v.InferOutput<typeof ClaimAddSchema>;
 export type UploadAdd = v.InferOutput<typeof UploadAddSchema>;
 
-const AgentFilter = { agentId: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))) };
+const AgentFilter = { agentId: v.optional(AgentId) };
 export const SourceListQuerySchema = pageQuery(AgentFilter);
 export const TopicListQuerySchema = pageQuery(AgentFilter);
 

@@ -1,3 +1,5 @@
+import { charCount } from '../platform/validation.js';
+
 /** Longest page path (CONTRACT, Pages: the bound of 200 is the path's length). */
 export const PATH_MAX = 200;
 export const SEGMENTS_MAX = 4;
@@ -16,7 +18,7 @@ const SEGMENT = /^[a-z0-9]+(-[a-z0-9]+)*$/;
  */
 export function normalizePagePath(raw: string): { path: string } | { reason: string } {
   if (raw === '/') return { path: '/' };
-  if (raw.length > PATH_MAX) return { reason: `must be at most ${PATH_MAX} characters` };
+  if (charCount(raw) > PATH_MAX) return { reason: `must be at most ${PATH_MAX} characters` };
   if (!raw.startsWith('/')) return { reason: 'must start with /' };
   if (raw.includes('%')) return { reason: 'must not be percent-encoded' };
   const segments = raw.slice(1).split('/');

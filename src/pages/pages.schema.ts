@@ -2,9 +2,10 @@ import * as v from 'valibot';
 import { pageQuery } from '../platform/pagination.js';
 import { LocaleSchema } from '../projects/locales.js';
 import { CHANGEFREQS, ChangefreqSchema, PrioritySchema } from '../projects/projects.schema.js';
+import { clientText, minChars } from '../platform/validation.js';
 import { normalizePagePath } from './page-path.js';
 
-const Name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 80 characters'), v.maxLength(80, 'must be 1 to 80 characters'));
+const Name = clientText({ trim: true, min: 1, max: 80 });
 
 /** A client's page path, checked and case-folded; the reason names the rule it breaks. */
 export const PagePathSchema = v.pipe(
@@ -19,7 +20,7 @@ export const PagePathSchema = v.pipe(
   }),
 );
 
-const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+const text = (max: number) => clientText({ max });
 const langText = (max: number) => v.strictObject({ es: v.optional(text(max)), en: v.optional(text(max)) });
 
 export const EditorialPatchSchema = v.strictObject({
@@ -42,7 +43,7 @@ export const PageSitemapPatchSchema = v.strictObject({
   sitemapExclude: v.optional(v.boolean()),
 });
 
-const AgentId = v.pipe(v.string(), v.minLength(1, 'must be an agent id'));
+const AgentId = v.pipe(v.string(), minChars(1, 'must be an agent id'));
 
 export const PageCreateSchema = v.strictObject({
   name: Name,

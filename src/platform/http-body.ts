@@ -1,5 +1,7 @@
 import type { Context } from 'hono';
+import type { ErrorCode } from './error-codes.js';
 import { ServiceError } from './service-error.js';
+import { assertSafeValue } from './validation.js';
 
 const MiB = 1024 * 1024;
 
@@ -39,9 +41,11 @@ function mediaType(c: Context): string {
 
 /**
  * Reads a JSON body. An empty body reads as `undefined`; anything else must be sent as
- * `application/json` and parse, or it is `svc.request.invalid`.
+ * `application/json` and parse, or it is `svc.request.invalid`. JSON nested past
+ * `MAX_JSON_DEPTH` or holding a lone surrogate is refused with `code` (the route's
+ * `*.invalid` code), naming the field, before anything walks it.
  */
-export async function readJson(c: Context, limit: number = BODY_LIMITS.json): Promise<unknown> {
+export async function readJson(c: Context, limit: number = BODY_LIMITS.json, code: ErrorCode = 'svc.request.validation_failed'): Promise<unknown> {
   const bytes = await readBody(c, limit);
   if (bytes.byteLength === 0) return undefined;
   if (mediaType(c) !== 'application/json') {
@@ -49,13 +53,16 @@ export async function readJson(c: Context, limit: number = BODY_LIMITS.json): Pr
       detail: { en: 'Send the body as Content-Type: application/json.', es: 'Envíe el cuerpo con Content-Type: application/json.' },
     });
   }
+  let value: unknown;
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
     throw new ServiceError('svc.request.invalid', {
       detail: { en: 'The body is not valid JSON.', es: 'El cuerpo no es JSON válido.' },
     });
   }
+  assertSafeValue(value, code, true);
+  return value;
 }
 
 /** Reads a `multipart/form-data` body with the platform's (undici) parser. */

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
+import { textActionsToJsonSchema } from './validation.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 
@@ -57,6 +58,8 @@ const conversion = (typeMode: 'input' | 'output'): ConversionConfig => ({
   errorMode: 'ignore',
   overrideSchema: ({ valibotSchema }) =>
     valibotSchema.type === 'instance' ? { type: 'string', format: 'binary' } : undefined,
+  // Text lengths count code points, as JSON Schema's minLength/maxLength do.
+  overrideAction: textActionsToJsonSchema,
 });
 
 function schemaOf(schema: AnySchema, mode: 'input' | 'output'): JsonSchema {

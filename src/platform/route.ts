@@ -7,7 +7,7 @@ import { canonicalJson, formFingerprint, type IdempotencyStore } from './idempot
 import type { OpenApiRegistry, RouteDoc } from './openapi.js';
 import type { Scope } from './scopes.js';
 import { ServiceError } from './service-error.js';
-import { parseOrThrow } from './validation.js';
+import { clientText, parseOrThrow } from './validation.js';
 import { sha256Hex } from './crypto.js';
 import { respond } from './response.js';
 import type { Shell } from './shell.js';
@@ -49,7 +49,7 @@ export type RouteResult = Response | { status: number; body: unknown; headers?: 
 const JSON_HEADERS: Record<string, string> = Object.freeze({ 'content-type': 'application/json' }) as Record<string, string>;
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
-const IdempotencyKeySchema = v.pipe(v.string(), v.minLength(1), v.maxLength(255, 'must be 1 to 255 characters'));
+const IdempotencyKeySchema = clientText({ min: 1, max: 255 });
 
 function formToObject(form: FormData): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -151,7 +151,7 @@ export class Router {
         input = formToObject(form);
         bodyPrint = await formFingerprint(form);
       } else {
-        input = await readJson(c, spec.bodyLimit ?? BODY_LIMITS.json);
+        input = await readJson(c, spec.bodyLimit ?? BODY_LIMITS.json, spec.invalid ?? 'svc.request.validation_failed');
         bodyPrint = canonicalJson(input ?? null);
       }
     }

@@ -1,8 +1,146 @@
 import * as v from 'valibot';
+import type { ConversionConfig } from '@valibot/to-json-schema';
 import type { ErrorCode } from './error-codes.js';
 import { ServiceError, type FieldError } from './service-error.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
+
+/** How deep a client's JSON may nest (arrays and objects); deeper is refused with 400. */
+export const MAX_JSON_DEPTH = 64;
+
+const LONE_SURROGATE = 'must be well-formed Unicode text (it holds a lone surrogate)';
+
+/**
+ * Length in characters as people and JSON Schema's `minLength`/`maxLength` count them:
+ * Unicode code points, so an emoji is one character where UTF-16 counts two.
+ */
+export function charCount(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
+}
+
+// A code point count is never above the UTF-16 length: most strings need no counting.
+const atLeast = (min: number) => (text: string) => text.length >= min && (text.length <= min * 2 ? charCount(text) >= min : true);
+const atMost = (max: number) => (text: string) => text.length <= max || charCount(text) <= max;
+
+const checkText = (test: (text: string) => boolean, message: string | undefined) =>
+  message === undefined ? v.check<string>(test) : v.check<string, string>(test, message);
+
+/** At least `min` characters (code points); shown as `minLength` in JSON Schema. */
+export function minChars(min: number, message?: string) {
+  return { ...checkText(atLeast(min), message), type: 'min_chars' as const, chars: min };
+}
+
+/** At most `max` characters (code points); shown as `maxLength` in JSON Schema. */
+export function maxChars(max: number, message?: string) {
+  return { ...checkText(atMost(max), message), type: 'max_chars' as const, chars: max };
+}
+
+/** Refuses a string holding a lone surrogate: stored as UTF-8 it would not read back the same. */
+export function wellFormed(message = LONE_SURROGATE) {
+  return { ...v.check<string, string>((text) => text.isWellFormed(), message), type: 'well_formed' as const };
+}
+
+export interface TextRule {
+  /** Fewest characters; default 0. */
+  min?: number;
+  max: number;
+  /** Trim white space before counting (and store it trimmed). */
+  trim?: boolean;
+  /** The reason for too short or too long; default `must be <min> to <max> characters`. */
+  message?: string;
+  /** The reason for too short, when it differs. */
+  minMessage?: string;
+}
+
+/**
+ * A client string: well-formed Unicode (no lone surrogate), optionally trimmed, `min`
+ * to `max` characters counted in code points. Every schema's text fields use this.
+ */
+export function clientText(rule: TextRule) {
+  const min = rule.min ?? 0;
+  const message = rule.message ?? (min > 0 ? `must be ${min} to ${rule.max} characters` : `must be at most ${rule.max} characters`);
+  const length = [...(min > 0 ? [minChars(min, rule.minMessage ?? message)] : []), maxChars(rule.max, message)] as const;
+  return rule.trim
+    ? v.pipe(v.string(), wellFormed(), v.trim(), ...length)
+    : v.pipe(v.string(), wellFormed(), ...length);
+}
+
+/** Renders the text actions above in JSON Schema (the OpenAPI description, the fixture schema). */
+export const textActionsToJsonSchema: NonNullable<ConversionConfig['overrideAction']> = ({ valibotAction, jsonSchema }) => {
+  const action = valibotAction as { type: string; chars?: number };
+  if (action.type === 'min_chars') return { ...jsonSchema, minLength: Math.max(jsonSchema.minLength ?? 0, action.chars!) };
+  if (action.type === 'max_chars') return { ...jsonSchema, maxLength: Math.min(jsonSchema.maxLength ?? Infinity, action.chars!) };
+  if (action.type === 'well_formed') return jsonSchema;
+  return undefined;
+};
+
+interface Frame {
+  value: object;
+  depth: number;
+  parent: Frame | undefined;
+  key: string;
+}
+
+function pathOf(frame: Frame | undefined, key?: string): string {
+  const keys = key === undefined ? [] : [key];
+  for (let f = frame; f?.parent; f = f.parent) keys.push(f.key);
+  return keys.reverse().join('.') || '(body)';
+}
+
+/**
+ * Walks a client value without recursion (a 6,000-deep array must not reach the stack)
+ * and answers the first problem: nesting past `MAX_JSON_DEPTH`, or a string or key
+ * holding a lone surrogate.
+ */
+export function findUnsafeValue(root: unknown): FieldError | undefined {
+  if (typeof root === 'string') return root.isWellFormed() ? undefined : { field: '(body)', reason: LONE_SURROGATE };
+  if (root === null || typeof root !== 'object') return undefined;
+  const stack: Frame[] = [{ value: root, depth: 1, parent: undefined, key: '' }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    if (frame.depth > MAX_JSON_DEPTH) return { field: pathOf(frame), reason: `must not nest deeper than ${MAX_JSON_DEPTH} levels` };
+    const container = frame.value as Record<string, unknown>;
+    const keys = Array.isArray(container) ? undefined : Object.keys(container);
+    const size = keys ? keys.length : (container as unknown as unknown[]).length;
+    for (let i = 0; i < size; i++) {
+      const key = keys ? keys[i]! : String(i);
+      if (keys && !key.isWellFormed()) return { field: pathOf(frame, key.toWellFormed()), reason: `the field name ${LONE_SURROGATE}` };
+      const value = container[key];
+      if (typeof value === 'string') {
+        if (!value.isWellFormed()) return { field: pathOf(frame, key), reason: LONE_SURROGATE };
+      } else if (value !== null && typeof value === 'object') {
+        stack.push({ value, depth: frame.depth + 1, parent: frame, key });
+      }
+    }
+  }
+  return undefined;
+}
+
+// Bodies `readJson` has walked: `parseOrThrow` need not walk them again.
+const vetted = new WeakSet<object>();
+
+/**
+ * Throws `code` naming the field when `findUnsafeValue` finds a problem in `value`.
+ * `remember` marks a value nothing else holds yet (a freshly parsed body) as walked.
+ */
+export function assertSafeValue(value: unknown, code: ErrorCode, remember = false): void {
+  const isObject = value !== null && typeof value === 'object';
+  if (isObject && vetted.has(value)) return;
+  const problem = findUnsafeValue(value);
+  if (problem) throw new ServiceError(code, { errors: [problem] });
+  if (isObject && remember) vetted.add(value);
+}
 
 function issuePath(issue: v.BaseIssue<unknown>): string {
   return (issue.path ?? []).map((item) => String((item as { key: unknown }).key)).join('.');
@@ -56,9 +194,10 @@ function arraysForObjects(schema: unknown, input: unknown, path: string, out: Fi
 
 /**
  * Validates `input` against `schema`; on failure throws `code` with one `errors` entry
- * per field.
+ * per field. Nesting past `MAX_JSON_DEPTH` and lone surrogates are refused first.
  */
 export function parseOrThrow<S extends AnySchema>(schema: S, input: unknown, code: ErrorCode): v.InferOutput<S> {
+  assertSafeValue(input, code);
   const arrays: FieldError[] = [];
   arraysForObjects(schema, input, '', arrays);
   if (arrays.length) throw new ServiceError(code, { errors: arrays });

@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 import { pageQuery } from '../platform/pagination.js';
 import { LocaleSchema } from './locales.js';
+import { clientText } from '../platform/validation.js';
 import { normalizeSlug } from './slug.js';
 
-const Name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 80 characters'), v.maxLength(80, 'must be 1 to 80 characters'));
+const Name = clientText({ trim: true, min: 1, max: 80 });
 
 /** A client's slug, checked and lowercased; the reason names the rule it breaks. */
 export const SlugSchema = v.pipe(
@@ -31,14 +32,12 @@ export const PrioritySchema = v.pipe(v.number(), v.minValue(0, 'must be from 0.0
 
 // Written into robots.txt one per line: a newline or space would smuggle in a rule.
 const RobotsPath = v.pipe(
-  v.string(),
+  clientText({ max: 200 }),
   v.regex(/^\/[^\s\u0000-\u001f\u007f]*$/, 'must be a path starting with / without spaces'),
-  v.maxLength(200, 'must be at most 200 characters'),
 );
 
 const SitePath = v.pipe(
-  v.string(),
-  v.maxLength(200, 'must be at most 200 characters'),
+  clientText({ max: 200 }),
   v.regex(/^\/(?!\/)[^\s\u0000-\u001f\u007f]*$/, 'must be a path on the site, starting with a single /'),
   v.check((path) => {
     try {
@@ -57,7 +56,7 @@ export const RobotsPatchSchema = v.strictObject({
   aiSearch: v.optional(v.boolean()),
   aiTraining: v.optional(v.boolean()),
   disallow: v.optional(v.pipe(v.array(RobotsPath), v.maxLength(100, 'must have at most 100 items'))),
-  raw: v.optional(v.pipe(v.string(), v.maxLength(10_000, 'must be at most 10000 characters'))),
+  raw: v.optional(clientText({ max: 10_000 })),
 });
 
 export const AnalyticsPatchSchema = v.strictObject({

@@ -1,3 +1,5 @@
+import { charCount } from '../platform/validation.js';
+
 /** The longest slug a project may have (API.md, Limits). */
 export const SLUG_MAX = 40;
 
@@ -13,7 +15,7 @@ const SLUG_SHAPE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
  * characters, case-insensitive. Answers the stored (lowercase) slug or why it is refused.
  */
 export function normalizeSlug(raw: string): { slug: string } | { reason: string } {
-  if (raw.length === 0 || raw.length > SLUG_MAX) return { reason: `must be 1 to ${SLUG_MAX} characters` };
+  if (raw.length === 0 || charCount(raw) > SLUG_MAX) return { reason: `must be 1 to ${SLUG_MAX} characters` };
   // Lowercase only after checking for ASCII: some non-ASCII letters lowercase into ASCII ones.
   if (!/^[A-Za-z0-9-]+$/.test(raw)) return { reason: 'must be letters a-z, digits and hyphens' };
   const slug = raw.toLowerCase();

@@ -1,7 +1,10 @@
 import * as v from 'valibot';
 import { CAP_NAMES } from '../platform/settings.js';
 import { ScopeSchema } from '../platform/scopes.js';
+import { clientText } from '../platform/validation.js';
 
+const Name = clientText({ min: 1, max: 80 });
+const Plan = clientText({ min: 1, max: 40 });
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const NullableCount = v.nullable(Count);
 
@@ -14,8 +17,8 @@ export const CapsPatchSchema = v.strictObject(
 
 /** `PATCH /_emulator/workspaces/{id}` (partial). */
 export const WorkspaceSettingsPatchSchema = v.strictObject({
-  name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(80))),
-  plan: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(40))),
+  name: v.optional(Name),
+  plan: v.optional(Plan),
   rateLimit: v.optional(
     v.strictObject({
       limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
@@ -32,9 +35,9 @@ export type WorkspaceSettingsPatch = v.InferOutput<typeof WorkspaceSettingsPatch
 /** `POST /_emulator/workspaces`. */
 export const WorkspaceCreateSchema = v.optional(
   v.strictObject({
-    name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(80))),
+    name: v.optional(Name),
     scopes: v.optional(v.pipe(v.array(ScopeSchema), v.minLength(1, 'a key needs at least one scope'))),
-    plan: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(40))),
+    plan: v.optional(Plan),
     credits: v.optional(Count),
   }),
   {},

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import * as v from 'valibot';
+import { clientText } from '../../platform/validation.js';
 import { IngestError } from '../pipeline/ingest-error.js';
 import type { HopResponse, Web } from './crawl.js';
 
@@ -8,8 +9,7 @@ import type { HopResponse, Web } from './crawl.js';
 const PUBLIC_ADDRESS = '93.184.215.14';
 
 const PageUrl = v.pipe(
-  v.string(),
-  v.maxLength(2048, 'must be at most 2048 characters'),
+  clientText({ max: 2048 }),
   v.check((s) => URL.canParse(s) && ['http:', 'https:'].includes(new URL(s).protocol), 'must be an absolute http or https URL'),
 );
 
@@ -26,7 +26,7 @@ const WebPageSchema = v.pipe(
   v.check((p) => p.body === undefined || p.bodyBase64 === undefined, 'send body or bodyBase64, not both'),
 );
 
-const HostSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(253));
+const HostSchema = clientText({ min: 1, max: 253 });
 const AddressSchema = v.pipe(v.string(), v.check((s) => ipaddr.isValid(s), 'must be an IPv4 or IPv6 address'));
 
 /** The body of `PUT /_emulator/web` (CONTRACT, control plane). */
