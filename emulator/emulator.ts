@@ -11,6 +11,7 @@ import { sha256Hex, safeEqual } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { resolveSettings, type Settings } from '../src/platform/settings.js';
+import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from '../src/platform/worker-pool.js';
 import type { ChatModel } from '../src/agents/chat-model.js';
 import type { Translator } from '../src/pages/translator.js';
 import { iso } from '../src/platform/time.js';
@@ -52,6 +53,11 @@ export interface EmulatorOptions {
   siteDomain?: string;
   docsUrl?: string;
   jobConcurrency?: number;
+  /**
+   * The worker threads for heavy work and their limits (threads, idle timeout, time
+   * per task, heap and buffer megabytes); unset fields keep their defaults.
+   */
+  workers?: Partial<WorkerPoolOptions>;
   /** Where unexpected errors are reported; default `console.error`. */
   log?: Settings['log'];
 }
@@ -335,6 +341,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     ...(options.translator !== undefined && { translator: options.translator }),
     ...(options.chatModel !== undefined && { chatModel: options.chatModel }),
     ...(options.jobConcurrency !== undefined && { jobConcurrency: options.jobConcurrency }),
+    ...(options.workers !== undefined && { workers: { ...DEFAULT_WORKER_POOL, ...options.workers } }),
     ...(options.log !== undefined && { log: options.log }),
   });
   const service = createService({ db: store, clock, ids, settings });

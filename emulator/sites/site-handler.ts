@@ -6,7 +6,7 @@ import { ServiceError } from '../../src/platform/service-error.js';
 import type { Locale } from '../../src/projects/locales.js';
 import type { Service } from '../../src/service.js';
 import { renderPage, type BrandView } from './page-html.js';
-import { renderMarkdown } from './markdown.js';
+import { RenderedPages } from './rendered-pages.js';
 import { robotsTxt, sitemapXml } from './site-files.js';
 import type { SiteChat } from './site-chat.js';
 
@@ -31,6 +31,7 @@ function text(c: Context<AppEnv>, body: string, type: string): Response {
  */
 export function createSiteHandler(deps: SiteDeps): (c: Context<AppEnv>) => Promise<Response> | undefined {
   const suffix = `.${deps.service.settings.siteDomain.toLowerCase()}`;
+  const rendered = new RenderedPages(deps.service.workers, deps.service.settings.log);
   return (c) => {
     // Every request passes here: look at the Host header before building a URL.
     const hostHeader = (requestHeader(c, 'host') ?? '').toLowerCase().replace(/:\d+$/, '');
@@ -38,11 +39,11 @@ export function createSiteHandler(deps: SiteDeps): (c: Context<AppEnv>) => Promi
     const url = new URL(c.req.url);
     const host = url.hostname.toLowerCase();
     if (!host.endsWith(suffix) || url.pathname.startsWith('/files/')) return undefined;
-    return serve(deps, c, host.slice(0, -suffix.length), url);
+    return serve(deps, rendered, c, host.slice(0, -suffix.length), url);
   };
 }
 
-async function serve(deps: SiteDeps, c: Context<AppEnv>, slug: string, url: URL): Promise<Response> {
+async function serve(deps: SiteDeps, rendered: RenderedPages, c: Context<AppEnv>, slug: string, url: URL): Promise<Response> {
   const { service } = deps;
   const site = slug && !slug.includes('.') ? await service.projects.getBySlug(slug) : undefined;
   if (!site) return notFound(c);
@@ -67,6 +68,6 @@ async function serve(deps: SiteDeps, c: Context<AppEnv>, slug: string, url: URL)
     : project.locales.includes(page.defaultLocale) ? page.defaultLocale : project.defaultLocale;
   const home = page.path === '/' ? page : await service.pages.getPublishedByPath(project.id, '/');
   const [theme, brand] = await Promise.all([service.theme.getTheme(workspaceId, project.id), deps.brand(workspaceId, project.id, origin)]);
-  const bodyHtml = page.kind === 'document' ? await renderMarkdown(page.body[lang] || page.body[page.defaultLocale]) : '';
+  const bodyHtml = page.kind === 'document' ? await rendered.render(page.id, lang, page.body[lang] || page.body[page.defaultLocale]) : '';
   return text(c, renderPage({ project, page, home, theme, brand, lang, bodyHtml }, origin), 'text/html; charset=utf-8');
 }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';
 import type { Piscina } from 'piscina';
 import { ServiceError } from './service-error.js';
-import type { TaskEnvelope, TaskResult } from './worker-task.js';
+import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskResult } from './worker-protocol.js';
 
 /** How many threads, for how long idle ones live, and what one task may spend. */
 export interface WorkerPoolOptions {
@@ -11,6 +11,11 @@ export interface WorkerPoolOptions {
   maxThreads: number;
   /** A thread with nothing to do exits after this long (the pool starts none until needed). */
   idleTimeoutMs: number;
+  /**
+   * How much nicer than the serving thread the threads run (Unix niceness added, 0 to
+   * 19): on a busy machine the operating system gives the serving thread the CPU first.
+   */
+  niceIncrement: number;
   /** Wall time one task may run, from the moment a thread takes it. */
   taskTimeoutMs: number;
   /** V8 heap of a thread (`resourceLimits`): old generation, young generation, stack. */
@@ -27,6 +32,7 @@ export interface WorkerPoolOptions {
 export const DEFAULT_WORKER_POOL: WorkerPoolOptions = {
   maxThreads: Math.min(4, Math.max(2, availableParallelism() - 1)),
   idleTimeoutMs: 30_000,
+  niceIncrement: 10,
   taskTimeoutMs: 30_000,
   maxOldGenerationMb: 256,
   maxYoungGenerationMb: 32,
@@ -119,6 +125,8 @@ export class WorkerPool {
     } catch (error) {
       if (signal.aborted) throw new WorkerLimitError('time');
       if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new WorkerLimitError('memory');
+      // piscina reports a thread that ended itself by its exit code only.
+      if ((error as Error).message === `worker exited with code: ${BUFFER_LIMIT_EXIT}`) throw new WorkerLimitError('memory');
       throw error;
     }
     if (result.ok) return result.value;
@@ -134,6 +142,8 @@ export class WorkerPool {
       maxThreads: Math.max(1, Math.floor(o.maxThreads)),
       idleTimeout: o.idleTimeoutMs,
       concurrentTasksPerWorker: 1,
+      // Through @napi-rs/nice, an optional dependency of piscina; without it, no change.
+      niceIncrement: Math.max(0, Math.min(19, Math.floor(o.niceIncrement))),
       // The parent's flags (a test runner's, a loader's) are not the threads' business.
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: o.maxOldGenerationMb, maxYoungGenerationSizeMb: o.maxYoungGenerationMb, stackSizeMb: o.stackMb },

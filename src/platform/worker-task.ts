@@ -1,17 +1,7 @@
-import type { ErrorCode } from './error-codes.js';
-import { ServiceError, type Detail, type FieldError } from './service-error.js';
+import { isMainThread } from 'node:worker_threads';
+import { ServiceError } from './service-error.js';
+import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskResult } from './worker-protocol.js';
 
-/** What the pool sends a worker function: its input and the limits it runs under. */
-export interface TaskEnvelope<I> {
-  input: I;
-  limits: { maxBufferBytes: number };
-}
-
-/** What a worker function sends back; errors cross the thread boundary as data. */
-export type TaskResult<R> =
-  | { ok: true; value: R }
-  | { ok: false; limit: 'memory' }
-  | { ok: false; error: { code: ErrorCode; detail?: Detail | undefined; errors?: FieldError[] | undefined } };
 
 // Binary buffers live outside the V8 heap: `resourceLimits` does not bound them, and a
 // decoder fed a decompression bomb (a PDF stream, a PNG) grows them to gigabytes. Every
@@ -33,6 +23,9 @@ function check(bytes: number): void {
   if (bytes < LARGE) return;
   if (exceeded || process.memoryUsage().arrayBuffers + bytes > maxBufferBytes) {
     exceeded = true;
+    // Libraries catch what they call and go on (pdf.js skips a broken stream and reads
+    // the next): ending the thread here stops the work at once and frees its memory.
+    if (!isMainThread) process.exit(BUFFER_LIMIT_EXIT);
     throw new BufferLimitError();
   }
 }
