@@ -2,7 +2,6 @@ import type { Kysely, Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
 import type { Database } from '../db/schema/index.js';
 import type { AssetTable } from '../db/schema/assets.js';
-import { sha256Hex } from '../platform/crypto.js';
 import { paginate, type Page, type PageParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
@@ -108,7 +107,7 @@ export class AssetsService {
   /** Judges the file by its bytes, then stores it; `origin` is where its URL points. */
   async upload(workspaceId: string, input: AssetUpload, origin: string): Promise<Asset> {
     const bytes = new Uint8Array(await input.file.arrayBuffer());
-    const media = await this.#inspect(bytes);
+    const { media, sha256 } = await this.#inspect(bytes);
     return this.deps.db.transaction().execute(async (trx) => {
       if (input.pageId !== undefined) await this.deps.pages.getPageOrThrow(workspaceId, input.pageId, trx);
       if (input.key !== undefined) await this.#assertKeyFree(trx, workspaceId, input.pageId ?? null, input.key);
@@ -124,7 +123,7 @@ export class AssetsService {
         width: media.width ?? null,
         height: media.height ?? null,
         duration_seconds: media.durationSeconds ?? null,
-        sha256: sha256Hex(bytes),
+        sha256,
         bytes,
         created_at: iso(this.deps.clock.now()),
       };
@@ -134,9 +133,9 @@ export class AssetsService {
   }
 
   /** `inspectMedia` in a worker; a check over its time or memory limit is a format the service cannot take. */
-  async #inspect(bytes: Uint8Array): Promise<MediaInfo> {
+  async #inspect(bytes: Uint8Array): Promise<{ media: MediaInfo; sha256: string }> {
     try {
-      return await this.deps.workers.run<MediaInfo>(MEDIA_WORKER, 'inspect', bytes);
+      return await this.deps.workers.run(MEDIA_WORKER, 'inspect', bytes);
     } catch (error) {
       if (!(error instanceof WorkerLimitError)) throw error;
       throw new ServiceError('svc.asset.format_unsupported', {

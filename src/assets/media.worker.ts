@@ -1,5 +1,6 @@
+import { sha256Hex } from '../platform/crypto.js';
 import { workerTask } from '../platform/worker-task.js';
 import { inspectMedia } from './media.js';
 
-/** The assets part's worker module: media probes decode the whole file. */
-export const inspect = workerTask((bytes: Uint8Array) => inspectMedia(bytes));
+/** The assets part's worker module: media probes decode the whole file; the hash reads it all too. */
+export const inspect = workerTask(async (bytes: Uint8Array) => ({ media: await inspectMedia(bytes), sha256: sha256Hex(bytes) }));

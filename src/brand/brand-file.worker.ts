@@ -1,6 +1,10 @@
+import { sha256Hex } from '../platform/crypto.js';
 import { workerTask } from '../platform/worker-task.js';
 import { inspectBrandFile } from './brand-file.js';
 import type { BrandSlot } from './brand.schema.js';
 
-/** The brand part's worker module: the SVG guard and the image decoders. */
-export const inspect = workerTask((input: { slot: BrandSlot; bytes: Uint8Array }) => inspectBrandFile(input.slot, input.bytes));
+/** The brand part's worker module: the SVG guard and the image decoders; the hash reads the file too. */
+export const inspect = workerTask(async (input: { slot: BrandSlot; bytes: Uint8Array }) => ({
+  contentType: await inspectBrandFile(input.slot, input.bytes),
+  sha256: sha256Hex(input.bytes),
+}));

@@ -4,7 +4,6 @@ import type { SignedUrl } from '../assets/signed-url.js';
 import type { CoreDeps } from '../core.js';
 import type { BrandFileTable, BrandTable } from '../db/schema/brand.js';
 import type { Database } from '../db/schema/index.js';
-import { sha256Hex } from '../platform/crypto.js';
 import { ServiceError } from '../platform/service-error.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { iso } from '../platform/time.js';
@@ -52,9 +51,9 @@ export class BrandService {
   constructor(private readonly deps: CoreDeps & { projects: ProjectLookup; files: FileUrls; workers: WorkerPool }) {}
 
   /** `inspectBrandFile` in a worker; a check over its time or memory limit is refused as a format the slot cannot take. */
-  async #inspect(slot: BrandSlot, bytes: Uint8Array): Promise<string> {
+  async #inspect(slot: BrandSlot, bytes: Uint8Array): Promise<{ contentType: string; sha256: string }> {
     try {
-      return await this.deps.workers.run<string>(BRAND_FILE_WORKER, 'inspect', { slot, bytes });
+      return await this.deps.workers.run(BRAND_FILE_WORKER, 'inspect', { slot, bytes });
     } catch (error) {
       if (!(error instanceof WorkerLimitError)) throw error;
       const why = `checking the file ran over its ${error.limit} limit`;
@@ -106,7 +105,7 @@ export class BrandService {
   async putFile(workspaceId: string, projectId: string, slotName: string, file: File, origin: string): Promise<Brand> {
     const slot = this.#slot(slotName);
     const bytes = new Uint8Array(await file.arrayBuffer());
-    const contentType = await this.#inspect(slot, bytes);
+    const { contentType, sha256 } = await this.#inspect(slot, bytes);
     return this.deps.db.transaction().execute(async (trx) => {
       await this.deps.projects.getProjectOrThrow(workspaceId, projectId, trx);
       await trx.deleteFrom('brand_files').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).where('slot', '=', slot).execute();
@@ -117,7 +116,7 @@ export class BrandService {
         slot,
         content_type: contentType,
         byte_size: bytes.byteLength,
-        sha256: sha256Hex(bytes),
+        sha256,
         bytes,
         created_at: iso(this.deps.clock.now()),
       };

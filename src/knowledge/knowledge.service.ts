@@ -16,7 +16,7 @@ import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import type { KnowledgeIndex } from './knowledge-index.js';
 import type { ClaimAdd, Source, TextAdd, UploadAdd, UrlAdd } from './knowledge.schema.js';
 import { HashingEmbedder } from './pipeline/embedder.js';
-import { MEDIA_TYPES, type DocFormat } from './pipeline/formats.js';
+import { guessUploadFormat, MEDIA_TYPES, type DocFormat } from './pipeline/formats.js';
 import { TITLE_MAX } from './pipeline/pipeline.js';
 import { pendingRow, toSource } from './sources.js';
 import { SqlKnowledgeIndex } from './sql-index.js';
@@ -123,10 +123,12 @@ export class KnowledgeService {
     }, bytes);
   }
 
-  /** The upload's format, judged in a worker (a JSON file is parsed); a check over its limits is refused. */
+  /** The upload's format; a JSON file is parsed in a worker, and a parse over its limits is refused. */
   async #detectFormat(file: File, bytes: Uint8Array): Promise<DocFormat | undefined> {
+    const format = guessUploadFormat(file.name, file.type, bytes);
+    if (format !== 'json') return format;
     try {
-      return await this.deps.workers.run<DocFormat | undefined>(EXTRACT_WORKER, 'detect', { fileName: file.name, declaredType: file.type, bytes });
+      return (await this.deps.workers.run<boolean>(EXTRACT_WORKER, 'isJson', bytes)) ? format : undefined;
     } catch (error) {
       if (!(error instanceof WorkerLimitError)) throw error;
       throw new ServiceError('svc.knowledge.format_unsupported', { errors: [{ field: 'file', reason: `checking the file ran over its ${error.limit} limit` }] });

@@ -98,6 +98,13 @@ export class WorkerPool {
     return this.#options;
   }
 
+  #started = 0;
+
+  /** Tasks handed to a thread so far (diagnostics: a cached answer starts none). */
+  get tasksStarted(): number {
+    return this.#started;
+  }
+
   /** Threads alive now (0 before the first task and after the idle timeout). */
   async threads(): Promise<number> {
     return this.#piscina ? (await this.#piscina).threads.length : 0;
@@ -112,6 +119,7 @@ export class WorkerPool {
 
   async #exec<R>(module: WorkerModule, name: string, input: unknown): Promise<R> {
     const piscina = await (this.#piscina ??= this.#create());
+    this.#started += 1;
     const envelope: TaskEnvelope<unknown> = { input, limits: { maxBufferBytes: this.#options.maxBufferMb * 1024 * 1024 } };
     const ts = module.endsWith('.ts');
     const signal = AbortSignal.timeout(this.#options.taskTimeoutMs);

@@ -1,5 +1,5 @@
 import { workerTask } from '../../platform/worker-task.js';
-import { detectUploadFormat } from './formats.js';
+import { isJsonDocument } from './formats.js';
 import { IngestError } from './ingest-error.js';
 import { prepareDocument, type DocumentInput, type Prepared } from './pipeline.js';
 
@@ -17,7 +17,5 @@ export const prepare = workerTask(async (input: DocumentInput & { embed: boolean
   }
 });
 
-/** `detectUploadFormat` (a JSON upload is parsed to judge it). */
-export const detect = workerTask((input: { fileName: string; declaredType: string; bytes: Uint8Array }) =>
-  detectUploadFormat(input.fileName, input.declaredType, input.bytes),
-);
+/** Whether a JSON upload parses (the rest of upload detection is cheap). */
+export const isJson = workerTask((bytes: Uint8Array) => isJsonDocument(bytes));
