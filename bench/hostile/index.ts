@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
 import { packageRoot } from '../../emulator/package-info.js';
 import { kernedContent, PdfWriter } from '../../test/support/pdf.js';
-import { fmt, startServer, stop } from '../support.js';
+import { fmt, percentile, startServer, stop } from '../support.js';
 
 const CLI = join(packageRoot(), 'dist', 'cli.js');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = 10;
+const CONNECTIONS = 4;
+const PAUSE_MS = 2;
 const MiB = 1024 * 1024;
 // Just under the 20 MiB upload limit once the multipart envelope is added.
 const TARGET = 20 * MiB - 64 * 1024;
@@ -55,9 +55,28 @@ function bigSvg(): Buffer {
   return Buffer.from(parts.join(''));
 }
 
+/**
+ * A client of the other workspace: `CONNECTIONS` loops each sending `GET /v1/me`, then
+ * pausing `PAUSE_MS`, for `DURATION` seconds, timed to the microsecond (autocannon
+ * rounds to whole milliseconds, and saturating the server would measure how the CPU
+ * is shared rather than whether anything blocks the request thread).
+ */
 async function p99(url: string, key: string): Promise<{ p99: number; rps: number; non2xx: number }> {
-  const r = await autocannon({ url: `${url}/v1/me`, headers: { authorization: `Bearer ${key}` }, connections: CONNECTIONS, duration: DURATION });
-  return { p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx };
+  const latencies: number[] = [];
+  let non2xx = 0;
+  const end = performance.now() + DURATION * 1000;
+  const loop = async () => {
+    while (performance.now() < end) {
+      const t = performance.now();
+      const res = await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+      await res.arrayBuffer();
+      latencies.push(performance.now() - t);
+      if (res.status !== 200) non2xx += 1;
+      await new Promise((r) => setTimeout(r, PAUSE_MS));
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, loop));
+  return { p99: percentile(latencies, 99), rps: latencies.length / DURATION, non2xx };
 }
 
 async function json(res: Response): Promise<any> {
@@ -85,16 +104,21 @@ export async function run(): Promise<void> {
     const project = await json(await fetch(`${emu.url}/v1/projects`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Logo site' }) }));
 
     // Warm up the stack, then the idle baseline.
-    await autocannon({ url: `${emu.url}/v1/me`, headers: { authorization: `Bearer ${quiet.apiKey.secret}` }, connections: CONNECTIONS, duration: 1 });
+    for (let i = 0; i < 500; i++) await (await fetch(`${emu.url}/v1/me`, { headers: { authorization: `Bearer ${quiet.apiKey.secret}` } })).arrayBuffer();
     const idle = await p99(emu.url, quiet.apiKey.secret);
 
-    const t0 = performance.now();
-    const form = (bytes: Buffer, name: string, type: string) => {
-      const body = new FormData();
-      body.set('file', new File([bytes], name, { type }));
-      return body;
+    // Multipart bodies encoded before the clock runs: the client's own encoding would
+    // block the same event loop that times the other workspace's requests.
+    const encoded = async (bytes: Buffer, name: string, type: string) => {
+      const form = new FormData();
+      form.set('file', new File([bytes], name, { type }));
+      const request = new Request('http://encode/', { method: 'POST', body: form });
+      return { body: new Uint8Array(await request.arrayBuffer()), type: request.headers.get('content-type')! };
     };
-    const pdfDone = fetch(`${emu.url}/v1/knowledge/uploads`, { method: 'POST', headers: auth, body: form(pdf, 'handbook.pdf', 'application/pdf') })
+    const pdfBody = await encoded(pdf, 'handbook.pdf', 'application/pdf');
+    const svgBody = await encoded(svg, 'logo.svg', 'image/svg+xml');
+    const t0 = performance.now();
+    const pdfDone = fetch(`${emu.url}/v1/knowledge/uploads`, { method: 'POST', headers: { ...auth, 'content-type': pdfBody.type }, body: pdfBody.body })
       .then(json)
       .then(async (source: { id: string }) => {
         for (;;) {
@@ -103,7 +127,7 @@ export async function run(): Promise<void> {
           await new Promise((r) => setTimeout(r, 200));
         }
       });
-    const svgDone = fetch(`${emu.url}/v1/projects/${project.id}/brand/logo`, { method: 'PUT', headers: auth, body: form(svg, 'logo.svg', 'image/svg+xml') }).then(async (res) => ({
+    const svgDone = fetch(`${emu.url}/v1/projects/${project.id}/brand/logo`, { method: 'PUT', headers: { ...auth, 'content-type': svgBody.type }, body: svgBody.body }).then(async (res) => ({
       status: res.status,
       ms: performance.now() - t0,
       body: await res.text(),
@@ -111,12 +135,12 @@ export async function run(): Promise<void> {
     const loaded = await p99(emu.url, quiet.apiKey.secret);
     const [pdfResult, svgResult] = await Promise.all([pdfDone, svgDone]);
 
-    console.log(`GET /v1/me from another workspace, ${CONNECTIONS} connections, ${DURATION}s each`);
-    console.log(`  idle                                  p99 ${fmt(idle.p99)} ms  ${fmt(idle.rps, 0)} req/s`);
-    console.log(`  with a 20 MiB PDF and a 20 MiB SVG    p99 ${fmt(loaded.p99)} ms  ${fmt(loaded.rps, 0)} req/s  non-2xx ${loaded.non2xx}`);
+    console.log(`GET /v1/me from another workspace, ${CONNECTIONS} clients pausing ${PAUSE_MS} ms between requests, ${DURATION}s each`);
+    console.log(`  idle                                  p99 ${fmt(idle.p99, 2)} ms  ${fmt(idle.rps, 0)} req/s`);
+    console.log(`  with a 20 MiB PDF and a 20 MiB SVG    p99 ${fmt(loaded.p99, 2)} ms  ${fmt(loaded.rps, 0)} req/s  non-2xx ${loaded.non2xx}`);
     console.log(`  PDF (${fmt(pdf.length / MiB)} MiB) ${pdfResult.status}${pdfResult.error ? ` ${pdfResult.error}` : ''} after ${fmt(pdfResult.ms / 1000)} s; SVG (${fmt(svg.length / MiB)} MiB) answered ${svgResult.status} after ${fmt(svgResult.ms / 1000)} s`);
     if (svgResult.status !== 200) console.log(`  SVG answer: ${svgResult.body.slice(0, 300)}`);
-    console.log(`  ratio       ${fmt(loaded.p99 / Math.max(idle.p99, 1), 2)}x the idle p99 (target < 2.00)`);
+    console.log(`  ratio       ${fmt(loaded.p99 / idle.p99, 2)}x the idle p99 (target < 2.00)`);
   } finally {
     await stop(emu.child);
   }

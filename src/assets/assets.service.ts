@@ -5,7 +5,7 @@ import type { AssetTable } from '../db/schema/assets.js';
 import { paginate, type Page, type PageParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
-import { WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
+import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
 import type { AssetListQuery, AssetUpload } from './assets.schema.js';
 import type { MediaInfo } from './media.js';
 import { UrlSigner, type SignedUrl } from './signed-url.js';
@@ -106,8 +106,7 @@ export class AssetsService {
 
   /** Judges the file by its bytes, then stores it; `origin` is where its URL points. */
   async upload(workspaceId: string, input: AssetUpload, origin: string): Promise<Asset> {
-    const bytes = new Uint8Array(await input.file.arrayBuffer());
-    const { media, sha256 } = await this.#inspect(bytes);
+    const { media, sha256, bytes } = await this.#inspect(new Uint8Array(await input.file.arrayBuffer()));
     return this.deps.db.transaction().execute(async (trx) => {
       if (input.pageId !== undefined) await this.deps.pages.getPageOrThrow(workspaceId, input.pageId, trx);
       if (input.key !== undefined) await this.#assertKeyFree(trx, workspaceId, input.pageId ?? null, input.key);
@@ -133,9 +132,10 @@ export class AssetsService {
   }
 
   /** `inspectMedia` in a worker; a check over its time or memory limit is a format the service cannot take. */
-  async #inspect(bytes: Uint8Array): Promise<{ media: MediaInfo; sha256: string }> {
+  async #inspect(bytes: Uint8Array): Promise<{ media: MediaInfo; sha256: string; bytes: Uint8Array }> {
     try {
-      return await this.deps.workers.run(MEDIA_WORKER, 'inspect', bytes);
+      // The bytes move to the thread and come back with the answer.
+      return await this.deps.workers.run(MEDIA_WORKER, 'inspect', bytes, { transfer: movable(bytes) });
     } catch (error) {
       if (!(error instanceof WorkerLimitError)) throw error;
       throw new ServiceError('svc.asset.format_unsupported', {

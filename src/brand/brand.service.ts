@@ -7,7 +7,7 @@ import type { Database } from '../db/schema/index.js';
 import { ServiceError } from '../platform/service-error.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { iso } from '../platform/time.js';
-import { WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
+import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
 import { SLOT_FORMATS } from './brand-file.js';
 import { SlotParamSchema, type Brand, type BrandLink, type BrandPatch, type BrandSlot } from './brand.schema.js';
 
@@ -51,9 +51,10 @@ export class BrandService {
   constructor(private readonly deps: CoreDeps & { projects: ProjectLookup; files: FileUrls; workers: WorkerPool }) {}
 
   /** `inspectBrandFile` in a worker; a check over its time or memory limit is refused as a format the slot cannot take. */
-  async #inspect(slot: BrandSlot, bytes: Uint8Array): Promise<{ contentType: string; sha256: string }> {
+  async #inspect(slot: BrandSlot, bytes: Uint8Array): Promise<{ contentType: string; sha256: string; bytes: Uint8Array }> {
     try {
-      return await this.deps.workers.run(BRAND_FILE_WORKER, 'inspect', { slot, bytes });
+      // The bytes move to the thread and come back with the answer.
+      return await this.deps.workers.run(BRAND_FILE_WORKER, 'inspect', { slot, bytes }, { transfer: movable(bytes) });
     } catch (error) {
       if (!(error instanceof WorkerLimitError)) throw error;
       const why = `checking the file ran over its ${error.limit} limit`;
@@ -104,8 +105,7 @@ export class BrandService {
   /** Puts a file in a slot, replacing what was there (a new id, so a new URL). */
   async putFile(workspaceId: string, projectId: string, slotName: string, file: File, origin: string): Promise<Brand> {
     const slot = this.#slot(slotName);
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    const { contentType, sha256 } = await this.#inspect(slot, bytes);
+    const { contentType, sha256, bytes } = await this.#inspect(slot, new Uint8Array(await file.arrayBuffer()));
     return this.deps.db.transaction().execute(async (trx) => {
       await this.deps.projects.getProjectOrThrow(workspaceId, projectId, trx);
       await trx.deleteFrom('brand_files').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).where('slot', '=', slot).execute();

@@ -5,7 +5,7 @@ import type { Job, JobQueue } from '../jobs/queue.js';
 import type { Clock } from '../platform/clock.js';
 import type { Settings } from '../platform/settings.js';
 import { iso, MINUTE } from '../platform/time.js';
-import { WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
+import { movable, WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
 import { crawl, type Crawled, type Web } from './fetch/crawl.js';
 import type { Embedder } from './knowledge-index.js';
 import { HashingEmbedder, packVector } from './pipeline/embedder.js';
@@ -112,8 +112,9 @@ export class Ingestion {
     if (row.kind === 'url') return this.#fetchAndIngest(row);
     const input = await this.deps.db.selectFrom('knowledge_inputs').select('content').where('source_id', '=', row.id).executeTakeFirst();
     if (!input) throw new IngestError('ingest_failed', 'the stored document is missing');
-    const ingested = await this.#ingestDocument({ kind: 'upload', format: formatOfStored(row.content_type), bytes: input.content, title: row.title, fallbackTitle: row.title });
-    return { ingested };
+    const document = { kind: 'upload' as const, format: formatOfStored(row.content_type), bytes: input.content, title: row.title, fallbackTitle: row.title };
+    // The stored bytes are read once: they may move to the thread rather than be copied.
+    return { ingested: await this.#ingestDocument(document, movable(input.content)) };
   }
 
   /**
@@ -121,11 +122,11 @@ export class Ingestion {
    * there too; an embedder the user plugged in (maybe a network client) runs here.
    * Going over the pool's time or memory limit fails the source with its reason.
    */
-  async #ingestDocument(input: DocumentInput): Promise<Ingested> {
+  async #ingestDocument(input: DocumentInput, transfer: ArrayBuffer[] = []): Promise<Ingested> {
     const embed = this.deps.embedder.constructor === HashingEmbedder;
     let outcome: { prepared: Prepared } | { failed: string };
     try {
-      outcome = await this.deps.workers.run(EXTRACT_WORKER, 'prepare', { ...input, embed }, { background: true });
+      outcome = await this.deps.workers.run(EXTRACT_WORKER, 'prepare', { ...input, embed }, { background: true, transfer });
     } catch (error) {
       if (error instanceof WorkerLimitError) throw new IngestError(error.limit === 'time' ? LIMIT_FAILURES.timeLimit : LIMIT_FAILURES.memoryLimit, error.message);
       throw error;

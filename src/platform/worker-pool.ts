@@ -66,6 +66,18 @@ export class WorkerLimitError extends Error {
 export interface RunOptions {
   /** Background work (ingestion) never takes the thread kept for interactive tasks. */
   background?: boolean;
+  /**
+   * Buffers moved to the thread instead of copied (copying 20 MiB costs the request
+   * thread tens of milliseconds); they are unusable here afterwards unless the worker
+   * function hands them back (`workerTask`'s `handBack`). See `movable`.
+   */
+  transfer?: ArrayBuffer[];
+}
+
+/** The buffer of `bytes` when the view covers all of it (so moving it disturbs no other view), else nothing. */
+export function movable(bytes: Uint8Array): ArrayBuffer[] {
+  const buffer = bytes.buffer;
+  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength ? [buffer] : [];
 }
 
 // TypeScript worker modules (tests run the sources) need a loader inside the thread:
@@ -113,11 +125,11 @@ export class WorkerPool {
   /** Runs `name` of `module` on `input` in a thread; resolves with what it returned. */
   run<R>(module: WorkerModule, name: string, input: unknown, options: RunOptions = {}): Promise<R> {
     // Tasks wait here, not in piscina's queue, so that the time limit counts running time only.
-    const start = () => this.#all.add(() => this.#exec<R>(module, name, input), { priority: options.background ? 0 : 1 }) as Promise<R>;
+    const start = () => this.#all.add(() => this.#exec<R>(module, name, input, options.transfer ?? []), { priority: options.background ? 0 : 1 }) as Promise<R>;
     return options.background ? (this.#background.add(start) as Promise<R>) : start();
   }
 
-  async #exec<R>(module: WorkerModule, name: string, input: unknown): Promise<R> {
+  async #exec<R>(module: WorkerModule, name: string, input: unknown, transferList: ArrayBuffer[]): Promise<R> {
     const piscina = await (this.#piscina ??= this.#create());
     this.#started += 1;
     const envelope: TaskEnvelope<unknown> = { input, limits: { maxBufferBytes: this.#options.maxBufferMb * 1024 * 1024 } };
@@ -129,6 +141,7 @@ export class WorkerPool {
         filename: ts ? TS_BOOTSTRAP : fileURLToPath(module),
         name: ts ? 'run' : name,
         signal,
+        transferList,
       });
     } catch (error) {
       if (signal.aborted) throw new WorkerLimitError('time');

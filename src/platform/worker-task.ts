@@ -1,4 +1,5 @@
 import { isMainThread } from 'node:worker_threads';
+import { move } from 'piscina';
 import { ServiceError } from './service-error.js';
 import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskResult } from './worker-protocol.js';
 
@@ -75,6 +76,16 @@ function install(): void {
 // Installed when a worker module loads, before the libraries it imports lazily.
 install();
 
+// piscina moves (rather than copies) what a task returns when it is marked so: an
+// object naming its transferable buffers, passed through `move`.
+const TRANSFERABLE = Symbol.for('Piscina.transferable');
+const VALUE = Symbol.for('Piscina.valueOf');
+type Movable<T> = { readonly [TRANSFERABLE]: ArrayBuffer[]; readonly [VALUE]: T };
+
+function movableResult<T>(result: T, buffers: ArrayBuffer[]): Movable<T> {
+  return move({ [TRANSFERABLE]: buffers, [VALUE]: result } as never) as unknown as Movable<T>;
+}
+
 function isMemoryFailure(error: unknown): boolean {
   return error instanceof BufferLimitError || (error instanceof RangeError && /allocation failed|Invalid typed array length|Array buffer allocation/i.test(error.message));
 }
@@ -85,13 +96,20 @@ function isMemoryFailure(error: unknown): boolean {
  * buffer memory (even when a library caught that and went on) is a memory limit.
  * Anything else is a bug and crosses as an error.
  */
-export function workerTask<I, R>(fn: (input: I) => R | Promise<R>): (envelope: TaskEnvelope<I>) => Promise<TaskResult<R>> {
-  return async ({ input, limits }) => {
+export function workerTask<I, R>(
+  fn: (input: I) => R | Promise<R>,
+  options: { handBack?: (value: R) => ArrayBuffer[] } = {},
+): (envelope: TaskEnvelope<I>) => Promise<unknown> {
+  // What crosses back is a `TaskResult<R>`, maybe wrapped for piscina to move.
+  return async ({ input, limits }): Promise<TaskResult<R> | Movable<TaskResult<R>>> => {
     maxBufferBytes = limits.maxBufferBytes;
     exceeded = false;
     try {
       const value = await fn(input);
-      return exceeded ? { ok: false, limit: 'memory' } : { ok: true, value };
+      if (exceeded) return { ok: false, limit: 'memory' };
+      const result: TaskResult<R> = { ok: true, value };
+      const buffers = options.handBack?.(value) ?? [];
+      return buffers.length ? movableResult(result, buffers) : result;
     } catch (error) {
       if (exceeded || isMemoryFailure(error)) return { ok: false, limit: 'memory' };
       if (error instanceof ServiceError) return { ok: false, error: { code: error.code, detail: error.detail, errors: error.errors } };
