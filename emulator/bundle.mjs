@@ -1,6 +1,7 @@
 // Bundles the CLI into one file: loading kysely's and hono's hundreds of small ESM
 // modules costs more start-up time than everything else the emulator does.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 
 // Pure-JS dependencies worth inlining; every other dependency stays external (native
@@ -9,9 +10,21 @@ const BUNDLED = new Set(['hono', '@hono/node-server', 'kysely', 'valibot', '@val
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !BUNDLED.has(name));
 
+// Worker modules (`*.worker.ts`) run in threads of their own: each becomes a file
+// beside the CLI, `dist/<name>.js`, where `workerModule(import.meta.url, name)` looks
+// for it from inside the bundle. Their names must therefore be unique.
+const root = new URL('..', import.meta.url).pathname;
+const workers = ['src', 'emulator']
+  .flatMap((dir) => readdirSync(join(root, dir), { recursive: true }).map((f) => join(root, dir, String(f))))
+  .filter((f) => f.endsWith('.worker.ts'));
+const names = workers.map((f) => basename(f, '.ts'));
+const twice = names.find((n, i) => names.indexOf(n) !== i);
+if (twice) throw new Error(`two worker modules are named ${twice}: the bundle needs unique names`);
+
 await build({
-  entryPoints: [new URL('./cli.ts', import.meta.url).pathname],
-  outfile: new URL('../dist/cli.js', import.meta.url).pathname,
+  entryPoints: [new URL('./cli.ts', import.meta.url).pathname, ...workers],
+  outdir: new URL('../dist', import.meta.url).pathname,
+  entryNames: '[name]',
   bundle: true,
   platform: 'node',
   format: 'esm',

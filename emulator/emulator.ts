@@ -9,6 +9,7 @@ import { sha256Hex } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { DEFAULT_SITE_CHAT, resolveSettings, type Settings, type SiteChatLimits } from '../src/platform/settings.js';
+import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from '../src/platform/worker-pool.js';
 import type { ChatModel } from '../src/agents/chat-model.js';
 import type { Translator } from '../src/pages/translator.js';
 import { iso } from '../src/platform/time.js';
@@ -63,6 +64,11 @@ export interface EmulatorOptions {
    * its owner.
    */
   siteChat?: Partial<SiteChatLimits>;
+  /**
+   * The worker threads for heavy work and their limits (threads, idle timeout, time
+   * per task, heap and buffer megabytes); unset fields keep their defaults.
+   */
+  workers?: Partial<WorkerPoolOptions>;
   /** Where unexpected errors are reported; default `console.error`. */
   log?: Settings['log'];
 }
@@ -372,6 +378,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     ...(options.chatModel !== undefined && { chatModel: options.chatModel }),
     ...(options.jobConcurrency !== undefined && { jobConcurrency: options.jobConcurrency }),
     ...(options.siteChat !== undefined && { siteChat: siteChatLimits(options.siteChat) }),
+    ...(options.workers !== undefined && { workers: { ...DEFAULT_WORKER_POOL, ...options.workers } }),
     ...(options.log !== undefined && { log: options.log }),
   });
   const service = createService({ db: store, clock, ids, settings });

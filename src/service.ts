@@ -5,6 +5,7 @@ import type { Settings } from './platform/settings.js';
 import { Cursors } from './platform/pagination.js';
 import { IdempotencyStore } from './platform/idempotency.js';
 import { RateLimiter } from './platform/rate-limit.js';
+import { WorkerPool } from './platform/worker-pool.js';
 import { JobQueue } from './jobs/queue.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { AuthService } from './auth/auth.service.js';
@@ -39,18 +40,20 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   const cursors = new Cursors(settings.secret);
   const idempotency = new IdempotencyStore(db, clock);
   const rateLimiter = new RateLimiter();
+  // Threads start with the first heavy task, not here: start-up stays as fast as it was.
+  const workers = new WorkerPool(settings.workers);
   const jobs = new JobQueue({ db, clock, ids, concurrency: settings.jobConcurrency, log: settings.log });
   const workspaces = new WorkspacesService({ db, clock, ids, settings });
   const auth = new AuthService({ db, clock, ids, cursors, workspaces });
   const agents = new AgentsService({ db, clock, ids, cursors, workspaces });
   const core: CoreDeps = { db, dialect: store.dialect, clock, ids, settings, cursors, jobs, workspaces };
-  const knowledge = new KnowledgeService({ ...core, agents });
+  const knowledge = new KnowledgeService({ ...core, agents, workers });
   const { retrieval, chat } = createChatServices({ db, clock, ids, agents, workspaces, knowledge: knowledge.index, model: settings.chatModel });
   const projects = new ProjectsService(core);
   const pages = new PagesService({ ...core, projects, agents, translator: settings.translator });
   const theme = new ThemeService({ ...core, projects });
-  const assets = new AssetsService({ ...core, pages });
-  const brand = new BrandService({ ...core, projects, files: assets });
+  const assets = new AssetsService({ ...core, pages, workers });
+  const brand = new BrandService({ ...core, projects, files: assets, workers });
   assets.addFileSource((fileId) => brand.getStoredFile(fileId));
   projects.addDependent({ cascade: async (trx, workspaceId, projectId) => (await brand.removeProject(trx, workspaceId, projectId), {}) });
   const usage = new UsageService({
@@ -73,6 +76,7 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
     cursors,
     idempotency,
     rateLimiter,
+    workers,
     jobs,
     workspaces,
     auth,
@@ -94,9 +98,10 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
       await jobs.start();
     },
 
-    /** Stops background work and writes what memory holds; the store stays open. */
+    /** Stops background work, ends the worker threads and writes what memory holds; the store stays open. */
     async stop(): Promise<void> {
       await jobs.stop();
+      await workers.close();
       await workspaces.activity.flush();
     },
 

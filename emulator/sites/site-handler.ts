@@ -7,7 +7,7 @@ import type { Locale } from '../../src/projects/locales.js';
 import type { Service } from '../../src/service.js';
 import { CHAT_WIDGET_SCRIPT } from './chat-widget.js';
 import { renderPage, siteStylesheet, STYLESHEET_PATH, WIDGET_PATH, type BrandView } from './page-html.js';
-import { renderMarkdown } from './markdown.js';
+import { RenderedPages } from './rendered-pages.js';
 import { robotsTxt, sitemapXml } from './site-files.js';
 import type { SiteChat } from './site-chat.js';
 import { SITE_HEADERS } from './site-headers.js';
@@ -34,6 +34,7 @@ function text(c: Context<AppEnv>, body: string, type: string): Response {
  */
 export function createSiteHandler(deps: SiteDeps): (c: Context<AppEnv>) => Promise<Response> | undefined {
   const suffix = `.${deps.service.settings.siteDomain.toLowerCase()}`;
+  const rendered = new RenderedPages(deps.service.workers, deps.service.settings.log);
   return (c) => {
     // Every request passes here: look at the Host header before building a URL.
     const hostHeader = (requestHeader(c, 'host') ?? '').toLowerCase().replace(/:\d+$/, '');
@@ -44,11 +45,11 @@ export function createSiteHandler(deps: SiteDeps): (c: Context<AppEnv>) => Promi
     // Every answer from here on, the 404 and a failure included, carries the site's
     // headers: the shell adds the context's headers to whatever response is built.
     c.set('responseHeaders', { ...c.get('responseHeaders'), ...SITE_HEADERS });
-    return serve(deps, c, host.slice(0, -suffix.length), url);
+    return serve(deps, rendered, c, host.slice(0, -suffix.length), url);
   };
 }
 
-async function serve(deps: SiteDeps, c: Context<AppEnv>, slug: string, url: URL): Promise<Response> {
+async function serve(deps: SiteDeps, rendered: RenderedPages, c: Context<AppEnv>, slug: string, url: URL): Promise<Response> {
   const { service } = deps;
   const site = slug && !slug.includes('.') ? await service.projects.getBySlug(slug) : undefined;
   if (!site) return notFound(c);
@@ -77,6 +78,6 @@ async function serve(deps: SiteDeps, c: Context<AppEnv>, slug: string, url: URL)
     : project.locales.includes(page.defaultLocale) ? page.defaultLocale : project.defaultLocale;
   const home = page.path === '/' ? page : await service.pages.getPublishedByPath(project.id, '/');
   const brand = await deps.brand(workspaceId, project.id, origin);
-  const bodyHtml = page.kind === 'document' ? await renderMarkdown(page.body[lang] || page.body[page.defaultLocale]) : '';
+  const bodyHtml = page.kind === 'document' ? await rendered.render(page.id, lang, page.body[lang] || page.body[page.defaultLocale]) : '';
   return text(c, renderPage({ project, page, home, brand, lang, bodyHtml }, origin), 'text/html; charset=utf-8');
 }

@@ -2,12 +2,12 @@ import type { Kysely, Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
 import type { Database } from '../db/schema/index.js';
 import type { AssetTable } from '../db/schema/assets.js';
-import { sha256Hex } from '../platform/crypto.js';
 import { paginate, type Page, type PageParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
+import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
 import type { AssetListQuery, AssetUpload } from './assets.schema.js';
-import { inspectMedia } from './media.js';
+import type { MediaInfo } from './media.js';
 import { UrlSigner, type SignedUrl } from './signed-url.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -48,6 +48,8 @@ export interface PageLookup {
 
 type AssetRow = Omit<AssetTable, 'bytes'>;
 
+const MEDIA_WORKER = workerModule(import.meta.url, 'media.worker');
+
 const META_COLUMNS = [
   'id', 'workspace_id', 'key', 'page_id', 'alt', 'kind', 'content_type', 'byte_size',
   'width', 'height', 'duration_seconds', 'sha256', 'created_at',
@@ -71,7 +73,7 @@ export class AssetsService {
   readonly signer: UrlSigner;
   readonly #fileSources: FileSource[] = [];
 
-  constructor(private readonly deps: CoreDeps & { pages: PageLookup }) {
+  constructor(private readonly deps: CoreDeps & { pages: PageLookup; workers: WorkerPool }) {
     this.signer = new UrlSigner(deps.settings.secret, deps.clock);
   }
 
@@ -104,8 +106,7 @@ export class AssetsService {
 
   /** Judges the file by its bytes, then stores it; `origin` is where its URL points. */
   async upload(workspaceId: string, input: AssetUpload, origin: string): Promise<Asset> {
-    const bytes = new Uint8Array(await input.file.arrayBuffer());
-    const media = await inspectMedia(bytes);
+    const { media, sha256, bytes } = await this.#inspect(new Uint8Array(await input.file.arrayBuffer()));
     return this.deps.db.transaction().execute(async (trx) => {
       if (input.pageId !== undefined) await this.deps.pages.getPageOrThrow(workspaceId, input.pageId, trx);
       if (input.key !== undefined) await this.#assertKeyFree(trx, workspaceId, input.pageId ?? null, input.key);
@@ -121,13 +122,27 @@ export class AssetsService {
         width: media.width ?? null,
         height: media.height ?? null,
         duration_seconds: media.durationSeconds ?? null,
-        sha256: sha256Hex(bytes),
+        sha256,
         bytes,
         created_at: iso(this.deps.clock.now()),
       };
       await trx.insertInto('assets').values(row).execute();
       return this.#toAsset(row, origin);
     });
+  }
+
+  /** `inspectMedia` in a worker; a check over its time or memory limit is a format the service cannot take. */
+  async #inspect(bytes: Uint8Array): Promise<{ media: MediaInfo; sha256: string; bytes: Uint8Array }> {
+    try {
+      // The bytes move to the thread and come back with the answer.
+      return await this.deps.workers.run(MEDIA_WORKER, 'inspect', bytes, { transfer: movable(bytes) });
+    } catch (error) {
+      if (!(error instanceof WorkerLimitError)) throw error;
+      throw new ServiceError('svc.asset.format_unsupported', {
+        detail: { en: `Checking the file ran over its ${error.limit} limit.`, es: `La comprobación del archivo superó su límite de ${error.limit === 'time' ? 'tiempo' : 'memoria'}.` },
+        errors: [{ field: 'file', reason: `checking the file ran over its ${error.limit} limit` }],
+      });
+    }
   }
 
   async #assertKeyFree(trx: Db, workspaceId: string, pageId: string | null, key: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { imageSize } from 'image-size';
+import { imageStructureProblem } from './image-structure.js';
 
 // Loaded on the first upload, not at start-up: both are large and only uploads use them.
 let fileType: Promise<typeof import('file-type')> | undefined;
@@ -78,15 +79,18 @@ function unsupported(reason: string, en: string, es: string): ServiceError {
 
 /**
  * What an uploaded file is, judged by its bytes, never by its name or declared type:
- * PNG, JPEG, WebP, GIF or AVIF with a readable size, or MP4 or WebM with a picture
+ * PNG, JPEG, WebP, GIF or AVIF that decodes whole (`imageStructureProblem`), or MP4 or WebM with a picture
  * and a readable duration of at most 60 seconds. Anything else throws
  * `415 svc.asset.format_unsupported`; a longer video `422 svc.asset.video_too_long`.
+ * Runs in a worker thread (`media.worker.ts`): decoding grows with the file.
  */
 export async function inspectMedia(bytes: Uint8Array): Promise<MediaInfo> {
   const type = await sniffType(bytes);
   if (type && ASSET_IMAGE_TYPES.includes(type)) {
     const size = readImageSize(bytes, type);
     if (!size) throw unsupported('image size unreadable', 'The image size cannot be read; the file is damaged or truncated.', 'No se puede leer el tamaño de la imagen; el archivo está dañado o incompleto.');
+    const problem = await imageStructureProblem(bytes, type, size);
+    if (problem) throw unsupported(problem, `The file is not a complete image: ${problem}.`, `El archivo no es una imagen completa: ${problem}.`);
     return { kind: 'image', contentType: type, ...size };
   }
   if (type && ASSET_VIDEO_TYPES.includes(type)) {

@@ -1,3 +1,4 @@
+import { imageStructureProblem } from '../assets/image-structure.js';
 import { readImageSize, sniffType } from '../assets/media.js';
 import { ServiceError } from '../platform/service-error.js';
 import type { BrandSlot } from './brand.schema.js';
@@ -13,7 +14,7 @@ export const SLOT_TYPES: Record<BrandSlot, readonly string[]> = {
   favicon: [...RASTER, SVG_TYPE, 'image/x-icon'],
 };
 
-const SLOT_FORMATS: Record<BrandSlot, string> = {
+export const SLOT_FORMATS: Record<BrandSlot, string> = {
   logo: 'PNG, JPEG, WebP or SVG',
   'logo-dark': 'PNG, JPEG, WebP or SVG',
   favicon: 'PNG, JPEG, WebP, SVG or ICO',
@@ -28,7 +29,8 @@ function unsupported(slot: BrandSlot, why: string): ServiceError {
 
 /**
  * The content type of a brand file, judged by its bytes: a raster image the slot
- * takes, with a readable size, or an SVG that passes the guard. A format the slot
+ * takes that decodes whole, or an SVG that passes the guard. Runs in a worker thread
+ * (`brand-file.worker.ts`): both checks grow with the file. A format the slot
  * does not take is `415 svc.brand.format_unsupported`; an SVG that could run or fetch
  * anything is `400 svc.brand.svg_rejected` with one `errors` entry per reason.
  */
@@ -38,7 +40,10 @@ export async function inspectBrandFile(slot: BrandSlot, bytes: Uint8Array): Prom
     const type = await sniffType(bytes);
     if (!type) throw unsupported(slot, 'the file is not an image');
     if (!SLOT_TYPES[slot].includes(type)) throw unsupported(slot, `the file is ${type}`);
-    if (!readImageSize(bytes, type)) throw unsupported(slot, 'the image cannot be read');
+    const size = readImageSize(bytes, type);
+    if (!size) throw unsupported(slot, 'the image cannot be read');
+    const problem = await imageStructureProblem(bytes, type, size);
+    if (problem) throw unsupported(slot, `the image is not complete (${problem})`);
     return type;
   }
   const verdict = judgeSvg(bytes);

@@ -4,11 +4,11 @@ import type { SignedUrl } from '../assets/signed-url.js';
 import type { CoreDeps } from '../core.js';
 import type { BrandFileTable, BrandTable } from '../db/schema/brand.js';
 import type { Database } from '../db/schema/index.js';
-import { sha256Hex } from '../platform/crypto.js';
 import { ServiceError } from '../platform/service-error.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { iso } from '../platform/time.js';
-import { inspectBrandFile } from './brand-file.js';
+import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
+import { SLOT_FORMATS } from './brand-file.js';
 import { SlotParamSchema, type Brand, type BrandLink, type BrandPatch, type BrandSlot } from './brand.schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -41,12 +41,29 @@ const RECORD_KEY: Record<BrandSlot, 'logo' | 'logoDark' | 'favicon'> = { logo: '
 type FileMeta = Omit<BrandFileTable, 'bytes'>;
 const FILE_META = ['id', 'workspace_id', 'project_id', 'slot', 'content_type', 'byte_size', 'sha256', 'created_at'] as const;
 
+const BRAND_FILE_WORKER = workerModule(import.meta.url, 'brand-file.worker');
+
 /**
  * The brand of a site: logo, dark logo and favicon files (judged by their bytes; SVGs
  * pass a guard first) and the navbar and footer the public site renders.
  */
 export class BrandService {
-  constructor(private readonly deps: CoreDeps & { projects: ProjectLookup; files: FileUrls }) {}
+  constructor(private readonly deps: CoreDeps & { projects: ProjectLookup; files: FileUrls; workers: WorkerPool }) {}
+
+  /** `inspectBrandFile` in a worker; a check over its time or memory limit is refused as a format the slot cannot take. */
+  async #inspect(slot: BrandSlot, bytes: Uint8Array): Promise<{ contentType: string; sha256: string; bytes: Uint8Array }> {
+    try {
+      // The bytes move to the thread and come back with the answer.
+      return await this.deps.workers.run(BRAND_FILE_WORKER, 'inspect', { slot, bytes }, { transfer: movable(bytes) });
+    } catch (error) {
+      if (!(error instanceof WorkerLimitError)) throw error;
+      const why = `checking the file ran over its ${error.limit} limit`;
+      throw new ServiceError('svc.brand.format_unsupported', {
+        detail: { en: `The ${slot} slot takes ${SLOT_FORMATS[slot]}: ${why}.`, es: `La posición ${slot} acepta ${SLOT_FORMATS[slot]}: ${why}.` },
+        errors: [{ field: 'file', reason: why }],
+      });
+    }
+  }
 
   #slot(slot: string): BrandSlot {
     return parseOrThrow(SlotParamSchema, { slot }, 'svc.brand.invalid').slot;
@@ -88,8 +105,7 @@ export class BrandService {
   /** Puts a file in a slot, replacing what was there (a new id, so a new URL). */
   async putFile(workspaceId: string, projectId: string, slotName: string, file: File, origin: string): Promise<Brand> {
     const slot = this.#slot(slotName);
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    const contentType = await inspectBrandFile(slot, bytes);
+    const { contentType, sha256, bytes } = await this.#inspect(slot, new Uint8Array(await file.arrayBuffer()));
     return this.deps.db.transaction().execute(async (trx) => {
       await this.deps.projects.getProjectOrThrow(workspaceId, projectId, trx);
       await trx.deleteFrom('brand_files').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).where('slot', '=', slot).execute();
@@ -100,7 +116,7 @@ export class BrandService {
         slot,
         content_type: contentType,
         byte_size: bytes.byteLength,
-        sha256: sha256Hex(bytes),
+        sha256,
         bytes,
         created_at: iso(this.deps.clock.now()),
       };

@@ -1,3 +1,6 @@
+import {
+  isTokenAtKeyword, isTokenBadURL, isTokenComment, isTokenEOF, isTokenFunction, isTokenString, isTokenURL, isTokenWhitespace, tokenizer,
+} from '@csstools/css-tokenizer';
 import { SaxesParser, type SaxesAttributeNS, type SaxesTagNS } from 'saxes';
 import type { FieldError } from '../platform/service-error.js';
 
@@ -44,26 +47,49 @@ function judgeUrl(value: string): Reason | undefined {
   return 'external';
 }
 
-/** CSS with comments gone and escapes (`u\72l(`) decoded, lowercased. */
-function plainCss(css: string): string {
-  return css
-    .replace(/\/\*[\s\S]*?(\*\/|$)/g, '')
-    .replace(/\\([0-9a-fA-F]{1,6})[ \t\n\r\f]?/g, (_, hex: string) => {
-      const code = Number.parseInt(hex, 16);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
-    })
-    .replace(/\\(.)/g, '$1')
-    .toLowerCase();
-}
+// Functions whose argument is a URL (`url("...")`; `src()` of CSS Values 4), and
+// functions that take image URLs as strings.
+const URL_FUNCTIONS = new Set(['url', 'src']);
+const IMAGE_FUNCTIONS = new Set(['image-set', '-webkit-image-set', 'image', 'cross-fade', '-webkit-cross-fade', 'element', '-moz-element']);
+// At-rules an SVG's style may use; any other (`@import`, one the guard does not know)
+// might fetch something and is refused as an external reference.
+const AT_RULES = new Set([
+  'media', 'supports', 'container', 'layer', 'scope', 'starting-style', 'charset', 'font-face', 'font-feature-values',
+  'counter-style', 'property', 'keyframes', '-webkit-keyframes', '-moz-keyframes', '-o-keyframes',
+]);
 
-function judgeCss(css: string, found: (reason: Reason) => void): void {
-  const text = plainCss(css);
-  if (text.includes('@import')) found('external');
-  if (/image-set\(/.test(text)) found('external');
-  if (SCRIPT_SCHEME.test(squeeze(text))) found('javascript');
-  for (const match of text.matchAll(/url\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*))\s*\)/g)) {
-    const reason = judgeUrl(match[1] ?? match[2] ?? match[3] ?? '');
-    if (reason) found(reason);
+/**
+ * Judges CSS (a `<style>` element, a `style` attribute, a presentation attribute such
+ * as `fill`) token by token, the way a browser reads it: @csstools/css-tokenizer
+ * follows CSS Syntax 3, so comments, escapes (`u\72 l(`), quoted, unquoted and
+ * unterminated `url(` tokens come out exactly as a browser sees them. One pass,
+ * linear in the text.
+ */
+function judgeCss(css: string, found: (reason: Reason) => void, stylesheet = false): void {
+  const tokens = tokenizer({ css }, { onParseError: () => {} });
+  // After `url(` and white space, the string token is the URL.
+  let urlArgument = false;
+  for (let token = tokens.nextToken(); !isTokenEOF(token); token = tokens.nextToken()) {
+    if (isTokenWhitespace(token) || isTokenComment(token)) continue;
+    if (isTokenString(token)) {
+      const reason = urlArgument ? judgeUrl(token[4].value) : SCRIPT_SCHEME.test(squeeze(token[4].value)) ? 'javascript' : undefined;
+      if (reason) found(reason);
+    } else if (isTokenURL(token)) {
+      const reason = judgeUrl(token[4].value);
+      if (reason) found(reason);
+    } else if (isTokenBadURL(token)) {
+      // A browser drops a malformed url(); the guard refuses it rather than guess.
+      found('external');
+    } else if (isTokenFunction(token)) {
+      const name = token[4].value.toLowerCase();
+      if (IMAGE_FUNCTIONS.has(name)) found('external');
+      if (name === 'expression') found('javascript');
+      urlArgument = URL_FUNCTIONS.has(name);
+      continue;
+    } else if (stylesheet && isTokenAtKeyword(token)) {
+      if (!AT_RULES.has(token[4].value.toLowerCase())) found('external');
+    }
+    urlArgument = false;
   }
 }
 
@@ -141,7 +167,7 @@ export function judgeSvg(bytes: Uint8Array): SvgVerdict {
   parser.on('cdata', collect);
   parser.on('closetag', (tag) => {
     if (tag.local.toLowerCase() === 'style' && styleDepth > 0 && --styleDepth === 0) {
-      judgeCss(css, flag);
+      judgeCss(css, flag, true);
       css = '';
     }
   });

@@ -5,12 +5,14 @@ import type { Job, JobQueue } from '../jobs/queue.js';
 import type { Clock } from '../platform/clock.js';
 import type { Settings } from '../platform/settings.js';
 import { iso, MINUTE } from '../platform/time.js';
+import { movable, WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
 import { crawl, type Crawled, type Web } from './fetch/crawl.js';
 import type { Embedder } from './knowledge-index.js';
-import { packVector } from './pipeline/embedder.js';
+import { HashingEmbedder, packVector } from './pipeline/embedder.js';
 import { formatOfMediaType, isPdf, MEDIA_TYPES, parseContentType, type DocFormat } from './pipeline/formats.js';
-import { IngestError } from './pipeline/ingest-error.js';
-import { ingestClaim, ingestDocument, type Ingested } from './pipeline/pipeline.js';
+import { IngestError, LIMIT_FAILURES } from './pipeline/ingest-error.js';
+import { finishDocument, ingestClaim, type DocumentInput, type Ingested, type Prepared } from './pipeline/pipeline.js';
+import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 
 export const INGEST_JOB = 'knowledge.ingest';
 export const RECRAWL_JOB = 'knowledge.recrawl';
@@ -24,6 +26,8 @@ export interface IngestionDeps {
   jobs: JobQueue;
   settings: Settings;
   embedder: Embedder;
+  /** Where extraction and everything else that grows with a document runs. */
+  workers: WorkerPool;
   /** Where URL sources are fetched from (the offline web, or the network). */
   web: () => Promise<Web>;
   /** The next injected ingestion failure (control plane fault), if any. */
@@ -103,22 +107,38 @@ export class Ingestion {
 
   /** Extracts, chunks, embeds: the document comes from the stored input, the claim, or the web. */
   async #run(row: KnowledgeSourceTable): Promise<{ ingested: Ingested; fetched?: Crawled }> {
-    const embedder = this.deps.embedder;
-    if (row.kind === 'claim') return { ingested: await ingestClaim(JSON.parse(row.claim!) as { es: string; en: string }, row.title, embedder) };
+    // A claim is two texts of at most 2,000 characters: no worker needed.
+    if (row.kind === 'claim') return { ingested: await ingestClaim(JSON.parse(row.claim!) as { es: string; en: string }, row.title, this.deps.embedder) };
     if (row.kind === 'url') return this.#fetchAndIngest(row);
     const input = await this.deps.db.selectFrom('knowledge_inputs').select('content').where('source_id', '=', row.id).executeTakeFirst();
     if (!input) throw new IngestError('ingest_failed', 'the stored document is missing');
-    const ingested = await ingestDocument(
-      { kind: 'upload', format: formatOfStored(row.content_type), bytes: input.content, title: row.title, fallbackTitle: row.title },
-      embedder,
-    );
-    return { ingested };
+    const document = { kind: 'upload' as const, format: formatOfStored(row.content_type), bytes: input.content, title: row.title, fallbackTitle: row.title };
+    // The stored bytes are read once: they may move to the thread rather than be copied.
+    return { ingested: await this.#ingestDocument(document, movable(input.content)) };
+  }
+
+  /**
+   * A document through the pipeline in a worker thread. The built-in embedder runs
+   * there too; an embedder the user plugged in (maybe a network client) runs here.
+   * Going over the pool's time or memory limit fails the source with its reason.
+   */
+  async #ingestDocument(input: DocumentInput, transfer: ArrayBuffer[] = []): Promise<Ingested> {
+    const embed = this.deps.embedder.constructor === HashingEmbedder;
+    let outcome: { prepared: Prepared } | { failed: string };
+    try {
+      outcome = await this.deps.workers.run(EXTRACT_WORKER, 'prepare', { ...input, embed }, { background: true, transfer });
+    } catch (error) {
+      if (error instanceof WorkerLimitError) throw new IngestError(error.limit === 'time' ? LIMIT_FAILURES.timeLimit : LIMIT_FAILURES.memoryLimit, error.message);
+      throw error;
+    }
+    if ('failed' in outcome) throw new IngestError(outcome.failed);
+    return finishDocument(outcome.prepared, this.deps.embedder);
   }
 
   async #fetchAndIngest(row: KnowledgeSourceTable): Promise<{ ingested: Ingested; fetched: Crawled }> {
     const fetched = await crawl(row.url!, await this.deps.web(), { timeoutMs: this.deps.settings.fetchTimeoutMs });
     const { format, charset } = formatOfResponse(fetched.contentType, fetched.body);
-    const ingested = await ingestDocument({ kind: 'url', format, bytes: fetched.body, charset, fallbackTitle: fetched.url }, this.deps.embedder);
+    const ingested = await this.#ingestDocument({ kind: 'url', format, bytes: fetched.body, charset, fallbackTitle: fetched.url });
     return { ingested, fetched };
   }
 

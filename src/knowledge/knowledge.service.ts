@@ -6,15 +6,17 @@ import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import { paginate, type Page, type PageParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
+import { WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
 import type { Web } from './fetch/crawl.js';
 import { LiveWeb } from './fetch/live-fetch.js';
 import { OfflineWeb, type WebDefinition } from './fetch/offline-web.js';
 import { judgeUrl } from './fetch/url-policy.js';
 import { INGEST_JOB, Ingestion } from './ingestion.js';
+import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import type { KnowledgeIndex } from './knowledge-index.js';
 import type { ClaimAdd, Source, TextAdd, UploadAdd, UrlAdd } from './knowledge.schema.js';
 import { HashingEmbedder } from './pipeline/embedder.js';
-import { detectUploadFormat, MEDIA_TYPES } from './pipeline/formats.js';
+import { guessUploadFormat, MEDIA_TYPES, type DocFormat } from './pipeline/formats.js';
 import { TITLE_MAX } from './pipeline/pipeline.js';
 import { pendingRow, toSource } from './sources.js';
 import { SqlKnowledgeIndex } from './sql-index.js';
@@ -44,7 +46,7 @@ export class KnowledgeService {
   #web: OfflineWeb | undefined;
   readonly #live: LiveWeb | undefined;
 
-  constructor(private readonly deps: CoreDeps & { agents: AgentsService }) {
+  constructor(private readonly deps: CoreDeps & { agents: AgentsService; workers: WorkerPool }) {
     const embedder = deps.settings.embedder ?? new HashingEmbedder();
     this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder });
     this.#live = deps.settings.liveFetch ? new LiveWeb() : undefined;
@@ -54,6 +56,7 @@ export class KnowledgeService {
       jobs: deps.jobs,
       settings: deps.settings,
       embedder,
+      workers: deps.workers,
       web: () => this.#webSource(),
       takeFault: () => this.takeIngestFault(),
       changed: (workspaceId, sourceId) => this.#index.changed(workspaceId, [sourceId]),
@@ -111,13 +114,25 @@ export class KnowledgeService {
   /** An uploaded file: Text, Markdown, HTML, CSV, JSON or PDF, judged by its bytes and name. */
   async addUpload(workspaceId: string, input: UploadAdd): Promise<Source> {
     const bytes = new Uint8Array(await input.file.arrayBuffer());
-    const format = detectUploadFormat(input.file.name, input.file.type, bytes);
+    const format = await this.#detectFormat(input.file, bytes);
     if (!format) throw new ServiceError('svc.knowledge.format_unsupported', { errors: [{ field: 'file', reason: 'not a text, Markdown, HTML, CSV, JSON or PDF document' }] });
     const fileName = input.file.name.trim();
     return this.#accept(workspaceId, input.agentId ?? null, {
       kind: 'upload', title: input.title ?? (fileName ? titleFrom(fileName) : 'Untitled upload'), topics: JSON.stringify(input.topics),
       file_name: fileName || null, content_type: MEDIA_TYPES[format], byte_size: bytes.byteLength,
     }, bytes);
+  }
+
+  /** The upload's format; a JSON file is parsed in a worker, and a parse over its limits is refused. */
+  async #detectFormat(file: File, bytes: Uint8Array): Promise<DocFormat | undefined> {
+    const format = guessUploadFormat(file.name, file.type, bytes);
+    if (format !== 'json') return format;
+    try {
+      return (await this.deps.workers.run<boolean>(EXTRACT_WORKER, 'isJson', bytes)) ? format : undefined;
+    } catch (error) {
+      if (!(error instanceof WorkerLimitError)) throw error;
+      throw new ServiceError('svc.knowledge.format_unsupported', { errors: [{ field: 'file', reason: `checking the file ran over its ${error.limit} limit` }] });
+    }
   }
 
   /** A web page, fetched on the queue; literal blocked addresses and `localhost` are refused at once. */

@@ -1,6 +1,7 @@
 import type { Embedder } from '../knowledge/knowledge-index.js';
 import type { ChatModel } from '../agents/chat-model.js';
 import type { Translator } from '../pages/translator.js';
+import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from './worker-pool.js';
 
 /** Plan caps per countable item; `null` means no cap. */
 export interface Caps {
@@ -63,6 +64,8 @@ export interface Settings {
   secret: string;
   jobConcurrency: number;
   fetchTimeoutMs: number;
+  /** The worker threads that extract documents, check uploads and render pages, and their limits. */
+  workers: WorkerPoolOptions;
   /** Turns knowledge chunks into vectors; unset means the built-in deterministic one. */
   embedder?: Embedder | undefined;
   /** Translates page texts when a site adds a language; unset means the built-in deterministic one. */
@@ -91,6 +94,7 @@ export function resolveSettings(partial: Partial<Settings> & { secret: string })
     liveFetch: false,
     jobConcurrency: 2,
     fetchTimeoutMs: 10_000,
+    workers: DEFAULT_WORKER_POOL,
     workspaceDefaults: DEFAULT_WORKSPACE,
     siteChat: DEFAULT_SITE_CHAT,
     log: (message, error) => console.error(message, error),

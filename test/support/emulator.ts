@@ -4,7 +4,9 @@ import type { Scope } from '../../src/platform/scopes.js';
 import { client } from './client.js';
 
 /** Errors are expected in tests; keep them out of the output unless asked. */
-export const quiet = (): void => {};
+export const quiet = (message?: unknown, error?: unknown): void => {
+  if (process.env.DEBUG_LOG) console.error(message, error);
+};
 
 /** One emulator for the test file, closed after it. */
 export async function fileEmulator(options: EmulatorOptions = {}): Promise<Emulator> {

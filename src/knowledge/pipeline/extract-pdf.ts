@@ -1,4 +1,4 @@
-import { IngestError } from './ingest-error.js';
+import { IngestError, LIMIT_FAILURES, MAX_PDF_PAGES, MAX_TEXT_CHARS } from './ingest-error.js';
 
 interface TextItem {
   str: string;
@@ -8,7 +8,9 @@ interface TextItem {
 
 /**
  * The text of a PDF through pdf.js (no rendering, no fonts, no script): lines as the
- * file lays them out, a blank line where the vertical gap says a paragraph ends.
+ * file lays them out, a blank line where the vertical gap says a paragraph ends. A
+ * file of more than `MAX_PDF_PAGES` pages, or whose text passes `MAX_TEXT_CHARS`, fails
+ * at once with its limit reason rather than after reading everything.
  */
 export async function extractPdf(bytes: Uint8Array): Promise<string> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
@@ -20,7 +22,9 @@ export async function extractPdf(bytes: Uint8Array): Promise<string> {
     throw new IngestError('unsupported_document', `unreadable PDF: ${(error as Error).message}`);
   }
   try {
+    if (doc.numPages > MAX_PDF_PAGES) throw new IngestError(LIMIT_FAILURES.tooManyPages, `${doc.numPages} pages`);
     const pages: string[] = [];
+    let length = 0;
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
@@ -40,6 +44,8 @@ export async function extractPdf(bytes: Uint8Array): Promise<string> {
       }
       pages.push(text.trim());
       page.cleanup();
+      length += text.length;
+      if (length > MAX_TEXT_CHARS) throw new IngestError(LIMIT_FAILURES.tooMuchText, `more than ${MAX_TEXT_CHARS} characters`);
     }
     return pages.filter(Boolean).join('\n\n');
   } finally {

@@ -3,7 +3,7 @@ import { extractHtml } from './extract-html.js';
 import { extractJson } from './extract-json.js';
 import { extractPdf } from './extract-pdf.js';
 import { decodeText, type DocFormat } from './formats.js';
-import { IngestError } from './ingest-error.js';
+import { IngestError, LIMIT_FAILURES, MAX_TEXT_CHARS } from './ingest-error.js';
 
 export interface Extracted {
   /** Markdown (or plain text, which reads as Markdown paragraphs). */
@@ -12,9 +12,14 @@ export interface Extracted {
   title: string | undefined;
 }
 
+function tooMuch(text: string): void {
+  if (text.length > MAX_TEXT_CHARS) throw new IngestError(LIMIT_FAILURES.tooMuchText, `more than ${MAX_TEXT_CHARS} characters`);
+}
+
 /**
  * The readable text of a document in one of the supported formats. Anything that
- * cannot be read, or holds no words, fails with `unsupported_document`.
+ * cannot be read, or holds no words, fails with `unsupported_document`; more text
+ * than `MAX_TEXT_CHARS` fails with `unsupported_document:too_much_text`.
  */
 export async function extractText(format: DocFormat, bytes: Uint8Array, charset?: string): Promise<Extracted> {
   let text: string;
@@ -23,6 +28,8 @@ export async function extractText(format: DocFormat, bytes: Uint8Array, charset?
     text = await extractPdf(bytes);
   } else {
     const decoded = decodeText(bytes, charset).replace(/\r\n?/g, '\n');
+    // Markup and tables shrink when read: only plain text is judged before reading.
+    if (format === 'markdown' || format === 'text') tooMuch(decoded);
     if (format === 'html') ({ markdown: text, title } = await extractHtml(decoded));
     else if (format === 'csv') text = await extractCsv(decoded);
     else if (format === 'json') {
@@ -34,6 +41,7 @@ export async function extractText(format: DocFormat, bytes: Uint8Array, charset?
     } else text = decoded;
   }
   text = text.trim();
+  tooMuch(text);
   if (!/[\p{L}\p{N}]/u.test(text)) throw new IngestError('unsupported_document', 'no readable text');
   return { text, title };
 }

@@ -95,17 +95,28 @@ export function decodeText(bytes: Uint8Array, charset?: string): string {
 /**
  * The format of an uploaded file, judged by its bytes first (a PDF signature; binary
  * data), then by its extension, then by its declared type; undefined when unreadable.
+ * Cheap: looks at the first 8 KiB at most. A JSON file must still parse
+ * (`isJsonDocument`), which grows with the file.
  */
-export function detectUploadFormat(fileName: string, declaredType: string, bytes: Uint8Array): DocFormat | undefined {
+export function guessUploadFormat(fileName: string, declaredType: string, bytes: Uint8Array): DocFormat | undefined {
   if (isPdf(bytes)) return 'pdf';
   const format = formatOfFileName(fileName) ?? formatOfMediaType(parseContentType(declaredType).mediaType);
   if (!format || format === 'pdf' || looksBinary(bytes)) return undefined;
-  if (format === 'json') {
-    try {
-      JSON.parse(decodeText(bytes));
-    } catch {
-      return undefined;
-    }
-  }
   return format;
+}
+
+/** True when the bytes are one JSON document. */
+export function isJsonDocument(bytes: Uint8Array): boolean {
+  try {
+    JSON.parse(decodeText(bytes));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `guessUploadFormat`, with a JSON file that does not parse judged unreadable. */
+export function detectUploadFormat(fileName: string, declaredType: string, bytes: Uint8Array): DocFormat | undefined {
+  const format = guessUploadFormat(fileName, declaredType, bytes);
+  return format === 'json' && !isJsonDocument(bytes) ? undefined : format;
 }

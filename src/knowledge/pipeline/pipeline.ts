@@ -1,7 +1,7 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sha256Hex } from '../../platform/crypto.js';
 import type { Embedder } from '../knowledge-index.js';
 import { chunkMarkdown } from './chunk.js';
+import { embedText } from './embedder.js';
 import { extractText } from './extract.js';
 import type { DocFormat } from './formats.js';
 import { IngestError } from './ingest-error.js';
@@ -47,30 +47,47 @@ export async function embedAll(embedder: Embedder, texts: string[]): Promise<Flo
   return vectors;
 }
 
+/** What the pipeline derives from a document without the embedder (plus vectors when built in). */
+export interface Prepared {
+  title: string;
+  lang: Lang;
+  chunks: { text: string; tokenCount: number }[];
+  tokenCount: number;
+  summary: string;
+  contentHash: string;
+  /** The built-in embedder's vectors, when the worker was asked for them. */
+  vectors?: Float32Array[] | undefined;
+}
+
 /**
- * The whole pipeline for one document: text extraction, language, chunks with token
- * counts, vectors and the index card. Pure apart from the embedder: the same input
- * gives the same output on every run.
+ * The CPU side of the pipeline for one document: text extraction, language, chunks
+ * with token counts, the index card, and with `embed` the built-in embedder's vectors.
+ * Runs in a worker thread (`extract.worker.ts`); pure: the same input gives the same
+ * output on every run and every thread.
  */
-export async function ingestDocument(input: DocumentInput, embedder: Embedder): Promise<Ingested> {
+export async function prepareDocument(input: DocumentInput, embed: boolean): Promise<Prepared> {
   const tokenizer = await loadTokenizer();
   const { text, title: found } = await extractText(input.format, input.bytes, input.charset);
   const title = (input.title ?? found ?? input.fallbackTitle).slice(0, TITLE_MAX);
   const lang = detectLanguage(text);
-  // Long documents are CPU work: let requests in between the steps.
-  await yieldToEventLoop();
   const chunks = await chunkMarkdown(text, tokenizer);
   if (chunks.length === 0) throw new IngestError('unsupported_document', 'no chunks');
-  await yieldToEventLoop();
-  const vectors = await embedAll(embedder, chunks.map((c) => c.text));
   return {
     title,
     lang,
-    chunks: chunks.map((c, i) => ({ ...c, lang, vector: vectors[i]! })),
+    chunks,
     tokenCount: tokenizer.count(text),
     summary: summarize({ kind: input.kind, format: input.format, title, lang, text }),
     contentHash: sha256Hex(`${title}\n${text}`),
+    vectors: embed ? chunks.map((c) => embedText(c.text)) : undefined,
   };
+}
+
+/** The document ingested: vectors from the worker, else from the (user's) embedder. */
+export async function finishDocument(prepared: Prepared, embedder: Embedder): Promise<Ingested> {
+  const vectors = prepared.vectors ?? (await embedAll(embedder, prepared.chunks.map((c) => c.text)));
+  const { title, lang, tokenCount, summary, contentHash } = prepared;
+  return { title, lang, tokenCount, summary, contentHash, chunks: prepared.chunks.map((c, i) => ({ ...c, lang, vector: vectors[i]! })) };
 }
 
 /** A claim: one chunk per language, so that it answers questions in either. */

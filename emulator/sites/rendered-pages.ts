@@ -1,0 +1,78 @@
+import { sha256Hex } from '../../src/platform/crypto.js';
+import { WorkerLimitError, workerModule, type WorkerPool } from '../../src/platform/worker-pool.js';
+import { escapeHtml } from './markdown.js';
+
+const MARKDOWN_WORKER = workerModule(import.meta.url, 'markdown.worker');
+
+/** How much rendered HTML the cache keeps (UTF-16 code units), and how many pages at most. */
+export const RENDER_CACHE = { maxChars: 32 * 1024 * 1024, maxEntries: 2_000 };
+
+/**
+ * Document page bodies rendered once per published version and kept: a view of an
+ * unchanged page does no Markdown work. The key is the page, the language and a hash
+ * of the Markdown itself (a seeded emulator's frozen clock leaves `updatedAt` alone
+ * across edits). Rendering runs in the worker pool; concurrent first views share one
+ * rendering. Least recently used entries leave first, within `RENDER_CACHE`.
+ */
+export class RenderedPages {
+  readonly #cache = new Map<string, Promise<string>>();
+  readonly #sizes = new Map<string, number>();
+  #chars = 0;
+
+  constructor(
+    private readonly workers: WorkerPool,
+    private readonly log: (message: string, error?: unknown) => void,
+  ) {}
+
+  /** The sanitised HTML of a page body in one language. */
+  render(pageId: string, lang: string, markdown: string): Promise<string> {
+    const key = `${pageId}\n${lang}\n${sha256Hex(markdown)}`;
+    const hit = this.#cache.get(key);
+    if (hit) {
+      // Most recently used last.
+      this.#cache.delete(key);
+      this.#cache.set(key, hit);
+      return hit;
+    }
+    const rendered = this.#render(markdown);
+    this.#cache.set(key, rendered);
+    void rendered.then(
+      (html) => this.#account(key, html.length),
+      () => this.#forget(key),
+    );
+    return rendered;
+  }
+
+  async #render(markdown: string): Promise<string> {
+    try {
+      return await this.workers.run<string>(MARKDOWN_WORKER, 'render', markdown);
+    } catch (error) {
+      if (!(error instanceof WorkerLimitError)) throw error;
+      // A body that cannot be rendered within the limits is shown as its text, escaped.
+      this.log(`a page body ran over the rendering ${error.limit} limit; served as plain text`);
+      return `<pre>${escapeHtml(markdown)}</pre>`;
+    }
+  }
+
+  #account(key: string, size: number): void {
+    if (!this.#cache.has(key)) return;
+    this.#sizes.set(key, size);
+    this.#chars += size;
+    for (const oldest of this.#cache.keys()) {
+      if (this.#chars <= RENDER_CACHE.maxChars && this.#cache.size <= RENDER_CACHE.maxEntries) break;
+      if (oldest === key) continue;
+      this.#forget(oldest);
+    }
+  }
+
+  #forget(key: string): void {
+    this.#cache.delete(key);
+    this.#chars -= this.#sizes.get(key) ?? 0;
+    this.#sizes.delete(key);
+  }
+
+  /** Entries kept now (tests). */
+  get size(): number {
+    return this.#cache.size;
+  }
+}

@@ -1,0 +1,21 @@
+import { workerTask } from '../../platform/worker-task.js';
+import { isJsonDocument } from './formats.js';
+import { IngestError } from './ingest-error.js';
+import { prepareDocument, type DocumentInput, type Prepared } from './pipeline.js';
+
+/**
+ * The knowledge pipeline's worker module: everything whose cost grows with a document
+ * runs here, off the thread that serves requests. A failure the pipeline expects comes
+ * back as its code (an `IngestError` cannot cross threads).
+ */
+export const prepare = workerTask(async (input: DocumentInput & { embed: boolean }): Promise<{ prepared: Prepared } | { failed: string }> => {
+  try {
+    return { prepared: await prepareDocument(input, input.embed) };
+  } catch (error) {
+    if (error instanceof IngestError) return { failed: error.code };
+    throw error;
+  }
+});
+
+/** Whether a JSON upload parses (the rest of upload detection is cheap). */
+export const isJson = workerTask((bytes: Uint8Array) => isJsonDocument(bytes));

@@ -1,0 +1,183 @@
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import PQueue from 'p-queue';
+import type { Piscina } from 'piscina';
+import { ServiceError } from './service-error.js';
+import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskResult } from './worker-protocol.js';
+
+/** How many threads, for how long idle ones live, and what one task may spend. */
+export interface WorkerPoolOptions {
+  /** Threads at most; one of them is kept for interactive tasks when there are two or more. */
+  maxThreads: number;
+  /** A thread with nothing to do exits after this long (the pool starts none until needed). */
+  idleTimeoutMs: number;
+  /**
+   * How much nicer than the serving thread the threads run (Unix niceness added, 0 to
+   * 19): on a busy machine the operating system gives the serving thread the CPU first.
+   */
+  niceIncrement: number;
+  /** Wall time one task may run, from the moment a thread takes it. */
+  taskTimeoutMs: number;
+  /** V8 heap of a thread (`resourceLimits`): old generation, young generation, stack. */
+  maxOldGenerationMb: number;
+  maxYoungGenerationMb: number;
+  stackMb: number;
+  /**
+   * Binary buffers (ArrayBuffers, typed arrays, Buffers) a thread may hold: they live
+   * outside the V8 heap, so `resourceLimits` does not bound them (see `worker-task.ts`).
+   */
+  maxBufferMb: number;
+}
+
+export const DEFAULT_WORKER_POOL: WorkerPoolOptions = {
+  maxThreads: Math.min(4, Math.max(2, availableParallelism() - 1)),
+  idleTimeoutMs: 30_000,
+  niceIncrement: 10,
+  taskTimeoutMs: 30_000,
+  maxOldGenerationMb: 256,
+  maxYoungGenerationMb: 32,
+  stackMb: 4,
+  maxBufferMb: 256,
+};
+
+declare const WORKER_MODULE: unique symbol;
+/** The file URL of a worker module (see `workerModule`). */
+export type WorkerModule = string & { readonly [WORKER_MODULE]: true };
+
+/**
+ * The worker module `<name>` beside the module whose `import.meta.url` is `from`:
+ * `.ts` next to a TypeScript source (tests), `.js` next to built code. The CLI bundle
+ * is one file in `dist/`, so the build emits each worker module there under its own
+ * name (`emulator/bundle.mjs`): names are bare file names, unique in the package.
+ */
+export function workerModule(from: string, name: string): WorkerModule {
+  if (!/^[a-z0-9-]+\.worker$/.test(name)) throw new Error(`worker module names look like "extract.worker", not ${name}`);
+  return new URL(`./${name}${from.endsWith('.ts') ? '.ts' : '.js'}`, from).href as WorkerModule;
+}
+
+/** A task stopped by its time limit or its memory limits. */
+export class WorkerLimitError extends Error {
+  constructor(readonly limit: 'time' | 'memory') {
+    super(`the task ran over its ${limit} limit`);
+    this.name = 'WorkerLimitError';
+  }
+}
+
+export interface RunOptions {
+  /** Background work (ingestion) never takes the thread kept for interactive tasks. */
+  background?: boolean;
+  /**
+   * Buffers moved to the thread instead of copied (copying 20 MiB costs the request
+   * thread tens of milliseconds); they are unusable here afterwards unless the worker
+   * function hands them back (`workerTask`'s `handBack`). See `movable`.
+   */
+  transfer?: ArrayBuffer[];
+}
+
+/** The buffer of `bytes` when the view covers all of it (so moving it disturbs no other view), else nothing. */
+export function movable(bytes: Uint8Array): ArrayBuffer[] {
+  const buffer = bytes.buffer;
+  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength ? [buffer] : [];
+}
+
+// TypeScript worker modules (tests run the sources) need a loader inside the thread:
+// Node 20 does not apply `--import` hooks to worker threads, so a plain ES module
+// registers tsx there first and then imports the task's module.
+const TS_BOOTSTRAP = fileURLToPath(new URL('./ts-worker.mjs', import.meta.url));
+
+/**
+ * One pool of worker threads (piscina) for everything whose cost grows with what a
+ * client sends: parts declare their own worker modules and name them per task; the
+ * pool knows none of them. Threads start on the first task and exit when idle. A
+ * task runs under a wall-time limit, V8 heap limits and a buffer limit; going over
+ * one is a `WorkerLimitError` (the thread is ended on a time limit). Failures a
+ * worker function expects come back as the `ServiceError` it threw.
+ */
+export class WorkerPool {
+  readonly #options: WorkerPoolOptions;
+  readonly #all: PQueue;
+  readonly #background: PQueue;
+  #piscina: Promise<Piscina> | undefined;
+
+  constructor(options: Partial<WorkerPoolOptions> = {}) {
+    this.#options = { ...DEFAULT_WORKER_POOL, ...options };
+    const threads = Math.max(1, Math.floor(this.#options.maxThreads));
+    this.#all = new PQueue({ concurrency: threads });
+    this.#background = new PQueue({ concurrency: Math.max(1, threads - 1) });
+  }
+
+  get options(): Readonly<WorkerPoolOptions> {
+    return this.#options;
+  }
+
+  #started = 0;
+
+  /** Tasks handed to a thread so far (diagnostics: a cached answer starts none). */
+  get tasksStarted(): number {
+    return this.#started;
+  }
+
+  /** Threads alive now (0 before the first task and after the idle timeout). */
+  async threads(): Promise<number> {
+    return this.#piscina ? (await this.#piscina).threads.length : 0;
+  }
+
+  /** Runs `name` of `module` on `input` in a thread; resolves with what it returned. */
+  run<R>(module: WorkerModule, name: string, input: unknown, options: RunOptions = {}): Promise<R> {
+    // Tasks wait here, not in piscina's queue, so that the time limit counts running time only.
+    const start = () => this.#all.add(() => this.#exec<R>(module, name, input, options.transfer ?? []), { priority: options.background ? 0 : 1 }) as Promise<R>;
+    return options.background ? (this.#background.add(start) as Promise<R>) : start();
+  }
+
+  async #exec<R>(module: WorkerModule, name: string, input: unknown, transferList: ArrayBuffer[]): Promise<R> {
+    const piscina = await (this.#piscina ??= this.#create());
+    this.#started += 1;
+    const envelope: TaskEnvelope<unknown> = { input, limits: { maxBufferBytes: this.#options.maxBufferMb * 1024 * 1024 } };
+    const ts = module.endsWith('.ts');
+    const signal = AbortSignal.timeout(this.#options.taskTimeoutMs);
+    let result: TaskResult<R>;
+    try {
+      result = await piscina.run(ts ? { module, name, envelope } : envelope, {
+        filename: ts ? TS_BOOTSTRAP : fileURLToPath(module),
+        name: ts ? 'run' : name,
+        signal,
+        transferList,
+      });
+    } catch (error) {
+      if (signal.aborted) throw new WorkerLimitError('time');
+      if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new WorkerLimitError('memory');
+      // piscina reports a thread that ended itself by its exit code only.
+      if ((error as Error).message === `worker exited with code: ${BUFFER_LIMIT_EXIT}`) throw new WorkerLimitError('memory');
+      throw error;
+    }
+    if (result.ok) return result.value;
+    if ('limit' in result) throw new WorkerLimitError(result.limit);
+    throw new ServiceError(result.error.code, { ...(result.error.detail !== undefined && { detail: result.error.detail }), ...(result.error.errors && { errors: result.error.errors }) });
+  }
+
+  async #create(): Promise<Piscina> {
+    const { Piscina } = await import('piscina');
+    const o = this.#options;
+    const pool = new Piscina({
+      minThreads: 0,
+      maxThreads: Math.max(1, Math.floor(o.maxThreads)),
+      idleTimeout: o.idleTimeoutMs,
+      concurrentTasksPerWorker: 1,
+      // Through @napi-rs/nice, an optional dependency of piscina; without it, no change.
+      niceIncrement: Math.max(0, Math.min(19, Math.floor(o.niceIncrement))),
+      // The parent's flags (a test runner's, a loader's) are not the threads' business.
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: o.maxOldGenerationMb, maxYoungGenerationSizeMb: o.maxYoungGenerationMb, stackSizeMb: o.stackMb },
+    });
+    // A thread that dies (memory limit, time limit) is reported through its task.
+    pool.on('error', () => {});
+    return pool;
+  }
+
+  /** Ends every thread (a later task starts them again, as after a service restart). */
+  async close(): Promise<void> {
+    const piscina = this.#piscina;
+    this.#piscina = undefined;
+    if (piscina) await (await piscina).destroy();
+  }
+}
