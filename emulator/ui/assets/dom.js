@@ -26,12 +26,13 @@ export function showProblem(panel, problem) {
   const box = panel.querySelector('.problem');
   panel.querySelector('.note').hidden = true;
   const errors = Array.isArray(problem.errors) ? problem.errors : [];
-  box.replaceChildren(
+  const parts = [
     h('p', { class: 'problem-title' }, h('strong', {}, `${problem.status ?? ''} ${problem.title ?? 'Refused'}`.trim()), problem.code ? h('code', {}, problem.code) : null),
     problem.detail ? h('p', {}, problem.detail) : null,
     errors.length ? h('ul', {}, errors.map((e) => h('li', {}, h('code', {}, e.field), ': ', e.reason))) : null,
     problem.requestId ? h('p', { class: 'muted' }, `request ${problem.requestId}`) : null,
-  );
+  ];
+  box.replaceChildren(...parts.filter((part) => part !== null));
   box.hidden = false;
 }
 
