@@ -42,7 +42,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Every workspace with its settings, oldest first */
+        get: operations["getEmulatorWorkspaces"];
         put?: never;
         /** Create an isolated workspace with one key */
         post: operations["postEmulatorWorkspaces"];
@@ -189,6 +190,74 @@ export interface paths {
         get: operations["getEmulatorRequests"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/workspaces/keyless": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create an isolated workspace with no key (mint keys with POST /workspaces/{tenantId}/keys); what the emulator UI uses, so it never receives a secret */
+        post: operations["postEmulatorWorkspacesKeyless"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/workspaces/{workspaceId}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace's settings, credits, keys (never their secrets), agents, sources with their ingestion status, projects, pages and assets: the newest 100 of each */
+        get: operations["getEmulatorWorkspacesWorkspaceIdResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The job queue: jobs waiting (due or scheduled on the emulated clock), running, or failed; by run time */
+        get: operations["getEmulatorQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/workspaces/{workspaceId}/agents/{agentId}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A chat turn as the workspace, without a key (one credit, as POST /v1/agents/{agentId}/chat); `Accept: text/event-stream` streams it as events start, token..., done or error */
+        post: operations["postEmulatorWorkspacesWorkspaceIdAgentsAgentIdChat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -828,6 +897,57 @@ export interface operations {
                         external: number;
                         arrayBuffers: number;
                         collected: boolean;
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmulatorWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Workspaces */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            plan: string;
+                            rateLimit: {
+                                limit: number;
+                                windowSeconds: number;
+                            };
+                            dailyActivityCap: number | null;
+                            credits: number;
+                            caps: {
+                                projects: number | null;
+                                agents: number | null;
+                                pages: number | null;
+                                knowledgeDocuments: number | null;
+                                customDomains: number | null;
+                                seats: number | null;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
                     };
                 };
             };
@@ -1649,6 +1769,483 @@ export interface operations {
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postEmulatorWorkspacesKeyless: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    plan?: string;
+                    credits?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Workspace settings */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        plan: string;
+                        rateLimit: {
+                            limit: number;
+                            windowSeconds: number;
+                        };
+                        dailyActivityCap: number | null;
+                        credits: number;
+                        caps: {
+                            projects: number | null;
+                            agents: number | null;
+                            pages: number | null;
+                            knowledgeDocuments: number | null;
+                            customDomains: number | null;
+                            seats: number | null;
+                        };
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Problem: svc.request.validation_failed, svc.request.invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: svc.auth.unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: svc.request.payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmulatorWorkspacesWorkspaceIdResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Resources of the workspace */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workspace: {
+                            id: string;
+                            name: string;
+                            plan: string;
+                            rateLimit: {
+                                limit: number;
+                                windowSeconds: number;
+                            };
+                            dailyActivityCap: number | null;
+                            credits: number;
+                            caps: {
+                                projects: number | null;
+                                agents: number | null;
+                                pages: number | null;
+                                knowledgeDocuments: number | null;
+                                customDomains: number | null;
+                                seats: number | null;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                        credits: {
+                            used: number;
+                            limit: number;
+                            remaining: number;
+                        };
+                        keys: {
+                            data: {
+                                id: string;
+                                name: string;
+                                prefix: string;
+                                /** @enum {string} */
+                                env: "test" | "live";
+                                scopes: string[];
+                                createdAt: string;
+                                expiresAt: string | null;
+                                revokedAt: string | null;
+                            }[];
+                            hasMore: boolean;
+                        };
+                        agents: {
+                            data: {
+                                id: string;
+                                name: string;
+                                identity: {
+                                    businessName: string;
+                                    description: string;
+                                };
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                        sources: {
+                            data: {
+                                id: string;
+                                agentId: string | null;
+                                /** @enum {string} */
+                                kind: "upload" | "url" | "claim";
+                                title: string;
+                                /** @enum {string} */
+                                status: "pending" | "ready" | "failed";
+                                error?: string;
+                                /** @enum {string} */
+                                lang: "es" | "en";
+                                /** @enum {string} */
+                                sourceLang?: "es" | "en";
+                                translated: boolean;
+                                topics: string[];
+                                fileName?: string;
+                                contentType?: string;
+                                byteSize?: number;
+                                url?: string;
+                                resolvedUrl?: string;
+                                lastFetchedAt?: string;
+                                syncTtlMinutes?: number;
+                                nextSyncAt?: string;
+                                claim?: {
+                                    es: string;
+                                    en: string;
+                                };
+                                chunkCount: number;
+                                tokenCount: number;
+                                summary: string;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                        projects: {
+                            data: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                                locales: ("es" | "en")[];
+                                /** @enum {string} */
+                                defaultLocale: "es" | "en";
+                                robots: {
+                                    indexable: boolean;
+                                    aiSearch: boolean;
+                                    aiTraining: boolean;
+                                    disallow: string[];
+                                    raw: string;
+                                };
+                                analytics: {
+                                    clarityId: string;
+                                    gtmId: string;
+                                    metaPixelId: string;
+                                    posthogKey: string;
+                                };
+                                sitemap: {
+                                    extraUrls: {
+                                        path: string;
+                                        priority: number;
+                                        /** @enum {string} */
+                                        changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
+                                    }[];
+                                };
+                                llmsTxt: {
+                                    text: string;
+                                    generatedAt: string;
+                                };
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                        pages: {
+                            data: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "agent" | "document";
+                                path: string;
+                                /** @enum {string} */
+                                status: "draft" | "published";
+                                /** @enum {string} */
+                                defaultLocale: "es" | "en";
+                                editorial: {
+                                    badge: {
+                                        es: string;
+                                        en: string;
+                                    };
+                                    title: {
+                                        es: string;
+                                        en: string;
+                                    };
+                                    titleAccent: {
+                                        es: string;
+                                        en: string;
+                                    };
+                                    description: {
+                                        es: string;
+                                        en: string;
+                                    };
+                                };
+                                seo: {
+                                    title: {
+                                        es: string;
+                                        en: string;
+                                    };
+                                    description: {
+                                        es: string;
+                                        en: string;
+                                    };
+                                };
+                                sitemap: {
+                                    priority: number;
+                                    /** @enum {string} */
+                                    changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
+                                    sitemapExclude: boolean;
+                                };
+                                body: {
+                                    es: string;
+                                    en: string;
+                                };
+                                agentId?: string;
+                                projectId: string;
+                                createdAt: string;
+                                updatedAt: string;
+                                publishedAt: string | null;
+                            }[];
+                            hasMore: boolean;
+                        };
+                        assets: {
+                            data: {
+                                id: string;
+                                key?: string;
+                                pageId?: string;
+                                alt?: string;
+                                /** @enum {string} */
+                                kind: "image" | "video";
+                                contentType: string;
+                                byteSize: number;
+                                width?: number;
+                                height?: number;
+                                durationSeconds?: number;
+                                url: string;
+                                urlExpiresAt: string;
+                                createdAt: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: svc.tenant.not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmulatorQueue: {
+        parameters: {
+            query?: {
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Jobs and counts by status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            workspaceId: string;
+                            kind: string;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "failed";
+                            runAt: string;
+                            due: boolean;
+                            attempts: number;
+                            lastError: string | null;
+                            createdAt: string;
+                        }[];
+                        hasMore: boolean;
+                        counts: {
+                            queued: number;
+                            running: number;
+                            failed: number;
+                        };
+                    };
+                };
+            };
+            /** @description Problem: svc.request.validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: svc.auth.unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postEmulatorWorkspacesWorkspaceIdAgentsAgentIdChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    message: string;
+                    conversationId?: string;
+                    /** @description Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict). */
+                    agentId?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The chat answer (JSON), or the event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        conversationId: string;
+                        reply: string;
+                        components: {
+                            /** @constant */
+                            type: "sources";
+                            items: {
+                                sourceId: string;
+                                title: string;
+                                url?: string;
+                            }[];
+                        }[];
+                        cached: boolean;
+                    };
+                };
+            };
+            /** @description Problem: svc.request.validation_failed, svc.chat.agent_scope_conflict, svc.request.invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: svc.auth.unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: svc.usage.quota_exhausted */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: svc.tenant.not_found, svc.agent.not_found, svc.resource.not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: svc.request.payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -98,7 +98,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const server = await emulator.listen({ port: args.port, host: args.host });
-  const lines = [`svc-emulator ready at ${server.url}`];
+  const lines = [`svc-emulator ready at ${server.url}`, `  UI: ${server.url}/_emulator/ui`];
   for (const key of emulator.fixtureKeys) {
     lines.push(`  key ${key.name} (${key.workspace}, ${key.workspaceId}): ${key.secret}`, `      scopes: ${key.scopes.join(' ')}`);
   }

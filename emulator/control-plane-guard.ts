@@ -146,12 +146,17 @@ const isHealth = (c: Context<AppEnv>) => (c.req.method === 'GET' || c.req.method
  * hold no secret; it says only status and version), but is still refused to another
  * origin's web page.
  */
-export function controlPlaneGuard(options: { allowedHosts: AllowedHosts; adminToken?: string | undefined }): MiddlewareHandler<AppEnv> {
-  const { allowedHosts, adminToken } = options;
+export function controlPlaneGuard(options: {
+  allowedHosts: AllowedHosts;
+  adminToken?: string | undefined;
+  /** Requests that need no token but pass the caller checks (the UI's page and files, which hold no data). */
+  tokenFree?: ((method: string, path: string) => boolean) | undefined;
+}): MiddlewareHandler<AppEnv> {
+  const { allowedHosts, adminToken, tokenFree } = options;
   return async (c, next) => {
     const health = isHealth(c);
     checkCaller(c, allowedHosts, !health);
-    if (adminToken !== undefined && !health) {
+    if (adminToken !== undefined && !health && !tokenFree?.(c.req.method, c.req.path)) {
       const given = /^Bearer (.+)$/i.exec(requestHeader(c, 'authorization') ?? '')?.[1] ?? '';
       if (!safeEqual(given, adminToken)) throw adminUnauthorized();
     }

@@ -29,6 +29,10 @@ import { createSiteHandler } from './sites/site-handler.js';
 import { SiteChat } from './sites/site-chat.js';
 import { metaStore, type MetaStore } from './meta.js';
 import { exportState, importState, type StateDocument } from './state.js';
+import { registerInspectRoutes } from './ui/inspect.routes.js';
+import { serviceInspector } from './ui/inspector.js';
+import { isUiFile } from './ui/ui-paths.js';
+import { registerUi } from './ui/ui.routes.js';
 
 /** Where a seeded emulator's frozen clock starts. */
 export const SEED_EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
@@ -126,10 +130,12 @@ export class Emulator {
       intercept: (c) => this.faults.intercept(c) ?? sites(c),
       onResponse: this.journal.recorder(service.clock),
       extend: (app, router) => {
-        const guarded = controlPlaneGuard(guard);
+        const guarded = controlPlaneGuard({ ...guard, tokenFree: isUiFile });
         app.use('/_emulator/*', guarded);
         app.use('/workspaces/*', guarded);
         registerControlPlane(router, this);
+        registerInspectRoutes(router, serviceInspector(service));
+        registerUi(app);
       },
     });
     this.app = app;

@@ -1,0 +1,93 @@
+import * as v from 'valibot';
+import type { ChatAnswer, StreamedTurn } from '../../src/agents/chat.service.js';
+import { streamTurn } from '../../src/agents/chat-stream.js';
+import { wantsStream } from '../../src/agents/chat.routes.js';
+import { ChatAnswerSchema, ChatBodySchema, type ChatBody } from '../../src/agents/chat.schema.js';
+import { requestOrigin } from '../../src/assets/assets.routes.js';
+import type { Router } from '../../src/platform/route.js';
+import { WorkspaceRecordSchema } from '../../src/workspaces/workspaces.schema.js';
+import type { WorkspaceRecord } from '../../src/workspaces/workspaces.service.js';
+import {
+  KeylessWorkspaceSchema, QueueQuerySchema, RESOURCES_PER_KIND, QueueSchema, WorkspaceListSchema, WorkspaceResourcesSchema,
+  type QueueView, type WorkspaceResources,
+} from './inspect.schema.js';
+
+/** What the inspection routes need of the emulator: reads, a keyless create, and a chat turn as a workspace. */
+export interface Inspector {
+  workspaces(): Promise<WorkspaceRecord[]>;
+  createKeyless(input: v.InferOutput<typeof KeylessWorkspaceSchema>): Promise<WorkspaceRecord>;
+  /** Throws `svc.tenant.not_found` for an unknown workspace. */
+  resources(workspaceId: string, origin: string): Promise<WorkspaceResources>;
+  queue(limit: number): Promise<QueueView>;
+  /** A chat turn as the workspace itself (one credit, like `/v1`); throws `svc.tenant.not_found` first. */
+  openChat(workspaceId: string, agentId: string, body: ChatBody): Promise<StreamedTurn>;
+  answerChat(workspaceId: string, agentId: string, body: ChatBody, signal: AbortSignal): Promise<ChatAnswer>;
+  log(message: string, error?: unknown): void;
+}
+
+/**
+ * The control-plane routes the emulator UI reads (and that any tool may): the
+ * workspaces, one workspace's resources without knowing a key, the job queue; a
+ * workspace made without a key; and a chat turn as a workspace, so that nothing the UI
+ * receives ever holds a key secret.
+ */
+export function registerInspectRoutes(router: Router, inspector: Inspector): void {
+  const tags = ['Emulator'];
+  const security = 'admin' as const;
+
+  router.add(
+    {
+      method: 'GET', path: '/_emulator/workspaces', tags, security, summary: 'Every workspace with its settings, oldest first',
+      responses: { 200: { description: 'Workspaces', schema: WorkspaceListSchema } },
+    },
+    async () => ({ status: 200, body: { data: await inspector.workspaces() } }),
+  );
+
+  router.add(
+    {
+      method: 'POST', path: '/_emulator/workspaces/keyless', tags, security,
+      summary: 'Create an isolated workspace with no key (mint keys with POST /workspaces/{tenantId}/keys); what the emulator UI uses, so it never receives a secret',
+      body: KeylessWorkspaceSchema, responses: { 201: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
+      errors: ['svc.request.validation_failed'],
+    },
+    async ({ body }) => ({ status: 201, body: await inspector.createKeyless(body) }),
+  );
+
+  router.add(
+    {
+      method: 'GET', path: '/_emulator/workspaces/:workspaceId/resources', tags, security,
+      summary: `A workspace's settings, credits, keys (never their secrets), agents, sources with their ingestion status, projects, pages and assets: the newest ${RESOURCES_PER_KIND} of each`,
+      responses: { 200: { description: 'Resources of the workspace', schema: WorkspaceResourcesSchema } },
+      errors: ['svc.tenant.not_found'],
+    },
+    async ({ c, params }) => ({ status: 200, body: await inspector.resources(params.workspaceId!, requestOrigin(c)) }),
+  );
+
+  router.add(
+    {
+      method: 'GET', path: '/_emulator/queue', tags, security,
+      summary: 'The job queue: jobs waiting (due or scheduled on the emulated clock), running, or failed; by run time',
+      query: QueueQuerySchema, responses: { 200: { description: 'Jobs and counts by status', schema: QueueSchema } },
+      errors: ['svc.request.validation_failed'],
+    },
+    async ({ query }) => ({ status: 200, body: await inspector.queue(query.limit) }),
+  );
+
+  router.add(
+    {
+      method: 'POST', path: '/_emulator/workspaces/:workspaceId/agents/:agentId/chat', tags, security,
+      summary: 'A chat turn as the workspace, without a key (one credit, as POST /v1/agents/{agentId}/chat); `Accept: text/event-stream` streams it as events start, token..., done or error',
+      body: ChatBodySchema,
+      responses: { 200: { description: 'The chat answer (JSON), or the event stream', schema: ChatAnswerSchema } },
+      errors: [
+        'svc.request.validation_failed', 'svc.tenant.not_found', 'svc.chat.agent_scope_conflict', 'svc.agent.not_found',
+        'svc.resource.not_found', 'svc.usage.quota_exhausted', 'svc.service.unavailable',
+      ],
+    },
+    async ({ c, params, body }) => {
+      const { workspaceId, agentId } = params as { workspaceId: string; agentId: string };
+      if (!wantsStream(c)) return { status: 200, body: await inspector.answerChat(workspaceId, agentId, body, c.req.raw.signal) };
+      return streamTurn(c, await inspector.openChat(workspaceId, agentId, body), inspector.log);
+    },
+  );
+}

@@ -1,0 +1,64 @@
+import * as v from 'valibot';
+import { AgentSchema } from '../../src/agents/agents.schema.js';
+import { AssetSchema } from '../../src/assets/assets.schema.js';
+import { KeyRecordSchema } from '../../src/auth/auth.schema.js';
+import { SourceSchema } from '../../src/knowledge/knowledge.schema.js';
+import { PageSchema } from '../../src/pages/pages.schema.js';
+import { ProjectSchema } from '../../src/projects/projects.schema.js';
+import { WorkspaceCreateSchema, WorkspaceRecordSchema } from '../../src/workspaces/workspaces.schema.js';
+
+/** How many records of each kind `GET /_emulator/workspaces/{id}/resources` answers (newest first). */
+export const RESOURCES_PER_KIND = 100;
+
+function firstPage<S extends v.GenericSchema>(item: S) {
+  return v.object({ data: v.array(item), hasMore: v.boolean() });
+}
+
+export const WorkspaceListSchema = v.object({ data: v.array(WorkspaceRecordSchema) });
+
+/** `POST /_emulator/workspaces/keyless`: what `POST /_emulator/workspaces` takes but `scopes` (no key is made). */
+export const KeylessWorkspaceSchema = v.optional(v.omit(WorkspaceCreateSchema.wrapped, ['scopes']), {});
+
+export const WorkspaceResourcesSchema = v.object({
+  workspace: WorkspaceRecordSchema,
+  credits: v.object({ used: v.number(), limit: v.number(), remaining: v.number() }),
+  /** Key records as the console lists them: prefix, never secret or hash. */
+  keys: firstPage(KeyRecordSchema),
+  agents: firstPage(AgentSchema),
+  sources: firstPage(SourceSchema),
+  projects: firstPage(ProjectSchema),
+  /** Pages of every project, newest first. */
+  pages: firstPage(PageSchema),
+  assets: firstPage(AssetSchema),
+});
+
+export type WorkspaceResources = v.InferOutput<typeof WorkspaceResourcesSchema>;
+
+export const QueueQuerySchema = v.object({
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be an integer from 1 to 1000'), v.transform(Number), v.minValue(1), v.maxValue(1000)), '100'),
+});
+
+export const QueuedJobSchema = v.object({
+  id: v.string(),
+  workspaceId: v.string(),
+  kind: v.string(),
+  /** `failed` jobs stay in the queue with their last error; they are not retried. */
+  status: v.picklist(['queued', 'running', 'failed']),
+  runAt: v.string(),
+  /** Whether `runAt` has come on the emulated clock. */
+  due: v.boolean(),
+  attempts: v.number(),
+  lastError: v.nullable(v.string()),
+  createdAt: v.string(),
+});
+
+export type QueuedJob = v.InferOutput<typeof QueuedJobSchema>;
+
+export const QueueSchema = v.object({
+  /** Jobs by `runAt`, then id. */
+  data: v.array(QueuedJobSchema),
+  hasMore: v.boolean(),
+  counts: v.object({ queued: v.number(), running: v.number(), failed: v.number() }),
+});
+
+export type QueueView = v.InferOutput<typeof QueueSchema>;

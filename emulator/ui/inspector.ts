@@ -1,0 +1,100 @@
+import { sql } from 'kysely';
+import type { Service } from '../../src/service.js';
+import { iso } from '../../src/platform/time.js';
+import type { Inspector } from './inspect.routes.js';
+import { RESOURCES_PER_KIND, type QueuedJob, type WorkspaceResources } from './inspect.schema.js';
+
+const LISTED_STATUSES = ['queued', 'running', 'failed'] as const;
+
+/** The first page of a list, as the resources answer carries it. */
+function first<T>(page: { data: T[]; hasMore: boolean }): { data: T[]; hasMore: boolean } {
+  return { data: page.data, hasMore: page.hasMore };
+}
+
+/**
+ * Pages of every project, newest first, at most `RESOURCES_PER_KIND`: the newest of
+ * each project are enough to find the newest overall.
+ */
+async function newestPages(service: Service, workspaceId: string, projectIds: string[]) {
+  const limit = RESOURCES_PER_KIND;
+  const lists = await Promise.all(projectIds.map((projectId) => service.pages.list(workspaceId, projectId, { limit })));
+  const all = lists.flatMap((list) => list.data).sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+  return { data: all.slice(0, limit), hasMore: all.length > limit || lists.some((list) => list.hasMore) };
+}
+
+/** The emulator's `Inspector`, read from its service. */
+export function serviceInspector(service: Service): Inspector {
+  return {
+    workspaces: () => service.workspaces.list(),
+
+    createKeyless: (input) => service.workspaces.create(input),
+
+    async resources(workspaceId, origin) {
+      const workspace = await service.workspaces.getWorkspaceOrThrow(workspaceId);
+      const limit = RESOURCES_PER_KIND;
+      const [credits, keys, agents, sources, projects, assets] = await Promise.all([
+        service.workspaces.messages(workspaceId),
+        service.auth.listKeys(workspaceId, { limit }),
+        service.agents.list(workspaceId, { limit }),
+        service.knowledge.list(workspaceId, { limit }),
+        service.projects.list(workspaceId, { limit }),
+        service.assets.list(workspaceId, { limit }, origin),
+      ]);
+      const pages = await newestPages(service, workspaceId, projects.data.map((p) => p.id));
+      return {
+        workspace,
+        credits,
+        keys: first(keys),
+        agents: first(agents),
+        sources: first(sources),
+        projects: first(projects),
+        pages: projects.hasMore ? { ...pages, hasMore: true } : pages,
+        assets: first(assets),
+      } as WorkspaceResources;
+    },
+
+    async queue(limit) {
+      const now = iso(service.clock.now());
+      const rows = await service.db
+        .selectFrom('jobs')
+        .select(['id', 'workspace_id', 'kind', 'status', 'run_at', 'attempts', 'last_error', 'created_at'])
+        .where('status', 'in', [...LISTED_STATUSES])
+        .orderBy('run_at')
+        .orderBy('id')
+        .limit(limit + 1)
+        .execute();
+      const grouped = await service.db
+        .selectFrom('jobs')
+        .select(['status', sql<number>`count(*)`.as('n')])
+        .where('status', 'in', [...LISTED_STATUSES])
+        .groupBy('status')
+        .execute();
+      const counts = { queued: 0, running: 0, failed: 0 };
+      for (const row of grouped) counts[row.status as keyof typeof counts] = Number(row.n);
+      const data: QueuedJob[] = rows.slice(0, limit).map((row) => ({
+        id: row.id,
+        workspaceId: row.workspace_id,
+        kind: row.kind,
+        status: row.status as QueuedJob['status'],
+        runAt: row.run_at,
+        due: row.run_at <= now,
+        attempts: row.attempts,
+        lastError: row.last_error,
+        createdAt: row.created_at,
+      }));
+      return { data, hasMore: rows.length > limit, counts };
+    },
+
+    async openChat(workspaceId, agentId, body) {
+      await service.workspaces.getWorkspaceOrThrow(workspaceId);
+      return service.chat.openStream(workspaceId, agentId, body);
+    },
+
+    async answerChat(workspaceId, agentId, body, signal) {
+      await service.workspaces.getWorkspaceOrThrow(workspaceId);
+      return service.chat.answer(workspaceId, agentId, body, signal);
+    },
+
+    log: (message, error) => service.settings.log(message, error),
+  };
+}

@@ -1,0 +1,266 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseHTML } from 'linkedom';
+import { describe, expect, it } from 'vitest';
+import { createEmulator } from '../../emulator/emulator.js';
+import { INGEST_CODE } from '../../emulator/faults.js';
+import { INGEST_CHOICES } from '../../emulator/ui/page.js';
+import { client, send, walk } from '../support/client.js';
+import { fileEmulator, quiet, workspace } from '../support/emulator.js';
+import { expectMatchesOpenApi } from '../support/openapi.js';
+
+const emulator = await fileEmulator({ seed: 13, fixtures: 'demo' });
+const control = client(emulator);
+const doc = (await control.get('/v1/openapi.json')).body;
+const demoId = emulator.fixtureKeys[0]!.workspaceId;
+const demo = client(emulator, emulator.fixtureKeys.find((k) => k.scopes.length === 13)!.secret);
+
+describe('GET /_emulator/workspaces', () => {
+  it('lists every workspace with its settings, oldest first', async () => {
+    const made = await workspace(emulator);
+    const res = await control.get('/_emulator/workspaces');
+    expect(res.status).toBe(200);
+    const ids = res.body.data.map((w: { id: string }) => w.id);
+    expect(ids[0]).toBe(demoId);
+    expect(ids.at(-1)).toBe(made.workspaceId);
+    expect(res.body.data[0]).toEqual((await control.get(`/_emulator/workspaces/${demoId}`)).body);
+    expectMatchesOpenApi(doc, 'GET', '/_emulator/workspaces', 200, res.body);
+  });
+});
+
+describe('POST /_emulator/workspaces/keyless', () => {
+  it('creates a workspace with no key; keys are minted through the console route', async () => {
+    const res = await control.post('/_emulator/workspaces/keyless', { name: 'From the UI', credits: 7 });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'From the UI', credits: 7 });
+    expect(res.text).not.toMatch(/secret|svc_(test|live)_/);
+    expectMatchesOpenApi(doc, 'POST', '/_emulator/workspaces/keyless', 201, res.body);
+    expect((await control.get(`/workspaces/${res.body.id}/keys`)).body.data).toEqual([]);
+    const key = await control.post(`/workspaces/${res.body.id}/keys`, { name: 'app', scopes: ['landings:read'] });
+    expect((await client(emulator, key.body.secret).get('/v1/me')).body.workspaceId).toBe(res.body.id);
+  });
+
+  it('refuses scopes (no key is made) and bad fields with 400, creating nothing', async () => {
+    const before = (await control.get('/_emulator/workspaces')).body.data.length;
+    for (const body of [{ scopes: ['landings:read'] }, { name: '' }, { credits: -1 }, { colour: 'red' }]) {
+      const res = await control.post('/_emulator/workspaces/keyless', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.code).toBe('svc.request.validation_failed');
+      expect(res.body.errors[0].field).toBe(Object.keys(body)[0]);
+    }
+    expect((await control.get('/_emulator/workspaces')).body.data.length).toBe(before);
+  });
+});
+
+describe('GET /_emulator/workspaces/{id}/resources', () => {
+  it('answers what the workspace itself lists through /v1, and its keys without secret or hash', async () => {
+    const res = await control.get(`/_emulator/workspaces/${demoId}/resources`);
+    expect(res.status).toBe(200);
+    expectMatchesOpenApi(doc, 'GET', '/_emulator/workspaces/{workspaceId}/resources', 200, res.body);
+    const r = res.body;
+    expect(r.workspace.id).toBe(demoId);
+    expect(r.agents.data).toEqual(await walk(demo, '/v1/agents'));
+    expect(r.sources.data).toEqual(await walk(demo, '/v1/knowledge/sources'));
+    expect(r.sources.data.length).toBeGreaterThan(0);
+    expect(r.sources.data.every((s: { status: string }) => s.status === 'ready')).toBe(true);
+    expect(r.projects.data).toEqual(await walk(demo, '/v1/projects'));
+    const pages = (await Promise.all(r.projects.data.map((p: { id: string }) => walk(demo, `/v1/projects/${p.id}/pages`)))).flat();
+    expect(r.pages.data.map((p: { id: string }) => p.id).sort()).toEqual(pages.map((p) => p.id).sort());
+    expect(r.keys.data.map((k: { prefix: string }) => k.prefix).sort()).toEqual(emulator.fixtureKeys.map((k) => k.secret.slice(0, 12)).sort());
+    for (const key of r.keys.data) expect(Object.keys(key).sort()).toEqual(['createdAt', 'env', 'expiresAt', 'id', 'name', 'prefix', 'revokedAt', 'scopes']);
+    for (const key of emulator.fixtureKeys) expect(res.text).not.toContain(key.secret);
+    expect(r.credits).toEqual({ used: 0, limit: 1000, remaining: 1000 });
+  });
+
+  it('shows a new source pending, then ready once ingested, and its assets with URLs on the caller’s origin', async () => {
+    const ws = await workspace(emulator);
+    const src = await ws.api.post('/v1/knowledge/text', { title: 'Hours', text: 'We open at nine.' });
+    expect(src.status).toBe(202);
+    const pending = (await control.get(`/_emulator/workspaces/${ws.workspaceId}/resources`)).body.sources.data[0];
+    expect(pending.status === 'pending' || pending.status === 'ready').toBe(true);
+    const png = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'assets', 'image.png'));
+    const form = new FormData();
+    form.set('file', new File([png], 'dot.png', { type: 'image/png' }));
+    form.set('key', 'dot');
+    expect((await ws.api.post('/v1/assets', form)).status).toBe(201);
+    await emulator.drain();
+    const res = await send(emulator, 'GET', `http://127.0.0.1:4010/_emulator/workspaces/${ws.workspaceId}/resources`);
+    expect(res.body.sources.data).toMatchObject([{ id: src.body.id, status: 'ready', title: 'Hours' }]);
+    expect(res.body.assets.data).toMatchObject([{ key: 'dot', kind: 'image' }]);
+    expect(res.body.assets.data[0].url).toMatch(/^http:\/\/127\.0\.0\.1:4010\/files\//);
+    expect(res.body.keys.data).toHaveLength(1);
+  });
+
+  it('answers 404 svc.tenant.not_found for an unknown workspace', async () => {
+    const res = await control.get('/_emulator/workspaces/ws_nope/resources');
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('svc.tenant.not_found');
+  });
+});
+
+describe('GET /_emulator/queue', () => {
+  it('shows scheduled jobs (not due) until the clock brings them, by run time', async () => {
+    const iso = (await control.get('/_emulator/clock')).body.now;
+    const res = await control.get('/_emulator/queue');
+    expect(res.status).toBe(200);
+    expectMatchesOpenApi(doc, 'GET', '/_emulator/queue', 200, res.body);
+    // The demo's URL source is re-crawled on a schedule on the emulated clock.
+    const recrawl = res.body.data.find((j: { kind: string }) => j.kind === 'knowledge.recrawl');
+    expect(recrawl).toMatchObject({ workspaceId: demoId, status: 'queued', due: false, attempts: 0, lastError: null });
+    expect(recrawl.runAt > iso).toBe(true);
+    expect(res.body.counts.queued).toBe(res.body.data.filter((j: { status: string }) => j.status === 'queued').length);
+    const runAts = res.body.data.map((j: { runAt: string }) => j.runAt);
+    expect(runAts).toEqual([...runAts].sort());
+    await control.post('/_emulator/clock', { now: recrawl.runAt });
+    const after = (await control.get('/_emulator/queue')).body.data;
+    expect(after.find((j: { id: string }) => j.id === recrawl.id)).toBeUndefined();
+  });
+
+  it('takes limit 1..1000 and says when there are more', async () => {
+    // Each ready URL source waits for its next crawl in the queue.
+    const ws = await workspace(emulator);
+    const url = (await control.get('/_emulator/web')).body.pages[0].url;
+    for (let i = 0; i < 2; i++) expect((await ws.api.post('/v1/knowledge/urls', { url, syncTtlMinutes: 60 })).status).toBe(202);
+    await emulator.drain();
+    const all = (await control.get('/_emulator/queue')).body;
+    expect(all.data.filter((j: { workspaceId: string }) => j.workspaceId === ws.workspaceId)).toHaveLength(2);
+    const one = await control.get('/_emulator/queue?limit=1');
+    expect(one.status).toBe(200);
+    expect(one.body.data.length).toBeLessThanOrEqual(1);
+    expect(one.body.hasMore).toBe(one.body.counts.queued + one.body.counts.running + one.body.counts.failed > 1);
+    for (const limit of ['0', '1001', 'x', '']) {
+      const res = await control.get(`/_emulator/queue?limit=${limit}`);
+      expect(res.status, limit).toBe(400);
+      expect(res.body.errors[0].field).toBe('limit');
+    }
+  });
+});
+
+describe('POST /_emulator/workspaces/{id}/agents/{agentId}/chat', () => {
+  const agentOf = async (api: ReturnType<typeof client>) => (await api.post('/v1/agents', { name: 'Lola', identity: { businessName: 'Bikes Lola' } })).body.id as string;
+
+  it('answers a turn as the workspace (JSON or streamed), spending its credit like /v1', async () => {
+    const ws = await workspace(emulator, { credits: 3 });
+    const agentId = await agentOf(ws.api);
+    await ws.api.post('/v1/knowledge/text', { title: 'Rentals', text: 'Electric bikes cost 30 euros a day.', agentId });
+    await emulator.drain();
+    const path = `/_emulator/workspaces/${ws.workspaceId}/agents/${agentId}/chat`;
+    const json = await control.post(path, { message: 'How much is an electric bike?' });
+    expect(json.status).toBe(200);
+    expectMatchesOpenApi(doc, 'POST', '/_emulator/workspaces/{workspaceId}/agents/{agentId}/chat', 200, json.body);
+    expect(json.body.reply).toMatch(/30 euros/);
+    const streamed = await send(emulator, 'POST', path, { body: { message: 'And per week?', conversationId: json.body.conversationId }, headers: { accept: 'text/event-stream' } });
+    expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+    expect(streamed.text).toMatch(/^event: start\ndata: \{"conversationId":"cnv_/);
+    expect(streamed.text).toContain('event: done');
+    const usage = (await ws.api.get('/v1/usage')).body;
+    expect(usage.messages).toMatchObject({ used: 2, limit: 3, remaining: 1 });
+    // The conversation is the workspace's own: /v1 continues it.
+    expect((await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Thanks', conversationId: json.body.conversationId })).status).toBe(200);
+    const spent = await control.post(path, { message: 'Once more' });
+    expect(spent.status).toBe(402);
+    expect(spent.body.code).toBe('svc.usage.quota_exhausted');
+  });
+
+  it('refuses what /v1 refuses, and an unknown workspace or another workspace’s agent', async () => {
+    const ws = await workspace(emulator);
+    const other = await workspace(emulator);
+    const agentId = await agentOf(ws.api);
+    const path = `/_emulator/workspaces/${ws.workspaceId}/agents/${agentId}/chat`;
+    const cases: [string, unknown, number, string][] = [
+      [path, { message: '   ' }, 400, 'svc.request.validation_failed'],
+      [path, { message: 'Hi', agentId }, 400, 'svc.chat.agent_scope_conflict'],
+      [path, { message: 'Hi', conversationId: 'cnv_nope' }, 404, 'svc.resource.not_found'],
+      [`/_emulator/workspaces/ws_nope/agents/${agentId}/chat`, { message: 'Hi' }, 404, 'svc.tenant.not_found'],
+      [`/_emulator/workspaces/${other.workspaceId}/agents/${agentId}/chat`, { message: 'Hi' }, 404, 'svc.agent.not_found'],
+    ];
+    for (const [target, body, status, code] of cases) {
+      const res = await control.post(target, body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.body.code).toBe(code);
+    }
+    expect((await ws.api.get('/v1/usage')).body.messages.used).toBe(0);
+  });
+});
+
+describe('GET /_emulator/ui', () => {
+  it('serves the page with the strict CSP, nosniff and no framing; nothing inline', async () => {
+    const res = await send(emulator, 'GET', '/_emulator/ui');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = res.headers.get('content-security-policy')!.split('; ');
+    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:", "frame-ancestors 'none'"]) {
+      expect(csp).toContain(directive);
+    }
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const { document } = parseHTML(res.text);
+    expect(document.querySelectorAll('style, [style]').length).toBe(0);
+    for (const script of document.querySelectorAll('script')) expect(script.getAttribute('src')).toMatch(/^\/_emulator\/ui\//);
+    const inlineHandlers = [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on'));
+    expect(inlineHandlers).toEqual([]);
+    // Every panel is there, server-rendered.
+    for (const id of ['workspaces', 'resources', 'chat', 'journal', 'clock', 'queue', 'faults', 'state']) expect(document.getElementById(id), id).not.toBeNull();
+    const codes = [...document.querySelectorAll('#fault-add select[name="code"] option')].map((o) => o.getAttribute('value'));
+    expect(codes).toContain('svc.service.unavailable');
+  });
+
+  it('serves its files with their types and nosniff; every module it imports is served', async () => {
+    const page = parseHTML((await send(emulator, 'GET', '/_emulator/ui')).text).document;
+    const queue = [...page.querySelectorAll('script[src], link[href]')].map((el) => el.getAttribute('src') ?? el.getAttribute('href')!);
+    const seen = new Set<string>();
+    while (queue.length) {
+      const path = queue.shift()!;
+      if (seen.has(path)) continue;
+      seen.add(path);
+      const res = await send(emulator, 'GET', path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const type = res.headers.get('content-type')!;
+      expect(type, path).toMatch(path.endsWith('.js') ? /^text\/javascript/ : path.endsWith('.css') ? /^text\/css/ : /^image\/svg\+xml/);
+      if (path.endsWith('.js')) {
+        for (const [, spec] of res.text.matchAll(/from ['"](\.{1,2}\/[^'"]+)['"]/g)) queue.push(new URL(spec!, `http://x${path}`).pathname);
+      }
+    }
+    expect([...seen]).toEqual(expect.arrayContaining(['/_emulator/ui/ui.js', '/_emulator/ui/api.js', '/_emulator/ui/vendor/eventsource-parser/stream.js', '/_emulator/ui/vendor/eventsource-parser/index.js']));
+    const etag = (await send(emulator, 'GET', '/_emulator/ui/ui.js')).headers.get('etag')!;
+    expect((await send(emulator, 'GET', '/_emulator/ui/ui.js', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await send(emulator, 'GET', '/_emulator/ui/nope.js')).status).toBe(404);
+    // Files are looked up by name among the few the UI has: no path reaches the disk.
+    expect((await send(emulator, 'GET', '/_emulator/ui/vendor%2F..%2F..%2F..%2Fpackage.json')).status).toBe(404);
+  });
+
+  it('offers only ingestion failures the control plane takes', () => {
+    for (const code of INGEST_CHOICES) expect(INGEST_CODE.test(code), code).toBe(true);
+  });
+});
+
+describe('the UI behind the guard', () => {
+  it('with an admin token: the page and its files load without it (they hold no data); every data route asks for it', async () => {
+    const guarded = await createEmulator({ adminToken: 'hunter2', log: quiet });
+    try {
+      for (const path of ['/_emulator/ui', '/_emulator/ui/ui.js', '/_emulator/ui/ui.css']) {
+        expect((await send(guarded, 'GET', path)).status, path).toBe(200);
+      }
+      expect((await send(guarded, 'HEAD', '/_emulator/ui')).status).toBe(200);
+      // Not a file: the token is needed even under the UI's path for anything but GET/HEAD.
+      expect((await send(guarded, 'POST', '/_emulator/ui', { body: {} })).status).toBe(401);
+      for (const path of ['/_emulator/workspaces', '/_emulator/queue', '/_emulator/requests', '/_emulator/faults', '/_emulator/clock', '/_emulator/state']) {
+        const res = await send(guarded, 'GET', path);
+        expect(res.status, path).toBe(401);
+        expect((await send(guarded, 'GET', path, { headers: { authorization: 'Bearer hunter2' } })).status, path).toBe(200);
+      }
+      expect((await send(guarded, 'POST', '/_emulator/workspaces/keyless', { body: {} })).status).toBe(401);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('the page is refused to a foreign Host (DNS rebinding) and to another site’s page', async () => {
+    expect((await send(emulator, 'GET', '/_emulator/ui', { headers: { host: 'rebind.attacker.example' } })).status).toBe(403);
+    expect((await send(emulator, 'GET', '/_emulator/ui/ui.js', { headers: { host: 'rebind.attacker.example' } })).status).toBe(403);
+    expect((await send(emulator, 'GET', '/_emulator/ui', { headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    expect((await send(emulator, 'GET', '/_emulator/ui', { headers: { 'sec-fetch-site': 'none' } })).status).toBe(200);
+  });
+});
