@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { fold, isStop, queryWords, stem, words, type Lang } from './analyze.js';
-import { topK, type Group } from './bm25f.js';
+import type { Group } from './bm25f.js';
 import type { LexicalRetriever } from './lexical.js';
 
 export type Expander = (query: string, groups: Group[]) => Group[];
@@ -24,20 +24,19 @@ function offer(group: Group, term: string, weight: number): void {
 
 export function prf(lex: LexicalRetriever, docs = 3, terms = 10, weight = 0.3): Expander {
   return (_query, groups) => {
-    const { scores } = lex.index.score(groups);
-    const top = topK(scores, docs);
-    if (top.length === 0) return groups;
+    const { hits } = lex.index.search(groups, docs);
+    if (hits.length === 0) return groups;
     const inQuery = new Set(groups.flat().map((a) => a.term));
     const mass = new Map<string, number>();
-    const best = scores[top[0]!]!;
-    for (const d of top) {
+    const best = hits[0]!.score;
+    for (const { position: d, score } of hits) {
       const a = lex.analysed[d]!;
       const all = [...a.head, ...a.head, ...a.body];
       const tf = new Map<string, number>();
       for (const t of all) tf.set(t, (tf.get(t) ?? 0) + 1);
       for (const [t, n] of tf) {
         if (inQuery.has(t) || /^\d+$/.test(t) || t.length < 3) continue;
-        const w = (scores[d]! / best) * (n / all.length) * lex.index.idf(t);
+        const w = (score / best) * (n / all.length) * lex.index.idf(t);
         mass.set(t, (mass.get(t) ?? 0) + w);
       }
     }
@@ -208,4 +207,57 @@ export function fromLexicon(lex: LexicalRetriever, lexicon: Lexicon, targetLang:
 /** Several expanders, one after the other. */
 export function chain(...expanders: Expander[]): Expander {
   return (query, groups) => expanders.reduce((g, e) => e(query, g), groups);
+}
+
+// ---------------------------------------------------------------------------------------
+// Near spellings: a query word close in spelling to a word of the knowledge (`sistema` /
+// `system`, `memoria` / `memory`) takes that word's stem as an alternative. Catches the
+// cognates no suffix rule lists, and typing mistakes; long words only.
+
+function levenshtein(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur.push(v);
+      rowMin = Math.min(rowMin, v);
+    }
+    if (rowMin > max) return max + 1;
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+export function nearSpellings(lex: LexicalRetriever, weight = 0.5): Expander {
+  // Folded surface words of the knowledge by first two letters, with their stems.
+  const byPrefix = new Map<string, Map<string, Set<string>>>();
+  lex.chunks.forEach((c) => {
+    for (const w of words(c.text)) {
+      const f = fold(w);
+      if (f.length < 5 || /\d/.test(f) || isStop(f)) continue;
+      const key = f.slice(0, 2);
+      let m = byPrefix.get(key);
+      if (!m) byPrefix.set(key, (m = new Map()));
+      let s = m.get(f);
+      if (!s) m.set(f, (s = new Set()));
+      s.add(stem(w, 'en')).add(stem(w, 'es'));
+    }
+  });
+  return (query, groups) => {
+    const qw = queryWords(query);
+    return groups.map((group, i) => {
+      const f = fold(qw[i]!.word);
+      if (f.length < 6 || /\d/.test(f)) return group;
+      const max = f.length >= 9 ? 3 : 2;
+      const g = [...group];
+      for (const [w, stems] of byPrefix.get(f.slice(0, 2)) ?? []) {
+        if (w === f || levenshtein(f, w, max) > max) continue;
+        for (const t of stems) if (lex.index.has(t)) offer(g, t, weight);
+      }
+      return g;
+    });
+  };
 }

@@ -62,7 +62,7 @@ export class LexicalRetriever {
     readonly options: LexicalOptions = {},
   ) {
     this.analysed = chunks.map((c) => analyse(c, options));
-    this.index = new Bm25fIndex(this.analysed, { ...DEFAULT_BM25F, ...options });
+    this.index = Bm25fIndex.build(this.analysed, { ...DEFAULT_BM25F, ...options });
   }
 
   /** The query's groups: one per content word, its stems in both languages as alternatives (none: a word the knowledge never uses). */

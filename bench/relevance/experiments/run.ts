@@ -12,8 +12,9 @@ import { fmt, percentile } from '../../support.js';
 import { buildBm25 } from '../bm25.js';
 import { corpusInstalled, INSTALL_HINT } from '../corpus.js';
 import { distinctSections, figures, rankOf, type Outcome, type Question } from '../metrics.js';
-import { APPROACHES, type Retriever } from './approaches.js';
+import { APPROACHES, CHOSEN, type Retriever } from './approaches.js';
 import { capture, loadQuestions, type Chunk } from './data.js';
+import { measureScale } from './scale.js';
 import { calibrate, noAnswerFigures } from './threshold.js';
 
 const LIMIT = 10;
@@ -92,9 +93,16 @@ export async function run(): Promise<void> {
     const buildMs = performance.now() - b0;
     const { outcomes, ms } = outcomesOf(questions, chunks, retrieve);
     const threshold = calibrate(outcomes.filter((o) => halfOf(o.question) === 'tune'));
-    console.log(row(approach.name, outcomes, threshold));
-    if (VERBOSE) console.log(`    build ${fmt(buildMs, 0)} ms, query p50 ${fmt(percentile(ms, 50), 2)} ms p95 ${fmt(percentile(ms, 95), 2)} ms, threshold ${fmt(threshold, 3)}`);
+    console.log(row(approach === CHOSEN ? `* ${approach.name}` : approach.name, outcomes, threshold));
+    if (VERBOSE || approach === CHOSEN) console.log(`    build ${fmt(buildMs, 0)} ms, query p50 ${fmt(percentile(ms, 50), 2)} ms p95 ${fmt(percentile(ms, 95), 2)} ms, threshold ${fmt(threshold, 3)}`);
+  }
+
+  const size = Number(process.env.BENCH_EXPERIMENTS_SCALE ?? 100_000);
+  if (size > 0) {
+    console.log(`latency of the chosen approach (${CHOSEN.name}):`);
+    measureScale(chunks, questions, size, CHOSEN.options, CHOSEN.expand);
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();
+
