@@ -74,6 +74,12 @@ export const APPROACHES: Approach[] = [
   lexicalApproach('bm25f block-lang head x3', { langMode: 'block', headWeight: 3 }),
   CHOSEN,
   lexicalApproach('bm25f both-stems head x3', { langMode: 'both', headWeight: 3 }),
+  lexicalApproach('bm25f both-stems x2 +title', { langMode: 'both', headWeight: 2, title: true }),
+  lexicalApproach('bm25f block-lang x2 +title', { langMode: 'block', headWeight: 2, title: true }),
+  lexicalApproach('both x2 +title +headbonus .5', { langMode: 'both', headWeight: 2, title: true, headBonus: 0.5 }),
+  lexicalApproach('both x2 +title +headbonus 1', { langMode: 'both', headWeight: 2, title: true, headBonus: 1 }),
+  lexicalApproach('both x2 +headbonus 1', { langMode: 'both', headWeight: 2, headBonus: 1 }),
+  lexicalApproach('block x2 +title +headbonus 1', { langMode: 'block', headWeight: 2, title: true, headBonus: 1 }),
   // Expansions, each alone over bm25f block-lang head x2.
   lexicalApproach('+prf', BASE, (lex) => prf(lex)),
   lexicalApproach('+cognate rules', BASE, (lex) => cognates(lex)),

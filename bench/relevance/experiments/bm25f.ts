@@ -17,9 +17,15 @@ export interface Bm25fOptions {
   headWeight: number;
   bHead: number;
   bBody: number;
+  /**
+   * Added per chunk, times the ceiling: the share of the query's weight that its headings
+   * (and title) hold. A heading says what the whole section is about; BM25F's saturation
+   * lets a body that repeats a word catch up with it, this does not.
+   */
+  headBonus: number;
 }
 
-export const DEFAULT_BM25F: Bm25fOptions = { k1: 1.2, headWeight: 1, bHead: 0.75, bBody: 0.75 };
+export const DEFAULT_BM25F: Bm25fOptions = { k1: 1.2, headWeight: 1, bHead: 0.75, bBody: 0.75, headBonus: 0 };
 
 export interface Alternative {
   term: string;
@@ -155,6 +161,7 @@ export class Bm25fIndex {
   // Scratch arrays reused by every query: only the entries a query touched are reset.
   #total?: Float64Array;
   #best?: Float64Array;
+  #inHead?: Float64Array;
 
   /**
    * The `k` best chunks for the query (ties by position), and the query's `ceiling`: the
@@ -162,14 +169,16 @@ export class Bm25fIndex {
    * sum of their weighted idf). Costs the postings of the query's terms, not the scope.
    */
   search(groups: Group[], k: number): { hits: { position: number; score: number }[]; ceiling: number } {
-    const { k1, headWeight, bHead, bBody } = this.options;
+    const { k1, headWeight, bHead, bBody, headBonus } = this.options;
     const total = (this.#total ??= new Float64Array(this.size));
     const best = (this.#best ??= new Float64Array(this.size));
+    const inHead = (this.#inHead ??= new Float64Array(this.size));
     const matched: number[] = [];
     let ceiling = 0;
     for (const group of groups) {
       const touched: number[] = [];
       let groupCeiling = 0;
+      const headed = headBonus > 0 ? new Map<number, number>() : undefined;
       for (const { term, weight } of group) {
         const id = this.#dictionary.ids.get(term);
         if (id === undefined || id + 1 >= this.#offsets.length) continue;
@@ -183,6 +192,7 @@ export class Bm25fIndex {
           const s = (idf * tf * (k1 + 1)) / (k1 + tf);
           if (best[d] === 0) touched.push(d);
           if (s > best[d]!) best[d] = s;
+          if (headed && this.#head[j]! > 0) headed.set(d, Math.max(headed.get(d) ?? 0, idf));
         }
       }
       ceiling += groupCeiling;
@@ -191,10 +201,15 @@ export class Bm25fIndex {
         total[d]! += best[d]!;
         best[d] = 0;
       }
+      if (headed) for (const [d, w] of headed) inHead[d]! += w;
     }
+    if (headBonus > 0) for (const d of matched) total[d]! += headBonus * inHead[d]!;
     const top = topK(total, k, matched);
     const hits = top.map((position) => ({ position, score: total[position]! }));
-    for (const d of matched) total[d] = 0;
+    for (const d of matched) {
+      total[d] = 0;
+      inHead[d] = 0;
+    }
     return { hits, ceiling };
   }
 }

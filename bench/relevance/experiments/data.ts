@@ -47,11 +47,10 @@ export function loadQuestions(): Question[] {
  * cache file when one matches the corpus, the questions and the sources of `src/`
  * (`BENCH_RELEVANCE_FRESH=1` ignores it): ingestion takes 20 to 60 s, an experiment a few.
  */
-export async function capture(questions: Question[]): Promise<Captured> {
-  const docs = loadCorpus();
+export async function capture(questions: Question[], docs: UploadDocument[] = referenceDocuments()): Promise<Captured> {
   const key = createHash('sha256')
     .update(JSON.stringify(docs.map((d) => [d.key, d.html.length])))
-    .update(readFileSync(QUESTIONS))
+    .update(JSON.stringify(questions))
     .update(srcDigest())
     .digest('hex')
     .slice(0, 16);
@@ -81,7 +80,21 @@ function readdirSorted(dir: URL): Dirent[] {
   return readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
-async function ingest(key: string, docs: CorpusDocument[], questions: Question[]): Promise<Captured> {
+/** A document to upload: its section key, language, HTML and the file name it is uploaded under. */
+export interface UploadDocument {
+  key: string;
+  section: string;
+  lang: 'en' | 'es';
+  html: string;
+  filename: string;
+}
+
+/** The Debian Reference, uploaded as `bench/relevance` does. */
+export function referenceDocuments(): UploadDocument[] {
+  return loadCorpus().map((d: CorpusDocument) => ({ key: d.key, section: d.section, lang: d.lang, html: d.html, filename: `${d.key.replace(/[#@ ]/g, '.')}.html` }));
+}
+
+async function ingest(key: string, docs: UploadDocument[], questions: Question[]): Promise<Captured> {
   const emulator = await createEmulator({ log: () => {}, jobConcurrency: 1 });
   try {
     const { workspaceId, apiKey } = await emulator.createWorkspace();
@@ -93,10 +106,10 @@ async function ingest(key: string, docs: CorpusDocument[], questions: Question[]
       body: JSON.stringify({ name: 'Debian helper', identity: { businessName: 'Debian Reference', description: 'Answers questions on administering a Debian system.' } }),
     });
     const agentId = ((await agentRes.json()) as { id: string }).id;
-    const docOf = new Map<string, CorpusDocument>();
+    const docOf = new Map<string, UploadDocument>();
     for (const doc of docs) {
       const form = new FormData();
-      form.set('file', new File([doc.html], `${doc.key.replace(/[#@ ]/g, '.')}.html`, { type: 'text/html' }));
+      form.set('file', new File([doc.html], doc.filename, { type: 'text/html' }));
       form.set('agentId', agentId);
       const res = await emulator.request('/v1/knowledge/uploads', { method: 'POST', headers: auth, body: form });
       if (res.status !== 202) throw new Error(`add ${doc.key}: ${res.status} ${await res.text()}`);

@@ -16,6 +16,8 @@ export interface LexicalOptions extends Partial<Bm25fOptions> {
   langMode?: 'chunk' | 'block' | 'both';
   /** Treat Markdown heading lines as a field of their own (else they are body text). */
   headings?: boolean;
+  /** Add the source's title (a file name's words without its extension) to the heading field. */
+  title?: boolean;
 }
 
 export interface AnalysedChunk {
@@ -31,7 +33,8 @@ export function analyse(chunk: Chunk, options: LexicalOptions): AnalysedChunk {
   const body: string[] = [];
   let es = 0;
   let all = 0;
-  for (const block of blocks(chunk.text, chunk.lang)) {
+  const titled = options.title ? [{ text: titleWords(chunk.title), heading: true, lang: detect(chunk.title, chunk.lang) }] : [];
+  for (const block of [...titled, ...blocks(chunk.text, chunk.lang)]) {
     const lang: Lang = mode === 'chunk' ? chunk.lang : block.lang;
     const into = options.headings !== false && block.heading ? head : body;
     const terms = mode === 'both' ? bothStems(block.text) : stems(block.text, lang);
@@ -74,4 +77,9 @@ export class LexicalRetriever {
   queryLang(query: string): Lang {
     return detect(query, 'en');
   }
+}
+
+/** A title's words; a file name loses its extension and language tag (`sect.quotas.es.html`: `sect quotas`). */
+export function titleWords(title: string): string {
+  return title.replace(/(\.(en|es))?\.(html?|pdf|md|txt|docx?)$/i, '').replace(/[._-]+/g, ' ');
 }
