@@ -2,7 +2,9 @@
  * The approaches the runner measures, alone and combined. Each builds a retriever over
  * the chunks: a question in, the best chunk positions and a confidence out.
  */
-import { topK } from './bm25f.js';
+import { Bm25fIndex, DEFAULT_BM25F, topK } from './bm25f.js';
+import { readFileSync } from 'node:fs';
+import { fold, queryWords } from './analyze.js';
 import type { Chunk } from './data.js';
 import { chain, cognates, nearSpellings, fromLexicon, loadFreeDict, loadWordNet, prf, type Expander, type Lexicon } from './expand.js';
 import { DenseIndex, rrf } from './fusion.js';
@@ -19,21 +21,105 @@ export interface Approach {
 }
 
 /** BM25F with optional query expansion: the confidence is the best score over the query's idf mass. */
-function lexical(options: LexicalOptions, expand?: (lex: LexicalRetriever) => Expander, dense?: number): Approach['build'] {
+/**
+ * `sourceWeight`: multi-granularity. Besides the chunks, each whole source (all its
+ * chunks' terms) is one document of a second index; a chunk's score gains
+ * `sourceWeight` times its source's, both over their ceilings: a question whose words
+ * spread over a long page's chunks still finds the page.
+ */
+/**
+ * How sure a ranking is that it found something. `score`: the best chunk's score over the
+ * query's ceiling, a word the knowledge never uses counting with the idf of an unseen
+ * term. `known`: first the share of the question's content words the knowledge uses at
+ * all, then that score (a tenth of it) to order questions all of whose words it knows.
+ */
+export type Confidence = 'score' | 'known' | 'names' | 'adaptive' | 'adaptive+names' | 'blend';
+
+/**
+ * `blend`: two detectors in a vote weighted by the vocabulary's richness. A rich
+ * knowledge base is judged by the words of the question it does not know, at the
+ * threshold the tuning half gives that detector alone (the `known words` row refuses 80%
+ * of its no-answer questions there). A small one (a hotel's 24 pages) has not met most
+ * ordinary words, so it refuses only when its best chunk holds almost nothing of the
+ * question (under 5% of its weight): not tuned, the "nothing matched" rule.
+ */
+const T_SCORE = 0.05;
+const T_KNOWN = 0.943;
+
+/**
+ * A knowledge base using this many distinct terms has met the ordinary words of its
+ * field: a word it never uses is telling. A smaller one (a hotel's 24 pages) misses most
+ * ordinary words, so an unknown word there weighs in proportion.
+ */
+const RICH_VOCABULARY = 10_000;
+
+function confidenceOf(kind: Confidence, best: number, ceiling: number, missing: number, words: number, unseen: number, richness = 1): number {
+  const score = best / Math.max(1e-9, ceiling + missing * unseen);
+  if (kind === 'score') return score;
+  const known = 1 - missing / Math.max(1, words) + score / 10;
+  if (kind === 'blend') return richness * (known - T_KNOWN) + (1 - richness) * (score - T_SCORE);
+  return known;
+}
+
+/**
+ * General word lists of English and Spanish (`an-array-of-english-words`,
+ * `an-array-of-spanish-words`, MIT), read from `BENCH_WORDLIST_DIR` when given: a word
+ * the knowledge never uses but the language does ("dog", "garbage") is a question put in
+ * other words; one no dictionary lists ("kubernetes", "certbot") names a thing the
+ * knowledge does not cover.
+ */
+const WORDLIST_DIR = process.env.BENCH_WORDLIST_DIR;
+let dictionary: Set<string> | undefined;
+function getDictionary(): Set<string> {
+  if (dictionary) return dictionary;
+  dictionary = new Set();
+  if (!WORDLIST_DIR) return dictionary;
+  for (const lang of ['en', 'es']) {
+    const list = JSON.parse(readFileSync(`${WORDLIST_DIR}/${lang}/package/index.json`, 'utf8')) as string[];
+    for (const w of list) dictionary.add(fold(w));
+  }
+  return dictionary;
+}
+
+function lexical(options: LexicalOptions, expand?: (lex: LexicalRetriever) => Expander, dense?: number, sourceWeight = 0, confidence: Confidence = 'score'): Approach['build'] {
   return (chunks) => {
     const lex = new LexicalRetriever(chunks, options);
+    const sources = sourceWeight ? sourceIndex(chunks, lex, options) : undefined;
     const widen = expand?.(lex);
     const vectors = dense ? new DenseIndex(chunks) : undefined;
     const unseen = Math.log(1 + (lex.index.size + 0.5) / 0.5);
     return (query, limit) => {
       let groups = lex.groups(query);
-      const missing = groups.filter((g) => g.length === 0).length;
+      const qw = confidence.includes('names') ? queryWords(query) : undefined;
+      // `names`: only unknown words no dictionary lists count as missing. `adaptive`: an
+      // unknown word weighs by how rich the knowledge's vocabulary is; with `+names`, one no
+      // dictionary lists weighs fully.
+      const richness = Math.min(1, lex.index.vocabularySize / RICH_VOCABULARY);
+      let missing = 0;
+      groups.forEach((g, i) => {
+        if (g.length > 0) return;
+        const listed = qw ? getDictionary().has(fold(qw[i]!.word)) : true;
+        if (confidence === 'names') missing += listed ? 0 : 1;
+        else if (confidence === 'adaptive+names') missing += listed ? richness : 1;
+        else if (confidence === 'adaptive') missing += richness;
+        else if (confidence === 'blend') missing += 1;
+        else missing += 1;
+      });
+      const words = groups.length;
       if (widen) groups = widen(query, groups);
-      const { hits, ceiling } = lex.index.search(groups, vectors ? 100 : limit);
+      let { hits, ceiling } = lex.index.search(groups, sources ? 200 : vectors ? 100 : limit);
+      if (sources) {
+        const bySource = sources.index.search(groups, 50);
+        const sourceScore = new Map(bySource.hits.map((h) => [h.position, h.score / Math.max(1e-9, bySource.ceiling)]));
+        hits = hits
+          .map((h) => ({ position: h.position, score: h.score + sourceWeight * ceiling * (sourceScore.get(sources.of[h.position]!) ?? 0) }))
+          .sort((a, b) => b.score - a.score || a.position - b.position)
+          .slice(0, vectors ? 100 : limit);
+      }
       let positions = hits.map((h) => h.position);
       const best = hits[0]?.score ?? 0;
       if (vectors) positions = rrf([{ positions, weight: 1 }, { positions: topK(vectors.scores(query), 100), weight: dense! }], limit);
-      return { positions, confidence: best / Math.max(1e-9, ceiling + missing * unseen) };
+      return { positions, confidence: confidenceOf(confidence, best, ceiling, missing, words, unseen, Math.min(1, lex.index.vocabularySize / RICH_VOCABULARY)) };
     };
   };
 }
@@ -52,8 +138,22 @@ const getFreeDict = () =>
 const BASE: LexicalOptions = { langMode: 'block', headWeight: 2 };
 const lexiconEs = (lex: LexicalRetriever) => chain(fromLexicon(lex, getFreeDict().enEs, 'es', 0.6), fromLexicon(lex, getFreeDict().esEn, 'en', 0.6));
 
-function lexicalApproach(name: string, options: LexicalOptions, expand?: (lex: LexicalRetriever) => Expander): Approach & { options: LexicalOptions } {
-  return { name, build: lexical(options, expand), options, ...(expand && { expand }) };
+/** The second index of multi-granularity scoring: one document per source. */
+function sourceIndex(chunks: Chunk[], lex: LexicalRetriever, options: LexicalOptions): { index: Bm25fIndex; of: number[] } {
+  const ids = [...new Set(chunks.map((c) => c.sourceId))];
+  const at = new Map(ids.map((id, i) => [id, i]));
+  const docs = ids.map(() => ({ head: [] as string[], body: [] as string[] }));
+  chunks.forEach((c, i) => {
+    const d = docs[at.get(c.sourceId)!]!;
+    // A repeated section heading counts once per source.
+    if (d.head.length === 0) d.head.push(...lex.analysed[i]!.head);
+    d.body.push(...lex.analysed[i]!.body);
+  });
+  return { index: Bm25fIndex.build(docs, { ...DEFAULT_BM25F, ...options }), of: chunks.map((c) => at.get(c.sourceId)!) };
+}
+
+function lexicalApproach(name: string, options: LexicalOptions, expand?: (lex: LexicalRetriever) => Expander, confidence: Confidence = 'score'): Approach & { options: LexicalOptions } {
+  return { name, build: lexical(options, expand, undefined, 0, confidence), options, ...(expand && { expand }) };
 }
 
 const wordnetSynonyms = (lex: LexicalRetriever) => fromLexicon(lex, getWordNet(), 'en', 0.5);
@@ -63,7 +163,7 @@ const wordnetSynonyms = (lex: LexicalRetriever) => fromLexicon(lex, getWordNet()
  * the ones that need nothing that cannot ship (FreeDict is GPL; WordNet is 35 MB for a
  * gain within noise).
  */
-export const CHOSEN = lexicalApproach('bm25f both-stems head x2', { langMode: 'both', headWeight: 2 });
+export const CHOSEN = lexicalApproach('bm25f both-stems x2 +title', { langMode: 'both', headWeight: 2, title: true }, undefined, 'blend');
 
 export const APPROACHES: Approach[] = [
   // Analysis and fields, alone.
@@ -72,12 +172,20 @@ export const APPROACHES: Approach[] = [
   lexicalApproach('bm25 both-stems', { langMode: 'both', headings: false }),
   lexicalApproach('bm25f block-lang head x2', BASE),
   lexicalApproach('bm25f block-lang head x3', { langMode: 'block', headWeight: 3 }),
-  CHOSEN,
+  lexicalApproach('bm25f both-stems head x2', { langMode: 'both', headWeight: 2 }),
   lexicalApproach('bm25f both-stems head x3', { langMode: 'both', headWeight: 3 }),
-  lexicalApproach('bm25f both-stems x2 +title', { langMode: 'both', headWeight: 2, title: true }),
+  CHOSEN,
+  lexicalApproach('  same, confidence = score only', { langMode: 'both', headWeight: 2, title: true }),
+  lexicalApproach('  same, confidence = unlisted names', { langMode: 'both', headWeight: 2, title: true }, undefined, 'names'),
+  lexicalApproach('  same, confidence = adaptive', { langMode: 'both', headWeight: 2, title: true }, undefined, 'adaptive'),
+  lexicalApproach('  same, confidence = known words', { langMode: 'both', headWeight: 2, title: true }, undefined, 'known'),
+  lexicalApproach('  same, confidence = adaptive+names', { langMode: 'both', headWeight: 2, title: true }, undefined, 'adaptive+names'),
   lexicalApproach('bm25f block-lang x2 +title', { langMode: 'block', headWeight: 2, title: true }),
   lexicalApproach('both x2 +title +headbonus .5', { langMode: 'both', headWeight: 2, title: true, headBonus: 0.5 }),
   lexicalApproach('both x2 +title +headbonus 1', { langMode: 'both', headWeight: 2, title: true, headBonus: 1 }),
+  { name: 'both x2 +title +source .5', build: lexical({ langMode: 'both', headWeight: 2, title: true }, undefined, undefined, 0.5) },
+  { name: 'both x2 +title +source 1', build: lexical({ langMode: 'both', headWeight: 2, title: true }, undefined, undefined, 1) },
+  { name: 'both x2 +source 1', build: lexical({ langMode: 'both', headWeight: 2 }, undefined, undefined, 1) },
   lexicalApproach('both x2 +headbonus 1', { langMode: 'both', headWeight: 2, headBonus: 1 }),
   lexicalApproach('block x2 +title +headbonus 1', { langMode: 'block', headWeight: 2, title: true, headBonus: 1 }),
   // Expansions, each alone over bm25f block-lang head x2.

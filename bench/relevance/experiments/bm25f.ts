@@ -144,6 +144,11 @@ export class Bm25fIndex {
     this.#avgBody = Math.max(1e-9, sumBody / Math.max(1, n));
   }
 
+  /** How many distinct terms the index holds: how much of a language the knowledge uses. */
+  get vocabularySize(): number {
+    return this.#offsets.length - 1;
+  }
+
   df(term: string): number {
     const id = this.#dictionary.ids.get(term);
     return id === undefined || id + 1 >= this.#offsets.length ? 0 : this.#offsets[id + 1]! - this.#offsets[id]!;

@@ -19,6 +19,19 @@ interface FixtureDocument {
 
 const read = (name: string) => JSON.parse(readFileSync(new URL(`../../../test/fixtures/relevance/${name}`, import.meta.url), 'utf8'));
 
+/**
+ * Questions this hotel's knowledge does not answer, written for this check (the unit
+ * test's fixture has none): a small knowledge base must also know when it does not know.
+ */
+const NO_ANSWER = [
+  'Is there a casino in the hotel?',
+  'Do you rent surfboards?',
+  'Can I get a tattoo appointment nearby?',
+  '¿Tenéis helipuerto?',
+  '¿Organizáis clases de cocina?',
+  '¿Se puede pescar en el lago?',
+];
+
 export function fixtureCheck(approach: Approach, threshold: number): string {
   const documents = (read('documents.json').documents as FixtureDocument[]).filter((d) => d.owner !== 'other');
   const queries = read('queries.json').queries as { query: string; expected: string }[];
@@ -39,8 +52,14 @@ export function fixtureCheck(approach: Approach, threshold: number): string {
     if (confidence < threshold) refused += 1;
   }
   const n = queries.length;
+  const refusedNone = NO_ANSWER.filter((q) => retrieve(q, 3).confidence < threshold).length;
+  if (process.env.BENCH_EXPERIMENTS_VERBOSE === '1') {
+    const c = (q: string) => retrieve(q, 3).confidence.toFixed(3);
+    console.log(`    confidences: answerable ${queries.map((q) => c(q.query)).sort().slice(0, 8).join(' ')} ...; unanswerable ${NO_ANSWER.map(c).join(' ')}`);
+    console.log(`    refused: ${queries.filter((q) => retrieve(q.query, 3).confidence < threshold).map((q) => q.query).join(' | ')}`);
+  }
   return (
     `hotel fixture (${documents.length} documents, ${n} queries): top-1 ${first}/${n} (${Math.round((100 * first) / n)}%), top-3 ${top3}/${n}; ` +
-    `refused at the threshold: ${refused}/${n}${misses.length ? `\n    misses: ${misses.join('; ')}` : ''}`
+    `refused at the threshold: ${refused}/${n} answerable, ${refusedNone}/${NO_ANSWER.length} unanswerable${misses.length ? `\n    misses: ${misses.join('; ')}` : ''}`
   );
 }

@@ -12,11 +12,11 @@ export interface WithConfidence extends Outcome {
   confidence: number;
 }
 
-export function calibrate(tuning: WithConfidence[]): number {
+export function calibrate(tuning: WithConfidence[], target = TARGET): number {
   const none = tuning.filter((o) => o.question.kind === 'no-answer').map((o) => o.confidence).sort((a, b) => a - b);
   if (none.length === 0) return 0;
   // Refusing below t refuses every no-answer question whose confidence is < t.
-  const need = Math.ceil(TARGET * none.length);
+  const need = Math.max(1, Math.ceil(target * none.length));
   const t = none[need - 1]!;
   // Just above the need-th lowest: that one is refused too.
   return t + 1e-9;
