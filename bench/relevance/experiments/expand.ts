@@ -261,3 +261,24 @@ export function nearSpellings(lex: LexicalRetriever, weight = 0.5): Expander {
     });
   };
 }
+
+/**
+ * A MyThes thesaurus (LibreOffice's format: `word|meanings`, then one `-|syn|syn...` line
+ * per meaning, Latin-1), e.g. Debian's `mythes-es`: the synonyms of a word's first
+ * `senses` meanings.
+ */
+export function loadMyThes(file: string, senses = 2): Lexicon {
+  const out: Lexicon = new Map();
+  if (!existsSync(file)) return out;
+  const lines = readFileSync(file, 'latin1').split('\n');
+  for (let i = 1; i < lines.length; i++) {
+    const head = lines[i]!.split('|');
+    const count = Number(head[1]);
+    if (head.length !== 2 || !Number.isInteger(count)) continue;
+    const related: string[] = [];
+    for (let k = 1; k <= count; k++) if (k <= senses) related.push(...lines[i + k]!.split('|').slice(1).map((s) => s.replace(/\s*\(.*\)$/, '').toLowerCase()));
+    out.set(head[0]!.toLowerCase(), [...new Set(related)].filter((w) => w !== head[0]!.toLowerCase()));
+    i += count;
+  }
+  return out;
+}

@@ -1,8 +1,8 @@
 /**
  * A second real corpus, for the "does it carry over" check only: The Debian
  * Administrator's Handbook (`apt-get install debian-handbook`), one document per page,
- * English and Spanish, every third page in Spanish only. Sixteen questions of
- * `debian-handbook.json` (twelve answerable, four not); nothing is tuned on them.
+ * English and Spanish, every third page in Spanish only. Twenty-eight questions of
+ * `debian-handbook.json` (24 answerable, four not); nothing is tuned on them.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
