@@ -182,6 +182,7 @@ export const APPROACHES: Approach[] = [
   lexicalApproach('bm25f both-stems head x3', { langMode: 'both', headWeight: 3 }),
   lexicalApproach('bm25f both-stems x2 +title', { langMode: 'both', headWeight: 2, title: true }, undefined, 'blend'),
   CHOSEN,
+  lexicalApproach('  same, title = first heading', { langMode: 'block', headWeight: 2, title: 'heading' }, undefined, 'blend'),
   lexicalApproach('  same, confidence = score only', { langMode: 'block', headWeight: 2, title: true }, undefined, 'score'),
   lexicalApproach('  same, confidence = unlisted names', { langMode: 'block', headWeight: 2, title: true }, undefined, 'names'),
   lexicalApproach('  same, confidence = adaptive', { langMode: 'block', headWeight: 2, title: true }, undefined, 'adaptive'),

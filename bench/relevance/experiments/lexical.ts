@@ -16,8 +16,12 @@ export interface LexicalOptions extends Partial<Bm25fOptions> {
   langMode?: 'chunk' | 'block' | 'both';
   /** Treat Markdown heading lines as a field of their own (else they are body text). */
   headings?: boolean;
-  /** Add the source's title (a file name's words without its extension) to the heading field. */
-  title?: boolean;
+  /**
+   * Add the source's title (a file name's words without its extension) to the heading
+   * field. `heading`: the chunk's first heading instead, a control for what file names
+   * bring (the development set's file names carry English anchors into Spanish documents).
+   */
+  title?: boolean | 'heading';
 }
 
 export interface AnalysedChunk {
@@ -33,8 +37,10 @@ export function analyse(chunk: Chunk, options: LexicalOptions): AnalysedChunk {
   const body: string[] = [];
   let es = 0;
   let all = 0;
-  const titled = options.title ? [{ text: titleWords(chunk.title), heading: true, lang: detect(chunk.title, chunk.lang) }] : [];
-  for (const block of [...titled, ...blocks(chunk.text, chunk.lang)]) {
+  const own = blocks(chunk.text, chunk.lang);
+  const title = options.title === 'heading' ? (own.find((b) => b.heading)?.text ?? '') : options.title ? titleWords(chunk.title) : '';
+  const titled = title ? [{ text: title, heading: true, lang: detect(title, chunk.lang) }] : [];
+  for (const block of [...titled, ...own]) {
     const lang: Lang = mode === 'chunk' ? chunk.lang : block.lang;
     const into = options.headings !== false && block.heading ? head : body;
     const terms = mode === 'both' ? bothStems(block.text) : stems(block.text, lang);
