@@ -15,6 +15,8 @@ import type { Translator } from '../src/pages/translator.js';
 import { iso } from '../src/platform/time.js';
 import { createService, type Service } from '../src/service.js';
 import { registerControlPlane } from './control-plane.routes.js';
+import { registerErrorPages } from './docs/error-pages.js';
+import { registerHomePage } from './docs/home-page.js';
 import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
 import { readFixture, type Fixture, type FixtureInput } from './fixtures.js';
 import { loadFixture, type LoadedKey } from './fixture-loader.js';
@@ -130,6 +132,8 @@ export class Emulator {
         app.use('/_emulator/*', guarded);
         app.use('/workspaces/*', guarded);
         registerControlPlane(router, this);
+        registerHomePage(app, router, service);
+        registerErrorPages(router);
       },
     });
     this.app = app;
