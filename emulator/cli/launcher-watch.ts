@@ -34,14 +34,40 @@ function childrenOf(pid: number): string | undefined {
 }
 
 /**
+ * Whether a `sh -c` script is one simple command: outside quotes no `;`, `&`, `|`, `(`,
+ * `)` or newline, and nowhere a substitution (`$(`, a backtick). Arguments npm quotes
+ * (`'a;b'`) are fine. Anything else may run other commands, and makes us say no.
+ */
+export function isOneCommand(script: string): boolean {
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < script.length; i++) {
+    const ch = script[i]!;
+    if (quote === "'") {
+      if (ch === "'") quote = undefined;
+    } else if (ch === '\\') {
+      i++;
+    } else if (ch === '`' || (ch === '$' && script[i + 1] === '(')) {
+      return false;
+    } else if (quote === '"') {
+      if (ch === '"') quote = undefined;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+    } else if (';&|()\n'.includes(ch)) {
+      return false;
+    }
+  }
+  return quote === undefined;
+}
+
+/**
  * A shell that exists only to run us: `sh -c '<one simple command>'`, as `npm exec` /
- * `npx` and `npm run` start a package's bin. Anything with `;`, `&`, `|`, a newline or a
- * substitution runs other commands too, and its wake-ups would mean nothing.
+ * `npx` and `npm run` start a package's bin. A script that runs other commands too
+ * would wake its shell for them, and its wake-ups would mean nothing.
  */
 function wrapperShell(pid: number): { runner: number } | undefined {
   const argv = read(`/proc/${pid}/cmdline`)?.split('\0');
   if (!argv || !SHELLS.has(basename(argv[0] ?? '')) || argv[1] !== '-c' || argv[2] === undefined) return undefined;
-  if (/[;&|\n`]|\$\(/.test(argv[2])) return undefined;
+  if (!isOneCommand(argv[2])) return undefined;
   const runner = parentOf(pid);
   return runner === undefined || runner <= 1 ? undefined : { runner };
 }

@@ -71,6 +71,21 @@ describe('npx svc-emulator exec', () => {
     expect(missing.code).toBe(127);
     expect(missing.stderr).toContain('svc-emulator: exec: command not found: svc-no-such-command-xyz\n');
   }, TIMEOUT);
+
+  it('kill -INT on npx while exec runs a command: the command gets SIGTERM, then the emulator stops', async () => {
+    const run = await bash(`
+      OUT=$(mktemp)
+      npx svc-emulator exec --fixtures none -- node -e "process.on('SIGTERM', () => { console.log('command got SIGTERM'); process.exit(3) }); console.log('command up ' + process.env.SVC_EMULATOR_URL); setInterval(() => {}, 1000)" > "$OUT" 2>&1 &
+      NPX=$!
+      until grep -q 'command up' "$OUT"; do kill -0 $NPX 2>/dev/null || exit 3; sleep 0.1; done
+      kill -INT $NPX
+      wait $NPX
+      cat "$OUT"`);
+    expect(run.stdout).toContain('command got SIGTERM');
+    expect(run.stdout).toContain('svc-emulator: stopping: the process that started it was interrupted (SIGINT)');
+    const url = /command up (\S+)/.exec(run.stdout)![1]!;
+    expect(await closesWithin(url, 2000)).toBeLessThan(2000);
+  }, TIMEOUT);
 });
 
 describe('the README CI recipes run as written', () => {

@@ -68,6 +68,18 @@ describe('--export-on-exit and --import', () => {
     expect(workspaces.map((w: { id: string; name: string }) => [w.id, w.name])).toEqual([[run.stdout.trim(), 'made by the command']]);
   });
 
+  it('SVC_EMULATOR_EXPORT_ON_EXIT and SVC_EMULATOR_IMPORT do what the flags do', async () => {
+    const file = join(tempDir(), 'by-env.json');
+    const made = await runToEnd(['exec', '--fixtures', 'none', '--', process.execPath, '-e', `
+      fetch(process.env.SVC_EMULATOR_URL + '/_emulator/workspaces', { method: 'POST' }).then((r) => r.json()).then((w) => console.log(w.workspaceId));`],
+    { env: { SVC_EMULATOR_EXPORT_ON_EXIT: file }, track: running });
+    expect(made.code).toBe(0);
+    const seen = await runToEnd(['exec', '--fixtures', 'none', '--', process.execPath, '-e', `
+      fetch(process.env.SVC_EMULATOR_URL + '/_emulator/workspaces/${made.stdout.trim()}').then((r) => process.exit(r.status === 200 ? 0 : 8));`],
+    { env: { SVC_EMULATOR_IMPORT: file }, track: running });
+    expect(seen.code, seen.stderr).toBe(0);
+  });
+
   it('a GET /_emulator/state document imports with the same --seed, and is refused naming the file with another', async () => {
     const dir = tempDir();
     const file = join(dir, 'sealed.json');
