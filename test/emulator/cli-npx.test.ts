@@ -53,7 +53,7 @@ describe('npx svc-emulator in the background, killed as CI kills it', () => {
     it(`kill -${signal} $!: no server on the port within 2 s`, async () => {
       const run = await bash(script, { SIG: signal });
       expect(run.code, run.stderr).toBe(0);
-      const [url, pid] = run.stdout.trim().split(' ');
+      const [url = '', pid] = run.stdout.trim().split(' ');
       servers.push(Number(pid));
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await closesWithin(url, 2000)).toBeLessThan(2000);
