@@ -146,8 +146,11 @@ export async function main(argv: string[]): Promise<void> {
     if (pending) return void shutdown(exitStatus(null, pending.signal ?? 'SIGTERM'), pending.signal ? undefined : pending.why);
     const command: RunningCommand = runCommand(cli.command, cli.args, execEnvironment(server.url, key), (status, problem) => void shutdown(status, problem));
     onStop = (why, signal) => {
-      if (!signal) say(why);
-      command.interrupt(signal ?? 'SIGTERM');
+      if (signal) return command.interrupt(signal);
+      // Our launcher is gone and nobody will send a second signal: insist after a while.
+      say(why);
+      command.interrupt('SIGTERM');
+      setTimeout(() => command.interrupt('SIGKILL'), 1500).unref();
     };
   }
   if (pending) onStop(pending.why, pending.signal);

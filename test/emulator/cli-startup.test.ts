@@ -125,13 +125,21 @@ describe('start-up a person can read', () => {
 });
 
 describe('the server stops when the process that started it goes', () => {
-  /** A launcher: a node process that starts the CLI, reports its pid and url, and waits. */
+  /**
+   * A launcher: a node process that starts the CLI and waits. It reports the CLI's pid
+   * and url once ready, or, under exec, the first line the command prints.
+   */
   function launcher(args: string[]): Promise<{ launcher: ChildProcess; pid: number; url: string }> {
     const script = `
       const { spawn } = require('node:child_process');
-      const cli = spawn(process.execPath, [${JSON.stringify(CLI)}, '--port', '0', ...${JSON.stringify(args)}], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const cli = spawn(process.execPath, [${JSON.stringify(CLI)}, ...${JSON.stringify(args)}], { stdio: ['ignore', 'pipe', 'ignore'] });
       let out = '';
-      cli.stdout.on('data', (c) => { out += c; const m = /ready at (\\S+)/.exec(out); if (m && out.includes('OpenAPI:')) console.log(JSON.stringify({ pid: cli.pid, url: m[1] })); });
+      cli.stdout.on('data', (c) => {
+        out += c;
+        const m = /ready at (\\S+)/.exec(out);
+        if (m && out.includes('OpenAPI:')) console.log(JSON.stringify({ pid: cli.pid, url: m[1] }));
+        else if (out.startsWith('{')) console.log(out.trim());
+      });
       setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     running.add(child);
@@ -148,7 +156,7 @@ describe('the server stops when the process that started it goes', () => {
   };
 
   it('a launcher killed outright (SIGKILL): the server closes within 2 s and the process ends', async () => {
-    const { launcher: parent, pid, url } = await launcher(['--fixtures', 'none']);
+    const { launcher: parent, pid, url } = await launcher(['--port', '0', '--fixtures', 'none']);
     expect(await listening(url)).toBe(true);
     parent.kill('SIGKILL');
     expect(await closesWithin(url, 2000)).toBeLessThan(2000);
@@ -156,8 +164,17 @@ describe('the server stops when the process that started it goes', () => {
     expect(alive(pid)).toBe(false);
   });
 
+  it('under exec, a launcher killed outright ends the command (SIGKILL when it ignores SIGTERM) and the server', async () => {
+    const command = `process.on('SIGTERM', () => {}); console.log(JSON.stringify({ pid: process.pid, url: process.env.SVC_EMULATOR_URL })); setInterval(() => {}, 1000)`;
+    const { launcher: parent, pid, url } = await launcher(['exec', '--fixtures', 'none', '--', process.execPath, '-e', command]);
+    expect(await listening(url)).toBe(true);
+    parent.kill('SIGKILL');
+    expect(await closesWithin(url, 4000)).toBeLessThan(4000);
+    expect(alive(pid)).toBe(false);
+  });
+
   it('--outlive-parent keeps it running', async () => {
-    const { launcher: parent, pid, url } = await launcher(['--fixtures', 'none', '--outlive-parent']);
+    const { launcher: parent, pid, url } = await launcher(['--port', '0', '--fixtures', 'none', '--outlive-parent']);
     parent.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 1000));
     expect(await listening(url)).toBe(true);
