@@ -271,8 +271,10 @@ export class Emulator {
     if (!initialized || state !== undefined) {
       // A snapshot is taken as it is (its queued jobs run later); fixtures settle first.
       if (state !== undefined) await importState(this.service, state, { plainHashes: true });
-      else if (fixtures) this.fixtureKeys = await loadFixture(this, fixtures);
-      if (state === undefined) await this.drain();
+      else {
+        if (fixtures) this.fixtureKeys = await loadFixture(this, fixtures);
+        await this.drain();
+      }
       this.#baseline = await this.exportState();
       await this.meta.set('baseline', this.#baseline);
       await this.meta.set('initialized', true);

@@ -120,6 +120,23 @@ describe('control plane', () => {
     expect(newer.body.errors).toEqual([{ field: 'version', reason: 'state version 2 is newer than this emulator reads (version 1); upgrade svc-emulator' }]);
   });
 
+  it('createEmulator({ state }) starts from a document whose hashes are in the clear; reset returns to it', async () => {
+    const ws = await workspace(emulator);
+    await ws.api.post('/v1/agents', { name: 'Carried', identity: { businessName: 'B' } });
+    const { exportState } = await import('../../emulator/state.js');
+    const file = JSON.parse(JSON.stringify(await exportState(emulator.service, { plainHashes: true })));
+    const started = await createEmulator({ state: file, log: quiet });
+    try {
+      const api = client(started, ws.key);
+      expect((await api.get('/v1/agents')).body.data.map((a: { name: string }) => a.name)).toEqual(['Carried']);
+      await api.post('/v1/agents', { name: 'Later', identity: { businessName: 'B' } });
+      await client(started).post('/_emulator/reset');
+      expect((await api.get('/v1/agents')).body.data.map((a: { name: string }) => a.name)).toEqual(['Carried']);
+    } finally {
+      await started.close();
+    }
+  });
+
   it('never shows key hashes: they are sealed, and only an emulator with the same secret can import them', async () => {
     const ws = await workspace(emulator);
     const exported = (await control.get('/_emulator/state')).text;
