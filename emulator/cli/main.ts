@@ -50,12 +50,14 @@ export async function main(argv: string[]): Promise<void> {
   if (cli.kind === 'version') return void process.stdout.write(`${packageVersion()}\n`);
   const { options } = cli;
 
-  // Stops asked for before the server is up are kept and honoured once it is.
-  let onStop: (why: string, signal?: NodeJS.Signals) => void = () => {};
+  // A stop asked for before the server is up is kept and honoured once it is; a second
+  // signal meanwhile ends the start at once.
+  let onStop: ((why: string, signal?: NodeJS.Signals) => void) | undefined;
   let pending: { why: string; signal?: NodeJS.Signals } | undefined;
   const requestStop = (why: string, signal?: NodeJS.Signals) => {
+    if (!onStop && pending && signal) process.exit(130);
     pending ??= { why, ...(signal && { signal }) };
-    onStop(why, signal);
+    onStop?.(why, signal);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => requestStop(signal, signal));
 
