@@ -5,7 +5,6 @@ import { createApp } from '../src/app.js';
 import { openStore, type DatabaseOptions } from '../src/db/database.js';
 import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
 import type { Embedder } from '../src/knowledge/knowledge-index.js';
-import { sha256Hex } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { DEFAULT_SITE_CHAT, resolveSettings, type Settings, type SiteChatLimits } from '../src/platform/settings.js';
@@ -15,6 +14,8 @@ import type { Translator } from '../src/pages/translator.js';
 import { iso } from '../src/platform/time.js';
 import { createService, type Service } from '../src/service.js';
 import { registerControlPlane } from './control-plane.routes.js';
+import { registerErrorPages } from './docs/error-pages.js';
+import { registerHomePage } from './docs/home-page.js';
 import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
 import { readFixture, type Fixture, type FixtureInput } from './fixtures.js';
 import { loadFixture, type LoadedKey } from './fixture-loader.js';
@@ -33,6 +34,8 @@ import { registerInspectRoutes } from './ui/inspect.routes.js';
 import { serviceInspector } from './ui/inspector.js';
 import { isUiFile } from './ui/ui-paths.js';
 import { registerUi } from './ui/ui.routes.js';
+import { seedSecret } from './seal.js';
+import { RequestLog } from './request-log.js';
 
 /** Where a seeded emulator's frozen clock starts. */
 export const SEED_EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
@@ -44,6 +47,12 @@ export interface EmulatorOptions {
   seed?: string | number;
   /** `demo` (the bundled workspace), `none` (default), a file path or a fixture object. */
   fixtures?: 'demo' | 'none' | string | FixtureInput;
+  /**
+   * A state document to start from instead of fixtures (`GET /_emulator/state`, or a file
+   * `--export-on-exit` wrote, whose key hashes are in the clear); `reset` returns to it.
+   * It replaces the state of an existing `db` file.
+   */
+  state?: unknown;
   /** When set, `/_emulator` and the console routes require `Authorization: Bearer <token>` (not `GET /_emulator/health`). */
   adminToken?: string;
   /**
@@ -105,6 +114,7 @@ export class Emulator {
   readonly #servers = new Set<ServerType>();
   #closed = false;
   #persistTail: Promise<void> = Promise.resolve();
+  #requestLog: RequestLog | undefined;
 
   constructor(
     readonly service: Service,
@@ -126,9 +136,13 @@ export class Emulator {
         };
       },
     });
+    const record = this.journal.recorder(service.clock);
     const { app, openapi } = createApp(service, {
       intercept: (c) => this.faults.intercept(c) ?? sites(c),
-      onResponse: this.journal.recorder(service.clock),
+      onResponse: (c) => {
+        this.#requestLog?.note(c);
+        return record(c);
+      },
       extend: (app, router) => {
         const guarded = controlPlaneGuard({ ...guard, tokenFree: isUiFile });
         app.use('/_emulator/*', guarded);
@@ -136,6 +150,8 @@ export class Emulator {
         registerControlPlane(router, this);
         registerInspectRoutes(router, serviceInspector(service));
         registerUi(app);
+        registerHomePage(router, service);
+        registerErrorPages(router);
       },
     });
     this.app = app;
@@ -256,11 +272,15 @@ export class Emulator {
   }
 
   /** @internal Called once by `createEmulator`. */
-  async init(fixtures: Fixture | undefined): Promise<void> {
+  async init(fixtures: Fixture | undefined, state?: unknown): Promise<void> {
     const initialized = await this.meta.get<boolean>('initialized');
-    if (!initialized) {
-      if (fixtures) this.fixtureKeys = await loadFixture(this, fixtures);
-      await this.drain();
+    if (!initialized || state !== undefined) {
+      // A snapshot is taken as it is (its queued jobs run later); fixtures settle first.
+      if (state !== undefined) await importState(this.service, state, { plainHashes: true });
+      else {
+        if (fixtures) this.fixtureKeys = await loadFixture(this, fixtures);
+        await this.drain();
+      }
       this.#baseline = await this.exportState();
       await this.meta.set('baseline', this.#baseline);
       await this.meta.set('initialized', true);
@@ -270,8 +290,8 @@ export class Emulator {
     await this.#persist();
   }
 
-  /** Serves the emulator on a port (0 picks a free one). */
-  listen(options: { port?: number; host?: string } = {}): Promise<ListeningServer> {
+  /** Serves the emulator on a port (0 picks a free one); `log` gets one line per request. */
+  listen(options: { port?: number; host?: string; log?: (line: string) => void } = {}): Promise<ListeningServer> {
     const host = options.host ?? '127.0.0.1';
     return new Promise((resolve, reject) => {
       const server = serve({ fetch: this.app.fetch, port: options.port ?? 0, hostname: host }, (info: AddressInfo) => {
@@ -284,6 +304,7 @@ export class Emulator {
         });
       });
       server.once('error', reject);
+      if (options.log) (this.#requestLog ??= new RequestLog()).attach(server, options.log);
       this.#servers.add(server);
     });
   }
@@ -370,7 +391,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
 
   let secret = await meta.get<string>('secret');
   if (!secret) {
-    secret = seed !== undefined ? sha256Hex(`svc-emulator:${seed}:secret`) : randomBytes(32).toString('hex');
+    secret = seed !== undefined ? seedSecret(seed) : randomBytes(32).toString('hex');
     await meta.set('secret', secret);
   }
 
@@ -391,7 +412,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   await service.start();
   const emulator = new Emulator(service, meta, { adminToken: options.adminToken, allowedHosts });
   try {
-    await emulator.init(fixtures);
+    await emulator.init(fixtures, options.state);
   } catch (error) {
     await emulator.close().catch(() => {});
     throw error;

@@ -2,6 +2,11 @@ import { createCipheriv, createDecipheriv, createHash, createHmac } from 'node:c
 
 const PREFIX = 'sealed:';
 
+/** The emulator secret of a seeded emulator with a new store (a `--db` file keeps its own). */
+export function seedSecret(seed: string): string {
+  return createHash('sha256').update(`svc-emulator:${seed}:secret`).digest('hex');
+}
+
 /**
  * Seals values that must not appear in a response (key hashes in a state export) with
  * AES-256-GCM under a key derived from the emulator secret. The IV is derived from the

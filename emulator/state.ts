@@ -24,8 +24,11 @@ const STATE_TABLES = TABLES.filter((t) => t !== 'meta');
 
 const Row = v.record(v.string(), v.unknown());
 export const StateDocumentSchema = v.strictObject({
-  format: v.literal(STATE_FORMAT),
-  version: v.literal(STATE_VERSION),
+  format: v.literal(STATE_FORMAT, `must be "${STATE_FORMAT}"`),
+  version: v.literal(STATE_VERSION, (issue) =>
+    typeof issue.input === 'number' && issue.input > STATE_VERSION
+      ? `state version ${issue.input} is newer than this emulator reads (version ${STATE_VERSION}); upgrade svc-emulator`
+      : `must be ${STATE_VERSION}`),
   clock: v.strictObject({ frozen: v.boolean(), value: v.pipe(v.number(), v.finite()) }),
   ids: v.strictObject({ time: v.number(), random: v.pipe(v.string(), v.regex(/^\d+$/)), draws: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
   tables: v.pipe(
@@ -47,11 +50,22 @@ function decodeValue(value: unknown): unknown {
 }
 
 /** Columns that never leave the emulator in the clear: they are sealed in exports. */
-const SEALED_COLUMNS: Record<string, string[]> = { api_keys: ['hash'] };
+export const SEALED_COLUMNS: Record<string, string[]> = { api_keys: ['hash'] };
+
+/** A key hash as the store keeps it (SHA-256, hex). */
+export const PLAIN_HASH = /^[0-9a-f]{64}$/;
+
+export interface StateTransferOptions {
+  /**
+   * Key hashes in the clear instead of sealed: for a state file the operator writes to
+   * their own disk (`--export-on-exit`), never for an answer over HTTP.
+   */
+  plainHashes?: boolean;
+}
 
 /** Reads the whole state in one transaction, rows in a stable order; key hashes sealed. */
-export async function exportState(service: Service): Promise<StateDocument> {
-  const sealer = createSealer(service.settings.secret);
+export async function exportState(service: Service, options: StateTransferOptions = {}): Promise<StateDocument> {
+  const sealer = options.plainHashes ? { seal: (value: string) => value } : createSealer(service.settings.secret);
   const tables: StateDocument['tables'] = {};
   await service.flush();
   await service.db.transaction().execute(async (trx) => {
@@ -78,15 +92,18 @@ const INSERT_BATCH = 100;
 
 /**
  * Replaces the whole state with `input` in one transaction; on any failure nothing
- * changes. Background jobs stop first and resume afterwards.
+ * changes. Background jobs stop first and resume afterwards. Key hashes must be sealed
+ * by this emulator's secret, or, with `plainHashes`, may also be in the clear.
  */
-export async function importState(service: Service, input: unknown): Promise<void> {
+export async function importState(service: Service, input: unknown, options: StateTransferOptions = {}): Promise<void> {
   const doc = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
   const sealer = createSealer(service.settings.secret);
   for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
     for (const [i, row] of (doc.tables[table] ?? []).entries()) {
       for (const column of columns) {
-        const opened = typeof row[column] === 'string' ? sealer.open(row[column] as string) : undefined;
+        const value = row[column];
+        const opened =
+          typeof value !== 'string' ? undefined : options.plainHashes && PLAIN_HASH.test(value) ? value : sealer.open(value);
         if (opened === undefined) {
           throw new ServiceError('svc.request.validation_failed', {
             errors: [{ field: `tables.${table}.${i}.${column}`, reason: 'sealed by another emulator: import into one started with the same --seed or --db file' }],

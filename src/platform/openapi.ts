@@ -10,6 +10,8 @@ export interface ResponseDoc {
   schema?: AnySchema;
   /** Defaults to `application/json`. */
   contentType?: string;
+  /** Other media types the same answer comes in, chosen by `Accept` (no schema). */
+  also?: string[];
 }
 
 /** What the OpenAPI description needs to know of one route. */
@@ -130,14 +132,13 @@ export class OpenApiRegistry {
     }
     const responses: Record<string, object> = {};
     for (const [status, doc] of Object.entries(route.responses)) {
-      responses[status] = {
-        description: doc.description,
-        ...(doc.schema || doc.contentType
-          ? { content: { [doc.contentType ?? 'application/json']: doc.schema ? { schema: schemaOf(doc.schema, 'output') } : {} } }
-          : {}),
-      };
+      const content: Record<string, object> = {};
+      if (doc.schema || doc.contentType) content[doc.contentType ?? 'application/json'] = doc.schema ? { schema: schemaOf(doc.schema, 'output') } : {};
+      for (const type of doc.also ?? []) content[type] = {};
+      responses[status] = { description: doc.description, ...(Object.keys(content).length ? { content } : {}) };
     }
-    const problemType = route.security === 'apiKey' || route.path.startsWith('/v1') ? 'application/problem+json' : 'application/json';
+    // Only the console routes send problems as plain JSON (API.md, Errors).
+    const problemType = route.path.startsWith('/workspaces/') ? 'application/json' : 'application/problem+json';
     // What the route wrapper itself can answer, from the route's features.
     const codes = new Set<ErrorCode>(route.errors ?? []);
     if (route.security === 'apiKey') {

@@ -107,6 +107,36 @@ describe('control plane', () => {
     }
   });
 
+  it('refuses key hashes in the clear (only state files take those) and a newer state version, naming both versions', async () => {
+    const ws = await workspace(emulator);
+    const snapshot = (await control.get('/_emulator/state')).body;
+    const { createHash } = await import('node:crypto');
+    snapshot.tables.api_keys[0].hash = createHash('sha256').update(ws.key).digest('hex');
+    const plain = await control.put('/_emulator/state', snapshot);
+    expect(plain.status).toBe(400);
+    expect(plain.body.errors[0].field).toBe('tables.api_keys.0.hash');
+    const newer = await control.put('/_emulator/state', { ...snapshot, version: 2 });
+    expect(newer.status).toBe(400);
+    expect(newer.body.errors).toEqual([{ field: 'version', reason: 'state version 2 is newer than this emulator reads (version 1); upgrade svc-emulator' }]);
+  });
+
+  it('createEmulator({ state }) starts from a document whose hashes are in the clear; reset returns to it', async () => {
+    const ws = await workspace(emulator);
+    await ws.api.post('/v1/agents', { name: 'Carried', identity: { businessName: 'B' } });
+    const { exportState } = await import('../../emulator/state.js');
+    const file = JSON.parse(JSON.stringify(await exportState(emulator.service, { plainHashes: true })));
+    const started = await createEmulator({ state: file, log: quiet });
+    try {
+      const api = client(started, ws.key);
+      expect((await api.get('/v1/agents')).body.data.map((a: { name: string }) => a.name)).toEqual(['Carried']);
+      await api.post('/v1/agents', { name: 'Later', identity: { businessName: 'B' } });
+      await client(started).post('/_emulator/reset');
+      expect((await api.get('/v1/agents')).body.data.map((a: { name: string }) => a.name)).toEqual(['Carried']);
+    } finally {
+      await started.close();
+    }
+  });
+
   it('never shows key hashes: they are sealed, and only an emulator with the same secret can import them', async () => {
     const ws = await workspace(emulator);
     const exported = (await control.get('/_emulator/state')).text;

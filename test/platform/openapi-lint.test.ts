@@ -11,6 +11,9 @@ const served = (await send(emulator, 'GET', '/v1/openapi.json')).body;
 const KNOWN_WARNINGS = [
   // The description itself: nothing a client sends can make it fail.
   'operation-4xx-response #/paths/~1v1~1openapi.json/get/responses',
+  // The home page and the error index: static pages that always answer 200.
+  'operation-4xx-response #/paths/~1/get/responses',
+  'operation-4xx-response #/paths/~1docs~1errors/get/responses',
   // Retired routes (deprecated): they only ever answer 410 svc.theme.retired.
   'operation-2xx-response #/paths/~1v1~1agents~1{agentId}~1theme/get/responses',
   'operation-2xx-response #/paths/~1v1~1agents~1{agentId}~1theme/patch/responses',

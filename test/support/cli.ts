@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../../emulator/package-info.js';
 
@@ -40,5 +41,62 @@ export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
     else child.once('exit', (code) => resolve(code));
+  });
+}
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end (the built CLI when `command` is omitted) and collects both outputs. */
+export function runToEnd(args: string[], options: { command?: string; env?: Record<string, string>; cwd?: string; track?: Set<ChildProcess> } = {}): Promise<CliRun> {
+  const child = spawn(options.command ?? process.execPath, options.command ? args : [CLI, ...args], {
+    env: { ...process.env, ...options.env },
+    cwd: options.cwd ?? packageRoot(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  options.track?.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+}
+
+/** Whether something accepts connections on the port of `url`. */
+export function listening(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Resolves with the milliseconds it took for the port of `url` to close; rejects after `withinMs`. */
+export async function closesWithin(url: string, withinMs: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < withinMs) {
+    if (!(await listening(url))) return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${url} still accepts connections after ${withinMs} ms`);
+}
+
+/** A port nothing listens on right now (found by binding port 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
   });
 }

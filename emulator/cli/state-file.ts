@@ -1,0 +1,123 @@
+import { accessSync, closeSync, constants, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import * as v from 'valibot';
+import { ServiceError } from '../../src/platform/service-error.js';
+import { toFieldErrors } from '../../src/platform/validation.js';
+import type { Emulator } from '../emulator.js';
+import { createSealer, seedSecret } from '../seal.js';
+import { exportState, PLAIN_HASH, SEALED_COLUMNS, STATE_FORMAT, STATE_VERSION, StateDocumentSchema, type StateDocument } from '../state.js';
+
+/** A state file that cannot be used; the message is one line that names the file. */
+export class StateFileError extends Error {}
+
+/** The secret an emulator started with these options will have, when it can be known. */
+function targetSecret(db: string | undefined, seed: string | undefined): string | undefined {
+  if (db !== undefined && existsSync(db)) {
+    // A store file keeps its own secret; read it without writing anything.
+    const store = new BetterSqlite3(db, { readonly: true, fileMustExist: true });
+    try {
+      const row = store.prepare("SELECT value FROM meta WHERE key = 'secret'").get() as { value: string } | undefined;
+      if (row) return JSON.parse(row.value) as string;
+    } catch {
+      // Not a store of ours: opening it for real will say so.
+    } finally {
+      store.close();
+    }
+  }
+  return seed === undefined ? undefined : seedSecret(seed);
+}
+
+/**
+ * Reads a state file for `--import` and checks everything that can be checked without a
+ * store: JSON, format, version, shape, and key hashes. Hashes come back in the clear: a
+ * file `--export-on-exit` wrote has them so; a sealed one (`GET /_emulator/state`) opens
+ * only with the secret the emulator about to start will have (same `--seed`, same `--db`).
+ */
+export function readStateFile(path: string, target: { db: string | undefined; seed: string | undefined }): StateDocument {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    throw new StateFileError(e.code ? `cannot read ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}` : `${path} is not JSON: ${e.message}`);
+  }
+  const doc = raw as Partial<Record<string, unknown>> | null;
+  if (!doc || typeof doc !== 'object' || doc.format !== STATE_FORMAT) {
+    throw new StateFileError(`${path} is not a state file of svc-emulator (no "format": "${STATE_FORMAT}")`);
+  }
+  if (typeof doc.version === 'number' && doc.version > STATE_VERSION) {
+    throw new StateFileError(`${path} is state version ${doc.version}, newer than this svc-emulator reads (version ${STATE_VERSION}); upgrade svc-emulator to import it`);
+  }
+  const parsed = v.safeParse(StateDocumentSchema, raw);
+  if (!parsed.success) {
+    const first = toFieldErrors(parsed.issues)[0]!;
+    throw new StateFileError(`${path}: field ${first.field}: ${first.reason}`);
+  }
+  const state = parsed.output as StateDocument;
+  let sealer: ReturnType<typeof createSealer> | undefined | null = null;
+  for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
+    for (const [i, row] of (state.tables[table] ?? []).entries()) {
+      for (const column of columns) {
+        const value = row[column];
+        if (typeof value === 'string' && PLAIN_HASH.test(value)) continue;
+        if (sealer === null) {
+          const secret = targetSecret(target.db, target.seed);
+          sealer = secret === undefined ? undefined : createSealer(secret);
+        }
+        const opened = typeof value === 'string' ? sealer?.open(value) : undefined;
+        if (opened === undefined) {
+          throw new StateFileError(
+            `${path}: tables.${table}.${i}.${column} is sealed by another emulator; import it with the --seed (or --db file) of the emulator that exported it, or export with --export-on-exit, which writes files any emulator imports`,
+          );
+        }
+        row[column] = opened;
+      }
+    }
+  }
+  return state;
+}
+
+/** The one line a refused import says, from the emulator's error. */
+export function importFailure(path: string, error: unknown): StateFileError {
+  if (error instanceof ServiceError) {
+    const first = error.errors?.[0];
+    return new StateFileError(`${path}: ${first ? `${first.field}: ${first.reason}` : error.message}`);
+  }
+  return new StateFileError(`${path}: ${(error as Error).message}`);
+}
+
+/** Refuses an `--export-on-exit` path that could never be written, before anything starts. */
+export function checkExportTarget(path: string): void {
+  const dir = dirname(path);
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw new StateFileError(`--export-on-exit ${path}: cannot write in ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (existsSync(path) && statSync(path).isDirectory()) throw new StateFileError(`--export-on-exit ${path} is a directory`);
+}
+
+/**
+ * Writes the whole state to `path` atomically: a temporary file beside it, flushed to
+ * disk, then renamed over it, so a reader never sees half a file. Key hashes are in the
+ * clear (see `readStateFile`).
+ */
+export async function writeStateFile(emulator: Emulator, path: string): Promise<void> {
+  const doc = await exportState(emulator.service, { plainHashes: true });
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify(doc, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
