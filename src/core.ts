@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DialectName } from './db/database.js';
+import type { SqlDialect } from './db/dialects/sql-dialect.js';
 import type { Database } from './db/schema/index.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Clock } from './platform/clock.js';
@@ -11,7 +11,7 @@ import type { WorkspacesService } from './workspaces/workspaces.service.js';
 /** What every part's service may use; `createService` builds it once. */
 export interface CoreDeps {
   db: Kysely<Database>;
-  dialect: DialectName;
+  dialect: SqlDialect;
   clock: Clock;
   ids: IdGenerator;
   settings: Settings;

@@ -46,7 +46,7 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
   const workspaces = new WorkspacesService({ db, clock, ids, settings });
   const auth = new AuthService({ db, clock, ids, cursors, workspaces });
   const agents = new AgentsService({ db, clock, ids, cursors, workspaces });
-  const core: CoreDeps = { db, dialect: store.dialect, clock, ids, settings, cursors, jobs, workspaces };
+  const core: CoreDeps = { db, dialect: store.sql, clock, ids, settings, cursors, jobs, workspaces };
   const knowledge = new KnowledgeService({ ...core, agents, workers });
   const { retrieval, chat } = createChatServices({ db, clock, ids, agents, workspaces, knowledge: knowledge.index, model: settings.chatModel });
   const projects = new ProjectsService(core);

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { AgentTable } from '../db/schema/core.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
@@ -16,8 +16,6 @@ export interface Agent {
   createdAt: string;
   updatedAt: string;
 }
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * What other parts hang on an agent: pages that block its deletion (each named as a

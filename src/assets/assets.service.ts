@@ -1,6 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
-import type { Database } from '../db/schema/index.js';
+import type { Db } from '../db/schema/index.js';
 import type { AssetTable } from '../db/schema/assets.js';
 import { paginate, type Page, type PageParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
@@ -9,8 +8,6 @@ import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../pla
 import type { AssetListQuery, AssetUpload } from './assets.schema.js';
 import type { MediaInfo } from './media.js';
 import { UrlSigner, type SignedUrl } from './signed-url.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 export interface Asset {
   id: string;

@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
+import type { Kysely } from 'kysely';
+import type { Database, Db } from '../db/schema/index.js';
 import type { EmulatedClock, Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { iso } from '../platform/time.js';
@@ -14,8 +14,6 @@ export interface Job<P = unknown> {
 }
 
 export type JobHandler<P = any> = (job: Job<P>) => Promise<void>;
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 const SCAN_BATCH = 100;
 

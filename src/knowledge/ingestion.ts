@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import type { Clock } from '../platform/clock.js';
@@ -17,7 +17,6 @@ import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 export const INGEST_JOB = 'knowledge.ingest';
 export const RECRAWL_JOB = 'knowledge.recrawl';
 
-type Db = Kysely<Database> | Transaction<Database>;
 const INSERT_BATCH = 100;
 
 export interface IngestionDeps {

@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { AgentsService } from '../agents/agents.service.js';
 import type { CoreDeps } from '../core.js';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import { paginate, type Page, type PageParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
@@ -21,8 +21,6 @@ import { TITLE_MAX } from './pipeline/pipeline.js';
 import { pendingRow, toSource } from './sources.js';
 import { SqlKnowledgeIndex } from './sql-index.js';
 import { listTopics, mergeTopics, type TopicCount } from './topics.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 const WEB_META_KEY = 'knowledge.web';
 

@@ -1,9 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
+import type { Transaction } from 'kysely';
+import type { Database, Db } from '../db/schema/index.js';
 import type { Cursors, Page, PageParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 export interface TopicCount {
   topic: string;

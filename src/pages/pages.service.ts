@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { AgentsService } from '../agents/agents.service.js';
 import type { CoreDeps } from '../core.js';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { PageTable } from '../db/schema/pages.js';
 import { paginate, type Page as ListPage, type PageParams } from '../platform/pagination.js';
 import { ServiceError, fieldError } from '../platform/service-error.js';
@@ -39,8 +39,6 @@ export interface Page {
   updatedAt: string;
   publishedAt: string | null;
 }
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 export const DEFAULT_PAGE_SITEMAP: PageSitemap = { priority: 0.5, changefreq: 'weekly', sitemapExclude: false };
 

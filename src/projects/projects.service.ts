@@ -1,6 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { ProjectTable } from '../db/schema/projects.js';
 import { paginate, type Page, type PageParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
@@ -50,8 +50,6 @@ export interface SiteLookup {
   workspaceId: string;
   project: Project;
 }
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * What other parts hang on a project: records deleted with it (pages, theme) and the

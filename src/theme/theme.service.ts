@@ -1,6 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
-import type { Database } from '../db/schema/index.js';
+import type { Db } from '../db/schema/index.js';
 import { iso } from '../platform/time.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { ThemePatch } from './theme.schema.js';
@@ -12,8 +11,6 @@ export interface Theme {
   customized: boolean;
   updatedAt: string;
 }
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 function theme(tokens: ThemeTokens, customized: boolean, updatedAt: string): Theme {
   return { tokens, cssVariables: cssVariables(tokens), customized, updatedAt };

@@ -1,5 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
+import type { Kysely } from 'kysely';
+import type { Database, Db } from '../db/schema/index.js';
 import { WORKSPACE_TABLES } from '../db/schema/index.js';
 import type { WorkspaceTable } from '../db/schema/core.js';
 import type { Clock } from '../platform/clock.js';
@@ -21,8 +21,6 @@ export interface WorkspaceRecord {
   createdAt: string;
   updatedAt: string;
 }
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 function toRecord(row: WorkspaceTable): WorkspaceRecord {
   return {
