@@ -13,7 +13,9 @@ import { ConversationStore, type StoredAnswer } from './conversations.js';
 import { resolveQuery } from './follow-up.js';
 import { createResponder } from './responder.js';
 import { RetrievalService, type Passage } from './retrieval.service.js';
-import { detectLanguage, normaliseMessage, type Lang } from './text.js';
+import { detectMessageLanguage } from '../text/detect-language.js';
+import type { Language } from '../text/language.js';
+import { accentedWords, fold } from '../text/words.js';
 
 export interface SourcesComponent {
   type: 'sources';
@@ -44,7 +46,7 @@ interface PreparedTurn {
   agent: Agent;
   conversationId: string | undefined;
   message: string;
-  lang: Lang;
+  lang: Language;
   history: ChatHistoryTurn[];
   query: string;
   cacheKey: string;
@@ -59,6 +61,11 @@ const TURN_PASSAGES = 5;
 /** How a turn may spend: `reserve` credits stay unspent (the owner's share, for hosted pages' visitors). */
 export interface TurnOptions {
   reserve?: number | undefined;
+}
+
+/** A message's form for "the same message" comparisons (the `cached` key): folded, words only. */
+function normaliseMessage(text: string): string {
+  return accentedWords(text).map(fold).join(' ');
 }
 
 const quotaExhausted = () => new ServiceError('svc.usage.quota_exhausted');
@@ -159,7 +166,7 @@ export class ChatService {
     if ((await this.deps.workspaces.messages(workspaceId)).remaining <= (options.reserve ?? 0)) throw quotaExhausted();
     const history = conversation ? await this.conversations.history(conversation.id) : [];
     const lastQuestion = [...history].reverse().find((t) => t.role === 'user');
-    const lang = detectLanguage(body.message, lastQuestion ? detectLanguage(lastQuestion.content) : 'en');
+    const lang = detectMessageLanguage(body.message, lastQuestion ? detectMessageLanguage(lastQuestion.content) : 'en');
     const { query, context } = resolveQuery(body.message, history);
     const cacheKey = sha256Hex(`${this.deps.model.id}\n${normaliseMessage(body.message)}\n${normaliseMessage(context)}`);
     const knowledgeVersion = await this.deps.knowledge.version(workspaceId, agentId);

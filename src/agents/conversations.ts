@@ -6,7 +6,7 @@ import type { IdGenerator } from '../platform/ids.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import type { ChatHistoryTurn } from './chat-model.js';
-import type { Lang } from './text.js';
+import type { Language } from '../text/language.js';
 
 export interface StoredAnswer {
   reply: string;
@@ -16,7 +16,7 @@ export interface StoredAnswer {
 export interface NewMessage {
   role: 'user' | 'assistant';
   content: string;
-  lang: Lang;
+  lang: Language;
   cacheKey?: string;
   knowledgeVersion?: string;
   components?: unknown[];

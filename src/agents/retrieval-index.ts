@@ -1,6 +1,8 @@
 import type { IndexedChunk, KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { TermIndex } from './term-index.js';
-import { stem, termSet, words } from './text.js';
+import { truncatingStem } from '../text/stemmers.js';
+import { termSet } from '../text/terms.js';
+import { accentedWords } from '../text/words.js';
 
 /** A chunk without its vector: the vectors live in the index's one flat matrix. */
 export type ChunkMeta = Omit<IndexedChunk, 'vector'>;
@@ -90,7 +92,7 @@ export class ScopeIndex {
       index.topics.set(topic, {
         members: Uint32Array.from(list),
         centroid: normalise(centroid),
-        stems: [...new Set(words(topic.replace(/-/g, ' ')).map(stem))],
+        stems: [...new Set(accentedWords(topic.replace(/-/g, ' ')).map(truncatingStem))],
       });
     }
     return index;

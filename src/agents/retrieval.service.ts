@@ -2,7 +2,12 @@ import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import type { AgentsService } from './agents.service.js';
 import type { QueryBody } from './chat.schema.js';
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
-import { detectLanguage, isStopWord, stem, termSet, words, type Lang } from './text.js';
+import { detectMessageLanguage } from '../text/detect-language.js';
+import type { Language } from '../text/language.js';
+import { truncatingStem } from '../text/stemmers.js';
+import { isChatStopword } from '../text/stopwords.js';
+import { termSet } from '../text/terms.js';
+import { accentedWords } from '../text/words.js';
 
 export interface Passage {
   sourceId: string;
@@ -11,7 +16,7 @@ export interface Passage {
   /** 0..1, best first. */
   score: number;
   topics: string[];
-  lang: Lang;
+  lang: Language;
   url?: string;
 }
 
@@ -23,7 +28,7 @@ export interface QueryResult {
 
 export interface SearchInput extends QueryBody {
   /** The language to favour; by default the query's own. */
-  lang?: Lang;
+  lang?: Language;
 }
 
 // Weights of the fused score; they add up to 1 so that the score stays in 0..1.
@@ -85,7 +90,7 @@ export class RetrievalService {
   async search(workspaceId: string, agentId: string, input: SearchInput): Promise<QueryResult> {
     const index = await this.#cache.get(workspaceId, agentId);
     if (index.size === 0) return { passages: [], strategies: { topics: 0, vector: 0 } };
-    const lang = input.lang ?? detectLanguage(input.query);
+    const lang = input.lang ?? detectMessageLanguage(input.query);
     const queryTerms = termSet(input.query);
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -166,9 +171,9 @@ export class RetrievalService {
   async #lexical(workspaceId: string, agentId: string, index: ScopeIndex, query: string): Promise<Map<number, number>> {
     // Only content words reach the full-text engine, with their singular and plural
     // forms: it matches whole words, and `habitación` should find `habitaciones`.
-    const selective = words(query).filter((w) => {
-      if (isStopWord(w)) return false;
-      const df = index.df(stem(w));
+    const selective = accentedWords(query).filter((w) => {
+      if (isChatStopword(w)) return false;
+      const df = index.df(truncatingStem(w));
       return df > 0 && df <= LEXICAL_MAX_DF;
     });
     const text = [...new Set(selective.flatMap(numberForms))].join(' ');

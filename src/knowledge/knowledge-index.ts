@@ -1,3 +1,5 @@
+import type { Language } from '../text/language.js';
+
 /**
  * The contract between the knowledge part (which ingests, chunks, embeds and indexes)
  * and retrieval and chat (which read). Knowledge implements it; agents consume it.
@@ -23,7 +25,7 @@ export interface IndexedChunk {
   text: string;
   /** The source's topics; empty means universal. */
   topics: string[];
-  lang: 'es' | 'en';
+  lang: Language;
   /** For URL sources, the resolved URL. */
   url?: string;
   tokenCount: number;

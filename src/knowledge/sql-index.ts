@@ -4,14 +4,15 @@ import type { Database } from '../db/schema/index.js';
 import { sha256Hex } from '../platform/crypto.js';
 import type { Embedder, IndexedChunk, KnowledgeIndex, LexicalHit } from './knowledge-index.js';
 import { ChunkCache } from './chunk-cache.js';
-import { isStopword, words } from './text/words.js';
+import { isFunctionWord } from '../text/stopwords.js';
+import { words } from '../text/words.js';
 
 const MAX_QUERY_TERMS = 32;
 
 /** The folded, distinct words of a query; stopwords go unless nothing else is left. */
 export function queryTerms(query: string): string[] {
   const all = [...new Set(words(query))];
-  const content = all.filter((w) => !isStopword(w));
+  const content = all.filter((w) => !isFunctionWord(w));
   return (content.length ? content : all).slice(0, MAX_QUERY_TERMS);
 }
 

@@ -7,7 +7,7 @@ import { paginate, type Page as ListPage, type PageParams } from '../platform/pa
 import { ServiceError, fieldError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import type { LlmsEntry } from '../projects/llms-txt.js';
-import type { Locale } from '../projects/locales.js';
+import type { Language } from '../text/language.js';
 import { TRANSLATE_JOB, type ProjectsService, type TranslateJobPayload } from '../projects/projects.service.js';
 import { isReservedPath, normalizePagePath } from './page-path.js';
 import { emptyTexts, mergeTexts, type Editorial, type LangText, type Seo } from './page-texts.js';
@@ -27,7 +27,7 @@ export interface Page {
   kind: 'agent' | 'document';
   path: string;
   status: 'draft' | 'published';
-  defaultLocale: Locale;
+  defaultLocale: Language;
   editorial: Editorial;
   seo: Seo;
   sitemap: PageSitemap;
@@ -49,7 +49,7 @@ function toPage(row: PageTable): Page {
     kind: row.kind as Page['kind'],
     path: row.path,
     status: row.status as Page['status'],
-    defaultLocale: row.default_locale as Locale,
+    defaultLocale: row.default_locale as Language,
     editorial: JSON.parse(row.editorial) as Editorial,
     seo: JSON.parse(row.seo) as Seo,
     sitemap: JSON.parse(row.sitemap) as PageSitemap,

@@ -1,6 +1,6 @@
-import type { Locale } from './locales.js';
+import type { Language } from '../text/language.js';
 
-type Texts = Record<Locale, string>;
+type Texts = Record<Language, string>;
 
 /** What llms.txt says of one published page. */
 export interface LlmsEntry {
@@ -13,8 +13,8 @@ export interface LlmsEntry {
 
 export interface LlmsSite {
   name: string;
-  locales: Locale[];
-  defaultLocale: Locale;
+  locales: Language[];
+  defaultLocale: Language;
 }
 
 function oneLine(text: string): string {
@@ -25,7 +25,7 @@ function linkText(text: string): string {
   return oneLine(text).replace(/([\\[\]])/g, '\\$1');
 }
 
-function pick(texts: Texts, lang: Locale, fallback: Locale): string {
+function pick(texts: Texts, lang: Language, fallback: Language): string {
   return oneLine(texts[lang]) || oneLine(texts[fallback]);
 }
 

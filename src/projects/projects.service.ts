@@ -6,7 +6,7 @@ import { paginate, type Page, type PageParams } from '../platform/pagination.js'
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { renderLlmsTxt, type LlmsEntry } from './llms-txt.js';
-import type { Locale } from './locales.js';
+import type { Language } from '../text/language.js';
 import type { ProjectCreate, ProjectPatch } from './projects.schema.js';
 import { RESERVED_SLUGS, deriveSlug, slugCandidates } from './slug.js';
 
@@ -35,8 +35,8 @@ export interface Project {
   id: string;
   name: string;
   slug: string;
-  locales: Locale[];
-  defaultLocale: Locale;
+  locales: Language[];
+  defaultLocale: Language;
   robots: Robots;
   analytics: Analytics;
   sitemap: { extraUrls: ExtraUrl[] };
@@ -66,7 +66,7 @@ export const TRANSLATE_JOB = 'sites.translate';
 /** Payload of a translation job; `pageId` narrows it to one page. */
 export interface TranslateJobPayload {
   projectId: string;
-  locale: Locale;
+  locale: Language;
   pageId?: string;
 }
 
@@ -78,8 +78,8 @@ function toProject(row: ProjectTable): Project {
     id: row.id,
     name: row.name,
     slug: row.slug,
-    locales: JSON.parse(row.locales) as Locale[],
-    defaultLocale: row.default_locale as Locale,
+    locales: JSON.parse(row.locales) as Language[],
+    defaultLocale: row.default_locale as Language,
     robots: JSON.parse(row.robots) as Robots,
     analytics: JSON.parse(row.analytics) as Analytics,
     sitemap: JSON.parse(row.sitemap) as { extraUrls: ExtraUrl[] },
