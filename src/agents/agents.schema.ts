@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { pageQuery } from '../platform/pagination.js';
+import { listQuery } from '../platform/pagination.js';
 import { clientText } from '../platform/validation.js';
 
 const Name = clientText({ trim: true, min: 1, max: 80 });
@@ -31,4 +31,4 @@ export const AgentListSchema = v.object({ data: v.array(AgentSchema), hasMore: v
 
 export const AgentDeletedSchema = v.object({ agentId: v.string(), sourcesDeleted: v.number() });
 
-export const AgentListQuerySchema = pageQuery();
+export const AgentListQuerySchema = listQuery();

@@ -3,7 +3,7 @@ import type { Database, Db } from '../db/schema/index.js';
 import type { AgentTable } from '../db/schema/core.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
-import { paginate, type Cursors, type Page, type PageParams } from '../platform/pagination.js';
+import { paginate, type Cursors, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError, type FieldError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import type { WorkspacesService } from '../workspaces/workspaces.service.js';
@@ -65,7 +65,7 @@ export class AgentsService {
     });
   }
 
-  async list(workspaceId: string, page: PageParams): Promise<Page<Agent>> {
+  async list(workspaceId: string, page: ListParams): Promise<ListPage<Agent>> {
     const query = this.deps.db.selectFrom('agents').selectAll().where('workspace_id', '=', workspaceId);
     return paginate(this.deps.cursors, `${workspaceId}:agents`, page, query, toAgent);
   }

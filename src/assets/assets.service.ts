@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../core.js';
 import type { Db } from '../db/schema/index.js';
 import type { AssetTable } from '../db/schema/assets.js';
-import { paginate, type Page, type PageParams } from '../platform/pagination.js';
+import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
@@ -155,12 +155,12 @@ export class AssetsService {
   }
 
   /** Assets newest first, each with a fresh URL; filters by page, key and kind. */
-  async list(workspaceId: string, query: AssetListQuery, origin: string): Promise<Page<Asset>> {
+  async list(workspaceId: string, query: AssetListQuery, origin: string): Promise<ListPage<Asset>> {
     let q = this.deps.db.selectFrom('assets').select(META_COLUMNS).where('workspace_id', '=', workspaceId);
     if (query.pageId !== undefined) q = q.where('page_id', '=', query.pageId);
     if (query.key !== undefined) q = q.where('key', '=', query.key);
     if (query.kind !== undefined) q = q.where('kind', '=', query.kind);
-    const params: PageParams = { limit: query.limit, after: query.after, before: query.before };
+    const params: ListParams = { limit: query.limit, after: query.after, before: query.before };
     return paginate(this.deps.cursors, `${workspaceId}:assets`, params, q, (row) => this.#toAsset(row, origin));
   }
 

@@ -4,7 +4,7 @@ import type { ApiKeyTable } from '../db/schema/core.js';
 import type { Clock } from '../platform/clock.js';
 import type { AuthContext } from '../platform/context.js';
 import type { IdGenerator } from '../platform/ids.js';
-import { paginate, type Cursors, type Page, type PageParams } from '../platform/pagination.js';
+import { paginate, type Cursors, type ListPage, type ListParams } from '../platform/pagination.js';
 import { SCOPES, type Scope } from '../platform/scopes.js';
 import { ServiceError, fieldError } from '../platform/service-error.js';
 import { iso, parseIso } from '../platform/time.js';
@@ -130,7 +130,7 @@ export class AuthService {
     }).finally(() => this.invalidate());
   }
 
-  async listKeys(workspaceId: string, page: PageParams): Promise<Page<KeyRecord>> {
+  async listKeys(workspaceId: string, page: ListParams): Promise<ListPage<KeyRecord>> {
     await this.deps.workspaces.getWorkspaceOrThrow(workspaceId);
     const query = this.deps.db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId);
     return paginate(this.deps.cursors, `${workspaceId}:keys`, page, query, toRecord);

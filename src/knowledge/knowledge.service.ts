@@ -3,7 +3,7 @@ import type { AgentsService } from '../agents/agents.service.js';
 import type { CoreDeps } from '../core.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
-import { paginate, type Page, type PageParams } from '../platform/pagination.js';
+import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
@@ -91,7 +91,7 @@ export class KnowledgeService {
   }
 
   /** Sources newest first; with `agentId`, that agent's own sources only. */
-  async list(workspaceId: string, params: PageParams & { agentId?: string | undefined }): Promise<Page<Source>> {
+  async list(workspaceId: string, params: ListParams & { agentId?: string | undefined }): Promise<ListPage<Source>> {
     let query = this.deps.db.selectFrom('knowledge_sources').selectAll().where('workspace_id', '=', workspaceId);
     if (params.agentId !== undefined) {
       await this.deps.agents.getAgentOrThrow(workspaceId, params.agentId);
@@ -197,7 +197,7 @@ export class KnowledgeService {
   }
 
   /** Topics of the pool (no `agentId`) or of one agent's own sources, with source counts. */
-  async listTopics(workspaceId: string, params: PageParams & { agentId?: string | undefined }): Promise<Page<TopicCount>> {
+  async listTopics(workspaceId: string, params: ListParams & { agentId?: string | undefined }): Promise<ListPage<TopicCount>> {
     if (params.agentId !== undefined) await this.deps.agents.getAgentOrThrow(workspaceId, params.agentId);
     return listTopics(this.deps.db, this.deps.cursors, workspaceId, params.agentId ?? null, params);
   }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { pageQuery } from '../platform/pagination.js';
+import { listQuery } from '../platform/pagination.js';
 import { LocaleSchema } from '../projects/locales.js';
 import { CHANGEFREQS, ChangefreqSchema, PrioritySchema } from '../projects/projects.schema.js';
 import { clientText, minChars } from '../platform/validation.js';
@@ -96,6 +96,6 @@ export const PageListSchema = v.object({ data: v.array(PageSchema), hasMore: v.b
 
 export const PageDeletedSchema = v.object({ pageId: v.string(), deleted: v.literal(true) });
 
-export const PageListQuerySchema = pageQuery({
+export const PageListQuerySchema = listQuery({
   status: v.optional(v.picklist(['draft', 'published'], 'must be draft or published')),
 });

@@ -3,7 +3,7 @@ import type { AgentsService } from '../agents/agents.service.js';
 import type { CoreDeps } from '../core.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { PageTable } from '../db/schema/pages.js';
-import { paginate, type Page as ListPage, type PageParams } from '../platform/pagination.js';
+import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError, fieldError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import type { LlmsEntry } from '../projects/llms-txt.js';
@@ -152,7 +152,7 @@ export class PagesService {
   }
 
   /** The site's pages, newest first; `status` narrows the list. */
-  async list(workspaceId: string, projectId: string, params: PageParams & { status?: Page['status'] | undefined }): Promise<ListPage<Page>> {
+  async list(workspaceId: string, projectId: string, params: ListParams & { status?: Page['status'] | undefined }): Promise<ListPage<Page>> {
     await this.deps.projects.getProjectOrThrow(workspaceId, projectId);
     let query = this.deps.db.selectFrom('pages').selectAll().where('workspace_id', '=', workspaceId).where('project_id', '=', projectId);
     if (params.status) query = query.where('status', '=', params.status);

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { pageQuery } from '../platform/pagination.js';
+import { listQuery } from '../platform/pagination.js';
 import { LocaleSchema } from './locales.js';
 import { clientText } from '../platform/validation.js';
 import { normalizeSlug } from './slug.js';
@@ -129,4 +129,4 @@ export const ProjectListSchema = v.object({ data: v.array(ProjectSchema), hasMor
 
 export const ProjectDeletedSchema = v.object({ projectId: v.string(), pagesDeleted: v.number() });
 
-export const ProjectListQuerySchema = pageQuery();
+export const ProjectListQuerySchema = listQuery();

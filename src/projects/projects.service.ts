@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { ProjectTable } from '../db/schema/projects.js';
-import { paginate, type Page, type PageParams } from '../platform/pagination.js';
+import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { renderLlmsTxt, type LlmsEntry } from './llms-txt.js';
@@ -148,7 +148,7 @@ export class ProjectsService {
     });
   }
 
-  async list(workspaceId: string, page: PageParams): Promise<Page<Project>> {
+  async list(workspaceId: string, page: ListParams): Promise<ListPage<Project>> {
     const query = this.deps.db.selectFrom('projects').selectAll().where('workspace_id', '=', workspaceId);
     return paginate(this.deps.cursors, `${workspaceId}:projects`, page, query, toProject);
   }
