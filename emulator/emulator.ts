@@ -10,7 +10,7 @@ import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { DEFAULT_SITE_CHAT, resolveSettings, type Settings, type SiteChatLimits } from '../src/platform/settings.js';
 import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from '../src/platform/worker-pool.js';
-import type { ChatModel } from '../src/agents/chat-model.js';
+import type { ChatModel } from '../src/chat/chat-model.js';
 import type { Translator } from '../src/pages/translator.js';
 import { iso } from '../src/platform/time.js';
 import { createService, type Service } from '../src/service.js';

@@ -10,7 +10,7 @@ import { JobQueue } from './jobs/queue.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { AuthService } from './auth/auth.service.js';
 import { AgentsService } from './agents/agents.service.js';
-import { createChatServices } from './agents/chat.service.js';
+import { createChatServices } from './chat/chat.service.js';
 import type { CoreDeps } from './core.js';
 import { KnowledgeService } from './knowledge/knowledge.service.js';
 import { ProjectsService } from './projects/projects.service.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
-import type { StreamedTurn } from '../../src/agents/chat.service.js';
-import { streamTurn } from '../../src/agents/chat-stream.js';
+import type { StreamedTurn } from '../../src/chat/chat.service.js';
+import { streamTurn } from '../../src/chat/chat-stream.js';
 import type { AppEnv } from '../../src/platform/context.js';
 import { readJson } from '../../src/platform/http-body.js';
 import type { IdGenerator } from '../../src/platform/ids.js';

@@ -1,5 +1,5 @@
 import type { Embedder } from '../knowledge/knowledge-index.js';
-import type { ChatModel } from '../agents/chat-model.js';
+import type { ChatModel } from '../chat/chat-model.js';
 import type { Translator } from '../pages/translator.js';
 import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from './worker-pool.js';
 

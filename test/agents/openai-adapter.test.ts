@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { openAiChatModel } from '../../src/agents/openai-adapter.js';
+import { openAiChatModel } from '../../src/chat/openai-adapter.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
 import { createAgent, messages, readEvents, streamRequest } from './support.js';
 

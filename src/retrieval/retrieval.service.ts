@@ -1,6 +1,6 @@
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import type { AgentsService } from './agents.service.js';
-import type { QueryBody } from './chat.schema.js';
+import type { AgentsService } from '../agents/agents.service.js';
+import type { QueryBody } from './retrieval.schema.js';
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
 import { detectMessageLanguage } from '../text/detect-language.js';
 import type { Language } from '../text/language.js';
