@@ -4,11 +4,11 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../src/app.js';
 import { openStore, type DatabaseOptions } from '../src/db/database.js';
 import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
-import type { Embedder } from '../src/knowledge/knowledge-index.js';
+import type { Embedder } from '../src/knowledge/ports.js';
 import { sha256Hex } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
-import { DEFAULT_SITE_CHAT, resolveSettings, type Settings, type SiteChatLimits } from '../src/platform/settings.js';
+import { resolveSettings, type Settings } from '../src/platform/settings.js';
 import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from '../src/platform/worker-pool.js';
 import type { ChatModel } from '../src/chat/chat-model.js';
 import type { Translator } from '../src/pages/translator.js';
@@ -19,12 +19,14 @@ import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './contr
 import { readFixture, type Fixture, type FixtureInput } from './fixtures.js';
 import { loadFixture, type LoadedKey } from './fixture-loader.js';
 import { Journal } from './journal.js';
-import { Faults, FaultSchema, type Fault, type FaultInput } from './faults.js';
+import { Faults, FaultSchema, IngestFaults, type Fault, type FaultRequest } from './faults.js';
 import type { JournalEntry } from './journal.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import { WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
 import { WebDefinitionSchema, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
+import { EmulatorWeb } from './web.js';
+import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { createSiteHandler } from './sites/site-handler.js';
 import { SiteChat } from './sites/site-chat.js';
 import { metaStore, type MetaStore } from './meta.js';
@@ -105,10 +107,13 @@ export class Emulator {
   constructor(
     readonly service: Service,
     private readonly meta: MetaStore,
+    private readonly web: EmulatorWeb,
+    private readonly ingestFaults: IngestFaults,
     guard: { adminToken: string | undefined; allowedHosts: AllowedHosts },
+    siteChat: SiteChatLimits,
   ) {
     this.faults = new Faults(service.ids.fork('faults'));
-    this.siteChat = new SiteChat(service, service.ids.fork('site-chat'));
+    this.siteChat = new SiteChat(service, service.ids.fork('site-chat'), siteChat);
     const sites = createSiteHandler({
       service,
       chat: this.siteChat,
@@ -201,11 +206,11 @@ export class Emulator {
   }
 
   /** Injects a failure (see `POST /_emulator/faults`); `ingest` queues source failures. */
-  injectFault(input: FaultInput): Fault | { ingest: string; times: number } {
+  injectFault(input: FaultRequest): Fault | { ingest: string; times: number } {
     const fault = parseOrThrow(FaultSchema, input, 'svc.request.validation_failed');
     if (fault.ingest === undefined) return this.faults.add(fault);
     const times = fault.times ?? 1;
-    for (let i = 0; i < times; i++) this.service.knowledge.failNextIngestion(fault.ingest);
+    this.ingestFaults.add(fault.ingest, times);
     return { ingest: fault.ingest, times };
   }
 
@@ -213,18 +218,18 @@ export class Emulator {
   clearFaults(): number {
     const cleared = this.faults.list().length;
     this.faults.clear();
-    while (this.service.knowledge.takeIngestFault() !== undefined);
+    this.ingestFaults.clear();
     return cleared;
   }
 
   /** Replaces the offline web that URL sources are fetched from (see `PUT /_emulator/web`). */
   setWeb(definition: unknown): Promise<{ pages: number; hosts: number }> {
-    return this.service.knowledge.setWeb(parseOrThrow(WebDefinitionSchema, definition, 'svc.request.validation_failed'));
+    return this.web.set(parseOrThrow(WebDefinitionSchema, definition, 'svc.request.validation_failed'));
   }
 
   /** The offline web in force. */
-  getWeb(): Promise<WebDefinition> {
-    return this.service.knowledge.getWeb();
+  async getWeb(): Promise<WebDefinition> {
+    return this.web.definition;
   }
 
   /** Resolves once every queued job has finished; answers how many ran. */
@@ -318,16 +323,6 @@ export class Emulator {
   }
 }
 
-function siteChatLimits(given: Partial<SiteChatLimits>): SiteChatLimits {
-  const limits = { ...DEFAULT_SITE_CHAT, ...given };
-  const whole = (n: number, min: number) => Number.isInteger(n) && n >= min;
-  if (!whole(limits.visitorTurns, 1) || !whole(limits.visitorWindowSeconds, 1) || !whole(limits.ownerReserveMin, 0)) {
-    throw new TypeError('siteChat: visitorTurns and visitorWindowSeconds must be whole numbers from 1, ownerReserveMin from 0');
-  }
-  if (!(limits.ownerReserveShare >= 0 && limits.ownerReserveShare <= 1)) throw new TypeError('siteChat: ownerReserveShare must be from 0 to 1');
-  return limits;
-}
-
 /** Builds and starts an emulator. */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   let allowedHosts: AllowedHosts;
@@ -373,17 +368,29 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     ...(options.siteDomain !== undefined && { siteDomain: options.siteDomain }),
     ...(options.docsUrl !== undefined && { docsUrl: options.docsUrl }),
     ...(options.liveFetch !== undefined && { liveFetch: options.liveFetch }),
-    ...(options.embedder !== undefined && { embedder: options.embedder }),
-    ...(options.translator !== undefined && { translator: options.translator }),
-    ...(options.chatModel !== undefined && { chatModel: options.chatModel }),
     ...(options.jobConcurrency !== undefined && { jobConcurrency: options.jobConcurrency }),
-    ...(options.siteChat !== undefined && { siteChat: siteChatLimits(options.siteChat) }),
     ...(options.workers !== undefined && { workers: { ...DEFAULT_WORKER_POOL, ...options.workers } }),
     ...(options.log !== undefined && { log: options.log }),
   });
-  const service = createService({ db: store, clock, ids, settings });
+  const siteChat = siteChatLimits(options.siteChat);
+  const web = await EmulatorWeb.load(meta);
+  const ingestFaults = new IngestFaults();
+  const service = createService({
+    db: store,
+    clock,
+    ids,
+    settings,
+    ports: {
+      ...(options.embedder !== undefined && { embedder: options.embedder }),
+      ...(options.translator !== undefined && { translator: options.translator }),
+      ...(options.chatModel !== undefined && { chatModel: options.chatModel }),
+      web,
+      ingestFaults: ingestFaults.take,
+      clockMoves: clock,
+    },
+  });
   await service.start();
-  const emulator = new Emulator(service, meta, { adminToken: options.adminToken, allowedHosts });
+  const emulator = new Emulator(service, meta, web, ingestFaults, { adminToken: options.adminToken, allowedHosts }, siteChat);
   try {
     await emulator.init(fixtures);
   } catch (error) {

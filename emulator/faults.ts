@@ -30,6 +30,8 @@ export const FaultSchema = v.pipe(
 );
 
 export type FaultInput = v.InferOutput<typeof FaultSchema>;
+/** A fault as a caller writes it (`match` may be left out). */
+export type FaultRequest = v.InferInput<typeof FaultSchema>;
 
 export interface Fault {
   id: string;
@@ -111,5 +113,26 @@ export class Faults {
 
   #public({ pattern: _pattern, ...fault }: Fault & { pattern: RegExp | undefined }): Fault {
     return { ...fault, match: { ...fault.match } };
+  }
+}
+
+/**
+ * Queued ingestion failures (`POST /_emulator/faults` with `ingest`): each ingestion or
+ * re-crawl takes the next one and fails with it. The knowledge part asks through its
+ * `ingestFaults` port.
+ */
+export class IngestFaults {
+  readonly #queue: string[] = [];
+
+  /** Queues `code` for the next `times` ingestions. */
+  add(code: string, times = 1): void {
+    for (let i = 0; i < times; i++) this.#queue.push(code);
+  }
+
+  /** The next queued failure, taken. */
+  take = (): string | undefined => this.#queue.shift();
+
+  clear(): void {
+    this.#queue.length = 0;
   }
 }

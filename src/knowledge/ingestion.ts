@@ -6,8 +6,8 @@ import type { Clock } from '../platform/clock.js';
 import type { Settings } from '../platform/settings.js';
 import { iso, MINUTE } from '../platform/time.js';
 import { movable, WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
-import { crawl, type Crawled, type Web } from './fetch/crawl.js';
-import type { Embedder } from './knowledge-index.js';
+import { crawl, type Crawled } from './fetch/crawl.js';
+import type { Embedder, IngestFaultHook, Web } from './ports.js';
 import { HashingEmbedder, packVector } from './pipeline/embedder.js';
 import { formatOfMediaType, isPdf, MEDIA_TYPES, parseContentType, type DocFormat } from './pipeline/formats.js';
 import { IngestError, LIMIT_FAILURES } from './pipeline/ingest-error.js';
@@ -28,9 +28,9 @@ export interface IngestionDeps {
   /** Where extraction and everything else that grows with a document runs. */
   workers: WorkerPool;
   /** Where URL sources are fetched from (the offline web, or the network). */
-  web: () => Promise<Web>;
+  web: Web;
   /** The next injected ingestion failure (control plane fault), if any. */
-  takeFault: () => string | undefined;
+  takeFault: IngestFaultHook;
   /** Called after a commit that changed what agents of the workspace can retrieve. */
   changed: (workspaceId: string, sourceId: string) => void;
 }
@@ -135,7 +135,7 @@ export class Ingestion {
   }
 
   async #fetchAndIngest(row: KnowledgeSourceTable): Promise<{ ingested: Ingested; fetched: Crawled }> {
-    const fetched = await crawl(row.url!, await this.deps.web(), { timeoutMs: this.deps.settings.fetchTimeoutMs });
+    const fetched = await crawl(row.url!, this.deps.web, { timeoutMs: this.deps.settings.fetchTimeoutMs });
     const { format, charset } = formatOfResponse(fetched.contentType, fetched.body);
     const ingested = await this.#ingestDocument({ kind: 'url', format, bytes: fetched.body, charset, fallbackTitle: fetched.url });
     return { ingested, fetched };

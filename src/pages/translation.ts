@@ -4,7 +4,8 @@ import type { Job } from '../jobs/queue.js';
 import type { Clock } from '../platform/clock.js';
 import { iso } from '../platform/time.js';
 import { otherLanguage, type Language } from '../text/language.js';
-import type { ProjectsService, TranslateJobPayload } from '../projects/projects.service.js';
+import type { TranslateJobPayload } from '../projects/translate-job.js';
+import type { ProjectAccess } from './ports.js';
 import { TEXT_FIELDS, textOf, type PageTexts, type TextField } from './page-texts.js';
 import type { Translator } from './translator.js';
 
@@ -32,7 +33,7 @@ function open(texts: PageTexts, machine: Set<string>, field: TextField, lang: st
  * never overwrites the owner.
  */
 export async function runTranslation(
-  deps: { db: Kysely<Database>; clock: Clock; translator: Translator; projects: ProjectsService },
+  deps: { db: Kysely<Database>; clock: Clock; translator: Translator; projects: ProjectAccess },
   job: Job<TranslateJobPayload>,
 ): Promise<void> {
   const { projectId, locale, pageId } = job.payload;

@@ -8,6 +8,7 @@ import { iso } from '../platform/time.js';
 import { renderLlmsTxt, type LlmsEntry } from './llms-txt.js';
 import type { Language } from '../text/language.js';
 import type { ProjectCreate, ProjectPatch } from './projects.schema.js';
+import { TRANSLATE_JOB, type TranslateJobPayload } from './translate-job.js';
 import { RESERVED_SLUGS, deriveSlug, slugCandidates } from './slug.js';
 
 export interface Robots {
@@ -58,16 +59,6 @@ export interface SiteLookup {
 export interface ProjectDependent {
   cascade?(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<{ pagesDeleted?: number }>;
   llmsEntries?(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<LlmsEntry[]>;
-}
-
-/** The job that fills a newly served language of a site (handled by the pages part). */
-export const TRANSLATE_JOB = 'sites.translate';
-
-/** Payload of a translation job; `pageId` narrows it to one page. */
-export interface TranslateJobPayload {
-  projectId: string;
-  locale: Language;
-  pageId?: string;
 }
 
 export const DEFAULT_ROBOTS: Robots = { indexable: true, aiSearch: true, aiTraining: false, disallow: [], raw: '' };
@@ -124,7 +115,7 @@ export class ProjectsService {
     if (!locales.includes(defaultLocale)) throw new ServiceError('svc.project.invalid', { errors: [{ field: 'defaultLocale', reason: 'must be one of locales' }] });
     if (RESERVED_SLUGS.has(slug)) throw reserved(slug);
     return this.deps.db.transaction().execute(async (trx) => {
-      await this.deps.workspaces.assertCapacity(trx, workspaceId, 'projects', await this.count(workspaceId, trx));
+      await this.deps.assertCapacity(trx, workspaceId, 'projects', await this.count(workspaceId, trx));
       const id = this.deps.ids.next('prj');
       await this.#claimSlug(trx, workspaceId, id, slug);
       const now = iso(this.deps.clock.now());

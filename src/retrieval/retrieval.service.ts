@@ -1,5 +1,4 @@
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import type { AgentsService } from '../agents/agents.service.js';
 import type { QueryBody } from './retrieval.schema.js';
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
 import { detectMessageLanguage } from '../text/detect-language.js';
@@ -8,6 +7,11 @@ import { truncatingStem } from '../text/stemmers.js';
 import { isChatStopword } from '../text/stopwords.js';
 import { termSet } from '../text/terms.js';
 import { accentedWords } from '../text/words.js';
+
+/** What retrieval needs of agents: that one exists (else `404 svc.agent.not_found`). */
+export interface AgentLookup {
+  getAgentOrThrow(workspaceId: string, agentId: string): Promise<unknown>;
+}
 
 export interface Passage {
   sourceId: string;
@@ -76,7 +80,7 @@ interface Candidate {
 export class RetrievalService {
   readonly #cache: ScopeIndexCache;
 
-  constructor(private readonly deps: { agents: AgentsService; knowledge: KnowledgeIndex }) {
+  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex }) {
     this.#cache = new ScopeIndexCache(deps.knowledge);
   }
 

@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import * as v from 'valibot';
 import { clientText } from '../../platform/validation.js';
 import { IngestError } from '../pipeline/ingest-error.js';
-import type { HopResponse, Web } from './crawl.js';
+import type { HopResponse, Web } from '../ports.js';
 
 // Where a registered page's host resolves when the dns table does not say: a public
 // unicast address, so that the page passes the address rules like a real site.

@@ -1,4 +1,4 @@
-import type { Embedder } from '../knowledge-index.js';
+import type { Embedder } from '../ports.js';
 import { stripPlural } from '../../text/stemmers.js';
 import { isFunctionWord } from '../../text/stopwords.js';
 import { words } from '../../text/words.js';

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../../platform/crypto.js';
 import { detectDocumentLanguage } from '../../text/detect-language.js';
 import type { Language } from '../../text/language.js';
-import type { Embedder } from '../knowledge-index.js';
+import type { Embedder } from '../ports.js';
 import { chunkMarkdown } from './chunk.js';
 import { embedText } from './embedder.js';
 import { extractText } from './extract.js';
