@@ -3,82 +3,38 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../src/app.js';
 import { openStore, type DatabaseOptions } from '../src/db/database.js';
+import type { WebDefinition } from '../src/knowledge/fetch/offline-web.js';
+import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
 import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
-import type { Embedder } from '../src/knowledge/ports.js';
 import { sha256Hex } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
-import { resolveSettings, type Settings } from '../src/platform/settings.js';
-import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from '../src/platform/worker-pool.js';
-import type { ChatModel } from '../src/chat/chat-model.js';
-import type { Translator } from '../src/pages/translator.js';
+import { resolveSettings } from '../src/platform/settings.js';
 import { iso } from '../src/platform/time.js';
-import { createService, type Service } from '../src/service.js';
-import { registerControlPlane } from './control-plane.routes.js';
-import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
-import { readFixture, type Fixture, type FixtureInput } from './fixtures.js';
-import { loadFixture, type LoadedKey } from './fixture-loader.js';
-import { Journal } from './journal.js';
-import { Faults, FaultSchema, IngestFaults, type Fault, type FaultRequest } from './faults.js';
-import type { JournalEntry } from './journal.js';
 import { parseOrThrow } from '../src/platform/validation.js';
+import { DEFAULT_WORKER_POOL } from '../src/platform/worker-pool.js';
+import { createService, type Service } from '../src/service.js';
 import { WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
-import { WebDefinitionSchema, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
-import { EmulatorWeb } from './web.js';
-import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
-import { createSiteHandler } from './sites/site-handler.js';
-import { SiteChat } from './sites/site-chat.js';
+import { registerControlPlane, type CreatedWorkspace, type EmulatorControl } from './control-plane.routes.js';
+import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
+import { Faults, FaultSchema, IngestFaults, type Fault, type FaultRequest } from './faults.js';
+import { loadFixture, type FixtureHost, type LoadedKey } from './fixture-loader.js';
+import { readFixture, type Fixture } from './fixtures.js';
+import { Journal, type JournalEntry } from './journal.js';
 import { metaStore, type MetaStore } from './meta.js';
+import type { EmulatorOptions } from './options.js';
+import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
+import { SiteChat } from './sites/site-chat.js';
+import { createSiteHandler } from './sites/site-handler.js';
 import { exportState, importState, type StateDocument } from './state.js';
+import { EmulatorWeb } from './web.js';
+
+export type { EmulatorOptions } from './options.js';
+export type { CreatedWorkspace } from './control-plane.routes.js';
 
 /** Where a seeded emulator's frozen clock starts. */
 export const SEED_EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
-
-export interface EmulatorOptions {
-  /** A SQLite file path, or store options; default an in-memory SQLite database. */
-  db?: string | DatabaseOptions;
-  /** Deterministic ids, key secrets and a frozen clock starting at 2026-01-01. */
-  seed?: string | number;
-  /** `demo` (the bundled workspace), `none` (default), a file path or a fixture object. */
-  fixtures?: 'demo' | 'none' | string | FixtureInput;
-  /** When set, `/_emulator` and the console routes require `Authorization: Bearer <token>` (not `GET /_emulator/health`). */
-  adminToken?: string;
-  /**
-   * Hosts besides `localhost`, `*.localhost` and IP addresses that `/_emulator` and the
-   * console routes answer on: names, `.example.test` for that name and every name under
-   * it, or `'all'` to switch the Host check off (the browser-origin check stays).
-   */
-  allowedHosts?: 'all' | readonly string[];
-  liveFetch?: boolean;
-  /** Turns knowledge chunks into vectors (a real model); default the built-in deterministic embedder. */
-  embedder?: Embedder;
-  /** Translates page texts when a site adds a language; default a deterministic offline one. */
-  translator?: Translator;
-  /** Answers chat turns (a real model, e.g. `openAiChatModel`); default the deterministic responder. */
-  chatModel?: ChatModel;
-  siteDomain?: string;
-  docsUrl?: string;
-  jobConcurrency?: number;
-  /**
-   * What anonymous visitors of the hosted pages' chat may do; default 10 turns per 60 s
-   * per visitor and workspace, and 10% of a workspace's credits (at least 1) kept for
-   * its owner.
-   */
-  siteChat?: Partial<SiteChatLimits>;
-  /**
-   * The worker threads for heavy work and their limits (threads, idle timeout, time
-   * per task, heap and buffer megabytes); unset fields keep their defaults.
-   */
-  workers?: Partial<WorkerPoolOptions>;
-  /** Where unexpected errors are reported; default `console.error`. */
-  log?: Settings['log'];
-}
-
-export interface CreatedWorkspace {
-  workspaceId: string;
-  apiKey: { id: string; prefix: string; scopes: Scope[]; secret: string };
-}
 
 export interface ListeningServer {
   url: string;
@@ -87,11 +43,27 @@ export interface ListeningServer {
   close(): Promise<void>;
 }
 
+/** What an emulator is made of; `createEmulator` builds them. */
+export interface EmulatorParts {
+  service: Service;
+  /** The emulated clock the service runs on; the emulator moves, saves and restores it. */
+  clock: EmulatedClock;
+  meta: MetaStore;
+  /** The offline web URL sources are fetched from (the service's `web` port). */
+  web: EmulatorWeb;
+  /** Queued ingestion failures (the service's `ingestFaults` port). */
+  ingestFaults: IngestFaults;
+  guard: { adminToken: string | undefined; allowedHosts: AllowedHosts };
+  siteChat: SiteChatLimits;
+}
+
 /**
  * The emulator: the whole service over one store, its HTTP app with the control plane,
  * the request journal, the loaded fixtures (the state `reset` returns to) and servers.
+ * It owns what only an emulator has (the emulated clock, injected faults, the offline
+ * web) and hands the service what it needs of them as ports.
  */
-export class Emulator {
+export class Emulator implements EmulatorControl, FixtureHost {
   readonly journal = new Journal();
   readonly faults: Faults;
   readonly siteChat: SiteChat;
@@ -103,15 +75,19 @@ export class Emulator {
   readonly #servers = new Set<ServerType>();
   #closed = false;
   #persistTail: Promise<void> = Promise.resolve();
+  readonly service: Service;
+  readonly #clock: EmulatedClock;
+  readonly #meta: MetaStore;
+  readonly #web: EmulatorWeb;
+  readonly #ingestFaults: IngestFaults;
 
-  constructor(
-    readonly service: Service,
-    private readonly meta: MetaStore,
-    private readonly web: EmulatorWeb,
-    private readonly ingestFaults: IngestFaults,
-    guard: { adminToken: string | undefined; allowedHosts: AllowedHosts },
-    siteChat: SiteChatLimits,
-  ) {
+  /** @internal `createEmulator` builds the parts. */
+  constructor({ service, clock, meta, web, ingestFaults, guard, siteChat }: EmulatorParts) {
+    this.service = service;
+    this.#clock = clock;
+    this.#meta = meta;
+    this.#web = web;
+    this.#ingestFaults = ingestFaults;
     this.faults = new Faults(service.ids.fork('faults'));
     this.siteChat = new SiteChat(service, service.ids.fork('site-chat'), siteChat);
     const sites = createSiteHandler({
@@ -139,7 +115,7 @@ export class Emulator {
     });
     this.app = app;
     this.openapi = openapi;
-    (service.clock as EmulatedClock).onChange(() => this.#persist());
+    clock.onChange(() => this.#persist());
   }
 
   /**
@@ -168,16 +144,16 @@ export class Emulator {
   }
 
   readonly clock = {
-    now: (): number => this.service.clock.now(),
-    get: () => ({ now: iso(this.service.clock.now()), frozen: (this.service.clock as EmulatedClock).frozen }),
+    now: (): number => this.#clock.now(),
+    get: () => ({ now: iso(this.#clock.now()), frozen: this.#clock.frozen }),
     /** Moves time forward and runs what came due before resolving. */
     advance: async (ms: number) => {
-      (this.service.clock as EmulatedClock).advance(ms);
+      this.#clock.advance(ms);
       await this.drain();
       return this.clock.get();
     },
     set: async (instant: number | string) => {
-      (this.service.clock as EmulatedClock).set(typeof instant === 'string' ? Date.parse(instant) : instant);
+      this.#clock.set(typeof instant === 'string' ? Date.parse(instant) : instant);
       await this.drain();
       return this.clock.get();
     },
@@ -188,6 +164,11 @@ export class Emulator {
     const ws = await this.service.workspaces.create(input);
     const key = await this.service.auth.createKey(ws.id, { name: 'default', scopes: input.scopes ?? [...SCOPES], env: 'test' });
     return { workspaceId: ws.id, apiKey: { id: key.id, prefix: key.prefix, scopes: key.scopes, secret: key.secret } };
+  }
+
+  /** A workspace's settings, or `404 svc.tenant.not_found`. */
+  getWorkspace(workspaceId: string): Promise<WorkspaceRecord> {
+    return this.service.workspaces.getWorkspaceOrThrow(workspaceId);
   }
 
   /** Changes a workspace's settings (rate limit, daily cap, credits, plan caps). */
@@ -210,26 +191,31 @@ export class Emulator {
     const fault = parseOrThrow(FaultSchema, input, 'svc.request.validation_failed');
     if (fault.ingest === undefined) return this.faults.add(fault);
     const times = fault.times ?? 1;
-    this.ingestFaults.add(fault.ingest, times);
+    this.#ingestFaults.add(fault.ingest, times);
     return { ingest: fault.ingest, times };
+  }
+
+  /** The active request faults. */
+  listFaults(): Fault[] {
+    return this.faults.list();
   }
 
   /** Removes every fault and queued ingestion failure; answers how many faults there were. */
   clearFaults(): number {
     const cleared = this.faults.list().length;
     this.faults.clear();
-    this.ingestFaults.clear();
+    this.#ingestFaults.clear();
     return cleared;
   }
 
   /** Replaces the offline web that URL sources are fetched from (see `PUT /_emulator/web`). */
   setWeb(definition: unknown): Promise<{ pages: number; hosts: number }> {
-    return this.web.set(parseOrThrow(WebDefinitionSchema, definition, 'svc.request.validation_failed'));
+    return this.#web.set(parseOrThrow(WebDefinitionSchema, definition, 'svc.request.validation_failed'));
   }
 
   /** The offline web in force. */
   async getWeb(): Promise<WebDefinition> {
-    return this.web.definition;
+    return this.#web.definition;
   }
 
   /** Resolves once every queued job has finished; answers how many ran. */
@@ -238,11 +224,11 @@ export class Emulator {
   }
 
   exportState(): Promise<StateDocument> {
-    return exportState(this.service);
+    return exportState(this.service, this.#clock);
   }
 
   async importState(doc: unknown): Promise<void> {
-    await importState(this.service, doc);
+    await importState(this.service, this.#clock, doc);
     this.siteChat.clear();
     await this.#persist();
   }
@@ -256,15 +242,15 @@ export class Emulator {
 
   /** @internal Called once by `createEmulator`. */
   async init(fixtures: Fixture | undefined): Promise<void> {
-    const initialized = await this.meta.get<boolean>('initialized');
+    const initialized = await this.#meta.get<boolean>('initialized');
     if (!initialized) {
       if (fixtures) this.fixtureKeys = await loadFixture(this, fixtures);
       await this.drain();
       this.#baseline = await this.exportState();
-      await this.meta.set('baseline', this.#baseline);
-      await this.meta.set('initialized', true);
+      await this.#meta.set('baseline', this.#baseline);
+      await this.#meta.set('initialized', true);
     } else {
-      this.#baseline = await this.meta.get<StateDocument>('baseline');
+      this.#baseline = await this.#meta.get<StateDocument>('baseline');
     }
     await this.#persist();
   }
@@ -296,13 +282,13 @@ export class Emulator {
   }
 
   #persist(): Promise<void> {
-    const clock = (this.service.clock as EmulatedClock).snapshot();
+    const clock = this.#clock.snapshot();
     const ids = this.service.ids.snapshot();
     this.#persistTail = this.#persistTail
       .then(async () => {
         if (this.#closed) return;
-        await this.meta.set('clock', clock);
-        await this.meta.set('ids', ids);
+        await this.#meta.set('clock', clock);
+        await this.#meta.set('ids', ids);
       })
       .catch((error) => this.service.settings.log('could not persist emulator meta', error));
     return this.#persistTail;
@@ -316,9 +302,9 @@ export class Emulator {
     await this.#persist();
     this.#closed = true;
     await this.#persistTail;
-    await this.meta.set('clock', (this.service.clock as EmulatedClock).snapshot());
-    await this.meta.set('ids', this.service.ids.snapshot());
-    await this.meta.set('clean', true);
+    await this.#meta.set('clock', this.#clock.snapshot());
+    await this.#meta.set('ids', this.service.ids.snapshot());
+    await this.#meta.set('clean', true);
     await this.service.store.close();
   }
 }
@@ -390,7 +376,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     },
   });
   await service.start();
-  const emulator = new Emulator(service, meta, web, ingestFaults, { adminToken: options.adminToken, allowedHosts }, siteChat);
+  const emulator = new Emulator({ service, clock, meta, web, ingestFaults, guard: { adminToken: options.adminToken, allowedHosts }, siteChat });
   try {
     await emulator.init(fixtures);
   } catch (error) {

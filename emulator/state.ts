@@ -50,7 +50,7 @@ function decodeValue(value: unknown): unknown {
 const SEALED_COLUMNS: Record<string, string[]> = { api_keys: ['hash'] };
 
 /** Reads the whole state in one transaction, rows in a stable order; key hashes sealed. */
-export async function exportState(service: Service): Promise<StateDocument> {
+export async function exportState(service: Service, clock: EmulatedClock): Promise<StateDocument> {
   const sealer = createSealer(service.settings.secret);
   const tables: StateDocument['tables'] = {};
   await service.flush();
@@ -68,7 +68,7 @@ export async function exportState(service: Service): Promise<StateDocument> {
   return {
     format: STATE_FORMAT,
     version: STATE_VERSION,
-    clock: (service.clock as EmulatedClock).snapshot(),
+    clock: clock.snapshot(),
     ids: service.ids.snapshot(),
     tables,
   };
@@ -80,7 +80,7 @@ const INSERT_BATCH = 100;
  * Replaces the whole state with `input` in one transaction; on any failure nothing
  * changes. Background jobs stop first and resume afterwards.
  */
-export async function importState(service: Service, input: unknown): Promise<void> {
+export async function importState(service: Service, clock: EmulatedClock, input: unknown): Promise<void> {
   const doc = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
   const sealer = createSealer(service.settings.secret);
   for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
@@ -115,7 +115,7 @@ export async function importState(service: Service, input: unknown): Promise<voi
         }
       }
     });
-    (service.clock as EmulatedClock).restore(doc.clock);
+    clock.restore(doc.clock);
     service.ids.restore(doc.ids);
     service.rateLimiter.clear();
     for (const hook of service.afterImport) await hook();
