@@ -10,6 +10,7 @@ import { sha256Hex } from '../src/platform/crypto.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { resolveSettings } from '../src/platform/settings.js';
+import type { IngestFailureCode } from '../src/platform/ingest-failures.js';
 import { iso } from '../src/platform/time.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import { DEFAULT_WORKER_POOL } from '../src/platform/worker-pool.js';
@@ -191,7 +192,8 @@ export class Emulator implements EmulatorControl, FixtureHost {
     const fault = parseOrThrow(FaultSchema, input, 'svc.request.validation_failed');
     if (fault.ingest === undefined) return this.faults.add(fault);
     const times = fault.times ?? 1;
-    this.#ingestFaults.add(fault.ingest, times);
+    // The schema's pattern admits registered codes only.
+    this.#ingestFaults.add(fault.ingest as IngestFailureCode, times);
     return { ingest: fault.ingest, times };
   }
 

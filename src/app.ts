@@ -49,7 +49,11 @@ export function createApp(service: Service, options: AppOptions = {}) {
 
   app.onError((error, c) => {
     shell.begin(c);
-    if (error instanceof ServiceError) return shell.finish(c, problemResponse(c, error));
+    if (error instanceof ServiceError) {
+      // The problem says what the client may know; the cause is for the operator.
+      if (error.cause !== undefined) service.settings.log(`${error.code} on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error.cause);
+      return shell.finish(c, problemResponse(c, error));
+    }
     service.settings.log(`unexpected error on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error);
     return shell.finish(c, problemResponse(c, new ServiceError('svc.internal.error')));
   });

@@ -1,8 +1,8 @@
 import { isLinkTarget } from '../../src/brand/brand.schema.js';
-import type { Page } from '../../src/pages/pages.service.js';
+import type { Page } from '../../src/pages/pages.schema.js';
 import type { Language } from '../../src/text/language.js';
-import type { Project } from '../../src/projects/projects.service.js';
-import type { Theme } from '../../src/theme/theme.service.js';
+import type { Project } from '../../src/projects/projects.schema.js';
+import type { Theme } from '../../src/theme/theme.schema.js';
 import { escapeHtml } from './markdown.js';
 
 type LangText = Record<Language, string>;

@@ -27,6 +27,9 @@ export const AgentSchema = v.object({
   updatedAt: v.string(),
 });
 
+/** An agent as the API answers it. */
+export type Agent = v.InferOutput<typeof AgentSchema>;
+
 export const AgentListSchema = v.object({ data: v.array(AgentSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
 
 export const AgentDeletedSchema = v.object({ agentId: v.string(), sourcesDeleted: v.number() });

@@ -5,15 +5,7 @@ import type { AgentTable } from '../db/schema/core.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError, type FieldError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
-import type { AgentCreate, AgentPatch } from './agents.schema.js';
-
-export interface Agent {
-  id: string;
-  name: string;
-  identity: { businessName: string; description: string };
-  createdAt: string;
-  updatedAt: string;
-}
+import type { Agent, AgentCreate, AgentPatch } from './agents.schema.js';
 
 /**
  * What other parts hang on an agent: pages that block its deletion (each named as a

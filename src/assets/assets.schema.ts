@@ -48,6 +48,9 @@ export const AssetSchema = v.object({
   createdAt: v.string(),
 });
 
+/** An asset as the API answers it (with a fresh signed URL). */
+export type Asset = v.InferOutput<typeof AssetSchema>;
+
 export const AssetListSchema = v.object({ data: v.array(AssetSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
 
 export const AssetDeletedSchema = v.object({ assetId: v.string(), deleted: v.literal(true) });

@@ -5,25 +5,9 @@ import { paginate, type ListPage, type ListParams } from '../platform/pagination
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
-import type { AssetListQuery, AssetUpload } from './assets.schema.js';
+import type { Asset, AssetListQuery, AssetUpload } from './assets.schema.js';
 import type { MediaInfo } from './media.js';
 import { UrlSigner, type SignedUrl } from './signed-url.js';
-
-export interface Asset {
-  id: string;
-  key?: string;
-  pageId?: string;
-  alt?: string;
-  kind: 'image' | 'video';
-  contentType: string;
-  byteSize: number;
-  width?: number;
-  height?: number;
-  durationSeconds?: number;
-  url: string;
-  urlExpiresAt: string;
-  createdAt: string;
-}
 
 /** Bytes that `GET /files/{assetId}` can serve: an asset or a brand file. */
 export interface StoredFile {

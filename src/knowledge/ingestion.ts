@@ -10,7 +10,8 @@ import { crawl, type Crawled } from './fetch/crawl.js';
 import type { Embedder, IngestFaultHook, Web } from './ports.js';
 import { HashingEmbedder, packVector } from './pipeline/embedder.js';
 import { formatOfMediaType, isPdf, MEDIA_TYPES, parseContentType, type DocFormat } from './pipeline/formats.js';
-import { IngestError, LIMIT_FAILURES } from './pipeline/ingest-error.js';
+import { LIMIT_FAILURES, type IngestFailureCode } from '../platform/ingest-failures.js';
+import { IngestError } from './pipeline/ingest-error.js';
 import { finishDocument, ingestClaim, type DocumentInput, type Ingested, type Prepared } from './pipeline/pipeline.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 
@@ -59,7 +60,7 @@ function formatOfStored(contentType: string | null): DocFormat {
   return format;
 }
 
-function codeOf(error: unknown): string {
+function codeOf(error: unknown): IngestFailureCode {
   return error instanceof IngestError ? error.code : 'ingest_failed';
 }
 
@@ -123,7 +124,7 @@ export class Ingestion {
    */
   async #ingestDocument(input: DocumentInput, transfer: ArrayBuffer[] = []): Promise<Ingested> {
     const embed = this.deps.embedder.constructor === HashingEmbedder;
-    let outcome: { prepared: Prepared } | { failed: string };
+    let outcome: { prepared: Prepared } | { failed: IngestFailureCode };
     try {
       outcome = await this.deps.workers.run(EXTRACT_WORKER, 'prepare', { ...input, embed }, { background: true, transfer });
     } catch (error) {
@@ -141,7 +142,7 @@ export class Ingestion {
     return { ingested, fetched };
   }
 
-  async #fail(row: KnowledgeSourceTable, code: string): Promise<void> {
+  async #fail(row: KnowledgeSourceTable, code: IngestFailureCode): Promise<void> {
     const now = iso(this.deps.clock.now());
     await this.deps.db.transaction().execute(async (trx) => {
       await trx.updateTable('knowledge_sources').set({ status: 'failed', error: code, updated_at: now }).where('id', '=', row.id).where('status', '=', 'pending').execute();
@@ -217,7 +218,7 @@ export class Ingestion {
     const row = await this.#source(this.deps.db, job.workspaceId, job.payload.sourceId);
     if (!row || row.kind !== 'url' || row.status !== 'ready' || row.next_sync_at !== job.payload.syncAt) return;
     let result: { ingested: Ingested; fetched: Crawled } | undefined;
-    let failure: string | undefined;
+    let failure: IngestFailureCode | undefined;
     try {
       const fault = this.deps.takeFault();
       if (fault !== undefined) throw new IngestError(fault, 'injected fault');

@@ -1,4 +1,5 @@
 import type { Db } from '../db/schema/index.js';
+import type { IngestFailureCode } from '../platform/ingest-failures.js';
 
 /*
  * What the knowledge part needs from outside, declared here by the part that uses it
@@ -45,4 +46,4 @@ export interface AgentLookup {
  * Asked before each ingestion and re-crawl: a failure code it answers fails that run
  * with it, as if the pipeline had (the emulator's `ingest` faults).
  */
-export type IngestFaultHook = () => string | undefined;
+export type IngestFaultHook = () => IngestFailureCode | undefined;

@@ -92,6 +92,10 @@ export const PageSchema = v.object({
   publishedAt: v.nullable(v.string()),
 });
 
+/** A page of a site as the API answers it. */
+export type Page = v.InferOutput<typeof PageSchema>;
+export type PageSitemap = Page['sitemap'];
+
 export const PageListSchema = v.object({ data: v.array(PageSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
 
 export const PageDeletedSchema = v.object({ pageId: v.string(), deleted: v.literal(true) });

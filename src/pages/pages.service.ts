@@ -10,35 +10,10 @@ import { TRANSLATE_JOB, type TranslateJobPayload } from '../projects/translate-j
 import type { Language } from '../text/language.js';
 import { isReservedPath, normalizePagePath } from './page-path.js';
 import { emptyTexts, mergeTexts, type Editorial, type LangText, type Seo } from './page-texts.js';
-import type { PageCreate, PagePatch } from './pages.schema.js';
+import type { Page, PageCreate, PagePatch, PageSitemap } from './pages.schema.js';
 import type { AgentLookup, ProjectAccess } from './ports.js';
 import { runTranslation } from './translation.js';
 import type { Translator } from './translator.js';
-
-export interface PageSitemap {
-  priority: number;
-  changefreq: string;
-  sitemapExclude: boolean;
-}
-
-export interface Page {
-  id: string;
-  name: string;
-  kind: 'agent' | 'document';
-  path: string;
-  status: 'draft' | 'published';
-  defaultLocale: Language;
-  editorial: Editorial;
-  seo: Seo;
-  sitemap: PageSitemap;
-  body: LangText;
-  /** Only on agent pages. */
-  agentId?: string;
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-  publishedAt: string | null;
-}
 
 export const DEFAULT_PAGE_SITEMAP: PageSitemap = { priority: 0.5, changefreq: 'weekly', sitemapExclude: false };
 

@@ -7,44 +7,9 @@ import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { renderLlmsTxt, type LlmsEntry } from './llms-txt.js';
 import type { Language } from '../text/language.js';
-import type { ProjectCreate, ProjectPatch } from './projects.schema.js';
+import type { Analytics, ExtraUrl, Project, ProjectCreate, ProjectPatch, Robots } from './projects.schema.js';
 import { TRANSLATE_JOB, type TranslateJobPayload } from './translate-job.js';
 import { RESERVED_SLUGS, deriveSlug, slugCandidates } from './slug.js';
-
-export interface Robots {
-  indexable: boolean;
-  aiSearch: boolean;
-  aiTraining: boolean;
-  disallow: string[];
-  raw: string;
-}
-
-export interface Analytics {
-  clarityId: string;
-  gtmId: string;
-  metaPixelId: string;
-  posthogKey: string;
-}
-
-export interface ExtraUrl {
-  path: string;
-  priority: number;
-  changefreq: string;
-}
-
-export interface Project {
-  id: string;
-  name: string;
-  slug: string;
-  locales: Language[];
-  defaultLocale: Language;
-  robots: Robots;
-  analytics: Analytics;
-  sitemap: { extraUrls: ExtraUrl[] };
-  llmsTxt: { text: string; generatedAt: string };
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** A project found by its public address, with the workspace that owns it. */
 export interface SiteLookup {

@@ -2,19 +2,12 @@ import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
 import type { Database, Db } from '../db/schema/index.js';
 import { iso } from '../platform/time.js';
-import type { ThemePatch } from './theme.schema.js';
+import type { Theme, ThemePatch } from './theme.schema.js';
 import { DEFAULT_TOKENS, cssVariables, mergeTokens, type ThemeTokens } from './theme-tokens.js';
 
 /** What themes need of projects: the site (its creation time dates an untouched theme). */
 export interface ProjectLookup {
   getProjectOrThrow(workspaceId: string, projectId: string, db?: Db): Promise<{ createdAt: string }>;
-}
-
-export interface Theme {
-  tokens: ThemeTokens;
-  cssVariables: Record<string, string>;
-  customized: boolean;
-  updatedAt: string;
 }
 
 function theme(tokens: ThemeTokens, customized: boolean, updatedAt: string): Theme {

@@ -1,5 +1,6 @@
 import { IngestError } from '../pipeline/ingest-error.js';
-import { blockedClass, hostKind, type BlockedClass } from './address.js';
+import type { BlockedClass } from '../../platform/ingest-failures.js';
+import { blockedClass, hostKind } from './address.js';
 import type { Web } from '../ports.js';
 import { judgeUrl, type UrlVerdict } from './url-policy.js';
 
