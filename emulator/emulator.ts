@@ -13,7 +13,6 @@ import { resolveSettings } from '../src/platform/settings.js';
 import type { IngestFailureCode } from '../src/platform/ingest-failures.js';
 import { iso } from '../src/platform/time.js';
 import { parseOrThrow } from '../src/platform/validation.js';
-import { DEFAULT_WORKER_POOL } from '../src/platform/worker-pool.js';
 import { createService, type Service } from '../src/service.js';
 import { WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
@@ -353,12 +352,12 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
 
   const settings = resolveSettings({
     secret,
-    ...(options.siteDomain !== undefined && { siteDomain: options.siteDomain }),
-    ...(options.docsUrl !== undefined && { docsUrl: options.docsUrl }),
-    ...(options.liveFetch !== undefined && { liveFetch: options.liveFetch }),
-    ...(options.jobConcurrency !== undefined && { jobConcurrency: options.jobConcurrency }),
-    ...(options.workers !== undefined && { workers: { ...DEFAULT_WORKER_POOL, ...options.workers } }),
-    ...(options.log !== undefined && { log: options.log }),
+    siteDomain: options.siteDomain,
+    docsUrl: options.docsUrl,
+    liveFetch: options.liveFetch,
+    jobConcurrency: options.jobConcurrency,
+    workers: options.workers,
+    log: options.log,
   });
   const siteChat = siteChatLimits(options.siteChat);
   const web = await EmulatorWeb.load(meta);
@@ -368,14 +367,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     clock,
     ids,
     settings,
-    ports: {
-      ...(options.embedder !== undefined && { embedder: options.embedder }),
-      ...(options.translator !== undefined && { translator: options.translator }),
-      ...(options.chatModel !== undefined && { chatModel: options.chatModel }),
-      web,
-      ingestFaults: ingestFaults.take,
-      clockMoves: clock,
-    },
+    ports: { embedder: options.embedder, translator: options.translator, chatModel: options.chatModel, web, ingestFaults: ingestFaults.take, clockMoves: clock },
   });
   await service.start();
   const emulator = new Emulator({ service, clock, meta, web, ingestFaults, guard: { adminToken: options.adminToken, allowedHosts }, siteChat });

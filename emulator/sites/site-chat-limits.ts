@@ -4,11 +4,13 @@
  * a workspace's credits kept for its owner, which visitors' turns never spend.
  */
 export interface SiteChatLimits {
+  /** Turns one visitor may open per window on one workspace's sites. Default 10. */
   visitorTurns: number;
+  /** Default 60 seconds. */
   visitorWindowSeconds: number;
-  /** Of the workspace's credits (0 to 1), rounded up. */
+  /** Of the workspace's credits (0 to 1), rounded up. Default 0.1. */
   ownerReserveShare: number;
-  /** At least this many credits are kept (never more than the workspace has). */
+  /** At least this many credits are kept (never more than the workspace has). Default 1. */
   ownerReserveMin: number;
   /**
    * Behind a reverse proxy you trust: the visitor is the last address of

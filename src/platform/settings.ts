@@ -3,35 +3,44 @@ import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from './worker-pool.js';
 /**
  * Service-wide settings: scalars only (what the service plugs in is passed to
  * `createService` as ports, plan data lives in `plans/`). Only the CLI reads the
- * environment; everything else gets these.
+ * environment; everything else gets these. Each field says its default; the defaults
+ * are applied in one place, `resolveSettings`.
  */
 export interface Settings {
-  /** `{site_domain}`: public sites answer on `<slug>.<siteDomain>`. */
+  /** `{site_domain}`: public sites answer on `<slug>.<siteDomain>`. Default `localhost`. */
   siteDomain: string;
-  /** `{docs_url}`; when unset, `http://<request host>/docs`. */
+  /** `{docs_url}`. Default unset: `http://<request host>/docs`. */
   docsUrl: string | undefined;
-  /** Fetch URL sources from the network instead of the offline web. */
+  /** Fetch URL sources from the network instead of the offline web. Default `false`. */
   liveFetch: boolean;
-  /** Secret that signs cursors and asset URLs. */
+  /** Secret that signs cursors and asset URLs. No default: the caller gives one. */
   secret: string;
+  /** Background jobs (ingestion, re-crawls, translation) run at once at most. Default 2. */
   jobConcurrency: number;
+  /** Time a URL source's fetch may take, all redirect hops together. Default 10,000 ms. */
   fetchTimeoutMs: number;
-  /** The worker threads that extract documents, check uploads and render pages, and their limits. */
+  /** The worker threads that extract documents, check uploads and render pages, and their limits. Default `DEFAULT_WORKER_POOL`. */
   workers: WorkerPoolOptions;
-  /** Where unexpected errors are reported (never to the client). */
+  /** Where unexpected errors are reported (never to the client). Default `console.error`. */
   log: (message: string, error?: unknown) => void;
 }
 
-/** Fills every unset setting with its default. */
-export function resolveSettings(partial: Partial<Settings> & { secret: string }): Settings {
-  return {
-    siteDomain: 'localhost',
-    docsUrl: undefined,
-    liveFetch: false,
-    jobConcurrency: 2,
-    fetchTimeoutMs: 10_000,
-    workers: DEFAULT_WORKER_POOL,
-    log: (message, error) => console.error(message, error),
-    ...partial,
-  };
+/** What `resolveSettings` takes: any setting (unset or `undefined` keeps its default), the secret, and part of the worker options. */
+export type SettingsInput = Partial<Omit<Settings, 'workers'>> & { secret: string; workers?: Partial<WorkerPoolOptions> | undefined };
+
+/** The default of every setting but the secret (documented on `Settings`). */
+export const DEFAULT_SETTINGS: Omit<Settings, 'secret'> = {
+  siteDomain: 'localhost',
+  docsUrl: undefined,
+  liveFetch: false,
+  jobConcurrency: 2,
+  fetchTimeoutMs: 10_000,
+  workers: DEFAULT_WORKER_POOL,
+  log: (message, error) => console.error(message, error),
+};
+
+/** Fills every unset setting with its default; worker options are merged field by field. */
+export function resolveSettings(input: SettingsInput): Settings {
+  const given = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as SettingsInput;
+  return { ...DEFAULT_SETTINGS, ...given, workers: { ...DEFAULT_SETTINGS.workers, ...given.workers } };
 }
