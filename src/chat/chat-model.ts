@@ -1,4 +1,4 @@
-import type { Passage } from '../retrieval/retrieval.service.js';
+import type { Passage } from '../retrieval/retrieval.schema.js';
 import type { Language } from '../text/language.js';
 
 export interface ChatHistoryTurn {

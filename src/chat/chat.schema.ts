@@ -24,3 +24,8 @@ export const ChatAnswerSchema = v.object({
   components: v.array(SourcesComponentSchema),
   cached: v.boolean(),
 });
+
+export type SourcesComponent = v.InferOutput<typeof SourcesComponentSchema>;
+
+/** The chat answer of API.md. */
+export type ChatAnswer = v.InferOutput<typeof ChatAnswerSchema>;

@@ -5,12 +5,12 @@ import type { Clock } from '../platform/clock.js';
 import { sha256Hex } from '../platform/crypto.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { ServiceError } from '../platform/service-error.js';
-import type { Passage, QueryResult, SearchInput } from '../retrieval/retrieval.service.js';
+import type { Passage, QueryResult, SearchInput } from '../retrieval/retrieval.schema.js';
 import { detectMessageLanguage } from '../text/detect-language.js';
 import type { Language } from '../text/language.js';
 import { accentedWords, fold } from '../text/words.js';
 import { tokenize, type ChatHistoryTurn, type ChatModel, type ChatTurnInput } from './chat-model.js';
-import type { ChatBody } from './chat.schema.js';
+import type { ChatAnswer, ChatBody, SourcesComponent } from './chat.schema.js';
 import { ConversationStore, type StoredAnswer } from './conversations.js';
 import { resolveQuery } from './follow-up.js';
 
@@ -44,19 +44,6 @@ export interface ChatDeps {
   retrieval: PassageSearch;
   knowledge: KnowledgeIndex;
   model: ChatModel;
-}
-
-export interface SourcesComponent {
-  type: 'sources';
-  items: { sourceId: string; title: string; url?: string }[];
-}
-
-/** The chat answer of API.md. */
-export interface ChatAnswer {
-  conversationId: string;
-  reply: string;
-  components: SourcesComponent[];
-  cached: boolean;
 }
 
 /** A streamed turn that was accepted: its credit is spent and its question recorded. */

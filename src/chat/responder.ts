@@ -1,6 +1,6 @@
 import { expectedAnswers } from './answer-types.js';
 import { fromTokens, tokenize, type ChatModel, type ChatReply, type ChatTurnInput } from './chat-model.js';
-import type { Passage } from '../retrieval/retrieval.service.js';
+import type { Passage } from '../retrieval/retrieval.schema.js';
 import type { Language } from '../text/language.js';
 import { sentences } from '../text/sentences.js';
 import { termSet } from '../text/terms.js';

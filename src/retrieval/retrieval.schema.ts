@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { TopicSchema } from '../platform/topic-tag.js';
 import { clientText } from '../platform/validation.js';
+import type { Language } from '../text/language.js';
 
 const Topics = v.pipe(
   v.array(TopicSchema),
@@ -14,6 +15,11 @@ export const QueryBodySchema = v.strictObject({
 });
 
 export type QueryBody = v.InferOutput<typeof QueryBodySchema>;
+
+/** A search as retrieval runs it: the probe's body, and the language to favour (by default the query's own). */
+export interface SearchInput extends QueryBody {
+  lang?: Language;
+}
 
 export const PassageSchema = v.object({
   sourceId: v.string(),
@@ -29,3 +35,9 @@ export const QueryResultSchema = v.object({
   passages: v.array(PassageSchema),
   strategies: v.object({ topics: v.number(), vector: v.number() }),
 });
+
+/** A passage retrieval found; `score` is 0..1, best first. */
+export type Passage = v.InferOutput<typeof PassageSchema>;
+
+/** The passages and how many of them each strategy found (a passage found by both counts in both). */
+export type QueryResult = v.InferOutput<typeof QueryResultSchema>;

@@ -1,8 +1,7 @@
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import type { QueryBody } from './retrieval.schema.js';
+import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js';
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
 import { detectMessageLanguage } from '../text/detect-language.js';
-import type { Language } from '../text/language.js';
 import { truncatingStem } from '../text/stemmers.js';
 import { isChatStopword } from '../text/stopwords.js';
 import { termSet } from '../text/terms.js';
@@ -11,28 +10,6 @@ import { accentedWords } from '../text/words.js';
 /** What retrieval needs of agents: that one exists (else `404 svc.agent.not_found`). */
 export interface AgentLookup {
   getAgentOrThrow(workspaceId: string, agentId: string): Promise<unknown>;
-}
-
-export interface Passage {
-  sourceId: string;
-  title: string;
-  text: string;
-  /** 0..1, best first. */
-  score: number;
-  topics: string[];
-  lang: Language;
-  url?: string;
-}
-
-export interface QueryResult {
-  passages: Passage[];
-  /** How many returned passages each strategy found (a passage found by both counts in both). */
-  strategies: { topics: number; vector: number };
-}
-
-export interface SearchInput extends QueryBody {
-  /** The language to favour; by default the query's own. */
-  lang?: Language;
 }
 
 // Weights of the fused score; they add up to 1 so that the score stays in 0..1.
