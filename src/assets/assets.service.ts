@@ -8,19 +8,7 @@ import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../pla
 import type { Asset, AssetListQuery, AssetUpload } from './assets.schema.js';
 import type { MediaInfo } from './media.js';
 import { UrlSigner, type SignedUrl } from './signed-url.js';
-
-/** Bytes that `GET /files/{assetId}` can serve: an asset or a brand file. */
-export interface StoredFile {
-  id: string;
-  contentType: string;
-  byteSize: number;
-  sha256: string;
-  bytes: Uint8Array;
-  createdAt: string;
-}
-
-/** Finds stored bytes by id in another part's tables (brand files). */
-export type FileSource = (fileId: string) => Promise<StoredFile | undefined>;
+import type { FileSource, StoredFile } from './stored-file.js';
 
 /** The one thing assets need of pages: that a page exists in the workspace. */
 export interface PageLookup {

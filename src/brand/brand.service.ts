@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { StoredFile } from '../assets/assets.service.js';
+import type { StoredFile } from '../assets/stored-file.js';
 import type { SignedUrl } from '../assets/signed-url.js';
 import type { CoreDeps } from '../core.js';
 import type { BrandFileTable, BrandTable } from '../db/schema/brand.js';
