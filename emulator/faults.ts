@@ -59,7 +59,7 @@ function pathMatcher(pattern: string): RegExp {
 }
 
 /**
- * Injected failures: a request that matches a fault is answered with its problem
+ * Injected failures (decisions, D-025): a request that matches a fault is answered with its problem
  * document before anything else runs, so it changes nothing.
  */
 export class Faults {

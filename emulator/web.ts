@@ -2,7 +2,8 @@ import { OfflineWeb, type WebDefinition } from '../src/knowledge/fetch/offline-w
 import type { HopResponse, Web } from '../src/knowledge/ports.js';
 import type { MetaStore } from './meta.js';
 
-// The key predates this module (it was the knowledge part's): stores written then keep their web.
+// The key predates this module (it was the knowledge part's): stores written then keep
+// their web (decisions, D-155).
 const WEB_META_KEY = 'knowledge.web';
 
 /**

@@ -50,7 +50,7 @@ export function createApp(service: Service, options: AppOptions = {}) {
   app.onError((error, c) => {
     shell.begin(c);
     if (error instanceof ServiceError) {
-      // The problem says what the client may know; the cause is for the operator.
+      // The problem says what the client may know; the cause is for the operator (D-158).
       if (error.cause !== undefined) service.settings.log(`${error.code} on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error.cause);
       return shell.finish(c, problemResponse(c, error));
     }

@@ -32,7 +32,7 @@ import { coreCounters } from './usage/counters.js';
 
 /**
  * What the service plugs in: each interface is declared by the part that uses it, and
- * each has a built-in default, filled in by `createService` and nowhere else.
+ * each has a built-in default, filled in by `createService` and nowhere else (decisions, D-148).
  */
 export interface ServicePorts {
   /** Turns knowledge chunks into vectors. Default: the built-in deterministic hashing embedder. */
@@ -84,8 +84,8 @@ function resolvePorts(ports: Partial<ServicePorts>, settings: Settings, clock: C
 /**
  * The one composition root: builds every service once from the store, the clock, the
  * id generator, the settings and the ports, and is the only place parts are wired to
- * each other (dependents, cascades, file sources, change hooks). Nothing else
- * constructs a service.
+ * each other (dependents, cascades, file sources, change hooks; decisions, D-149).
+ * Nothing else constructs a service.
  */
 export function createService({ db: store, clock, ids, settings, workspaceDefaults = DEFAULT_WORKSPACE, ports: given = {} }: ServiceOptions) {
   const db = store.db;

@@ -1,5 +1,5 @@
 /**
- * What anonymous visitors of the hosted pages' chat may do (decisions, Site chat): how
+ * What anonymous visitors of the hosted pages' chat may do (decisions, D-111 to D-115): how
  * many turns one visitor may open per window on one workspace's sites, and the share of
  * a workspace's credits kept for its owner, which visitors' turns never spend.
  */

@@ -20,7 +20,7 @@ export type ApiKeyGate = (c: Context<AppEnv>) => void | Promise<void>;
  * workspace's daily activity cap (429 without it). Every answer after the key check,
  * errors included, carries the rate-limit headers. The route wrapper calls it first,
  * and so does the not-found handler for unknown `/v1` paths (404 comes after auth).
- * Synchronous when the key is cached: it runs on every request.
+ * Synchronous when the key is cached: it runs on every request (decisions, D-010).
  */
 export function apiKeyGate(deps: { auth: AuthService; workspaces: ActivityRecorder; rateLimiter: RateLimiter; clock: Clock }): ApiKeyGate {
   const limit = (c: Context<AppEnv>, caller: Awaited<ReturnType<AuthService['authenticate']>>): void | Promise<void> => {

@@ -20,7 +20,7 @@ export function wantsStream(c: Context<AppEnv>): boolean {
   });
 }
 
-/** `POST /v1/agents/{id}/chat` (JSON and streamed). */
+/** `POST /v1/agents/{id}/chat` (JSON and streamed; decisions, D-102). */
 export function registerChatRoutes(
   router: Router,
   deps: { chat: ChatService; log: (message: string, error?: unknown) => void },

@@ -37,7 +37,7 @@ export interface ResolvedQuery {
 }
 
 /**
- * The question a message asks in its conversation. A follow-up is read together with
+ * The question a message asks in its conversation (decisions, D-099). A follow-up is read together with
  * the earlier questions back to the last one that stood alone; any other message is
  * read alone.
  */

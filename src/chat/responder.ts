@@ -139,7 +139,7 @@ export function compose(input: ChatTurnInput): { text: string; sourceIds: string
 }
 
 /**
- * The default model: deterministic and extractive. It answers with the sentences of the
+ * The default model (decisions, D-101): deterministic and extractive. It answers with the sentences of the
  * retrieved passages that best answer the question, in the language of the message
  * where the knowledge has it, greets back a greeting, and says politely when it knows
  * nothing relevant. The same input always gives the same reply.

@@ -36,7 +36,7 @@ export interface IngestionDeps {
   changed: (workspaceId: string, sourceId: string) => void;
 }
 
-/** Chunk ids follow the source's and sort in position order. */
+/** Chunk ids follow the source's and sort in position order (decisions, D-083). */
 export function chunkId(sourceId: string, position: number): string {
   return `chk_${sourceId.replace(/^src_/, '')}_${String(position).padStart(5, '0')}`;
 }

@@ -20,8 +20,9 @@ export function queryTerms(query: string): string[] {
 /**
  * `KnowledgeIndex` over the store: chunks and their vectors from `knowledge_chunks`
  * (kept in memory per workspace, see `ChunkCache`), lexical search through the
- * dialect's full-text index (FTS5 on SQLite, a GIN `tsvector` on Postgres), and a content version per agent
- * scope, memoised until the knowledge of the workspace changes.
+ * dialect's full-text index (FTS5 on SQLite, a GIN `tsvector` on Postgres), and a
+ * content version per agent scope (decisions, D-084), memoised until the knowledge of
+ * the workspace changes.
  */
 export class SqlKnowledgeIndex implements KnowledgeIndex {
   // Bumped after every commit that changes what some agent of the workspace can retrieve.

@@ -14,7 +14,7 @@ const LINE_PREFIX = /^(\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)*)(.*)$/;
 const FENCE = /^\s*(```|~~~)/;
 
 /**
- * The default translator: marks every line of text with the target language
+ * The default translator (decisions, D-042): marks every line of text with the target language
  * (`Hello` to `es` is `[es] Hello`), leaving Markdown line syntax and fenced code
  * intact. The same input always gives the same output.
  */

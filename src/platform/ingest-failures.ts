@@ -2,7 +2,8 @@
  * The one registry of the failure codes a knowledge source can end with (its `error`,
  * API.md States and transitions), beside the registry of problem codes: a failed
  * ingestion is not an HTTP answer but the state of a source, so its codes are plain
- * words rather than `svc.*` codes. Nothing else in the code base spells one.
+ * words rather than `svc.*` codes. Nothing else in the code base spells one
+ * (decisions, D-157).
  */
 
 /** The address classes a fetch refuses (CONTRACT, Knowledge), as in `fetch_blocked_address:<class>`. */

@@ -39,7 +39,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'secret'> = {
   log: (message, error) => console.error(message, error),
 };
 
-/** Fills every unset setting with its default; worker options are merged field by field. */
+/** Fills every unset setting with its default; worker options are merged field by field (decisions, D-153). */
 export function resolveSettings(input: SettingsInput): Settings {
   const given = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as SettingsInput;
   return { ...DEFAULT_SETTINGS, ...given, workers: { ...DEFAULT_SETTINGS.workers, ...given.workers } };

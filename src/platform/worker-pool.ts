@@ -5,7 +5,7 @@ import type { Piscina } from 'piscina';
 import { ServiceError } from './service-error.js';
 import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskResult } from './worker-protocol.js';
 
-/** How many threads, for how long idle ones live, and what one task may spend. */
+/** How many threads, for how long idle ones live, and what one task may spend (decisions, D-139 to D-141). */
 export interface WorkerPoolOptions {
   /**
    * Threads at most; one of them is kept for interactive tasks when there are two or

@@ -30,7 +30,7 @@ function pick(texts: Texts, lang: Language, fallback: Language): string {
 }
 
 /**
- * Renders a site's llms.txt (llmstxt.org shape) from its published pages: the site name,
+ * Renders a site's llms.txt (llmstxt.org shape, decisions D-043) from its published pages: the site name,
  * the home page description as the summary, and one link list per served language,
  * the default language first. Links are site-relative so that they hold on any host.
  */

@@ -30,7 +30,8 @@ function normalise(vector: Float32Array): Float32Array {
  * `Float32Array` (all chunks' first value, then all second values...). A query then
  * costs one linear pass per dimension it actually uses, and the hashed embedder's
  * queries use few of them: a short question touches a fraction of the dimensions, so
- * scoring is exact and still several times cheaper than a dot product per chunk.
+ * scoring is exact and still several times cheaper than a dot product per chunk
+ * (decisions, D-095).
  */
 export class ScopeIndex {
   readonly size: number;

@@ -46,7 +46,7 @@ interface Candidate {
 }
 
 /**
- * Retrieval over the knowledge index: two strategies fused into one ranking. Topic
+ * Retrieval over the knowledge index (decisions, D-090 to D-094): two strategies fused into one ranking. Topic
  * routing picks the topics a query is about (named in the request, named by the query's
  * words, or nearest by centroid) and takes their chunks; similarity search takes the
  * chunks nearest to the query's vector, helped by the full-text index where it helps:

@@ -3,7 +3,7 @@ import { FUNCTION_WORDS_EN, FUNCTION_WORDS_ES } from './stopwords.js';
 import { accentedWords, words } from './words.js';
 
 /*
- * Two detectors (decisions, D-???:text-forms): a document is long, so counting the
+ * Two detectors (decisions, D-150): a document is long, so counting the
  * function words only one language uses is reliable; a chat message is a few words,
  * so it is read with accented marker words and may fall back on the conversation's
  * language when nothing tells.
@@ -36,7 +36,7 @@ const ES_MARKERS = new Set(['el', 'la', 'los', 'las', 'de', 'del', 'que', 'qué'
 const EN_MARKERS = new Set(['the', 'of', 'and', 'to', 'is', 'are', 'what', 'how', 'when', 'where', 'which', 'do', 'does', 'can', 'you', 'your', 'i', 'my', 'a', 'an', 'in', 'on', 'for', 'with', 'it', 'its', 'hello', 'hi', 'thanks', 'please', 'there', 'have', 'has', 'price', 'hours']);
 
 /**
- * The language a message is written in: Spanish punctuation and accents or more
+ * The language a message is written in (decisions, D-100): Spanish punctuation and accents or more
  * Spanish function words make it `es`; otherwise `en`, or `fallback` when nothing tells.
  */
 export function detectMessageLanguage(text: string, fallback: Language = 'en'): Language {

@@ -1,7 +1,7 @@
 import { fold } from './words.js';
 
 /**
- * Two stemmers, each named for what it does (decisions, D-???:stopwords): `stripPlural`
+ * Two stemmers, each named for what it does (decisions, D-151): `stripPlural`
  * takes a plural `s` off and nothing else (the knowledge pipeline's vectors and index
  * cards), `truncatingStem` takes the commonest inflection suffix off and keeps at most
  * six letters (the chat's retrieval terms, so `reservations` meets `reservar`).

@@ -2,7 +2,7 @@ import { fold } from './words.js';
 
 /**
  * Words that say nothing about a subject. Two lists exist on purpose (decisions,
- * D-???:stopwords): the function words of the knowledge pipeline (language detection,
+ * D-151): the function words of the knowledge pipeline (language detection,
  * the embedder, index cards, full-text queries), and the chat's stop words, which add
  * what people type around a question (`please`, `hola`, `quiero saber`). Both are
  * folded. Merging them would move every stored vector and chat answer.

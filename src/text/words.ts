@@ -1,6 +1,6 @@
 /**
  * What a word is, for every part that reads text: runs of letters and digits. Two forms
- * exist on purpose (decisions, D-???:text-forms): `words` folds case and accents and is what the
+ * exist on purpose (decisions, D-150): `words` folds case and accents and is what the
  * knowledge pipeline indexes, embeds and detects languages on; `accentedWords` keeps
  * the accents (lowercase only), which the chat's language guess needs to tell `qué`
  * from `que`. Folding a word of `accentedWords` is not always the same as the word of

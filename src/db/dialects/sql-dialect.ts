@@ -33,7 +33,8 @@ export interface ChunkFullText {
 /**
  * Everything that differs between the SQL backends, in one object per dialect
  * (`dialects/<name>/`): migrations and stores ask it instead of branching on a name.
- * A new backend adds a folder with its driver and, if it speaks a new dialect, one of these.
+ * A new backend adds a folder with its driver and, if it speaks a new dialect, one of these
+ * (decisions, D-154).
  */
 export interface SqlDialect {
   readonly name: DialectName;

@@ -29,7 +29,7 @@ const WebPageSchema = v.pipe(
 const HostSchema = clientText({ min: 1, max: 253 });
 const AddressSchema = v.pipe(v.string(), v.check((s) => ipaddr.isValid(s), 'must be an IPv4 or IPv6 address'));
 
-/** The body of `PUT /_emulator/web` (CONTRACT, control plane). */
+/** The body of `PUT /_emulator/web` (CONTRACT, control plane; decisions, D-078). */
 export const WebDefinitionSchema = v.pipe(
   v.strictObject({
     pages: v.pipe(v.array(WebPageSchema), v.maxLength(10_000, 'at most 10000 pages')),

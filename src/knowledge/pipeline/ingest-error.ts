@@ -12,7 +12,7 @@ export class IngestError extends Error {
   }
 }
 
-/** Pages a PDF may have: 2,000 pages of text is a long book. */
+/** Pages a PDF may have: 2,000 pages of text is a long book (decisions, D-142). */
 export const MAX_PDF_PAGES = 2_000;
 
 /** Characters of text one document may yield: ten times what a text add may carry (200,000). */

@@ -71,7 +71,8 @@ function quoted(title: string, max = TITLE_MAX): string {
 /**
  * The index card: one English line naming what the source covers (its kind, title,
  * language when Spanish, and its key terms; a Spanish source's terms are the ones the
- * glossary renders in English, with the original in parentheses). Deterministic.
+ * glossary renders in English, with the original in parentheses). Deterministic
+ * (decisions, D-086).
  */
 export function summarize(input: SummaryInput): string {
   const noun = input.kind === 'url' ? 'Web page' : NOUNS[input.format];
