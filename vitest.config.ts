@@ -8,7 +8,7 @@ export default defineConfig({
       { find: /^svc-emulator\/vitest$/, replacement: fileURLToPath(new URL('./emulator/vitest.ts', import.meta.url)) },
       { find: /^svc-emulator\/emulator$/, replacement: fileURLToPath(new URL('./emulator/index.ts', import.meta.url)) },
       { find: /^svc-emulator\/msw$/, replacement: fileURLToPath(new URL('./emulator/msw.ts', import.meta.url)) },
-      { find: /^svc-emulator$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+      { find: /^svc-emulator$/, replacement: fileURLToPath(new URL('./emulator/main.ts', import.meta.url)) },
     ],
   },
   test: {

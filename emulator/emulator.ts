@@ -3,93 +3,45 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../src/app.js';
 import { openStore, type DatabaseOptions } from '../src/db/database.js';
+import type { WebDefinition } from '../src/knowledge/fetch/offline-web.js';
+import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
 import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
-import type { Embedder } from '../src/knowledge/knowledge-index.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
-import { DEFAULT_SITE_CHAT, resolveSettings, type Settings, type SiteChatLimits } from '../src/platform/settings.js';
-import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from '../src/platform/worker-pool.js';
-import type { ChatModel } from '../src/agents/chat-model.js';
-import type { Translator } from '../src/pages/translator.js';
+import { resolveSettings } from '../src/platform/settings.js';
+import type { IngestFailureCode } from '../src/platform/ingest-failures.js';
 import { iso } from '../src/platform/time.js';
-import { createService, type Service } from '../src/service.js';
-import { registerControlPlane } from './control-plane.routes.js';
-import { registerErrorPages } from './docs/error-pages.js';
-import { registerHomePage } from './docs/home-page.js';
-import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
-import { readFixture, type Fixture, type FixtureInput } from './fixtures.js';
-import { loadFixture, type LoadedKey } from './fixture-loader.js';
-import { Journal } from './journal.js';
-import { Faults, FaultSchema, type Fault, type FaultInput } from './faults.js';
-import type { JournalEntry } from './journal.js';
 import { parseOrThrow } from '../src/platform/validation.js';
+import { createService, type Service } from '../src/service.js';
 import { WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
-import { WebDefinitionSchema, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
-import { createSiteHandler } from './sites/site-handler.js';
-import { SiteChat } from './sites/site-chat.js';
+import { registerControlPlane, type CreatedWorkspace, type EmulatorControl } from './control-plane.routes.js';
+import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
+import { Faults, FaultSchema, IngestFaults, type Fault, type FaultRequest } from './faults.js';
+import { loadFixture, type FixtureHost, type LoadedKey } from './fixture-loader.js';
+import { readFixture, type Fixture } from './fixtures.js';
+import { Journal, type JournalEntry } from './journal.js';
 import { metaStore, type MetaStore } from './meta.js';
-import { exportState, importState, type StateDocument } from './state.js';
+import type { EmulatorOptions } from './options.js';
+import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
+import { SiteChat } from './sites/site-chat.js';
+import { createSiteHandler } from './sites/site-handler.js';
+import { exportState, importState, type StateDocument, type StateTransferOptions } from './state.js';
+import { registerErrorPages } from './docs/error-pages.js';
+import { registerHomePage } from './docs/home-page.js';
+import { RequestLog } from './request-log.js';
+import { seedSecret } from './seal.js';
 import { registerInspectRoutes } from './ui/inspect.routes.js';
 import { serviceInspector } from './ui/inspector.js';
 import { isUiFile } from './ui/ui-paths.js';
 import { registerUi } from './ui/ui.routes.js';
-import { seedSecret } from './seal.js';
-import { RequestLog } from './request-log.js';
+import { EmulatorWeb } from './web.js';
+
+export type { EmulatorOptions } from './options.js';
+export type { CreatedWorkspace } from './control-plane.routes.js';
 
 /** Where a seeded emulator's frozen clock starts. */
 export const SEED_EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
-
-export interface EmulatorOptions {
-  /** A SQLite file path, or store options; default an in-memory SQLite database. */
-  db?: string | DatabaseOptions;
-  /** Deterministic ids, key secrets and a frozen clock starting at 2026-01-01. */
-  seed?: string | number;
-  /** `demo` (the bundled workspace), `none` (default), a file path or a fixture object. */
-  fixtures?: 'demo' | 'none' | string | FixtureInput;
-  /**
-   * A state document to start from instead of fixtures (`GET /_emulator/state`, or a file
-   * `--export-on-exit` wrote, whose key hashes are in the clear); `reset` returns to it.
-   * It replaces the state of an existing `db` file.
-   */
-  state?: unknown;
-  /** When set, `/_emulator` and the console routes require `Authorization: Bearer <token>` (not `GET /_emulator/health`). */
-  adminToken?: string;
-  /**
-   * Hosts besides `localhost`, `*.localhost` and IP addresses that `/_emulator` and the
-   * console routes answer on: names, `.example.test` for that name and every name under
-   * it, or `'all'` to switch the Host check off (the browser-origin check stays).
-   */
-  allowedHosts?: 'all' | readonly string[];
-  liveFetch?: boolean;
-  /** Turns knowledge chunks into vectors (a real model); default the built-in deterministic embedder. */
-  embedder?: Embedder;
-  /** Translates page texts when a site adds a language; default a deterministic offline one. */
-  translator?: Translator;
-  /** Answers chat turns (a real model, e.g. `openAiChatModel`); default the deterministic responder. */
-  chatModel?: ChatModel;
-  siteDomain?: string;
-  docsUrl?: string;
-  jobConcurrency?: number;
-  /**
-   * What anonymous visitors of the hosted pages' chat may do; default 10 turns per 60 s
-   * per visitor and workspace, and 10% of a workspace's credits (at least 1) kept for
-   * its owner.
-   */
-  siteChat?: Partial<SiteChatLimits>;
-  /**
-   * The worker threads for heavy work and their limits (threads, idle timeout, time
-   * per task, heap and buffer megabytes); unset fields keep their defaults.
-   */
-  workers?: Partial<WorkerPoolOptions>;
-  /** Where unexpected errors are reported; default `console.error`. */
-  log?: Settings['log'];
-}
-
-export interface CreatedWorkspace {
-  workspaceId: string;
-  apiKey: { id: string; prefix: string; scopes: Scope[]; secret: string };
-}
 
 export interface ListeningServer {
   url: string;
@@ -98,11 +50,27 @@ export interface ListeningServer {
   close(): Promise<void>;
 }
 
+/** What an emulator is made of; `createEmulator` builds them. */
+export interface EmulatorParts {
+  service: Service;
+  /** The emulated clock the service runs on; the emulator moves, saves and restores it. */
+  clock: EmulatedClock;
+  meta: MetaStore;
+  /** The offline web URL sources are fetched from (the service's `web` port). */
+  web: EmulatorWeb;
+  /** Queued ingestion failures (the service's `ingestFaults` port). */
+  ingestFaults: IngestFaults;
+  guard: { adminToken: string | undefined; allowedHosts: AllowedHosts };
+  siteChat: SiteChatLimits;
+}
+
 /**
  * The emulator: the whole service over one store, its HTTP app with the control plane,
  * the request journal, the loaded fixtures (the state `reset` returns to) and servers.
+ * It owns what only an emulator has (the emulated clock, injected faults, the offline
+ * web) and hands the service what it needs of them as ports.
  */
-export class Emulator {
+export class Emulator implements EmulatorControl, FixtureHost {
   readonly journal = new Journal();
   readonly faults: Faults;
   readonly siteChat: SiteChat;
@@ -114,15 +82,22 @@ export class Emulator {
   readonly #servers = new Set<ServerType>();
   #closed = false;
   #persistTail: Promise<void> = Promise.resolve();
+  readonly service: Service;
+  readonly #clock: EmulatedClock;
+  readonly #meta: MetaStore;
+  readonly #web: EmulatorWeb;
+  readonly #ingestFaults: IngestFaults;
   #requestLog: RequestLog | undefined;
 
-  constructor(
-    readonly service: Service,
-    private readonly meta: MetaStore,
-    guard: { adminToken: string | undefined; allowedHosts: AllowedHosts },
-  ) {
+  /** @internal `createEmulator` builds the parts. */
+  constructor({ service, clock, meta, web, ingestFaults, guard, siteChat }: EmulatorParts) {
+    this.service = service;
+    this.#clock = clock;
+    this.#meta = meta;
+    this.#web = web;
+    this.#ingestFaults = ingestFaults;
     this.faults = new Faults(service.ids.fork('faults'));
-    this.siteChat = new SiteChat(service, service.ids.fork('site-chat'));
+    this.siteChat = new SiteChat(service, service.ids.fork('site-chat'), siteChat);
     const sites = createSiteHandler({
       service,
       chat: this.siteChat,
@@ -156,7 +131,7 @@ export class Emulator {
     });
     this.app = app;
     this.openapi = openapi;
-    (service.clock as EmulatedClock).onChange(() => this.#persist());
+    clock.onChange(() => this.#persist());
   }
 
   /**
@@ -185,16 +160,16 @@ export class Emulator {
   }
 
   readonly clock = {
-    now: (): number => this.service.clock.now(),
-    get: () => ({ now: iso(this.service.clock.now()), frozen: (this.service.clock as EmulatedClock).frozen }),
+    now: (): number => this.#clock.now(),
+    get: () => ({ now: iso(this.#clock.now()), frozen: this.#clock.frozen }),
     /** Moves time forward and runs what came due before resolving. */
     advance: async (ms: number) => {
-      (this.service.clock as EmulatedClock).advance(ms);
+      this.#clock.advance(ms);
       await this.drain();
       return this.clock.get();
     },
     set: async (instant: number | string) => {
-      (this.service.clock as EmulatedClock).set(typeof instant === 'string' ? Date.parse(instant) : instant);
+      this.#clock.set(typeof instant === 'string' ? Date.parse(instant) : instant);
       await this.drain();
       return this.clock.get();
     },
@@ -205,6 +180,11 @@ export class Emulator {
     const ws = await this.service.workspaces.create(input);
     const key = await this.service.auth.createKey(ws.id, { name: 'default', scopes: input.scopes ?? [...SCOPES], env: 'test' });
     return { workspaceId: ws.id, apiKey: { id: key.id, prefix: key.prefix, scopes: key.scopes, secret: key.secret } };
+  }
+
+  /** A workspace's settings, or `404 svc.tenant.not_found`. */
+  getWorkspace(workspaceId: string): Promise<WorkspaceRecord> {
+    return this.service.workspaces.getWorkspaceOrThrow(workspaceId);
   }
 
   /** Changes a workspace's settings (rate limit, daily cap, credits, plan caps). */
@@ -223,30 +203,36 @@ export class Emulator {
   }
 
   /** Injects a failure (see `POST /_emulator/faults`); `ingest` queues source failures. */
-  injectFault(input: FaultInput): Fault | { ingest: string; times: number } {
+  injectFault(input: FaultRequest): Fault | { ingest: string; times: number } {
     const fault = parseOrThrow(FaultSchema, input, 'svc.request.validation_failed');
     if (fault.ingest === undefined) return this.faults.add(fault);
     const times = fault.times ?? 1;
-    for (let i = 0; i < times; i++) this.service.knowledge.failNextIngestion(fault.ingest);
+    // The schema's pattern admits registered codes only.
+    this.#ingestFaults.add(fault.ingest as IngestFailureCode, times);
     return { ingest: fault.ingest, times };
+  }
+
+  /** The active request faults. */
+  listFaults(): Fault[] {
+    return this.faults.list();
   }
 
   /** Removes every fault and queued ingestion failure; answers how many faults there were. */
   clearFaults(): number {
     const cleared = this.faults.list().length;
     this.faults.clear();
-    while (this.service.knowledge.takeIngestFault() !== undefined);
+    this.#ingestFaults.clear();
     return cleared;
   }
 
   /** Replaces the offline web that URL sources are fetched from (see `PUT /_emulator/web`). */
   setWeb(definition: unknown): Promise<{ pages: number; hosts: number }> {
-    return this.service.knowledge.setWeb(parseOrThrow(WebDefinitionSchema, definition, 'svc.request.validation_failed'));
+    return this.#web.set(parseOrThrow(WebDefinitionSchema, definition, 'svc.request.validation_failed'));
   }
 
   /** The offline web in force. */
-  getWeb(): Promise<WebDefinition> {
-    return this.service.knowledge.getWeb();
+  async getWeb(): Promise<WebDefinition> {
+    return this.#web.definition;
   }
 
   /** Resolves once every queued job has finished; answers how many ran. */
@@ -254,12 +240,13 @@ export class Emulator {
     return this.service.jobs.drain();
   }
 
-  exportState(): Promise<StateDocument> {
-    return exportState(this.service);
+  /** The whole state; key hashes sealed unless `plainHashes` (a file for the operator's own disk). */
+  exportState(options: StateTransferOptions = {}): Promise<StateDocument> {
+    return exportState(this.service, this.#clock, options);
   }
 
-  async importState(doc: unknown): Promise<void> {
-    await importState(this.service, doc);
+  async importState(doc: unknown, options: StateTransferOptions = {}): Promise<void> {
+    await importState(this.service, this.#clock, doc, options);
     this.siteChat.clear();
     await this.#persist();
   }
@@ -273,19 +260,19 @@ export class Emulator {
 
   /** @internal Called once by `createEmulator`. */
   async init(fixtures: Fixture | undefined, state?: unknown): Promise<void> {
-    const initialized = await this.meta.get<boolean>('initialized');
+    const initialized = await this.#meta.get<boolean>('initialized');
     if (!initialized || state !== undefined) {
       // A snapshot is taken as it is (its queued jobs run later); fixtures settle first.
-      if (state !== undefined) await importState(this.service, state, { plainHashes: true });
+      if (state !== undefined) await importState(this.service, this.#clock, state, { plainHashes: true });
       else {
         if (fixtures) this.fixtureKeys = await loadFixture(this, fixtures);
         await this.drain();
       }
       this.#baseline = await this.exportState();
-      await this.meta.set('baseline', this.#baseline);
-      await this.meta.set('initialized', true);
+      await this.#meta.set('baseline', this.#baseline);
+      await this.#meta.set('initialized', true);
     } else {
-      this.#baseline = await this.meta.get<StateDocument>('baseline');
+      this.#baseline = await this.#meta.get<StateDocument>('baseline');
     }
     await this.#persist();
   }
@@ -318,13 +305,13 @@ export class Emulator {
   }
 
   #persist(): Promise<void> {
-    const clock = (this.service.clock as EmulatedClock).snapshot();
+    const clock = this.#clock.snapshot();
     const ids = this.service.ids.snapshot();
     this.#persistTail = this.#persistTail
       .then(async () => {
         if (this.#closed) return;
-        await this.meta.set('clock', clock);
-        await this.meta.set('ids', ids);
+        await this.#meta.set('clock', clock);
+        await this.#meta.set('ids', ids);
       })
       .catch((error) => this.service.settings.log('could not persist emulator meta', error));
     return this.#persistTail;
@@ -338,21 +325,11 @@ export class Emulator {
     await this.#persist();
     this.#closed = true;
     await this.#persistTail;
-    await this.meta.set('clock', (this.service.clock as EmulatedClock).snapshot());
-    await this.meta.set('ids', this.service.ids.snapshot());
-    await this.meta.set('clean', true);
+    await this.#meta.set('clock', this.#clock.snapshot());
+    await this.#meta.set('ids', this.service.ids.snapshot());
+    await this.#meta.set('clean', true);
     await this.service.store.close();
   }
-}
-
-function siteChatLimits(given: Partial<SiteChatLimits>): SiteChatLimits {
-  const limits = { ...DEFAULT_SITE_CHAT, ...given };
-  const whole = (n: number, min: number) => Number.isInteger(n) && n >= min;
-  if (!whole(limits.visitorTurns, 1) || !whole(limits.visitorWindowSeconds, 1) || !whole(limits.ownerReserveMin, 0)) {
-    throw new TypeError('siteChat: visitorTurns and visitorWindowSeconds must be whole numbers from 1, ownerReserveMin from 0');
-  }
-  if (!(limits.ownerReserveShare >= 0 && limits.ownerReserveShare <= 1)) throw new TypeError('siteChat: ownerReserveShare must be from 0 to 1');
-  return limits;
 }
 
 /** Builds and starts an emulator. */
@@ -397,20 +374,25 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
 
   const settings = resolveSettings({
     secret,
-    ...(options.siteDomain !== undefined && { siteDomain: options.siteDomain }),
-    ...(options.docsUrl !== undefined && { docsUrl: options.docsUrl }),
-    ...(options.liveFetch !== undefined && { liveFetch: options.liveFetch }),
-    ...(options.embedder !== undefined && { embedder: options.embedder }),
-    ...(options.translator !== undefined && { translator: options.translator }),
-    ...(options.chatModel !== undefined && { chatModel: options.chatModel }),
-    ...(options.jobConcurrency !== undefined && { jobConcurrency: options.jobConcurrency }),
-    ...(options.siteChat !== undefined && { siteChat: siteChatLimits(options.siteChat) }),
-    ...(options.workers !== undefined && { workers: { ...DEFAULT_WORKER_POOL, ...options.workers } }),
-    ...(options.log !== undefined && { log: options.log }),
+    siteDomain: options.siteDomain,
+    docsUrl: options.docsUrl,
+    liveFetch: options.liveFetch,
+    jobConcurrency: options.jobConcurrency,
+    workers: options.workers,
+    log: options.log,
   });
-  const service = createService({ db: store, clock, ids, settings });
+  const siteChat = siteChatLimits(options.siteChat);
+  const web = await EmulatorWeb.load(meta);
+  const ingestFaults = new IngestFaults();
+  const service = createService({
+    db: store,
+    clock,
+    ids,
+    settings,
+    ports: { embedder: options.embedder, translator: options.translator, chatModel: options.chatModel, web, ingestFaults: ingestFaults.take, clockMoves: clock },
+  });
   await service.start();
-  const emulator = new Emulator(service, meta, { adminToken: options.adminToken, allowedHosts });
+  const emulator = new Emulator({ service, clock, meta, web, ingestFaults, guard: { adminToken: options.adminToken, allowedHosts }, siteChat });
   try {
     await emulator.init(fixtures, options.state);
   } catch (error) {

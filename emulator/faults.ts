@@ -4,12 +4,11 @@ import type { AppEnv } from '../src/platform/context.js';
 import { ERROR_CODES, isErrorCode, type ErrorCode } from '../src/platform/error-codes.js';
 import { ServiceError } from '../src/platform/service-error.js';
 import type { IdGenerator } from '../src/platform/ids.js';
+import { INJECTABLE_INGEST_FAILURE, type IngestFailureCode } from '../src/platform/ingest-failures.js';
 import { clientText } from '../src/platform/validation.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/** Failure codes a source can end with (API.md, States and transitions). */
-export const INGEST_CODE = /^(unsupported_document|ingest_failed|fetch_timeout|fetch_dns_failed|fetch_response_too_large|fetch_blocked_address:(loopback|private|link_local|unique_local|carrier_grade_nat|multicast|unspecified|reserved))$/;
 
 export const FaultSchema = v.pipe(
   v.strictObject({
@@ -23,13 +22,15 @@ export const FaultSchema = v.pipe(
     status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(400), v.maxValue(599))),
     code: v.optional(v.pipe(v.string(), v.check((s: string) => isErrorCode(s), 'must be a problem code of the registry'))),
     times: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-    ingest: v.optional(v.pipe(v.string(), v.regex(INGEST_CODE, 'must be a source error code such as fetch_timeout'))),
+    ingest: v.optional(v.pipe(v.string(), v.regex(INJECTABLE_INGEST_FAILURE, 'must be a source error code such as fetch_timeout'))),
   }),
   v.check((f) => f.ingest === undefined || (f.status === undefined && f.code === undefined && Object.keys(f.match).length === 0), 'an ingest fault takes only ingest and times'),
   v.check((f) => f.ingest !== undefined || f.status !== undefined || f.code !== undefined, 'give a status, a code, or an ingest failure'),
 );
 
 export type FaultInput = v.InferOutput<typeof FaultSchema>;
+/** A fault as a caller writes it (`match` may be left out). */
+export type FaultRequest = v.InferInput<typeof FaultSchema>;
 
 export interface Fault {
   id: string;
@@ -58,7 +59,7 @@ function pathMatcher(pattern: string): RegExp {
 }
 
 /**
- * Injected failures: a request that matches a fault is answered with its problem
+ * Injected failures (decisions, D-025): a request that matches a fault is answered with its problem
  * document before anything else runs, so it changes nothing.
  */
 export class Faults {
@@ -111,5 +112,26 @@ export class Faults {
 
   #public({ pattern: _pattern, ...fault }: Fault & { pattern: RegExp | undefined }): Fault {
     return { ...fault, match: { ...fault.match } };
+  }
+}
+
+/**
+ * Queued ingestion failures (`POST /_emulator/faults` with `ingest`): each ingestion or
+ * re-crawl takes the next one and fails with it. The knowledge part asks through its
+ * `ingestFaults` port.
+ */
+export class IngestFaults {
+  readonly #queue: IngestFailureCode[] = [];
+
+  /** Queues `code` for the next `times` ingestions. */
+  add(code: IngestFailureCode, times = 1): void {
+    for (let i = 0; i < times; i++) this.#queue.push(code);
+  }
+
+  /** The next queued failure, taken. */
+  take = (): IngestFailureCode | undefined => this.#queue.shift();
+
+  clear(): void {
+    this.#queue.length = 0;
   }
 }

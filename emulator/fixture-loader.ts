@@ -1,8 +1,18 @@
 import { SCOPES } from '../src/platform/scopes.js';
 import { ServiceError } from '../src/platform/service-error.js';
+import type { Service } from '../src/service.js';
 import { createClient, type ApiResponse, type Client } from './client.js';
-import type { Emulator } from './emulator.js';
 import { fileBytes, FixtureError, type FileSpec, type Fixture } from './fixtures.js';
+
+/** What loading a fixture needs of the emulator: its service, its HTTP face, its web and journal. */
+export interface FixtureHost {
+  readonly service: Service;
+  /** Answers a request in process (fixtures go through the public API). */
+  fetch(request: Request): Promise<Response>;
+  setWeb(definition: unknown): Promise<unknown>;
+  drain(): Promise<number>;
+  readonly journal: { clear(): void };
+}
 
 export interface LoadedKey {
   workspaceId: string;
@@ -25,7 +35,7 @@ function without(body: Body, ...keys: string[]): Body {
  * the service applies to fixtures too. A temporary full-scope key does the work and
  * is erased afterwards; the activity and journal of the load are forgotten.
  */
-export async function loadFixture(emulator: Emulator, fixture: Fixture): Promise<LoadedKey[]> {
+export async function loadFixture(emulator: FixtureHost, fixture: Fixture): Promise<LoadedKey[]> {
   const service = emulator.service;
   const expect = async (where: string, pending: Promise<ApiResponse>): Promise<ApiResponse> => {
     const res = await pending;

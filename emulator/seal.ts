@@ -10,7 +10,7 @@ export function seedSecret(seed: string): string {
 /**
  * Seals values that must not appear in a response (key hashes in a state export) with
  * AES-256-GCM under a key derived from the emulator secret. The IV is derived from the
- * value (synthetic IV), so the same state always exports to the same bytes.
+ * value (synthetic IV), so the same state always exports to the same bytes (decisions, D-024).
  */
 export function createSealer(secret: string) {
   const key = createHash('sha256').update(`svc-emulator:state-seal:${secret}`).digest();

@@ -64,7 +64,7 @@ export interface StateTransferOptions {
 }
 
 /** Reads the whole state in one transaction, rows in a stable order; key hashes sealed. */
-export async function exportState(service: Service, options: StateTransferOptions = {}): Promise<StateDocument> {
+export async function exportState(service: Service, clock: EmulatedClock, options: StateTransferOptions = {}): Promise<StateDocument> {
   const sealer = options.plainHashes ? { seal: (value: string) => value } : createSealer(service.settings.secret);
   const tables: StateDocument['tables'] = {};
   await service.flush();
@@ -82,7 +82,7 @@ export async function exportState(service: Service, options: StateTransferOption
   return {
     format: STATE_FORMAT,
     version: STATE_VERSION,
-    clock: (service.clock as EmulatedClock).snapshot(),
+    clock: clock.snapshot(),
     ids: service.ids.snapshot(),
     tables,
   };
@@ -95,7 +95,7 @@ const INSERT_BATCH = 100;
  * changes. Background jobs stop first and resume afterwards. Key hashes must be sealed
  * by this emulator's secret, or, with `plainHashes`, may also be in the clear.
  */
-export async function importState(service: Service, input: unknown, options: StateTransferOptions = {}): Promise<void> {
+export async function importState(service: Service, clock: EmulatedClock, input: unknown, options: StateTransferOptions = {}): Promise<void> {
   const doc = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
   const sealer = createSealer(service.settings.secret);
   for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
@@ -132,7 +132,7 @@ export async function importState(service: Service, input: unknown, options: Sta
         }
       }
     });
-    (service.clock as EmulatedClock).restore(doc.clock);
+    clock.restore(doc.clock);
     service.ids.restore(doc.ids);
     service.rateLimiter.clear();
     for (const hook of service.afterImport) await hook();

@@ -9,7 +9,8 @@ import type { Service } from './service.js';
 import { apiKeyGate } from './auth/auth.middleware.js';
 import { registerAuthRoutes } from './auth/auth.routes.js';
 import { registerAgentRoutes } from './agents/agents.routes.js';
-import { registerChatRoutes } from './agents/chat.routes.js';
+import { registerRetrievalRoutes } from './retrieval/retrieval.routes.js';
+import { registerChatRoutes } from './chat/chat.routes.js';
 import { registerKnowledgeRoutes } from './knowledge/knowledge.routes.js';
 import { registerProjectsRoutes } from './projects/projects.routes.js';
 import { registerPagesRoutes } from './pages/pages.routes.js';
@@ -48,7 +49,11 @@ export function createApp(service: Service, options: AppOptions = {}) {
 
   app.onError((error, c) => {
     shell.begin(c);
-    if (error instanceof ServiceError) return shell.finish(c, problemResponse(c, error));
+    if (error instanceof ServiceError) {
+      // The problem says what the client may know; the cause is for the operator (D-158).
+      if (error.cause !== undefined) service.settings.log(`${error.code} on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error.cause);
+      return shell.finish(c, problemResponse(c, error));
+    }
     service.settings.log(`unexpected error on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error);
     return shell.finish(c, problemResponse(c, new ServiceError('svc.internal.error')));
   });
@@ -82,7 +87,8 @@ export function createApp(service: Service, options: AppOptions = {}) {
   );
   registerAuthRoutes(router, service.auth);
   registerAgentRoutes(router, service.agents);
-  registerChatRoutes(router, { retrieval: service.retrieval, chat: service.chat, log: service.settings.log });
+  registerRetrievalRoutes(router, service.retrieval);
+  registerChatRoutes(router, { chat: service.chat, log: service.settings.log });
   registerKnowledgeRoutes(router, service.knowledge);
   registerProjectsRoutes(router, service.projects);
   registerPagesRoutes(router, service.pages);

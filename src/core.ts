@@ -1,21 +1,26 @@
 import type { Kysely } from 'kysely';
-import type { DialectName } from './db/database.js';
-import type { Database } from './db/schema/index.js';
+import type { Database, Db } from './db/schema/index.js';
 import type { JobQueue } from './jobs/queue.js';
+import type { CapName } from './plans/plans.js';
 import type { Clock } from './platform/clock.js';
 import type { IdGenerator } from './platform/ids.js';
 import type { Cursors } from './platform/pagination.js';
 import type { Settings } from './platform/settings.js';
-import type { WorkspacesService } from './workspaces/workspaces.service.js';
+
+/**
+ * Refuses with `402 svc.billing.limit_reached` when adding `adding` items (default 1)
+ * would pass the workspace's plan cap. Call inside the transaction that inserts, after
+ * counting in it. The workspaces part implements it.
+ */
+export type CapacityCheck = (db: Db, workspaceId: string, cap: CapName, currentCount: number, adding?: number) => Promise<void>;
 
 /** What every part's service may use; `createService` builds it once. */
 export interface CoreDeps {
   db: Kysely<Database>;
-  dialect: DialectName;
   clock: Clock;
   ids: IdGenerator;
   settings: Settings;
   cursors: Cursors;
   jobs: JobQueue;
-  workspaces: WorkspacesService;
+  assertCapacity: CapacityCheck;
 }

@@ -1,63 +1,122 @@
 import type { Store } from './db/database.js';
-import type { Clock } from './platform/clock.js';
+import { EmulatedClock, type Clock } from './platform/clock.js';
 import type { IdGenerator } from './platform/ids.js';
 import type { Settings } from './platform/settings.js';
 import { Cursors } from './platform/pagination.js';
 import { IdempotencyStore } from './platform/idempotency.js';
 import { RateLimiter } from './platform/rate-limit.js';
 import { WorkerPool } from './platform/worker-pool.js';
-import { JobQueue } from './jobs/queue.js';
+import { JobQueue, type ClockMoves } from './jobs/queue.js';
+import { DEFAULT_WORKSPACE, type WorkspaceDefaults } from './plans/plans.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { AuthService } from './auth/auth.service.js';
 import { AgentsService } from './agents/agents.service.js';
-import { createChatServices } from './agents/chat.service.js';
+import { RetrievalService } from './retrieval/retrieval.service.js';
+import { ChatService } from './chat/chat.service.js';
+import type { ChatModel } from './chat/chat-model.js';
+import { createResponder } from './chat/responder.js';
 import type { CoreDeps } from './core.js';
 import { KnowledgeService } from './knowledge/knowledge.service.js';
+import { LiveWeb } from './knowledge/fetch/live-fetch.js';
+import { OfflineWeb } from './knowledge/fetch/offline-web.js';
+import { HashingEmbedder } from './knowledge/pipeline/embedder.js';
+import type { Embedder, IngestFaultHook, Web } from './knowledge/ports.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { PagesService } from './pages/pages.service.js';
+import { TaggingTranslator, type Translator } from './pages/translator.js';
 import { ThemeService } from './theme/theme.service.js';
 import { AssetsService } from './assets/assets.service.js';
 import { BrandService } from './brand/brand.service.js';
 import { UsageService } from './usage/usage.service.js';
 import { coreCounters } from './usage/counters.js';
 
+/**
+ * What the service plugs in: each interface is declared by the part that uses it, and
+ * each has a built-in default, filled in by `createService` and nowhere else (decisions, D-148).
+ */
+export interface ServicePorts {
+  /** Turns knowledge chunks into vectors. Default: the built-in deterministic hashing embedder. */
+  embedder: Embedder;
+  /** Answers chat turns. Default: the deterministic extractive responder (`createResponder()`). */
+  chatModel: ChatModel;
+  /** Translates page texts when a site adds a language. Default: the deterministic tagging translator. */
+  translator: Translator;
+  /**
+   * Where URL sources are fetched from. Default: an offline web with no pages. With
+   * `settings.liveFetch` the network is used instead, whatever this says.
+   */
+  web: Web;
+  /** Asked before each ingestion: a code it answers fails that run. Default: never fails. */
+  ingestFaults: IngestFaultHook;
+  /**
+   * Moves of the clock, so that jobs scheduled on it run when it moves. Default: the
+   * clock itself when it is an `EmulatedClock`, else none (the queue looks every second).
+   */
+  clockMoves: ClockMoves | undefined;
+}
+
 export interface ServiceOptions {
   db: Store;
   clock: Clock;
   ids: IdGenerator;
   settings: Settings;
+  /** What a new workspace starts with (plan, rate limit, credits, caps). Default: `DEFAULT_WORKSPACE`. */
+  workspaceDefaults?: WorkspaceDefaults | undefined;
+  /** Implementations of the ports; an unset one is the built-in default. */
+  ports?: Partial<ServicePorts> | undefined;
 }
 
 /** Hooks a part runs after a state import replaced every table (rebuild derived indexes). */
 export type AfterImportHook = () => Promise<void>;
 
+/** The ports with every unset one filled with its default (see `ServicePorts`). */
+function resolvePorts(ports: Partial<ServicePorts>, settings: Settings, clock: Clock): ServicePorts {
+  return {
+    embedder: ports.embedder ?? new HashingEmbedder(),
+    chatModel: ports.chatModel ?? createResponder(),
+    translator: ports.translator ?? new TaggingTranslator(),
+    web: settings.liveFetch ? new LiveWeb() : ports.web ?? new OfflineWeb(undefined),
+    ingestFaults: ports.ingestFaults ?? (() => undefined),
+    clockMoves: ports.clockMoves ?? (clock instanceof EmulatedClock ? clock : undefined),
+  };
+}
+
 /**
  * The one composition root: builds every service once from the store, the clock, the
- * id generator and the settings. Nothing else constructs a service.
+ * id generator, the settings and the ports, and is the only place parts are wired to
+ * each other (dependents, cascades, file sources, change hooks; decisions, D-149).
+ * Nothing else constructs a service.
  */
-export function createService({ db: store, clock, ids, settings }: ServiceOptions) {
+export function createService({ db: store, clock, ids, settings, workspaceDefaults = DEFAULT_WORKSPACE, ports: given = {} }: ServiceOptions) {
   const db = store.db;
+  const ports = resolvePorts(given, settings, clock);
   const cursors = new Cursors(settings.secret);
   const idempotency = new IdempotencyStore(db, clock);
   const rateLimiter = new RateLimiter();
   // Threads start with the first heavy task, not here: start-up stays as fast as it was.
   const workers = new WorkerPool(settings.workers);
-  const jobs = new JobQueue({ db, clock, ids, concurrency: settings.jobConcurrency, log: settings.log });
-  const workspaces = new WorkspacesService({ db, clock, ids, settings });
+  const jobs = new JobQueue({ db, clock, ids, concurrency: settings.jobConcurrency, log: settings.log, clockMoves: ports.clockMoves });
+  const workspaces = new WorkspacesService({ db, clock, ids, defaults: workspaceDefaults });
+  const core: CoreDeps = {
+    db, clock, ids, settings, cursors, jobs,
+    assertCapacity: (on, workspaceId, cap, count, adding) => workspaces.assertCapacity(on, workspaceId, cap, count, adding),
+  };
   const auth = new AuthService({ db, clock, ids, cursors, workspaces });
-  const agents = new AgentsService({ db, clock, ids, cursors, workspaces });
-  const core: CoreDeps = { db, dialect: store.dialect, clock, ids, settings, cursors, jobs, workspaces };
-  const knowledge = new KnowledgeService({ ...core, agents, workers });
-  const { retrieval, chat } = createChatServices({ db, clock, ids, agents, workspaces, knowledge: knowledge.index, model: settings.chatModel });
+  const agents = new AgentsService(core);
+  const knowledge = new KnowledgeService({
+    ...core, dialect: store.sql, workers, agents,
+    embedder: ports.embedder, web: ports.web, ingestFaults: ports.ingestFaults,
+  });
+  const retrieval = new RetrievalService({ agents, knowledge: knowledge.index });
+  const chat = new ChatService({ db, clock, ids, agents, credits: workspaces, retrieval, knowledge: knowledge.index, model: ports.chatModel });
   const projects = new ProjectsService(core);
-  const pages = new PagesService({ ...core, projects, agents, translator: settings.translator });
+  const pages = new PagesService({ ...core, projects, agents, translator: ports.translator });
   const theme = new ThemeService({ ...core, projects });
   const assets = new AssetsService({ ...core, pages, workers });
   const brand = new BrandService({ ...core, projects, files: assets, workers });
-  assets.addFileSource((fileId) => brand.getStoredFile(fileId));
-  projects.addDependent({ cascade: async (trx, workspaceId, projectId) => (await brand.removeProject(trx, workspaceId, projectId), {}) });
   const usage = new UsageService({
     ...core,
+    workspaces,
     counters: {
       ...coreCounters(db),
       projects: (ws, on) => projects.count(ws, on),
@@ -65,6 +124,24 @@ export function createService({ db: store, clock, ids, settings }: ServiceOption
       knowledgeDocuments: (ws, on) => knowledge.count(ws, on),
     },
   });
+
+  // What hangs on an agent: pages block its deletion; its sources and conversations go with it.
+  agents.addDependent({ cascade: (trx, workspaceId, agentId) => knowledge.deleteAgentSources(trx, workspaceId, agentId) });
+  agents.addDependent({ cascade: async (trx, workspaceId, agentId) => (await chat.conversations.deleteForAgent(trx, workspaceId, agentId), {}) });
+  agents.addDependent({ blockers: (trx, workspaceId, agentId) => pages.agentBlockers(trx, workspaceId, agentId) });
+  // What hangs on a project: its pages (also listed in llms.txt), theme and brand go with it.
+  projects.addDependent({
+    cascade: (trx, workspaceId, projectId) => pages.deleteForProject(trx, workspaceId, projectId),
+    llmsEntries: (trx, _workspaceId, projectId) => pages.llmsEntries(trx, projectId),
+  });
+  projects.addDependent({ cascade: async (trx, workspaceId, projectId) => (await theme.deleteForProject(trx, workspaceId, projectId), {}) });
+  projects.addDependent({ cascade: async (trx, workspaceId, projectId) => (await brand.removeProject(trx, workspaceId, projectId), {}) });
+  // `GET /files/{id}` also serves brand files.
+  assets.addFileSource((fileId) => brand.getStoredFile(fileId));
+  // A workspace changed or went away: cached keys and knowledge versions are stale.
+  workspaces.onChange(() => auth.invalidate());
+  workspaces.onChange(() => knowledge.workspacesChanged());
+
   const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget(), () => knowledge.afterImport()];
 
   return {

@@ -6,7 +6,7 @@ import { ServiceError } from '../../src/platform/service-error.js';
 import { toFieldErrors } from '../../src/platform/validation.js';
 import type { Emulator } from '../emulator.js';
 import { createSealer, seedSecret } from '../seal.js';
-import { exportState, PLAIN_HASH, SEALED_COLUMNS, STATE_FORMAT, STATE_VERSION, StateDocumentSchema, type StateDocument } from '../state.js';
+import { PLAIN_HASH, SEALED_COLUMNS, STATE_FORMAT, STATE_VERSION, StateDocumentSchema, type StateDocument } from '../state.js';
 
 /** A state file that cannot be used; the message is one line that names the file. */
 export class StateFileError extends Error {}
@@ -105,7 +105,7 @@ export function checkExportTarget(path: string): void {
  * clear (see `readStateFile`).
  */
 export async function writeStateFile(emulator: Emulator, path: string): Promise<void> {
-  const doc = await exportState(emulator.service, { plainHashes: true });
+  const doc = await emulator.exportState({ plainHashes: true });
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
     const fd = openSync(temp, 'w', 0o600);

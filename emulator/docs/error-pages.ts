@@ -4,7 +4,7 @@ import { ERROR_CODES, isErrorCode, type ErrorCode } from '../../src/platform/err
 import { describeErrorCode } from '../../src/platform/error-docs.js';
 import type { Router } from '../../src/platform/route.js';
 import { ServiceError } from '../../src/platform/service-error.js';
-import { INGEST_FAILURE_DOCS } from '../../src/knowledge/pipeline/ingest-failures.js';
+import { INGEST_FAILURE_DOCS } from '../../src/knowledge/pipeline/ingest-failure-docs.js';
 import { htmlPage, jsonPage, prose, wantsJson } from './doc-page.js';
 
 /** Where the error reference is served, whatever `docsUrl` problems point at. */

@@ -1,11 +1,11 @@
 import { isLinkTarget } from '../../src/brand/brand.schema.js';
-import type { Page } from '../../src/pages/pages.service.js';
-import type { Locale } from '../../src/projects/locales.js';
-import type { Project } from '../../src/projects/projects.service.js';
-import type { Theme } from '../../src/theme/theme.service.js';
+import type { Page } from '../../src/pages/pages.schema.js';
+import type { Language } from '../../src/text/language.js';
+import type { Project } from '../../src/projects/projects.schema.js';
+import type { Theme } from '../../src/theme/theme.schema.js';
 import { escapeHtml } from './markdown.js';
 
-type LangText = Record<Locale, string>;
+type LangText = Record<Language, string>;
 
 /** What of the brand a page shows; absent parts are simply not drawn. */
 export interface BrandView {
@@ -21,7 +21,7 @@ export interface PageView {
   /** The site's home page, whose SEO texts fill the page's empty ones. */
   home: Page | undefined;
   brand: BrandView;
-  lang: Locale;
+  lang: Language;
   /** A document page's body, rendered (`renderMarkdown`). */
   bodyHtml: string;
 }
@@ -34,7 +34,7 @@ interface ChatTexts { placeholder: string; send: string; thinking: string; error
 
 // `busy`: the visitor asked too often (429); `resting`: visitors have used the credits
 // they may spend (402). Both are the visitor's answer, not an error to fix.
-const UI: Record<Locale, ChatTexts> = {
+const UI: Record<Language, ChatTexts> = {
   es: {
     placeholder: 'Escribe tu pregunta…', send: 'Enviar', thinking: 'Pensando…', error: 'No se pudo responder. Inténtalo de nuevo.',
     busy: 'Demasiadas preguntas en poco tiempo. Espera un momento y vuelve a preguntar.',
@@ -47,7 +47,7 @@ const UI: Record<Locale, ChatTexts> = {
   },
 };
 
-const text = (value: LangText | string | undefined, lang: Locale): string =>
+const text = (value: LangText | string | undefined, lang: Language): string =>
   value === undefined ? '' : typeof value === 'string' ? value : value[lang] ?? '';
 
 /** The site's stylesheet: the theme's CSS variables and the page layout (`/_site/theme.css`). */
@@ -79,7 +79,7 @@ table{border-collapse:collapse}td,th{border:1px solid var(--color-muted);padding
 
 // Links are checked when written; checked again here because an imported state
 // document or an older store may hold one written before the rule.
-function links(items: { label: LangText; href: string }[], lang: Locale): string {
+function links(items: { label: LangText; href: string }[], lang: Language): string {
   return items.filter((l) => isLinkTarget(l.href)).map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(text(l.label, lang))}</a>`).join('');
 }
 

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
-import type { StreamedTurn } from '../../src/agents/chat.service.js';
-import { streamTurn } from '../../src/agents/chat-stream.js';
+import type { StreamedTurn } from '../../src/chat/chat.service.js';
+import { streamTurn } from '../../src/chat/chat-stream.js';
 import type { AppEnv } from '../../src/platform/context.js';
 import { readJson } from '../../src/platform/http-body.js';
 import type { IdGenerator } from '../../src/platform/ids.js';
@@ -11,6 +11,7 @@ import { clientText, parseOrThrow } from '../../src/platform/validation.js';
 import { normalizePagePath } from '../../src/pages/page-path.js';
 import type { SiteLookup } from '../../src/projects/projects.service.js';
 import type { Service } from '../../src/service.js';
+import type { SiteChatLimits } from './site-chat-limits.js';
 import { VisitorLimiter, visitorOf } from './visitors.js';
 
 const SiteChatBody = v.strictObject({
@@ -38,7 +39,7 @@ const TOO_MANY = {
  * service (same credits, conversations and refusals as `/v1`) and answers a one-time
  * stream URL; `GET` on it streams `start`, `token`..., `done` or `error`. Visitors are
  * anonymous: each may open `visitorTurns` per window on a workspace's sites, and their
- * turns never spend the owner's reserve of credits (`settings.siteChat`).
+ * turns never spend the owner's reserve of credits (`SiteChatLimits`).
  */
 export class SiteChat {
   readonly #pending = new Map<string, { turn: StreamedTurn; timer: NodeJS.Timeout }>();
@@ -47,6 +48,7 @@ export class SiteChat {
   constructor(
     private readonly service: Service,
     private readonly tokens: IdGenerator,
+    private readonly limits: SiteChatLimits,
   ) {}
 
   async handle(c: Context<AppEnv>, site: SiteLookup, url: URL): Promise<Response> {
@@ -66,13 +68,13 @@ export class SiteChat {
 
   /** Credits a workspace keeps for its owner: visitors' turns stop when only these are left. */
   #ownerReserve(credits: number): number {
-    const { ownerReserveShare, ownerReserveMin } = this.service.settings.siteChat;
+    const { ownerReserveShare, ownerReserveMin } = this.limits;
     return Math.min(credits, Math.max(ownerReserveMin, Math.ceil(credits * ownerReserveShare)));
   }
 
   async #open(c: Context<AppEnv>, site: SiteLookup): Promise<Response> {
     try {
-      const limits = this.service.settings.siteChat;
+      const limits = this.limits;
       const visitor = `${site.workspaceId} ${visitorOf(c, limits.trustForwardedFor)}`;
       const wait = this.#visitors.hit(visitor, limits.visitorTurns, limits.visitorWindowSeconds, this.service.clock.now());
       if (wait > 0) throw new ServiceError('svc.rate_limit.exceeded', { detail: TOO_MANY, headers: { 'Retry-After': String(wait) } });

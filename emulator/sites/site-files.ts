@@ -1,5 +1,5 @@
-import type { Page } from '../../src/pages/pages.service.js';
-import type { Project } from '../../src/projects/projects.service.js';
+import type { Page } from '../../src/pages/pages.schema.js';
+import type { Project } from '../../src/projects/projects.schema.js';
 import { escapeHtml } from './markdown.js';
 
 // Crawlers of AI search answers, and of model training (robots.aiSearch / aiTraining).

@@ -3,7 +3,7 @@ import type { AppEnv } from '../../src/platform/context.js';
 import { problemResponse } from '../../src/platform/problem.js';
 import { requestHeader } from '../../src/platform/response.js';
 import { ServiceError } from '../../src/platform/service-error.js';
-import type { Locale } from '../../src/projects/locales.js';
+import type { Language } from '../../src/text/language.js';
 import type { Service } from '../../src/service.js';
 import { CHAT_WIDGET_SCRIPT } from './chat-widget.js';
 import { renderPage, siteStylesheet, STYLESHEET_PATH, WIDGET_PATH, type BrandView } from './page-html.js';
@@ -73,8 +73,8 @@ async function serve(deps: SiteDeps, rendered: RenderedPages, c: Context<AppEnv>
   const page = await service.pages.getPublishedByPath(project.id, path);
   if (!page) return notFound(c);
   const asked = url.searchParams.get('lang');
-  const lang: Locale = project.locales.includes(asked as Locale)
-    ? (asked as Locale)
+  const lang: Language = project.locales.includes(asked as Language)
+    ? (asked as Language)
     : project.locales.includes(page.defaultLocale) ? page.defaultLocale : project.defaultLocale;
   const home = page.path === '/' ? page : await service.pages.getPublishedByPath(project.id, '/');
   const brand = await deps.brand(workspaceId, project.id, origin);

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import type { ChatAnswer, StreamedTurn } from '../../src/agents/chat.service.js';
-import { streamTurn } from '../../src/agents/chat-stream.js';
-import { wantsStream } from '../../src/agents/chat.routes.js';
-import { ChatAnswerSchema, ChatBodySchema, type ChatBody } from '../../src/agents/chat.schema.js';
+import type { StreamedTurn } from '../../src/chat/chat.service.js';
+import { streamTurn } from '../../src/chat/chat-stream.js';
+import { wantsStream } from '../../src/chat/chat.routes.js';
+import { ChatAnswerSchema, ChatBodySchema, type ChatAnswer, type ChatBody } from '../../src/chat/chat.schema.js';
 import { requestOrigin } from '../../src/assets/assets.routes.js';
 import type { Router } from '../../src/platform/route.js';
 import { WorkspaceRecordSchema } from '../../src/workspaces/workspaces.schema.js';

@@ -2,7 +2,7 @@ import { ERROR_CODES } from '../../src/platform/error-codes.js';
 import { escapeHtml } from '../sites/markdown.js';
 import { UI_PATH } from './ui-paths.js';
 
-/** Source failures a fault can queue (a few of `INGEST_CODE`'s; the control plane takes them all). */
+/** Source failures a fault can queue (a few of `INJECTABLE_INGEST_FAILURE`'s; the control plane takes them all). */
 export const INGEST_CHOICES = [
   'fetch_timeout', 'fetch_dns_failed', 'fetch_response_too_large', 'unsupported_document', 'ingest_failed',
   'fetch_blocked_address:private', 'fetch_blocked_address:loopback',

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { pageQuery } from '../platform/pagination.js';
+import { listQuery } from '../platform/pagination.js';
 import { clientText } from '../platform/validation.js';
 
 const Name = clientText({ trim: true, min: 1, max: 80 });
@@ -27,8 +27,11 @@ export const AgentSchema = v.object({
   updatedAt: v.string(),
 });
 
+/** An agent as the API answers it. */
+export type Agent = v.InferOutput<typeof AgentSchema>;
+
 export const AgentListSchema = v.object({ data: v.array(AgentSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
 
 export const AgentDeletedSchema = v.object({ agentId: v.string(), sourcesDeleted: v.number() });
 
-export const AgentListQuerySchema = pageQuery();
+export const AgentListQuerySchema = listQuery();

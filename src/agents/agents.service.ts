@@ -1,23 +1,11 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
+import type { Transaction } from 'kysely';
+import type { CoreDeps } from '../core.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { AgentTable } from '../db/schema/core.js';
-import type { Clock } from '../platform/clock.js';
-import type { IdGenerator } from '../platform/ids.js';
-import { paginate, type Cursors, type Page, type PageParams } from '../platform/pagination.js';
+import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError, type FieldError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
-import type { WorkspacesService } from '../workspaces/workspaces.service.js';
-import type { AgentCreate, AgentPatch } from './agents.schema.js';
-
-export interface Agent {
-  id: string;
-  name: string;
-  identity: { businessName: string; description: string };
-  createdAt: string;
-  updatedAt: string;
-}
-
-type Db = Kysely<Database> | Transaction<Database>;
+import type { Agent, AgentCreate, AgentPatch } from './agents.schema.js';
 
 /**
  * What other parts hang on an agent: pages that block its deletion (each named as a
@@ -42,7 +30,7 @@ function toAgent(row: AgentTable): Agent {
 export class AgentsService {
   readonly #dependents: AgentDependent[] = [];
 
-  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; ids: IdGenerator; cursors: Cursors; workspaces: WorkspacesService }) {}
+  constructor(private readonly deps: Pick<CoreDeps, 'db' | 'clock' | 'ids' | 'cursors' | 'assertCapacity'>) {}
 
   addDependent(dependent: AgentDependent): void {
     this.#dependents.push(dependent);
@@ -51,7 +39,7 @@ export class AgentsService {
   async create(workspaceId: string, input: AgentCreate): Promise<Agent> {
     return this.deps.db.transaction().execute(async (trx) => {
       const count = await trx.selectFrom('agents').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
-      await this.deps.workspaces.assertCapacity(trx, workspaceId, 'agents', Number(count.n));
+      await this.deps.assertCapacity(trx, workspaceId, 'agents', Number(count.n));
       const now = iso(this.deps.clock.now());
       const row: AgentTable = {
         id: this.deps.ids.next('agt'),
@@ -67,7 +55,7 @@ export class AgentsService {
     });
   }
 
-  async list(workspaceId: string, page: PageParams): Promise<Page<Agent>> {
+  async list(workspaceId: string, page: ListParams): Promise<ListPage<Agent>> {
     const query = this.deps.db.selectFrom('agents').selectAll().where('workspace_id', '=', workspaceId);
     return paginate(this.deps.cursors, `${workspaceId}:agents`, page, query, toAgent);
   }

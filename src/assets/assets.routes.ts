@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context.js';
 import type { Router } from '../platform/route.js';
-import type { AssetsService, StoredFile } from './assets.service.js';
+import type { AssetsService } from './assets.service.js';
+import type { StoredFile } from './stored-file.js';
 import { AssetDeletedSchema, AssetListQuerySchema, AssetListSchema, AssetSchema, AssetUploadSchema, FileQuerySchema } from './assets.schema.js';
 
 /** Where signed URLs point: the origin the caller reached us on, or the public URL it was given. */

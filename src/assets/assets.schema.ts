@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { pageQuery } from '../platform/pagination.js';
+import { listQuery } from '../platform/pagination.js';
 import { clientText } from '../platform/validation.js';
 
 const KEY_RULE = 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit';
@@ -18,7 +18,7 @@ export const AssetUploadSchema = v.strictObject({
 
 export type AssetUpload = v.InferOutput<typeof AssetUploadSchema>;
 
-export const AssetListQuerySchema = pageQuery({
+export const AssetListQuerySchema = listQuery({
   pageId: v.optional(PageId),
   key: v.optional(Key),
   kind: v.optional(v.picklist(['image', 'video'], 'must be image or video')),
@@ -47,6 +47,9 @@ export const AssetSchema = v.object({
   urlExpiresAt: v.string(),
   createdAt: v.string(),
 });
+
+/** An asset as the API answers it (with a fresh signed URL). */
+export type Asset = v.InferOutput<typeof AssetSchema>;
 
 export const AssetListSchema = v.object({ data: v.array(AssetSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
 

@@ -1,45 +1,14 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
-import type { Database } from '../db/schema/index.js';
+import type { Db } from '../db/schema/index.js';
 import type { AssetTable } from '../db/schema/assets.js';
-import { paginate, type Page, type PageParams } from '../platform/pagination.js';
+import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
-import type { AssetListQuery, AssetUpload } from './assets.schema.js';
+import type { Asset, AssetListQuery, AssetUpload } from './assets.schema.js';
 import type { MediaInfo } from './media.js';
 import { UrlSigner, type SignedUrl } from './signed-url.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
-
-export interface Asset {
-  id: string;
-  key?: string;
-  pageId?: string;
-  alt?: string;
-  kind: 'image' | 'video';
-  contentType: string;
-  byteSize: number;
-  width?: number;
-  height?: number;
-  durationSeconds?: number;
-  url: string;
-  urlExpiresAt: string;
-  createdAt: string;
-}
-
-/** Bytes that `GET /files/{assetId}` can serve: an asset or a brand file. */
-export interface StoredFile {
-  id: string;
-  contentType: string;
-  byteSize: number;
-  sha256: string;
-  bytes: Uint8Array;
-  createdAt: string;
-}
-
-/** Finds stored bytes by id in another part's tables (brand files). */
-export type FileSource = (fileId: string) => Promise<StoredFile | undefined>;
+import type { FileSource, StoredFile } from './stored-file.js';
 
 /** The one thing assets need of pages: that a page exists in the workspace. */
 export interface PageLookup {
@@ -158,12 +127,12 @@ export class AssetsService {
   }
 
   /** Assets newest first, each with a fresh URL; filters by page, key and kind. */
-  async list(workspaceId: string, query: AssetListQuery, origin: string): Promise<Page<Asset>> {
+  async list(workspaceId: string, query: AssetListQuery, origin: string): Promise<ListPage<Asset>> {
     let q = this.deps.db.selectFrom('assets').select(META_COLUMNS).where('workspace_id', '=', workspaceId);
     if (query.pageId !== undefined) q = q.where('page_id', '=', query.pageId);
     if (query.key !== undefined) q = q.where('key', '=', query.key);
     if (query.kind !== undefined) q = q.where('kind', '=', query.kind);
-    const params: PageParams = { limit: query.limit, after: query.after, before: query.before };
+    const params: ListParams = { limit: query.limit, after: query.after, before: query.before };
     return paginate(this.deps.cursors, `${workspaceId}:assets`, params, q, (row) => this.#toAsset(row, origin));
   }
 

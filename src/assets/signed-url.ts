@@ -13,7 +13,7 @@ export interface SignedUrl {
 export type UrlVerdict = { ok: true; expiresAtMs: number } | { ok: false; reason: 'expired' | 'invalid' };
 
 /**
- * Signs and checks `GET /files/{assetId}?expires=&signature=` URLs: HMAC-SHA256 of the
+ * Signs and checks `GET /files/{assetId}?expires=&signature=` URLs (decisions, D-059): HMAC-SHA256 of the
  * asset id and the expiry (epoch seconds) with the emulator's secret, on the emulated
  * clock. Nothing is stored: a URL is valid because its signature says so.
  */

@@ -4,8 +4,12 @@ import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit.js';
 import { ServiceError } from '../platform/service-error.js';
 import { requestHeader } from '../platform/response.js';
 import type { Clock } from '../platform/clock.js';
-import type { WorkspacesService } from '../workspaces/workspaces.service.js';
 import type { AuthService } from './auth.service.js';
+
+/** Counts a workspace's activity of the day; false (nothing counted) at `cap`. The workspaces part implements it. */
+export interface ActivityRecorder {
+  recordActivity(workspaceId: string, cap: number | null): boolean | Promise<boolean>;
+}
 
 /** Admits one `/v1` request, or throws the problem that refuses it. */
 export type ApiKeyGate = (c: Context<AppEnv>) => void | Promise<void>;
@@ -16,9 +20,9 @@ export type ApiKeyGate = (c: Context<AppEnv>) => void | Promise<void>;
  * workspace's daily activity cap (429 without it). Every answer after the key check,
  * errors included, carries the rate-limit headers. The route wrapper calls it first,
  * and so does the not-found handler for unknown `/v1` paths (404 comes after auth).
- * Synchronous when the key is cached: it runs on every request.
+ * Synchronous when the key is cached: it runs on every request (decisions, D-010).
  */
-export function apiKeyGate(deps: { auth: AuthService; workspaces: WorkspacesService; rateLimiter: RateLimiter; clock: Clock }): ApiKeyGate {
+export function apiKeyGate(deps: { auth: AuthService; workspaces: ActivityRecorder; rateLimiter: RateLimiter; clock: Clock }): ApiKeyGate {
   const limit = (c: Context<AppEnv>, caller: Awaited<ReturnType<AuthService['authenticate']>>): void | Promise<void> => {
     c.set('auth', caller.auth);
     const verdict = deps.rateLimiter.hit(caller.auth.keyId, caller.rateLimit.limit, caller.rateLimit.windowSeconds, deps.clock.now());

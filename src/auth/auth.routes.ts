@@ -1,5 +1,5 @@
 import type { Router } from '../platform/route.js';
-import { PageQuerySchema } from '../platform/pagination.js';
+import { ListQuerySchema } from '../platform/pagination.js';
 import type { AuthService } from './auth.service.js';
 import { IdentitySchema, KeyCreatedSchema, KeyCreateSchema, KeyListSchema, KeyRecordSchema } from './auth.schema.js';
 
@@ -36,7 +36,7 @@ export function registerAuthRoutes(router: Router, auth: AuthService): void {
       method: 'GET',
       path: '/workspaces/:tenantId/keys',
       summary: 'List the keys of a workspace (never their secrets)',
-      query: PageQuerySchema,
+      query: ListQuerySchema,
       responses: { 200: { description: 'Keys, newest first', schema: KeyListSchema } },
       errors: ['svc.request.validation_failed', 'svc.tenant.not_found'],
     },

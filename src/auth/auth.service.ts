@@ -1,16 +1,20 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { ApiKeyTable } from '../db/schema/core.js';
 import type { Clock } from '../platform/clock.js';
 import type { AuthContext } from '../platform/context.js';
 import type { IdGenerator } from '../platform/ids.js';
-import { paginate, type Cursors, type Page, type PageParams } from '../platform/pagination.js';
+import { paginate, type Cursors, type ListPage, type ListParams } from '../platform/pagination.js';
 import { SCOPES, type Scope } from '../platform/scopes.js';
 import { ServiceError, fieldError } from '../platform/service-error.js';
 import { iso, parseIso } from '../platform/time.js';
-import type { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { formatApiKey, hashApiKey, isWellFormedKey, keyPrefix, type KeyEnv } from './api-key.js';
 import type { KeyCreateInput } from './auth.schema.js';
+
+/** What keys need of workspaces: that one exists (else `404 svc.tenant.not_found`). */
+export interface WorkspaceLookup {
+  getWorkspaceOrThrow(workspaceId: string, db?: Db): Promise<unknown>;
+}
 
 export interface KeyRecord {
   id: string;
@@ -77,11 +81,9 @@ export class AuthService {
       clock: Clock;
       ids: IdGenerator;
       cursors: Cursors;
-      workspaces: WorkspacesService;
+      workspaces: WorkspaceLookup;
     },
-  ) {
-    deps.workspaces.onChange(() => this.invalidate());
-  }
+  ) {}
 
   /** Forgets every cached key (after a key or workspace write, or a state import). */
   invalidate(): void {
@@ -130,7 +132,7 @@ export class AuthService {
     }).finally(() => this.invalidate());
   }
 
-  async listKeys(workspaceId: string, page: PageParams): Promise<Page<KeyRecord>> {
+  async listKeys(workspaceId: string, page: ListParams): Promise<ListPage<KeyRecord>> {
     await this.deps.workspaces.getWorkspaceOrThrow(workspaceId);
     const query = this.deps.db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId);
     return paginate(this.deps.cursors, `${workspaceId}:keys`, page, query, toRecord);

@@ -1,17 +1,15 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { StoredFile } from '../assets/assets.service.js';
+import type { Transaction } from 'kysely';
+import type { StoredFile } from '../assets/stored-file.js';
 import type { SignedUrl } from '../assets/signed-url.js';
 import type { CoreDeps } from '../core.js';
 import type { BrandFileTable, BrandTable } from '../db/schema/brand.js';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import { ServiceError } from '../platform/service-error.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { iso } from '../platform/time.js';
 import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
 import { SLOT_FORMATS } from './brand-file.js';
 import { SlotParamSchema, type Brand, type BrandLink, type BrandPatch, type BrandSlot } from './brand.schema.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** The one thing brand needs of projects: that a site exists in the workspace. */
 export interface ProjectLookup {

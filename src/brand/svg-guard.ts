@@ -113,7 +113,7 @@ export function looksLikeXml(bytes: Uint8Array): boolean {
 }
 
 /**
- * Judges an SVG with a real XML parser (saxes: strict, namespace-aware), never by
+ * Judges an SVG (decisions, D-062 to D-065) with a real XML parser (saxes: strict, namespace-aware), never by
  * pattern-matching the raw text. Refuses, one reason each, anything that could run or
  * fetch: script elements, `on*` handlers (also set by animation), foreignObject and
  * HTML content, references that leave the document (`href`, `xlink:href`, `xml:base`,

@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
-import type { EmulatedClock, Clock } from '../platform/clock.js';
+import type { Kysely } from 'kysely';
+import type { Database, Db } from '../db/schema/index.js';
+import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { iso } from '../platform/time.js';
 
@@ -15,7 +15,16 @@ export interface Job<P = unknown> {
 
 export type JobHandler<P = any> = (job: Job<P>) => Promise<void>;
 
-type Db = Kysely<Database> | Transaction<Database>;
+/**
+ * A clock that can be moved (the emulated clock): the queue runs what came due after
+ * each move. A clock without this follows real time, and the queue looks every second.
+ */
+export interface ClockMoves {
+  /** Stands still until moved: no need to look for due jobs on a timer. */
+  readonly frozen: boolean;
+  /** Runs `listener` after each move; answers how to stop. */
+  onChange(listener: () => void): () => void;
+}
 
 const SCAN_BATCH = 100;
 
@@ -43,6 +52,7 @@ export class JobQueue {
       ids: IdGenerator;
       concurrency: number;
       log: (message: string, error?: unknown) => void;
+      clockMoves?: ClockMoves | undefined;
     },
   ) {
     this.#pq = new PQueue({ concurrency: deps.concurrency });
@@ -84,10 +94,10 @@ export class JobQueue {
   async start(): Promise<void> {
     await this.deps.db.updateTable('jobs').set({ status: 'queued' }).where('status', '=', 'running').execute();
     this.#running = true;
-    const clock = this.deps.clock as Partial<EmulatedClock>;
-    this.#unsubscribe = clock.onChange?.(() => this.kick());
+    const moves = this.deps.clockMoves;
+    this.#unsubscribe = moves?.onChange(() => this.kick());
     // A clock that follows real time makes scheduled jobs come due by itself.
-    if (!clock.frozen) this.#timer = setInterval(() => this.kick(), 1000).unref();
+    if (!moves?.frozen) this.#timer = setInterval(() => this.kick(), 1000).unref();
     this.kick();
   }
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
-import type { Embedder, IndexedChunk } from './knowledge-index.js';
+import type { IndexedChunk } from './knowledge-index.js';
+import type { Embedder } from './ports.js';
 import { packVector, unpackVector } from './pipeline/embedder.js';
 
 const REEMBED_BATCH = 64;

@@ -1,23 +1,23 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import type { Clock } from '../platform/clock.js';
 import type { Settings } from '../platform/settings.js';
 import { iso, MINUTE } from '../platform/time.js';
 import { movable, WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
-import { crawl, type Crawled, type Web } from './fetch/crawl.js';
-import type { Embedder } from './knowledge-index.js';
+import { crawl, type Crawled } from './fetch/crawl.js';
+import type { Embedder, IngestFaultHook, Web } from './ports.js';
 import { HashingEmbedder, packVector } from './pipeline/embedder.js';
 import { formatOfMediaType, isPdf, MEDIA_TYPES, parseContentType, type DocFormat } from './pipeline/formats.js';
-import { IngestError, LIMIT_FAILURES } from './pipeline/ingest-error.js';
+import { LIMIT_FAILURES, type IngestFailureCode } from '../platform/ingest-failures.js';
+import { IngestError } from './pipeline/ingest-error.js';
 import { finishDocument, ingestClaim, type DocumentInput, type Ingested, type Prepared } from './pipeline/pipeline.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 
 export const INGEST_JOB = 'knowledge.ingest';
 export const RECRAWL_JOB = 'knowledge.recrawl';
 
-type Db = Kysely<Database> | Transaction<Database>;
 const INSERT_BATCH = 100;
 
 export interface IngestionDeps {
@@ -29,14 +29,14 @@ export interface IngestionDeps {
   /** Where extraction and everything else that grows with a document runs. */
   workers: WorkerPool;
   /** Where URL sources are fetched from (the offline web, or the network). */
-  web: () => Promise<Web>;
+  web: Web;
   /** The next injected ingestion failure (control plane fault), if any. */
-  takeFault: () => string | undefined;
+  takeFault: IngestFaultHook;
   /** Called after a commit that changed what agents of the workspace can retrieve. */
   changed: (workspaceId: string, sourceId: string) => void;
 }
 
-/** Chunk ids follow the source's and sort in position order. */
+/** Chunk ids follow the source's and sort in position order (decisions, D-083). */
 export function chunkId(sourceId: string, position: number): string {
   return `chk_${sourceId.replace(/^src_/, '')}_${String(position).padStart(5, '0')}`;
 }
@@ -60,7 +60,7 @@ function formatOfStored(contentType: string | null): DocFormat {
   return format;
 }
 
-function codeOf(error: unknown): string {
+function codeOf(error: unknown): IngestFailureCode {
   return error instanceof IngestError ? error.code : 'ingest_failed';
 }
 
@@ -124,7 +124,7 @@ export class Ingestion {
    */
   async #ingestDocument(input: DocumentInput, transfer: ArrayBuffer[] = []): Promise<Ingested> {
     const embed = this.deps.embedder.constructor === HashingEmbedder;
-    let outcome: { prepared: Prepared } | { failed: string };
+    let outcome: { prepared: Prepared } | { failed: IngestFailureCode };
     try {
       outcome = await this.deps.workers.run(EXTRACT_WORKER, 'prepare', { ...input, embed }, { background: true, transfer });
     } catch (error) {
@@ -136,13 +136,13 @@ export class Ingestion {
   }
 
   async #fetchAndIngest(row: KnowledgeSourceTable): Promise<{ ingested: Ingested; fetched: Crawled }> {
-    const fetched = await crawl(row.url!, await this.deps.web(), { timeoutMs: this.deps.settings.fetchTimeoutMs });
+    const fetched = await crawl(row.url!, this.deps.web, { timeoutMs: this.deps.settings.fetchTimeoutMs });
     const { format, charset } = formatOfResponse(fetched.contentType, fetched.body);
     const ingested = await this.#ingestDocument({ kind: 'url', format, bytes: fetched.body, charset, fallbackTitle: fetched.url });
     return { ingested, fetched };
   }
 
-  async #fail(row: KnowledgeSourceTable, code: string): Promise<void> {
+  async #fail(row: KnowledgeSourceTable, code: IngestFailureCode): Promise<void> {
     const now = iso(this.deps.clock.now());
     await this.deps.db.transaction().execute(async (trx) => {
       await trx.updateTable('knowledge_sources').set({ status: 'failed', error: code, updated_at: now }).where('id', '=', row.id).where('status', '=', 'pending').execute();
@@ -218,7 +218,7 @@ export class Ingestion {
     const row = await this.#source(this.deps.db, job.workspaceId, job.payload.sourceId);
     if (!row || row.kind !== 'url' || row.status !== 'ready' || row.next_sync_at !== job.payload.syncAt) return;
     let result: { ingested: Ingested; fetched: Crawled } | undefined;
-    let failure: string | undefined;
+    let failure: IngestFailureCode | undefined;
     try {
       const fault = this.deps.takeFault();
       if (fault !== undefined) throw new IngestError(fault, 'injected fault');

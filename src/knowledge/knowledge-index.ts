@@ -1,16 +1,10 @@
+import type { Language } from '../text/language.js';
+import type { Embedder } from './ports.js';
+
 /**
  * The contract between the knowledge part (which ingests, chunks, embeds and indexes)
- * and retrieval and chat (which read). Knowledge implements it; agents consume it.
+ * and retrieval and chat (which read). Knowledge implements it; retrieval and chat consume it.
  */
-
-/** Turns texts into vectors. The default is deterministic; a user may plug a real model. */
-export interface Embedder {
-  /** Stored with each chunk: a change of embedder means re-embedding. */
-  readonly id: string;
-  readonly dimensions: number;
-  /** One L2-normalised vector per text, in order. */
-  embed(texts: string[]): Promise<Float32Array[]>;
-}
 
 /** A `ready` chunk as retrieval sees it. */
 export interface IndexedChunk {
@@ -23,7 +17,7 @@ export interface IndexedChunk {
   text: string;
   /** The source's topics; empty means universal. */
   topics: string[];
-  lang: 'es' | 'en';
+  lang: Language;
   /** For URL sources, the resolved URL. */
   url?: string;
   tokenCount: number;

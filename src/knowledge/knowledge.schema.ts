@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { pageQuery } from '../platform/pagination.js';
+import { listQuery } from '../platform/pagination.js';
 import { TopicSchema } from '../platform/topic-tag.js';
 import { clientText, minChars } from '../platform/validation.js';
 
@@ -86,8 +86,8 @@ export type ClaimAdd = v.InferOutput<typeof ClaimAddSchema>;
 export type UploadAdd = v.InferOutput<typeof UploadAddSchema>;
 
 const AgentFilter = { agentId: v.optional(AgentId) };
-export const SourceListQuerySchema = pageQuery(AgentFilter);
-export const TopicListQuerySchema = pageQuery(AgentFilter);
+export const SourceListQuerySchema = listQuery(AgentFilter);
+export const TopicListQuerySchema = listQuery(AgentFilter);
 
 export const SourceSchema = v.object({
   id: v.string(),

@@ -1,30 +1,34 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { AgentsService } from '../agents/agents.service.js';
+import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
-import type { Database } from '../db/schema/index.js';
+import type { SqlDialect } from '../db/dialects/sql-dialect.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
-import { paginate, type Page, type PageParams } from '../platform/pagination.js';
+import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
-import type { Web } from './fetch/crawl.js';
-import { LiveWeb } from './fetch/live-fetch.js';
-import { OfflineWeb, type WebDefinition } from './fetch/offline-web.js';
 import { judgeUrl } from './fetch/url-policy.js';
 import { INGEST_JOB, Ingestion } from './ingestion.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import type { KnowledgeIndex } from './knowledge-index.js';
 import type { ClaimAdd, Source, TextAdd, UploadAdd, UrlAdd } from './knowledge.schema.js';
-import { HashingEmbedder } from './pipeline/embedder.js';
 import { guessUploadFormat, MEDIA_TYPES, type DocFormat } from './pipeline/formats.js';
 import { TITLE_MAX } from './pipeline/pipeline.js';
+import type { AgentLookup, Embedder, IngestFaultHook, Web } from './ports.js';
 import { pendingRow, toSource } from './sources.js';
 import { SqlKnowledgeIndex } from './sql-index.js';
 import { listTopics, mergeTopics, type TopicCount } from './topics.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
-
-const WEB_META_KEY = 'knowledge.web';
+/** What knowledge is built from: the core, its dialect's full-text index, and its ports. */
+export interface KnowledgeDeps extends CoreDeps {
+  dialect: SqlDialect;
+  workers: WorkerPool;
+  agents: AgentLookup;
+  embedder: Embedder;
+  /** Where URL sources are fetched from. */
+  web: Web;
+  ingestFaults: IngestFaultHook;
+}
 
 /** A title from the start of a text, cut at a word when it is too long. */
 function titleFrom(text: string): string {
@@ -41,28 +45,21 @@ function titleFrom(text: string): string {
  * topics, and the index retrieval reads. Ingestion itself runs in `Ingestion`.
  */
 export class KnowledgeService {
-  readonly #ingestFaults: string[] = [];
   readonly #index: SqlKnowledgeIndex;
-  #web: OfflineWeb | undefined;
-  readonly #live: LiveWeb | undefined;
 
-  constructor(private readonly deps: CoreDeps & { agents: AgentsService; workers: WorkerPool }) {
-    const embedder = deps.settings.embedder ?? new HashingEmbedder();
-    this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder });
-    this.#live = deps.settings.liveFetch ? new LiveWeb() : undefined;
+  constructor(private readonly deps: KnowledgeDeps) {
+    this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder });
     new Ingestion({
       db: deps.db,
       clock: deps.clock,
       jobs: deps.jobs,
       settings: deps.settings,
-      embedder,
+      embedder: deps.embedder,
       workers: deps.workers,
-      web: () => this.#webSource(),
-      takeFault: () => this.takeIngestFault(),
+      web: deps.web,
+      takeFault: deps.ingestFaults,
       changed: (workspaceId, sourceId) => this.#index.changed(workspaceId, [sourceId]),
     }).register();
-    deps.agents.addDependent({ cascade: (trx, workspaceId, agentId) => this.#deleteAgentSources(trx, workspaceId, agentId) });
-    deps.workspaces.onChange(() => this.#index.workspacesChanged());
   }
 
   /** What retrieval and chat read: eligible chunks, lexical search and the knowledge version. */
@@ -73,6 +70,11 @@ export class KnowledgeService {
   /** Forgets what memory derived from the tables (after a state import replaced them). */
   async afterImport(): Promise<void> {
     this.#index.forget();
+  }
+
+  /** Some workspace's settings or existence changed: knowledge versions are recomputed. */
+  workspacesChanged(): void {
+    this.#index.workspacesChanged();
   }
 
   /** Knowledge documents of the workspace (the `knowledgeDocuments` plan cap and usage count). */
@@ -93,7 +95,7 @@ export class KnowledgeService {
   }
 
   /** Sources newest first; with `agentId`, that agent's own sources only. */
-  async list(workspaceId: string, params: PageParams & { agentId?: string | undefined }): Promise<Page<Source>> {
+  async list(workspaceId: string, params: ListParams & { agentId?: string | undefined }): Promise<ListPage<Source>> {
     let query = this.deps.db.selectFrom('knowledge_sources').selectAll().where('workspace_id', '=', workspaceId);
     if (params.agentId !== undefined) {
       await this.deps.agents.getAgentOrThrow(workspaceId, params.agentId);
@@ -164,7 +166,7 @@ export class KnowledgeService {
   ): Promise<Source> {
     const row = await this.deps.db.transaction().execute(async (trx) => {
       if (agentId !== null) await this.deps.agents.getAgentOrThrow(workspaceId, agentId, trx);
-      await this.deps.workspaces.assertCapacity(trx, workspaceId, 'knowledgeDocuments', await this.count(workspaceId, trx));
+      await this.deps.assertCapacity(trx, workspaceId, 'knowledgeDocuments', await this.count(workspaceId, trx));
       const now = iso(this.deps.clock.now());
       const row = pendingRow({ ...fields, id: this.deps.ids.next('src'), workspace_id: workspaceId, agent_id: agentId, now });
       await trx.insertInto('knowledge_sources').values(row).execute();
@@ -188,7 +190,8 @@ export class KnowledgeService {
     return { sourceId, deleted: true };
   }
 
-  async #deleteAgentSources(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<{ sourcesDeleted: number }> {
+  /** Deletes an agent's own sources with their chunks, in the agent's deleting transaction. */
+  async deleteAgentSources(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<{ sourcesDeleted: number }> {
     await trx.deleteFrom('knowledge_chunks').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
     const ids = trx.selectFrom('knowledge_sources').select('id').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId);
     await trx.deleteFrom('knowledge_inputs').where('workspace_id', '=', workspaceId).where('source_id', 'in', ids).execute();
@@ -199,7 +202,7 @@ export class KnowledgeService {
   }
 
   /** Topics of the pool (no `agentId`) or of one agent's own sources, with source counts. */
-  async listTopics(workspaceId: string, params: PageParams & { agentId?: string | undefined }): Promise<Page<TopicCount>> {
+  async listTopics(workspaceId: string, params: ListParams & { agentId?: string | undefined }): Promise<ListPage<TopicCount>> {
     if (params.agentId !== undefined) await this.deps.agents.getAgentOrThrow(workspaceId, params.agentId);
     return listTopics(this.deps.db, this.deps.cursors, workspaceId, params.agentId ?? null, params);
   }
@@ -215,51 +218,5 @@ export class KnowledgeService {
     });
     this.#index.changed(workspaceId, updated);
     return { from: input.from, into: input.into, sourcesUpdated: updated.length };
-  }
-
-  /**
-   * Replaces the offline web (configuration, not state: kept in the store's `meta` so it
-   * survives a restart, untouched by reset and state import).
-   */
-  async setWeb(definition: WebDefinition): Promise<{ pages: number; hosts: number }> {
-    const web = new OfflineWeb(definition);
-    const value = JSON.stringify(definition);
-    await this.deps.db
-      .insertInto('meta')
-      .values({ key: WEB_META_KEY, value })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
-      .execute();
-    this.#web = web;
-    return web.summary;
-  }
-
-  /** The offline web in force. */
-  async getWeb(): Promise<WebDefinition> {
-    return (await this.#offlineWeb()).definition;
-  }
-
-  async #offlineWeb(): Promise<OfflineWeb> {
-    if (!this.#web) {
-      const row = await this.deps.db.selectFrom('meta').select('value').where('key', '=', WEB_META_KEY).executeTakeFirst();
-      this.#web ??= new OfflineWeb(row ? (JSON.parse(row.value) as WebDefinition) : undefined);
-    }
-    return this.#web;
-  }
-
-  async #webSource(): Promise<Web> {
-    return this.#live ?? this.#offlineWeb();
-  }
-
-  /**
-   * Makes the next ingestion fail with `code` (the control plane's `ingest` fault);
-   * several calls queue several failures.
-   */
-  failNextIngestion(code: string): void {
-    this.#ingestFaults.push(code);
-  }
-
-  /** The next injected ingestion failure, if any (the pipeline takes it). */
-  takeIngestFault(): string | undefined {
-    return this.#ingestFaults.shift();
   }
 }

@@ -1,26 +1,28 @@
-import { sql, type Kysely } from 'kysely';
-import type { DialectName } from '../db/database.js';
-import { PG_CHUNK_TSVECTOR } from '../db/migrations/0002-knowledge.js';
+import type { Kysely } from 'kysely';
+import type { SqlDialect } from '../db/dialects/sql-dialect.js';
 import type { Database } from '../db/schema/index.js';
 import { sha256Hex } from '../platform/crypto.js';
-import type { Embedder, IndexedChunk, KnowledgeIndex, LexicalHit } from './knowledge-index.js';
+import type { IndexedChunk, KnowledgeIndex, LexicalHit } from './knowledge-index.js';
+import type { Embedder } from './ports.js';
 import { ChunkCache } from './chunk-cache.js';
-import { isStopword, words } from './text/words.js';
+import { isFunctionWord } from '../text/stopwords.js';
+import { words } from '../text/words.js';
 
 const MAX_QUERY_TERMS = 32;
 
 /** The folded, distinct words of a query; stopwords go unless nothing else is left. */
 export function queryTerms(query: string): string[] {
   const all = [...new Set(words(query))];
-  const content = all.filter((w) => !isStopword(w));
+  const content = all.filter((w) => !isFunctionWord(w));
   return (content.length ? content : all).slice(0, MAX_QUERY_TERMS);
 }
 
 /**
  * `KnowledgeIndex` over the store: chunks and their vectors from `knowledge_chunks`
- * (kept in memory per workspace, see `ChunkCache`), lexical search through FTS5
- * (SQLite) or the GIN `tsvector` index (Postgres), and a content version per agent
- * scope, memoised until the knowledge of the workspace changes.
+ * (kept in memory per workspace, see `ChunkCache`), lexical search through the
+ * dialect's full-text index (FTS5 on SQLite, a GIN `tsvector` on Postgres), and a
+ * content version per agent scope (decisions, D-084), memoised until the knowledge of
+ * the workspace changes.
  */
 export class SqlKnowledgeIndex implements KnowledgeIndex {
   // Bumped after every commit that changes what some agent of the workspace can retrieve.
@@ -31,7 +33,7 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
   readonly #chunks: ChunkCache;
   #prune = false;
 
-  constructor(private readonly deps: { db: Kysely<Database>; dialect: DialectName; embedder: Embedder }) {
+  constructor(private readonly deps: { db: Kysely<Database>; dialect: SqlDialect; embedder: Embedder }) {
     this.#chunks = new ChunkCache(deps);
   }
 
@@ -76,25 +78,7 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
     const terms = queryTerms(query);
     const n = Math.max(1, Math.min(1000, Math.floor(limit)));
     if (terms.length === 0) return [];
-    if (this.deps.dialect === 'sqlite') {
-      const match = terms.map((t) => `"${t}"`).join(' OR ');
-      const { rows } = await sql<{ id: string; rank: number }>`
-        SELECT c.id AS id, bm25(knowledge_chunks_fts) AS rank
-        FROM knowledge_chunks_fts JOIN knowledge_chunks c ON c.rowid = knowledge_chunks_fts.rowid
-        WHERE knowledge_chunks_fts MATCH ${match}
-          AND c.workspace_id = ${workspaceId} AND (c.agent_id = ${agentId} OR c.agent_id IS NULL)
-        ORDER BY rank, c.id LIMIT ${n}`.execute(this.deps.db);
-      // bm25() is lower-is-better and negative.
-      return rows.map((r) => ({ chunkId: r.id, score: -Number(r.rank) }));
-    }
-    const tsquery = terms.join(' | ');
-    const vector = sql.raw(PG_CHUNK_TSVECTOR);
-    const { rows } = await sql<{ id: string; score: number }>`
-      SELECT c.id AS id, ts_rank(${vector}, q) AS score
-      FROM knowledge_chunks c, to_tsquery('simple'::regconfig, ${tsquery}) q
-      WHERE ${vector} @@ q AND c.workspace_id = ${workspaceId} AND (c.agent_id = ${agentId} OR c.agent_id IS NULL)
-      ORDER BY score DESC, c.id LIMIT ${n}`.execute(this.deps.db);
-    return rows.map((r) => ({ chunkId: r.id, score: Number(r.score) }));
+    return this.deps.dialect.chunkFullText.search(this.deps.db, { workspaceId, agentId, terms, limit: n });
   }
 
   async version(workspaceId: string, agentId: string): Promise<string> {

@@ -1,9 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
-import type { Cursors, Page, PageParams } from '../platform/pagination.js';
+import type { Transaction } from 'kysely';
+import type { Database, Db } from '../db/schema/index.js';
+import type { Cursors, ListPage, ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 export interface TopicCount {
   topic: string;
@@ -20,7 +18,7 @@ function scoped(db: Db, workspaceId: string, agentId: string | null) {
  * The topics of a scope with how many sources carry each, alphabetically, with cursor
  * pagination over the topic names (cursors signed like every other list's).
  */
-export async function listTopics(db: Db, cursors: Cursors, workspaceId: string, agentId: string | null, params: PageParams): Promise<Page<TopicCount>> {
+export async function listTopics(db: Db, cursors: Cursors, workspaceId: string, agentId: string | null, params: ListParams): Promise<ListPage<TopicCount>> {
   if (params.after !== undefined && params.before !== undefined) {
     throw new ServiceError('svc.request.validation_failed', { errors: [{ field: 'before', reason: 'send either after or before, not both' }] });
   }

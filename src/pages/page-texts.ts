@@ -1,7 +1,7 @@
-import type { Locale } from '../projects/locales.js';
+import type { Language } from '../text/language.js';
 
 /** One text in both languages a site can serve; `''` means not written. */
-export type LangText = Record<Locale, string>;
+export type LangText = Record<Language, string>;
 
 export interface Editorial {
   badge: LangText;

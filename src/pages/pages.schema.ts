@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { pageQuery } from '../platform/pagination.js';
+import { listQuery } from '../platform/pagination.js';
 import { LocaleSchema } from '../projects/locales.js';
 import { CHANGEFREQS, ChangefreqSchema, PrioritySchema } from '../projects/projects.schema.js';
 import { clientText, minChars } from '../platform/validation.js';
@@ -92,10 +92,14 @@ export const PageSchema = v.object({
   publishedAt: v.nullable(v.string()),
 });
 
+/** A page of a site as the API answers it. */
+export type Page = v.InferOutput<typeof PageSchema>;
+export type PageSitemap = Page['sitemap'];
+
 export const PageListSchema = v.object({ data: v.array(PageSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
 
 export const PageDeletedSchema = v.object({ pageId: v.string(), deleted: v.literal(true) });
 
-export const PageListQuerySchema = pageQuery({
+export const PageListQuerySchema = listQuery({
   status: v.optional(v.picklist(['draft', 'published'], 'must be draft or published')),
 });

@@ -1,46 +1,19 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { AgentsService } from '../agents/agents.service.js';
+import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { PageTable } from '../db/schema/pages.js';
-import { paginate, type Page as ListPage, type PageParams } from '../platform/pagination.js';
-import { ServiceError, fieldError } from '../platform/service-error.js';
+import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
+import { ServiceError, fieldError, type FieldError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import type { LlmsEntry } from '../projects/llms-txt.js';
-import type { Locale } from '../projects/locales.js';
-import { TRANSLATE_JOB, type ProjectsService, type TranslateJobPayload } from '../projects/projects.service.js';
+import { TRANSLATE_JOB, type TranslateJobPayload } from '../projects/translate-job.js';
+import type { Language } from '../text/language.js';
 import { isReservedPath, normalizePagePath } from './page-path.js';
 import { emptyTexts, mergeTexts, type Editorial, type LangText, type Seo } from './page-texts.js';
-import type { PageCreate, PagePatch } from './pages.schema.js';
+import type { Page, PageCreate, PagePatch, PageSitemap } from './pages.schema.js';
+import type { AgentLookup, ProjectAccess } from './ports.js';
 import { runTranslation } from './translation.js';
-import { TaggingTranslator, type Translator } from './translator.js';
-
-export interface PageSitemap {
-  priority: number;
-  changefreq: string;
-  sitemapExclude: boolean;
-}
-
-export interface Page {
-  id: string;
-  name: string;
-  kind: 'agent' | 'document';
-  path: string;
-  status: 'draft' | 'published';
-  defaultLocale: Locale;
-  editorial: Editorial;
-  seo: Seo;
-  sitemap: PageSitemap;
-  body: LangText;
-  /** Only on agent pages. */
-  agentId?: string;
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-  publishedAt: string | null;
-}
-
-type Db = Kysely<Database> | Transaction<Database>;
+import type { Translator } from './translator.js';
 
 export const DEFAULT_PAGE_SITEMAP: PageSitemap = { priority: 0.5, changefreq: 'weekly', sitemapExclude: false };
 
@@ -51,7 +24,7 @@ function toPage(row: PageTable): Page {
     kind: row.kind as Page['kind'],
     path: row.path,
     status: row.status as Page['status'],
-    defaultLocale: row.default_locale as Locale,
+    defaultLocale: row.default_locale as Language,
     editorial: JSON.parse(row.editorial) as Editorial,
     seo: JSON.parse(row.seo) as Seo,
     sitemap: JSON.parse(row.sitemap) as PageSitemap,
@@ -86,22 +59,20 @@ function assertKindFields(kind: Page['kind'], input: { body?: unknown; editorial
  * rule, the agent they answer with, and the translation of a newly served language.
  */
 export class PagesService {
-  constructor(private readonly deps: CoreDeps & { projects: ProjectsService; agents: AgentsService; translator?: Translator | undefined }) {
-    const translator = deps.translator ?? new TaggingTranslator();
-    deps.projects.addDependent({
-      cascade: async (trx, workspaceId, projectId) => {
-        const res = await trx.deleteFrom('pages').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).executeTakeFirst();
-        return { pagesDeleted: Number(res.numDeletedRows) };
-      },
-      llmsEntries: (trx, _workspaceId, projectId) => this.#llmsEntries(trx, projectId),
-    });
-    deps.agents.addDependent({
-      blockers: async (trx, workspaceId, agentId) => {
-        const rows = await trx.selectFrom('pages').select('id').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).orderBy('id').execute();
-        return rows.map((r) => ({ field: `pages.${r.id}`, reason: 'this page answers with the agent' }));
-      },
-    });
-    deps.jobs.register<TranslateJobPayload>(TRANSLATE_JOB, (job) => runTranslation({ ...deps, translator }, job));
+  constructor(private readonly deps: CoreDeps & { projects: ProjectAccess; agents: AgentLookup; translator: Translator }) {
+    deps.jobs.register<TranslateJobPayload>(TRANSLATE_JOB, (job) => runTranslation(deps, job));
+  }
+
+  /** Deletes a site's pages, in the project's deleting transaction. */
+  async deleteForProject(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<{ pagesDeleted: number }> {
+    const res = await trx.deleteFrom('pages').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).executeTakeFirst();
+    return { pagesDeleted: Number(res.numDeletedRows) };
+  }
+
+  /** The pages that answer with an agent: each blocks the agent's deletion. */
+  async agentBlockers(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<FieldError[]> {
+    const rows = await trx.selectFrom('pages').select('id').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).orderBy('id').execute();
+    return rows.map((r) => ({ field: `pages.${r.id}`, reason: 'this page answers with the agent' }));
   }
 
   /** How many pages the workspace has, on every site (the `pages` plan cap and usage). */
@@ -119,7 +90,7 @@ export class PagesService {
       if (!project.locales.includes(defaultLocale)) throw invalid('defaultLocale', 'must be a locale the site serves');
       if (input.agentId !== undefined) await this.#assertAgent(trx, workspaceId, input.agentId);
       if (isReservedPath(input.path)) throw pathReserved(input.path);
-      await this.deps.workspaces.assertCapacity(trx, workspaceId, 'pages', await this.count(workspaceId, trx));
+      await this.deps.assertCapacity(trx, workspaceId, 'pages', await this.count(workspaceId, trx));
       const { texts } = mergeTexts(emptyTexts(), input);
       const now = iso(this.deps.clock.now());
       const row: PageTable = {
@@ -154,7 +125,7 @@ export class PagesService {
   }
 
   /** The site's pages, newest first; `status` narrows the list. */
-  async list(workspaceId: string, projectId: string, params: PageParams & { status?: Page['status'] | undefined }): Promise<ListPage<Page>> {
+  async list(workspaceId: string, projectId: string, params: ListParams & { status?: Page['status'] | undefined }): Promise<ListPage<Page>> {
     await this.deps.projects.getProjectOrThrow(workspaceId, projectId);
     let query = this.deps.db.selectFrom('pages').selectAll().where('workspace_id', '=', workspaceId).where('project_id', '=', projectId);
     if (params.status) query = query.where('status', '=', params.status);
@@ -295,7 +266,8 @@ export class PagesService {
     if (live) throw new ServiceError('svc.page.root_required', { errors: [{ field: 'path', reason: `page ${live.id} of this site is live` }] });
   }
 
-  async #llmsEntries(trx: Transaction<Database>, projectId: string): Promise<LlmsEntry[]> {
+  /** What llms.txt lists of a site: its published pages. */
+  async llmsEntries(trx: Transaction<Database>, projectId: string): Promise<LlmsEntry[]> {
     const either = (a: LangText, b: LangText): LangText => ({ es: a.es || b.es, en: a.en || b.en });
     return (await this.listPublished(projectId, trx)).map((p) => ({
       path: p.path,

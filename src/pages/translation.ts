@@ -3,8 +3,9 @@ import type { Database } from '../db/schema/index.js';
 import type { Job } from '../jobs/queue.js';
 import type { Clock } from '../platform/clock.js';
 import { iso } from '../platform/time.js';
-import { otherLocale } from '../projects/locales.js';
-import type { ProjectsService, TranslateJobPayload } from '../projects/projects.service.js';
+import { otherLanguage, type Language } from '../text/language.js';
+import type { TranslateJobPayload } from '../projects/translate-job.js';
+import type { ProjectAccess } from './ports.js';
 import { TEXT_FIELDS, textOf, type PageTexts, type TextField } from './page-texts.js';
 import type { Translator } from './translator.js';
 
@@ -20,7 +21,7 @@ function textsOf(row: { editorial: string; seo: string; body: string }): PageTex
 
 /** A text of `lang` the owner has not written: empty, or the translator's own. */
 function open(texts: PageTexts, machine: Set<string>, field: TextField, lang: string): boolean {
-  const value = textOf(texts, field)[lang as 'es' | 'en'];
+  const value = textOf(texts, field)[lang as Language];
   return value === '' || machine.has(`${field}.${lang}`);
 }
 
@@ -32,13 +33,13 @@ function open(texts: PageTexts, machine: Set<string>, field: TextField, lang: st
  * never overwrites the owner.
  */
 export async function runTranslation(
-  deps: { db: Kysely<Database>; clock: Clock; translator: Translator; projects: ProjectsService },
+  deps: { db: Kysely<Database>; clock: Clock; translator: Translator; projects: ProjectAccess },
   job: Job<TranslateJobPayload>,
 ): Promise<void> {
   const { projectId, locale, pageId } = job.payload;
   const project = await deps.projects.getProject(job.workspaceId, projectId);
   if (!project || !project.locales.includes(locale)) return;
-  const from = otherLocale(locale);
+  const from = otherLanguage(locale);
   let query = deps.db.selectFrom('pages').selectAll().where('workspace_id', '=', job.workspaceId).where('project_id', '=', projectId);
   if (pageId) query = query.where('id', '=', pageId);
   const work: Work[] = [];

@@ -1,4 +1,4 @@
-import type { Locale } from '../projects/locales.js';
+import type { Language } from '../text/language.js';
 
 /**
  * Machine translation of page texts. The emulator's default is deterministic and
@@ -6,7 +6,7 @@ import type { Locale } from '../projects/locales.js';
  */
 export interface Translator {
   /** One translation per text, in order. Texts may be Markdown; keep its structure. */
-  translate(texts: string[], from: Locale, to: Locale): Promise<string[]>;
+  translate(texts: string[], from: Language, to: Language): Promise<string[]>;
 }
 
 // Markdown that opens a line (headings, quotes, list items): kept in front of the tag.
@@ -14,16 +14,16 @@ const LINE_PREFIX = /^(\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)*)(.*)$/;
 const FENCE = /^\s*(```|~~~)/;
 
 /**
- * The default translator: marks every line of text with the target language
+ * The default translator (decisions, D-042): marks every line of text with the target language
  * (`Hello` to `es` is `[es] Hello`), leaving Markdown line syntax and fenced code
  * intact. The same input always gives the same output.
  */
 export class TaggingTranslator implements Translator {
-  async translate(texts: string[], _from: Locale, to: Locale): Promise<string[]> {
+  async translate(texts: string[], _from: Language, to: Language): Promise<string[]> {
     return texts.map((text) => this.#translate(text, to));
   }
 
-  #translate(text: string, to: Locale): string {
+  #translate(text: string, to: Language): string {
     let inFence = false;
     return text
       .split('\n')

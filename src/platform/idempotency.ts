@@ -35,7 +35,7 @@ const RETENTION_MS = DAY;
 /**
  * Idempotency records, scoped to the API key and kept 24 hours of emulated time. A
  * record is claimed `running` by an insert that only one request can win, completed
- * with the first 2xx answer, and dropped when the first request fails.
+ * with the first 2xx answer, and dropped when the first request fails (decisions, D-012 to D-014).
  */
 export class IdempotencyStore {
   constructor(

@@ -1,4 +1,4 @@
-export type Language = 'en' | 'es';
+import type { Language } from '../text/language.js';
 
 /**
  * Picks `es` or `en` from an Accept-Language header by quality, English by default.

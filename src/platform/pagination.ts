@@ -3,13 +3,15 @@ import type { SelectQueryBuilder } from 'kysely';
 import { hmacBase64Url, safeEqual } from './crypto.js';
 import { ServiceError } from './service-error.js';
 
-export interface Page<T> {
+/** One page of a list: what every list route answers. */
+export interface ListPage<T> {
   data: T[];
   hasMore: boolean;
   nextCursor: string | null;
 }
 
-export interface PageParams {
+/** Where a list page starts and how long it is (`limit`, `after` or `before`). */
+export interface ListParams {
   limit: number;
   after?: string | undefined;
   before?: string | undefined;
@@ -24,18 +26,18 @@ const LimitSchema = v.pipe(
 );
 
 /** Query entries every list takes: `limit` (1..100, default 50), `after`, `before`. */
-export const PageQueryEntries = {
+export const ListQueryEntries = {
   limit: v.optional(LimitSchema, '50'),
   after: v.optional(v.pipe(v.string(), v.minLength(1))),
   before: v.optional(v.pipe(v.string(), v.minLength(1))),
 };
 
 /** The query schema of a list: the page entries plus the list's own filters. */
-export function pageQuery<E extends v.ObjectEntries = {}>(extra: E = {} as E) {
-  return v.object({ ...PageQueryEntries, ...extra });
+export function listQuery<E extends v.ObjectEntries = {}>(extra: E = {} as E) {
+  return v.object({ ...ListQueryEntries, ...extra });
 }
 
-export const PageQuerySchema = pageQuery();
+export const ListQuerySchema = listQuery();
 
 interface Position {
   createdAt: string;
@@ -81,11 +83,11 @@ export class Cursors {
 export async function paginate<R extends { created_at: string; id: string }, T>(
   cursors: Cursors,
   scope: string,
-  params: PageParams,
+  params: ListParams,
   query: SelectQueryBuilder<any, any, R>,
   map: (row: R) => T,
   options: { table?: string } = {},
-): Promise<Page<T>> {
+): Promise<ListPage<T>> {
   if (params.after !== undefined && params.before !== undefined) {
     throw new ServiceError('svc.request.validation_failed', { errors: [{ field: 'before', reason: 'send either after or before, not both' }] });
   }

@@ -13,7 +13,7 @@ export interface RateLimitVerdict {
 /**
  * Fixed-window rate limiter per API key on the emulated clock. Windows are aligned to
  * multiples of their length since the epoch, so every key's window ends at a
- * predictable instant; the budget is shared by every route.
+ * predictable instant; the budget is shared by every route (decisions, D-009).
  */
 export class RateLimiter {
   readonly #windows = new Map<string, { start: number; count: number }>();

@@ -16,6 +16,11 @@ export interface ServiceErrorOptions {
   /** Only for codes that API.md gives two statuses (idempotency conflict: 422 or 409). */
   status?: number;
   headers?: Record<string, string>;
+  /**
+   * What went wrong underneath (a provider's failure): logged by the HTTP shell's
+   * `onError` with the request, never sent to the client.
+   */
+  cause?: unknown;
 }
 
 /**
@@ -31,7 +36,7 @@ export class ServiceError extends Error {
 
   constructor(code: ErrorCode, options: ServiceErrorOptions = {}) {
     const spec = getErrorSpec(code);
-    super(typeof options.detail === 'string' ? options.detail : options.detail?.en ?? spec.en);
+    super(typeof options.detail === 'string' ? options.detail : options.detail?.en ?? spec.en, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ServiceError';
     this.code = code;
     this.status = options.status ?? spec.status;

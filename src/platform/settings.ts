@@ -1,103 +1,46 @@
-import type { Embedder } from '../knowledge/knowledge-index.js';
-import type { ChatModel } from '../agents/chat-model.js';
-import type { Translator } from '../pages/translator.js';
 import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from './worker-pool.js';
 
-/** Plan caps per countable item; `null` means no cap. */
-export interface Caps {
-  projects: number | null;
-  agents: number | null;
-  pages: number | null;
-  knowledgeDocuments: number | null;
-  customDomains: number | null;
-  seats: number | null;
-}
-
-export const CAP_NAMES = ['projects', 'agents', 'pages', 'knowledgeDocuments', 'customDomains', 'seats'] as const;
-export type CapName = (typeof CAP_NAMES)[number];
-
-/** Settings a new workspace starts with (CONTRACT control plane defaults). */
-export interface WorkspaceDefaults {
-  plan: string;
-  rateLimit: { limit: number; windowSeconds: number };
-  dailyActivityCap: number | null;
-  credits: number;
-  caps: Caps;
-}
-
 /**
- * What anonymous visitors of the hosted pages' chat may do (decisions, Site chat): how
- * many turns one visitor may open per window on one workspace's sites, and the share of
- * a workspace's credits kept for its owner, which visitors' turns never spend.
+ * Service-wide settings: scalars only (what the service plugs in is passed to
+ * `createService` as ports, plan data lives in `plans/`). Only the CLI reads the
+ * environment; everything else gets these. Each field says its default; the defaults
+ * are applied in one place, `resolveSettings`.
  */
-export interface SiteChatLimits {
-  visitorTurns: number;
-  visitorWindowSeconds: number;
-  /** Of the workspace's credits (0 to 1), rounded up. */
-  ownerReserveShare: number;
-  /** At least this many credits are kept (never more than the workspace has). */
-  ownerReserveMin: number;
-  /**
-   * Behind a reverse proxy you trust: the visitor is the last address of
-   * `X-Forwarded-For` (the one that proxy added). Off by default: anyone can send it.
-   */
-  trustForwardedFor: boolean;
-}
-
-export const DEFAULT_SITE_CHAT: SiteChatLimits = {
-  visitorTurns: 10,
-  visitorWindowSeconds: 60,
-  ownerReserveShare: 0.1,
-  ownerReserveMin: 1,
-  trustForwardedFor: false,
-};
-
-/** Service-wide settings. Only the CLI reads the environment; everything else gets these. */
 export interface Settings {
-  /** `{site_domain}`: public sites answer on `<slug>.<siteDomain>`. */
+  /** `{site_domain}`: public sites answer on `<slug>.<siteDomain>`. Default `localhost`. */
   siteDomain: string;
-  /** `{docs_url}`; when unset, `http://<request host>/docs`. */
+  /** `{docs_url}`. Default unset: `http://<request host>/docs`. */
   docsUrl: string | undefined;
-  /** Fetch URL sources from the network instead of the offline web. */
+  /** Fetch URL sources from the network instead of the offline web. Default `false`. */
   liveFetch: boolean;
-  /** Secret that signs cursors and asset URLs. */
+  /** Secret that signs cursors and asset URLs. No default: the caller gives one. */
   secret: string;
+  /** Background jobs (ingestion, re-crawls, translation) run at once at most. Default 2. */
   jobConcurrency: number;
+  /** Time a URL source's fetch may take, all redirect hops together. Default 10,000 ms. */
   fetchTimeoutMs: number;
-  /** The worker threads that extract documents, check uploads and render pages, and their limits. */
+  /** The worker threads that extract documents, check uploads and render pages, and their limits. Default `DEFAULT_WORKER_POOL`. */
   workers: WorkerPoolOptions;
-  /** Turns knowledge chunks into vectors; unset means the built-in deterministic one. */
-  embedder?: Embedder | undefined;
-  /** Translates page texts when a site adds a language; unset means the built-in deterministic one. */
-  translator?: Translator | undefined;
-  /** Answers chat turns; unset means the built-in deterministic extractive responder. */
-  chatModel?: ChatModel | undefined;
-  workspaceDefaults: WorkspaceDefaults;
-  siteChat: SiteChatLimits;
-  /** Where unexpected errors are reported (never to the client). */
+  /** Where unexpected errors are reported (never to the client). Default `console.error`. */
   log: (message: string, error?: unknown) => void;
 }
 
-export const DEFAULT_WORKSPACE: WorkspaceDefaults = {
-  plan: 'free',
-  rateLimit: { limit: 600, windowSeconds: 60 },
-  dailyActivityCap: null,
-  credits: 1000,
-  caps: { projects: null, agents: null, pages: null, knowledgeDocuments: null, customDomains: null, seats: null },
+/** What `resolveSettings` takes: any setting (unset or `undefined` keeps its default), the secret, and part of the worker options. */
+export type SettingsInput = Partial<Omit<Settings, 'workers'>> & { secret: string; workers?: Partial<WorkerPoolOptions> | undefined };
+
+/** The default of every setting but the secret (documented on `Settings`). */
+export const DEFAULT_SETTINGS: Omit<Settings, 'secret'> = {
+  siteDomain: 'localhost',
+  docsUrl: undefined,
+  liveFetch: false,
+  jobConcurrency: 2,
+  fetchTimeoutMs: 10_000,
+  workers: DEFAULT_WORKER_POOL,
+  log: (message, error) => console.error(message, error),
 };
 
-/** Fills every unset setting with its default. */
-export function resolveSettings(partial: Partial<Settings> & { secret: string }): Settings {
-  return {
-    siteDomain: 'localhost',
-    docsUrl: undefined,
-    liveFetch: false,
-    jobConcurrency: 2,
-    fetchTimeoutMs: 10_000,
-    workers: DEFAULT_WORKER_POOL,
-    workspaceDefaults: DEFAULT_WORKSPACE,
-    siteChat: DEFAULT_SITE_CHAT,
-    log: (message, error) => console.error(message, error),
-    ...partial,
-  };
+/** Fills every unset setting with its default; worker options are merged field by field (decisions, D-153). */
+export function resolveSettings(input: SettingsInput): Settings {
+  const given = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as SettingsInput;
+  return { ...DEFAULT_SETTINGS, ...given, workers: { ...DEFAULT_SETTINGS.workers, ...given.workers } };
 }

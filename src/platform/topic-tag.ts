@@ -4,7 +4,7 @@ import { maxChars, minChars, wellFormed } from './validation.js';
 const TOPIC_MAX = 40;
 
 /**
- * One topic tag as a client sends it (CONTRACT, Conventions): trimmed, 1 to 40
+ * One topic tag as a client sends it (CONTRACT, Conventions; decisions, D-137): trimmed, 1 to 40
  * characters, lowercased, `^[a-z0-9]+(-[a-z0-9]+)*$`. The shape is checked in ASCII
  * before lowercasing, as for slugs and page paths: some other letters lowercase into
  * ASCII ones (U+212A KELVIN SIGN into `k`), and a look-alike must not become a tag.

@@ -5,13 +5,13 @@ import { ServiceError, type FieldError } from './service-error.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 
-/** How deep a client's JSON may nest (arrays and objects); deeper is refused with 400. */
+/** How deep a client's JSON may nest (arrays and objects); deeper is refused with 400 (decisions, D-134). */
 export const MAX_JSON_DEPTH = 64;
 
 const LONE_SURROGATE = 'must be well-formed Unicode text (it holds a lone surrogate)';
 
 /**
- * Length in characters as people and JSON Schema's `minLength`/`maxLength` count them:
+ * Length in characters as people and JSON Schema's `minLength`/`maxLength` count them (decisions, D-136):
  * Unicode code points, so an emoji is one character where UTF-16 counts two.
  */
 export function charCount(text: string): number {

@@ -5,26 +5,31 @@ import type { Piscina } from 'piscina';
 import { ServiceError } from './service-error.js';
 import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskResult } from './worker-protocol.js';
 
-/** How many threads, for how long idle ones live, and what one task may spend. */
+/** How many threads, for how long idle ones live, and what one task may spend (decisions, D-139 to D-141). */
 export interface WorkerPoolOptions {
-  /** Threads at most; one of them is kept for interactive tasks when there are two or more. */
+  /**
+   * Threads at most; one of them is kept for interactive tasks when there are two or
+   * more. Default: the machine's parallelism less one, from 2 to 4.
+   */
   maxThreads: number;
-  /** A thread with nothing to do exits after this long (the pool starts none until needed). */
+  /** A thread with nothing to do exits after this long (the pool starts none until needed). Default 30,000 ms. */
   idleTimeoutMs: number;
   /**
    * How much nicer than the serving thread the threads run (Unix niceness added, 0 to
    * 19): on a busy machine the operating system gives the serving thread the CPU first.
+   * Default 10.
    */
   niceIncrement: number;
-  /** Wall time one task may run, from the moment a thread takes it. */
+  /** Wall time one task may run, from the moment a thread takes it. Default 30,000 ms. */
   taskTimeoutMs: number;
-  /** V8 heap of a thread (`resourceLimits`): old generation, young generation, stack. */
+  /** V8 heap of a thread (`resourceLimits`): old generation, young generation, stack. Defaults 256, 32 and 4 MB. */
   maxOldGenerationMb: number;
   maxYoungGenerationMb: number;
   stackMb: number;
   /**
    * Binary buffers (ArrayBuffers, typed arrays, Buffers) a thread may hold: they live
    * outside the V8 heap, so `resourceLimits` does not bound them (see `worker-task.ts`).
+   * Default 256 MB.
    */
   maxBufferMb: number;
 }

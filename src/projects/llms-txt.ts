@@ -1,6 +1,6 @@
-import type { Locale } from './locales.js';
+import type { Language } from '../text/language.js';
 
-type Texts = Record<Locale, string>;
+type Texts = Record<Language, string>;
 
 /** What llms.txt says of one published page. */
 export interface LlmsEntry {
@@ -13,8 +13,8 @@ export interface LlmsEntry {
 
 export interface LlmsSite {
   name: string;
-  locales: Locale[];
-  defaultLocale: Locale;
+  locales: Language[];
+  defaultLocale: Language;
 }
 
 function oneLine(text: string): string {
@@ -25,12 +25,12 @@ function linkText(text: string): string {
   return oneLine(text).replace(/([\\[\]])/g, '\\$1');
 }
 
-function pick(texts: Texts, lang: Locale, fallback: Locale): string {
+function pick(texts: Texts, lang: Language, fallback: Language): string {
   return oneLine(texts[lang]) || oneLine(texts[fallback]);
 }
 
 /**
- * Renders a site's llms.txt (llmstxt.org shape) from its published pages: the site name,
+ * Renders a site's llms.txt (llmstxt.org shape, decisions D-043) from its published pages: the site name,
  * the home page description as the summary, and one link list per served language,
  * the default language first. Links are site-relative so that they hold on any host.
  */

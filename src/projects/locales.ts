@@ -1,12 +1,5 @@
 import * as v from 'valibot';
+import { LANGUAGES } from '../text/language.js';
 
-/** The languages a site can serve. */
-export const LOCALES = ['es', 'en'] as const;
-export type Locale = (typeof LOCALES)[number];
-
-export const LocaleSchema = v.picklist(LOCALES, 'must be es or en');
-
-/** The other language of the two a site can serve. */
-export function otherLocale(locale: Locale): Locale {
-  return locale === 'es' ? 'en' : 'es';
-}
+/** A language a site can serve, as a client names it. */
+export const LocaleSchema = v.picklist(LANGUAGES, 'must be es or en');

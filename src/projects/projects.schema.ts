@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { pageQuery } from '../platform/pagination.js';
+import { listQuery } from '../platform/pagination.js';
 import { LocaleSchema } from './locales.js';
 import { clientText } from '../platform/validation.js';
 import { normalizeSlug } from './slug.js';
@@ -125,8 +125,14 @@ export const ProjectSchema = v.object({
   updatedAt: v.string(),
 });
 
+/** A project (site) as the API answers it. */
+export type Project = v.InferOutput<typeof ProjectSchema>;
+export type Robots = v.InferOutput<typeof RobotsSchema>;
+export type Analytics = v.InferOutput<typeof AnalyticsSchema>;
+export type ExtraUrl = v.InferOutput<typeof SitemapSchema>['extraUrls'][number];
+
 export const ProjectListSchema = v.object({ data: v.array(ProjectSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
 
 export const ProjectDeletedSchema = v.object({ projectId: v.string(), pagesDeleted: v.number() });
 
-export const ProjectListQuerySchema = pageQuery();
+export const ProjectListQuerySchema = listQuery();

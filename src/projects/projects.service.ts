@@ -1,57 +1,21 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { ProjectTable } from '../db/schema/projects.js';
-import { paginate, type Page, type PageParams } from '../platform/pagination.js';
+import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { renderLlmsTxt, type LlmsEntry } from './llms-txt.js';
-import type { Locale } from './locales.js';
-import type { ProjectCreate, ProjectPatch } from './projects.schema.js';
+import type { Language } from '../text/language.js';
+import type { Analytics, ExtraUrl, Project, ProjectCreate, ProjectPatch, Robots } from './projects.schema.js';
+import { TRANSLATE_JOB, type TranslateJobPayload } from './translate-job.js';
 import { RESERVED_SLUGS, deriveSlug, slugCandidates } from './slug.js';
-
-export interface Robots {
-  indexable: boolean;
-  aiSearch: boolean;
-  aiTraining: boolean;
-  disallow: string[];
-  raw: string;
-}
-
-export interface Analytics {
-  clarityId: string;
-  gtmId: string;
-  metaPixelId: string;
-  posthogKey: string;
-}
-
-export interface ExtraUrl {
-  path: string;
-  priority: number;
-  changefreq: string;
-}
-
-export interface Project {
-  id: string;
-  name: string;
-  slug: string;
-  locales: Locale[];
-  defaultLocale: Locale;
-  robots: Robots;
-  analytics: Analytics;
-  sitemap: { extraUrls: ExtraUrl[] };
-  llmsTxt: { text: string; generatedAt: string };
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** A project found by its public address, with the workspace that owns it. */
 export interface SiteLookup {
   workspaceId: string;
   project: Project;
 }
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * What other parts hang on a project: records deleted with it (pages, theme) and the
@@ -62,16 +26,6 @@ export interface ProjectDependent {
   llmsEntries?(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<LlmsEntry[]>;
 }
 
-/** The job that fills a newly served language of a site (handled by the pages part). */
-export const TRANSLATE_JOB = 'sites.translate';
-
-/** Payload of a translation job; `pageId` narrows it to one page. */
-export interface TranslateJobPayload {
-  projectId: string;
-  locale: Locale;
-  pageId?: string;
-}
-
 export const DEFAULT_ROBOTS: Robots = { indexable: true, aiSearch: true, aiTraining: false, disallow: [], raw: '' };
 export const DEFAULT_ANALYTICS: Analytics = { clarityId: '', gtmId: '', metaPixelId: '', posthogKey: '' };
 
@@ -80,8 +34,8 @@ function toProject(row: ProjectTable): Project {
     id: row.id,
     name: row.name,
     slug: row.slug,
-    locales: JSON.parse(row.locales) as Locale[],
-    defaultLocale: row.default_locale as Locale,
+    locales: JSON.parse(row.locales) as Language[],
+    defaultLocale: row.default_locale as Language,
     robots: JSON.parse(row.robots) as Robots,
     analytics: JSON.parse(row.analytics) as Analytics,
     sitemap: JSON.parse(row.sitemap) as { extraUrls: ExtraUrl[] },
@@ -126,7 +80,7 @@ export class ProjectsService {
     if (!locales.includes(defaultLocale)) throw new ServiceError('svc.project.invalid', { errors: [{ field: 'defaultLocale', reason: 'must be one of locales' }] });
     if (RESERVED_SLUGS.has(slug)) throw reserved(slug);
     return this.deps.db.transaction().execute(async (trx) => {
-      await this.deps.workspaces.assertCapacity(trx, workspaceId, 'projects', await this.count(workspaceId, trx));
+      await this.deps.assertCapacity(trx, workspaceId, 'projects', await this.count(workspaceId, trx));
       const id = this.deps.ids.next('prj');
       await this.#claimSlug(trx, workspaceId, id, slug);
       const now = iso(this.deps.clock.now());
@@ -150,7 +104,7 @@ export class ProjectsService {
     });
   }
 
-  async list(workspaceId: string, page: PageParams): Promise<Page<Project>> {
+  async list(workspaceId: string, page: ListParams): Promise<ListPage<Project>> {
     const query = this.deps.db.selectFrom('projects').selectAll().where('workspace_id', '=', workspaceId);
     return paginate(this.deps.cursors, `${workspaceId}:projects`, page, query, toProject);
   }

@@ -47,6 +47,7 @@ function cutAtHyphen(slug: string, max: number): string {
 
 /**
  * Neighbours of a taken slug, in the order they are offered: `<base>-2`, `<base>-3`...
+ * (decisions, D-032)
  * The base is shortened (at a hyphen when it can) so that every candidate fits.
  */
 export function slugCandidates(base: string, from: number, count: number): string[] {

@@ -41,3 +41,6 @@ export const ThemeSchema = v.object({
   customized: v.boolean(),
   updatedAt: v.string(),
 });
+
+/** The theme in force for a site, as the API answers it. */
+export type Theme = v.InferOutput<typeof ThemeSchema>;

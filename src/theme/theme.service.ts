@@ -1,19 +1,14 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import { iso } from '../platform/time.js';
-import type { ProjectsService } from '../projects/projects.service.js';
-import type { ThemePatch } from './theme.schema.js';
+import type { Theme, ThemePatch } from './theme.schema.js';
 import { DEFAULT_TOKENS, cssVariables, mergeTokens, type ThemeTokens } from './theme-tokens.js';
 
-export interface Theme {
-  tokens: ThemeTokens;
-  cssVariables: Record<string, string>;
-  customized: boolean;
-  updatedAt: string;
+/** What themes need of projects: the site (its creation time dates an untouched theme). */
+export interface ProjectLookup {
+  getProjectOrThrow(workspaceId: string, projectId: string, db?: Db): Promise<{ createdAt: string }>;
 }
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 function theme(tokens: ThemeTokens, customized: boolean, updatedAt: string): Theme {
   return { tokens, cssVariables: cssVariables(tokens), customized, updatedAt };
@@ -24,13 +19,11 @@ function theme(tokens: ThemeTokens, customized: boolean, updatedAt: string): The
  * the service defaults, and the CSS variables they make.
  */
 export class ThemeService {
-  constructor(private readonly deps: CoreDeps & { projects: ProjectsService }) {
-    deps.projects.addDependent({
-      cascade: async (trx, workspaceId, projectId) => {
-        await trx.deleteFrom('themes').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).execute();
-        return {};
-      },
-    });
+  constructor(private readonly deps: CoreDeps & { projects: ProjectLookup }) {}
+
+  /** Deletes a site's theme, in the project's deleting transaction. */
+  async deleteForProject(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<void> {
+    await trx.deleteFrom('themes').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).execute();
   }
 
   /**

@@ -1,8 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
-import type { CapName } from '../platform/settings.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
+import type { Kysely } from 'kysely';
+import type { Database, Db } from '../db/schema/index.js';
+import type { CapName } from '../plans/plans.js';
 
 /** Counts one countable item of a workspace (`count(workspaceId, db?)` of its part). */
 export type UsageCounter = (workspaceId: string, db?: Db) => Promise<number>;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { CAP_NAMES, type CapName } from '../platform/settings.js';
+import { CAP_NAMES, type CapName } from '../plans/plans.js';
 
 const Count = v.number();
 const perCap = <S extends v.GenericSchema>(schema: S) => v.object(Object.fromEntries(CAP_NAMES.map((name) => [name, schema])) as Record<CapName, S>);

@@ -1,7 +1,14 @@
 import type { CoreDeps } from '../core.js';
-import { CAP_NAMES, type CapName } from '../platform/settings.js';
+import { CAP_NAMES, type CapName, type Caps } from '../plans/plans.js';
 import type { UsageCounters } from './counters.js';
 import type { Usage } from './usage.schema.js';
+
+/** What usage reads of workspaces: their caps, credits and today's activity. */
+export interface WorkspaceUsage {
+  getWorkspaceOrThrow(workspaceId: string): Promise<{ caps: Caps; dailyActivityCap: number | null }>;
+  messages(workspaceId: string): Promise<{ used: number; limit: number; remaining: number }>;
+  activityToday(workspaceId: string): Promise<number>;
+}
 
 /**
  * What a workspace has used against its plan: AI message credits, the countable
@@ -9,7 +16,7 @@ import type { Usage } from './usage.schema.js';
  * that owns a countable item lends its counter (`counters`, wired in `createService`).
  */
 export class UsageService {
-  constructor(private readonly deps: CoreDeps & { counters: UsageCounters }) {}
+  constructor(private readonly deps: CoreDeps & { workspaces: WorkspaceUsage; counters: UsageCounters }) {}
 
   /** The usage record of a workspace; today's activity includes the request asking. */
   async get(workspaceId: string): Promise<Usage> {

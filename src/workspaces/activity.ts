@@ -17,7 +17,7 @@ const FLUSH_DELAY_MS = 200;
  * Daily activity per workspace. Every authenticated `/v1` request counts, so the
  * counters live in memory (loaded from the store on first use of a day) and are
  * written back in batches: on a short timer, before any export and at stop. A crash
- * loses at most the last batch of counts, never an acknowledged write.
+ * loses at most the last batch of counts, never an acknowledged write (decisions, D-011).
  */
 export class ActivityCounter {
   readonly #counters = new Map<string, Counter>();

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { CAP_NAMES } from '../platform/settings.js';
+import { CAP_NAMES } from '../plans/plans.js';
 import { ScopeSchema } from '../platform/scopes.js';
 import { clientText } from '../platform/validation.js';
 

@@ -1,11 +1,11 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema/index.js';
+import type { Kysely } from 'kysely';
+import type { Database, Db } from '../db/schema/index.js';
 import { WORKSPACE_TABLES } from '../db/schema/index.js';
 import type { WorkspaceTable } from '../db/schema/core.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { ServiceError } from '../platform/service-error.js';
-import { CAP_NAMES, type CapName, type Caps, type Settings } from '../platform/settings.js';
+import { CAP_NAMES, type CapName, type Caps, type WorkspaceDefaults } from '../plans/plans.js';
 import { iso } from '../platform/time.js';
 import type { WorkspaceSettingsPatch } from './workspaces.schema.js';
 import { ActivityCounter } from './activity.js';
@@ -21,8 +21,6 @@ export interface WorkspaceRecord {
   createdAt: string;
   updatedAt: string;
 }
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 function toRecord(row: WorkspaceTable): WorkspaceRecord {
   return {
@@ -56,7 +54,7 @@ export class WorkspacesService {
   /** Today's activity per workspace (CONTRACT control plane: every authenticated request counts). */
   readonly activity: ActivityCounter;
 
-  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; ids: IdGenerator; settings: Settings }) {
+  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; ids: IdGenerator; defaults: WorkspaceDefaults }) {
     this.activity = new ActivityCounter(deps.db, deps.clock);
   }
 
@@ -70,7 +68,7 @@ export class WorkspacesService {
   }
 
   async create(input: { name?: string | undefined; plan?: string | undefined; credits?: number | undefined }, db: Db = this.deps.db): Promise<WorkspaceRecord> {
-    const d = this.deps.settings.workspaceDefaults;
+    const d = this.deps.defaults;
     const now = iso(this.deps.clock.now());
     const row: WorkspaceTable = {
       id: this.deps.ids.next('ws'),

@@ -1,6 +1,6 @@
 import { encode } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
-import type { ChatModel } from '../../src/agents/chat-model.js';
+import type { ChatModel } from '../../src/chat/chat-model.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
 import { createAgent, messages, readEvents, streamRequest } from './support.js';
 

@@ -1,5 +1,6 @@
-import type { Embedder, IndexedChunk, KnowledgeIndex, LexicalHit } from '../../src/knowledge/knowledge-index.js';
-import { fold, words } from '../../src/agents/text.js';
+import type { IndexedChunk, KnowledgeIndex, LexicalHit } from '../../src/knowledge/knowledge-index.js';
+import type { Embedder } from '../../src/knowledge/ports.js';
+import { accentedWords as words, fold } from '../../src/text/words.js';
 
 /** A small hashed bag-of-words embedder: deterministic, enough to rank test texts. */
 export class TestEmbedder implements Embedder {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { openAiChatModel } from '../../src/agents/openai-adapter.js';
+import { openAiChatModel } from '../../src/chat/openai-adapter.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
 import { createAgent, messages, readEvents, streamRequest } from './support.js';
 
@@ -133,5 +133,22 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
     const res = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello?' });
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('svc.service.unavailable');
+  });
+
+  it('logs why the provider failed for the operator, and sends none of it', async () => {
+    const logged: { message: string; error: unknown }[] = [];
+    const emu = await fileEmulator({
+      chatModel: openAiChatModel({ baseUrl: 'http://127.0.0.1:1/v1', model: 'none' }),
+      log: (message, error) => logged.push({ message, error }),
+    });
+    const ws = await workspace(emu);
+    const agentId = await createAgent(ws.api);
+    const res = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello?' });
+    expect(res.status).toBe(503);
+    expect(res.text).not.toContain('127.0.0.1');
+    expect(res.text).not.toContain('fetch failed');
+    const entries = logged.filter((l) => l.message.startsWith('svc.service.unavailable'));
+    expect(entries.map((l) => l.message)).toEqual([`svc.service.unavailable on POST /v1/agents/${agentId}/chat (${res.headers.get('x-request-id')})`]);
+    expect(entries[0]!.error).toBeInstanceOf(Error);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentsService } from '../../src/agents/agents.service.js';
-import { RetrievalService, topPositions } from '../../src/agents/retrieval.service.js';
+import { RetrievalService, topPositions } from '../../src/retrieval/retrieval.service.js';
 import { MemoryKnowledgeIndex } from './memory-index.js';
 
 // Retrieval against an in-memory index: the ranking, the strategies and the cache,

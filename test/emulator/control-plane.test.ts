@@ -123,8 +123,7 @@ describe('control plane', () => {
   it('createEmulator({ state }) starts from a document whose hashes are in the clear; reset returns to it', async () => {
     const ws = await workspace(emulator);
     await ws.api.post('/v1/agents', { name: 'Carried', identity: { businessName: 'B' } });
-    const { exportState } = await import('../../emulator/state.js');
-    const file = JSON.parse(JSON.stringify(await exportState(emulator.service, { plainHashes: true })));
+    const file = JSON.parse(JSON.stringify(await emulator.exportState({ plainHashes: true })));
     const started = await createEmulator({ state: file, log: quiet });
     try {
       const api = client(started, ws.key);

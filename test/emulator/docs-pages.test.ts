@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, type ErrorCode } from '../../src/platform/error-codes.js';
 import { ERROR_DOCS } from '../../src/platform/error-docs.js';
-import { BLOCKED_ADDRESS_CLASSES } from '../../src/knowledge/pipeline/ingest-failures.js';
-import { LIMIT_FAILURES } from '../../src/knowledge/pipeline/ingest-error.js';
-import { INGEST_CODE } from '../../emulator/faults.js';
+import { BLOCKED_ADDRESS_CLASSES, INJECTABLE_INGEST_FAILURE as INGEST_CODE, LIMIT_FAILURES } from '../../src/platform/ingest-failures.js';
 import { send } from '../support/client.js';
 import { fileEmulator } from '../support/emulator.js';
 import { expectMatchesOpenApi } from '../support/openapi.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { INGEST_FAILURE_CODES, LIMIT_FAILURES } from '../../src/platform/ingest-failures.js';
 import { client } from '../support/client.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
 
@@ -56,6 +57,16 @@ describe('fault injection', () => {
       expect(res.body.code).toBe('svc.request.validation_failed');
     }
     expect((await control.get('/_emulator/faults')).body.data).toEqual([]);
+  });
+
+  it('an ingest fault queues any base or blocked-address failure code of the registry, never a limit one', async () => {
+    const limits: readonly string[] = Object.values(LIMIT_FAILURES);
+    for (const code of INGEST_FAILURE_CODES) {
+      const res = await control.post('/_emulator/faults', { ingest: code, times: 1 });
+      expect(res.status, code).toBe(limits.includes(code) ? 400 : 201);
+      if (res.status === 201) expect(res.body).toEqual({ ingest: code, times: 1 });
+    }
+    await control.delete('/_emulator/faults');
   });
 
   it('reset clears the faults', async () => {

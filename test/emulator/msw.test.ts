@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ChatModel } from '../../src/agents/chat-model.js';
+import type { ChatModel } from '../../src/chat/chat-model.js';
 import { emulatorHandlers } from '../../emulator/msw.js';
 import { fixture } from '../assets/support.js';
 import { createParser } from 'eventsource-parser';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
-import { INGEST_CODE } from '../../emulator/faults.js';
+import { INJECTABLE_INGEST_FAILURE as INGEST_CODE } from '../../src/platform/ingest-failures.js';
 import { INGEST_CHOICES } from '../../emulator/ui/page.js';
 import { client, send, walk } from '../support/client.js';
 import { fileEmulator, quiet, workspace } from '../support/emulator.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
-import type { Embedder } from '../../src/knowledge/knowledge-index.js';
+import type { Embedder } from '../../src/knowledge/ports.js';
 import { tempDbPath } from '../support/backends.js';
 import { client } from '../support/client.js';
 import { fileEmulator, quiet, workspace } from '../support/emulator.js';
@@ -40,7 +40,7 @@ describe('eligible chunks', () => {
     const web = (await api.post('/v1/knowledge/urls', { url: 'https://bikes.example/' })).body.id;
     await addText(api, { title: 'Bob', text: 'Bob sells kayaks.', agentId: bob });
     await emulator.drain();
-    emulator.service.knowledge.failNextIngestion('ingest_failed');
+    emulator.injectFault({ ingest: 'ingest_failed' });
     await addText(api, { title: 'Failed', text: 'Never ready.' });
     await emulator.drain();
     const chunks = await index.eligibleChunks(workspaceId, ada);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectLanguage } from '../../src/knowledge/pipeline/language.js';
+import { detectDocumentLanguage as detectLanguage } from '../../src/text/detect-language.js';
 
 describe('language detection', () => {
   it('tells Spanish from English by their function words and spelling', () => {

@@ -7,7 +7,7 @@ import { stemmer as oramaEnglish } from '@orama/stemmers/english';
 import { stemmer as spanishSnowball } from '@orama/stemmers/spanish';
 import { eng, spa } from 'stopword';
 import englishPorter2 from 'wink-porter2-stemmer';
-import { STOPWORDS_EN, STOPWORDS_ES } from '../../../src/knowledge/text/words.js';
+import { FUNCTION_WORDS_EN as STOPWORDS_EN, FUNCTION_WORDS_ES as STOPWORDS_ES } from '../../../src/text/stopwords.js';
 
 export type Lang = 'en' | 'es';
 

@@ -1,4 +1,4 @@
-import type { DialectMigration } from '../migrate.js';
+import type { DialectMigration } from './migration.js';
 
 export const core: DialectMigration = {
   async up(db) {

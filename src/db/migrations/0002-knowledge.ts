@@ -1,21 +1,8 @@
-import { sql } from 'kysely';
-import type { DialectMigration } from '../migrate.js';
-import { columnTypes } from '../migrate.js';
-
-// Accents folded by the Postgres full-text index, so `cafe` finds `café` as FTS5's
-// `remove_diacritics` does on SQLite. The query side folds with the same table.
-const ACCENTED = 'ÀÁÂÃÄÅàáâãäåÈÉÊËèéêëÌÍÎÏìíîïÒÓÔÕÖòóôõöÙÚÛÜùúûüÑñÇçÝýÿ';
-const PLAIN = 'AAAAAAaaaaaaEEEEeeeeIIIIiiiiOOOOOoooooUUUUuuuuNnCcYyy';
-
-/**
- * The indexed expression of a chunk's text on Postgres. A query must repeat it exactly
- * for the planner to use the GIN index.
- */
-export const PG_CHUNK_TSVECTOR = `to_tsvector('simple'::regconfig, translate(text, '${ACCENTED}', '${PLAIN}'))`;
+import type { DialectMigration } from './migration.js';
 
 export const knowledge: DialectMigration = {
   async up(db, dialect) {
-    const { blob } = columnTypes(dialect);
+    const { blob } = dialect.columnTypes;
 
     await db.schema.createTable('knowledge_sources')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -70,22 +57,7 @@ export const knowledge: DialectMigration = {
     await db.schema.createIndex('knowledge_chunks_source').on('knowledge_chunks').columns(['source_id', 'position']).execute();
     await db.schema.createIndex('knowledge_chunks_eligible').on('knowledge_chunks').columns(['workspace_id', 'agent_id']).execute();
 
-    if (dialect === 'sqlite') {
-      // External content: the index stores no second copy of the text. Triggers keep it
-      // in sync through every insert and delete, state imports and workspace drops included.
-      await sql`CREATE VIRTUAL TABLE knowledge_chunks_fts USING fts5(text, content='knowledge_chunks', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')`.execute(db);
-      await sql`CREATE TRIGGER knowledge_chunks_fts_insert AFTER INSERT ON knowledge_chunks BEGIN
-        INSERT INTO knowledge_chunks_fts(rowid, text) VALUES (new.rowid, new.text);
-      END`.execute(db);
-      await sql`CREATE TRIGGER knowledge_chunks_fts_delete AFTER DELETE ON knowledge_chunks BEGIN
-        INSERT INTO knowledge_chunks_fts(knowledge_chunks_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
-      END`.execute(db);
-      await sql`CREATE TRIGGER knowledge_chunks_fts_update AFTER UPDATE OF text ON knowledge_chunks BEGIN
-        INSERT INTO knowledge_chunks_fts(knowledge_chunks_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
-        INSERT INTO knowledge_chunks_fts(rowid, text) VALUES (new.rowid, new.text);
-      END`.execute(db);
-    } else {
-      await sql`CREATE INDEX knowledge_chunks_fts ON knowledge_chunks USING gin (${sql.raw(PG_CHUNK_TSVECTOR)})`.execute(db);
-    }
+    // The full-text index of chunk texts (FTS5 or GIN), kept in sync by the database.
+    await dialect.chunkFullText.create(db);
   },
 };

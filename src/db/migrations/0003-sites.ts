@@ -1,4 +1,4 @@
-import type { DialectMigration } from '../migrate.js';
+import type { DialectMigration } from './migration.js';
 
 /** Projects (sites), their global slug namespace, pages and themes. */
 export const sites: DialectMigration = {

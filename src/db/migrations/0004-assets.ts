@@ -1,9 +1,9 @@
-import { columnTypes, type DialectMigration } from '../migrate.js';
+import type { DialectMigration } from './migration.js';
 
 /** Assets, brand files and brands. Bytes live in blob (`bytea`) columns. */
 export const assets: DialectMigration = {
   async up(db, dialect) {
-    const { blob, real } = columnTypes(dialect);
+    const { blob, real } = dialect.columnTypes;
 
     await db.schema.createTable('assets')
       .addColumn('id', 'text', (c) => c.primaryKey())

@@ -1,4 +1,4 @@
-import type { DialectMigration } from '../migrate.js';
+import type { DialectMigration } from './migration.js';
 
 /** Conversations of the chat turn and their messages. */
 export const chat: DialectMigration = {

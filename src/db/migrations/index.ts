@@ -1,4 +1,4 @@
-import type { DialectMigration } from '../migrate.js';
+import type { DialectMigration } from './migration.js';
 import { core } from './0001-core.js';
 import { knowledge } from './0002-knowledge.js';
 import { sites } from './0003-sites.js';

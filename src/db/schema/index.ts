@@ -1,3 +1,4 @@
+import type { Kysely, Transaction } from 'kysely';
 import type { CoreTables } from './core.js';
 import type { KnowledgeTables } from './knowledge.js';
 import type { ProjectTables } from './projects.js';
@@ -15,6 +16,9 @@ import type { AgentChatTables } from './agents.js';
  * workspace can be dropped and exported without knowing the table.
  */
 export interface Database extends CoreTables, KnowledgeTables, ProjectTables, PageTables, ThemeTables, AssetTables, BrandTables, AgentChatTables {}
+
+/** The store, or a transaction on it: what a method that may run inside one takes. */
+export type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * Every table, in the order a state import writes them. Derived search structures

@@ -1,9 +1,6 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-
-/** Blocked address classes of CONTRACT (Knowledge), as they appear in `fetch_blocked_address:<class>`. */
-export type BlockedClass =
-  | 'loopback' | 'private' | 'link_local' | 'unique_local' | 'carrier_grade_nat' | 'multicast' | 'unspecified' | 'reserved';
+import type { BlockedClass } from '../../platform/ingest-failures.js';
 
 // ipaddr.js range names that have a class of their own; every other range that is not
 // `unicast` (broadcast, documentation, 6to4, Teredo, NAT64, benchmarking...) is `reserved`.

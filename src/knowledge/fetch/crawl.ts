@@ -1,29 +1,11 @@
 import { IngestError } from '../pipeline/ingest-error.js';
-import { blockedClass, hostKind, type BlockedClass } from './address.js';
+import type { BlockedClass } from '../../platform/ingest-failures.js';
+import { blockedClass, hostKind } from './address.js';
+import type { Web } from '../ports.js';
 import { judgeUrl, type UrlVerdict } from './url-policy.js';
 
 /** CONTRACT (Knowledge): fetch timeout, body size, redirect hops. */
 export const FETCH_LIMITS = { maxBytes: 5 * 1024 * 1024, maxRedirects: 5 };
-
-export interface HopResponse {
-  status: number;
-  /** Lowercase names. */
-  headers: Record<string, string>;
-  body: Uint8Array;
-  /** Time this hop took (the offline web's `delayMs`, or real time for live fetches). */
-  elapsedMs: number;
-}
-
-/** Where pages come from: the offline web, or the network. */
-export interface Web {
-  /** The addresses of a name; empty when the name does not resolve. */
-  resolve(name: string): Promise<string[]>;
-  /**
-   * One GET of `url` connected to `address` (already judged), within `budgetMs`. Throws
-   * `IngestError` with `fetch_timeout` or `fetch_response_too_large`.
-   */
-  get(url: URL, address: string, budgetMs: number, maxBytes: number): Promise<HopResponse>;
-}
 
 export interface Crawled {
   /** The last hop's URL (`resolvedUrl`). */

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { IngestError } from '../pipeline/ingest-error.js';
-import type { HopResponse, Web } from './crawl.js';
+import type { HopResponse, Web } from '../ports.js';
 
 const ACCEPT = 'text/html, application/xhtml+xml, text/markdown, text/plain, text/csv, application/json, application/pdf;q=0.9, */*;q=0.1';
 

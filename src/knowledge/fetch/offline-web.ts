@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import * as v from 'valibot';
 import { clientText } from '../../platform/validation.js';
 import { IngestError } from '../pipeline/ingest-error.js';
-import type { HopResponse, Web } from './crawl.js';
+import type { HopResponse, Web } from '../ports.js';
 
 // Where a registered page's host resolves when the dns table does not say: a public
 // unicast address, so that the page passes the address rules like a real site.
@@ -29,7 +29,7 @@ const WebPageSchema = v.pipe(
 const HostSchema = clientText({ min: 1, max: 253 });
 const AddressSchema = v.pipe(v.string(), v.check((s) => ipaddr.isValid(s), 'must be an IPv4 or IPv6 address'));
 
-/** The body of `PUT /_emulator/web` (CONTRACT, control plane). */
+/** The body of `PUT /_emulator/web` (CONTRACT, control plane; decisions, D-078). */
 export const WebDefinitionSchema = v.pipe(
   v.strictObject({
     pages: v.pipe(v.array(WebPageSchema), v.maxLength(10_000, 'at most 10000 pages')),

@@ -1,4 +1,5 @@
-import { blockedClass, hostKind, type BlockedClass } from './address.js';
+import type { BlockedClass } from '../../platform/ingest-failures.js';
+import { blockedClass, hostKind } from './address.js';
 
 const PORTS = new Set(['', '80', '443', '8080', '8443']);
 

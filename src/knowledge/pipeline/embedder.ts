@@ -1,5 +1,7 @@
-import type { Embedder } from '../knowledge-index.js';
-import { isStopword, stem, words } from '../text/words.js';
+import type { Embedder } from '../ports.js';
+import { stripPlural } from '../../text/stemmers.js';
+import { isFunctionWord } from '../../text/stopwords.js';
+import { words } from '../../text/words.js';
 
 const DIMENSIONS = 256;
 
@@ -25,13 +27,13 @@ function add(features: Map<string, number>, feature: string, weight: number): vo
 /** Weighted features of a text: content words, pairs of neighbouring content words, and character trigrams. */
 function featuresOf(text: string): Map<string, number> {
   const all = words(text);
-  let content = all.filter((w) => !isStopword(w));
+  let content = all.filter((w) => !isFunctionWord(w));
   // A text of stopwords only ("who are you?") still deserves a direction.
   if (content.length === 0) content = all;
   const features = new Map<string, number>();
   let previous: string | undefined;
   for (const raw of content) {
-    const word = stem(raw);
+    const word = stripPlural(raw);
     add(features, `w:${word}`, 1);
     if (previous !== undefined) add(features, `b:${previous} ${word}`, 0.5);
     previous = word;

@@ -1,4 +1,5 @@
-import { IngestError, LIMIT_FAILURES, MAX_PDF_PAGES, MAX_TEXT_CHARS } from './ingest-error.js';
+import { LIMIT_FAILURES } from '../../platform/ingest-failures.js';
+import { IngestError, MAX_PDF_PAGES, MAX_TEXT_CHARS } from './ingest-error.js';
 
 interface TextItem {
   str: string;

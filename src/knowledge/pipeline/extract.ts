@@ -3,7 +3,8 @@ import { extractHtml } from './extract-html.js';
 import { extractJson } from './extract-json.js';
 import { extractPdf } from './extract-pdf.js';
 import { decodeText, type DocFormat } from './formats.js';
-import { IngestError, LIMIT_FAILURES, MAX_TEXT_CHARS } from './ingest-error.js';
+import { LIMIT_FAILURES } from '../../platform/ingest-failures.js';
+import { IngestError, MAX_TEXT_CHARS } from './ingest-error.js';
 
 export interface Extracted {
   /** Markdown (or plain text, which reads as Markdown paragraphs). */

@@ -1,3 +1,4 @@
+import type { IngestFailureCode } from '../../platform/ingest-failures.js';
 import { workerTask } from '../../platform/worker-task.js';
 import { isJsonDocument } from './formats.js';
 import { IngestError } from './ingest-error.js';
@@ -8,7 +9,7 @@ import { prepareDocument, type DocumentInput, type Prepared } from './pipeline.j
  * runs here, off the thread that serves requests. A failure the pipeline expects comes
  * back as its code (an `IngestError` cannot cross threads).
  */
-export const prepare = workerTask(async (input: DocumentInput & { embed: boolean }): Promise<{ prepared: Prepared } | { failed: string }> => {
+export const prepare = workerTask(async (input: DocumentInput & { embed: boolean }): Promise<{ prepared: Prepared } | { failed: IngestFailureCode }> => {
   try {
     return { prepared: await prepareDocument(input, input.embed) };
   } catch (error) {

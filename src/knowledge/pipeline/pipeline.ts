@@ -1,11 +1,12 @@
 import { sha256Hex } from '../../platform/crypto.js';
-import type { Embedder } from '../knowledge-index.js';
+import { detectDocumentLanguage } from '../../text/detect-language.js';
+import type { Language } from '../../text/language.js';
+import type { Embedder } from '../ports.js';
 import { chunkMarkdown } from './chunk.js';
 import { embedText } from './embedder.js';
 import { extractText } from './extract.js';
 import type { DocFormat } from './formats.js';
 import { IngestError } from './ingest-error.js';
-import { detectLanguage, type Lang } from './language.js';
 import { summarize, summarizeClaim } from './summary.js';
 import { loadTokenizer } from './tokens.js';
 
@@ -24,13 +25,13 @@ export interface DocumentInput {
 export interface IngestedChunk {
   text: string;
   tokenCount: number;
-  lang: Lang;
+  lang: Language;
   vector: Float32Array;
 }
 
 export interface Ingested {
   title: string;
-  lang: Lang;
+  lang: Language;
   chunks: IngestedChunk[];
   tokenCount: number;
   summary: string;
@@ -50,7 +51,7 @@ export async function embedAll(embedder: Embedder, texts: string[]): Promise<Flo
 /** What the pipeline derives from a document without the embedder (plus vectors when built in). */
 export interface Prepared {
   title: string;
-  lang: Lang;
+  lang: Language;
   chunks: { text: string; tokenCount: number }[];
   tokenCount: number;
   summary: string;
@@ -69,7 +70,7 @@ export async function prepareDocument(input: DocumentInput, embed: boolean): Pro
   const tokenizer = await loadTokenizer();
   const { text, title: found } = await extractText(input.format, input.bytes, input.charset);
   const title = (input.title ?? found ?? input.fallbackTitle).slice(0, TITLE_MAX);
-  const lang = detectLanguage(text);
+  const lang = detectDocumentLanguage(text);
   const chunks = await chunkMarkdown(text, tokenizer);
   if (chunks.length === 0) throw new IngestError('unsupported_document', 'no chunks');
   return {

@@ -1,13 +1,15 @@
-import { toEnglish } from '../text/glossary.js';
-import { fold, isCalendarWord, isStopword, rawWords, stem } from '../text/words.js';
+import { toEnglish } from '../../text/glossary.js';
+import type { Language } from '../../text/language.js';
+import { stripPlural } from '../../text/stemmers.js';
+import { isCalendarWord, isFunctionWord } from '../../text/stopwords.js';
+import { fold, rawWords } from '../../text/words.js';
 import type { DocFormat } from './formats.js';
-import type { Lang } from './language.js';
 
 export interface SummaryInput {
   kind: 'upload' | 'url';
   format: DocFormat;
   title: string;
-  lang: Lang;
+  lang: Language;
   /** The extracted Markdown. */
   text: string;
 }
@@ -33,7 +35,7 @@ interface Term {
 
 /** The words that say most about a text: frequent content words, headings counting thrice, title words left out. */
 export function keyTerms(text: string, title: string, limit = TERMS): string[] {
-  const inTitle = new Set(rawWords(title).map((w) => stem(fold(w))));
+  const inTitle = new Set(rawWords(title).map((w) => stripPlural(fold(w))));
   const terms = new Map<string, Term>();
   let position = 0;
   for (const line of text.split('\n')) {
@@ -41,8 +43,8 @@ export function keyTerms(text: string, title: string, limit = TERMS): string[] {
     for (const word of rawWords(line)) {
       position += 1;
       const folded = fold(word);
-      if (folded.length < 4 || /^\d/.test(folded) || isStopword(folded) || isCalendarWord(folded)) continue;
-      const key = stem(folded);
+      if (folded.length < 4 || /^\d/.test(folded) || isFunctionWord(folded) || isCalendarWord(folded)) continue;
+      const key = stripPlural(folded);
       if (inTitle.has(key)) continue;
       let term = terms.get(key);
       if (!term) terms.set(key, (term = { score: 0, first: position, forms: new Map() }));
@@ -69,7 +71,8 @@ function quoted(title: string, max = TITLE_MAX): string {
 /**
  * The index card: one English line naming what the source covers (its kind, title,
  * language when Spanish, and its key terms; a Spanish source's terms are the ones the
- * glossary renders in English, with the original in parentheses). Deterministic.
+ * glossary renders in English, with the original in parentheses). Deterministic
+ * (decisions, D-086).
  */
 export function summarize(input: SummaryInput): string {
   const noun = input.kind === 'url' ? 'Web page' : NOUNS[input.format];

@@ -26,6 +26,8 @@ export function streamTurn(c: Context<AppEnv>, turn: StreamedTurn, log: (message
       await send('done', await turn.finish());
     } catch (error) {
       if (!(error instanceof ServiceError)) log(`chat stream failed (${c.get('requestId')})`, error);
+      // A stream's failure never reaches `onError`: its cause is logged here, as there.
+      else if (error.cause !== undefined) log(`${error.code} in a chat stream (${c.get('requestId')})`, error.cause);
       await turn.fail().catch((e: unknown) => log('could not undo a failed chat turn', e));
       if (stream.aborted) return;
       await send('error', problemBody(c, error instanceof ServiceError ? error : new ServiceError('svc.internal.error')));

@@ -1,17 +1,5 @@
-import { LIMIT_FAILURES, MAX_PDF_PAGES, MAX_TEXT_CHARS, type LimitFailure } from './ingest-error.js';
-
-/** The address classes a URL source may not reach (CONTRACT, Knowledge). */
-export const BLOCKED_ADDRESS_CLASSES = ['loopback', 'private', 'link_local', 'unique_local', 'carrier_grade_nat', 'multicast', 'unspecified', 'reserved'] as const;
-
-/** A failure code a source can end with, as its `error` field says it. */
-export type IngestFailureCode =
-  | 'unsupported_document'
-  | 'ingest_failed'
-  | 'fetch_timeout'
-  | 'fetch_dns_failed'
-  | 'fetch_response_too_large'
-  | `fetch_blocked_address:${(typeof BLOCKED_ADDRESS_CLASSES)[number]}`
-  | LimitFailure;
+import { BLOCKED_ADDRESS_CLASSES, LIMIT_FAILURES, type IngestFailureCode } from '../../platform/ingest-failures.js';
+import { MAX_PDF_PAGES, MAX_TEXT_CHARS } from './ingest-error.js';
 
 /** What the error reference says about a failed source. */
 export interface IngestFailureDoc {

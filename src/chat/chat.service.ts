@@ -5,27 +5,45 @@ import type { Clock } from '../platform/clock.js';
 import { sha256Hex } from '../platform/crypto.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { ServiceError } from '../platform/service-error.js';
-import type { WorkspacesService } from '../workspaces/workspaces.service.js';
-import type { Agent, AgentsService } from './agents.service.js';
+import type { Passage, QueryResult, SearchInput } from '../retrieval/retrieval.schema.js';
+import { detectMessageLanguage } from '../text/detect-language.js';
+import type { Language } from '../text/language.js';
+import { accentedWords, fold } from '../text/words.js';
 import { tokenize, type ChatHistoryTurn, type ChatModel, type ChatTurnInput } from './chat-model.js';
-import type { ChatBody } from './chat.schema.js';
+import type { ChatAnswer, ChatBody, SourcesComponent } from './chat.schema.js';
 import { ConversationStore, type StoredAnswer } from './conversations.js';
 import { resolveQuery } from './follow-up.js';
-import { createResponder } from './responder.js';
-import { RetrievalService, type Passage } from './retrieval.service.js';
-import { detectLanguage, normaliseMessage, type Lang } from './text.js';
 
-export interface SourcesComponent {
-  type: 'sources';
-  items: { sourceId: string; title: string; url?: string }[];
+/** The agent a turn answers as. */
+type ChatAgent = ChatTurnInput['agent'];
+
+/** What chat needs of agents: the one that answers (else `404 svc.agent.not_found`). */
+export interface AgentLookup {
+  getAgentOrThrow(workspaceId: string, agentId: string): Promise<ChatAgent>;
 }
 
-/** The chat answer of API.md. */
-export interface ChatAnswer {
-  conversationId: string;
-  reply: string;
-  components: SourcesComponent[];
-  cached: boolean;
+/** What chat needs of workspaces: message credits to read and spend (the workspaces part). */
+export interface Credits {
+  messages(workspaceId: string): Promise<{ remaining: number }>;
+  /** Spends one credit unless that would leave fewer than `keep`; false when it cannot. */
+  spendCredit(workspaceId: string, db: Transaction<Database>, keep?: number): Promise<boolean>;
+}
+
+/** What chat needs of retrieval: the passages a turn reads. */
+export interface PassageSearch {
+  search(workspaceId: string, agentId: string, input: SearchInput): Promise<QueryResult>;
+}
+
+/** What a chat service is built from. */
+export interface ChatDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  ids: IdGenerator;
+  agents: AgentLookup;
+  credits: Credits;
+  retrieval: PassageSearch;
+  knowledge: KnowledgeIndex;
+  model: ChatModel;
 }
 
 /** A streamed turn that was accepted: its credit is spent and its question recorded. */
@@ -41,10 +59,10 @@ export interface StreamedTurn {
 
 interface PreparedTurn {
   workspaceId: string;
-  agent: Agent;
+  agent: ChatAgent;
   conversationId: string | undefined;
   message: string;
-  lang: Lang;
+  lang: Language;
   history: ChatHistoryTurn[];
   query: string;
   cacheKey: string;
@@ -61,6 +79,11 @@ export interface TurnOptions {
   reserve?: number | undefined;
 }
 
+/** A message's form for "the same message" comparisons (the `cached` key): folded, words only. */
+function normaliseMessage(text: string): string {
+  return accentedWords(text).map(fold).join(' ');
+}
+
 const quotaExhausted = () => new ServiceError('svc.usage.quota_exhausted');
 
 /**
@@ -70,25 +93,8 @@ const quotaExhausted = () => new ServiceError('svc.usage.quota_exhausted');
 export class ChatService {
   readonly conversations: ConversationStore;
 
-  constructor(
-    private readonly deps: {
-      db: Kysely<Database>;
-      clock: Clock;
-      ids: IdGenerator;
-      agents: AgentsService;
-      workspaces: WorkspacesService;
-      retrieval: RetrievalService;
-      knowledge: KnowledgeIndex;
-      model: ChatModel;
-    },
-  ) {
+  constructor(private readonly deps: ChatDeps) {
     this.conversations = new ConversationStore(deps);
-    deps.agents.addDependent({
-      cascade: async (trx, workspaceId, agentId) => {
-        await this.conversations.deleteForAgent(trx, workspaceId, agentId);
-        return {};
-      },
-    });
   }
 
   /**
@@ -156,10 +162,10 @@ export class ChatService {
       ? await this.conversations.getConversationOrThrow(workspaceId, agentId, body.conversationId)
       : undefined;
     // Checked again when spending; refusing here saves the work of an answer nobody may have.
-    if ((await this.deps.workspaces.messages(workspaceId)).remaining <= (options.reserve ?? 0)) throw quotaExhausted();
+    if ((await this.deps.credits.messages(workspaceId)).remaining <= (options.reserve ?? 0)) throw quotaExhausted();
     const history = conversation ? await this.conversations.history(conversation.id) : [];
     const lastQuestion = [...history].reverse().find((t) => t.role === 'user');
-    const lang = detectLanguage(body.message, lastQuestion ? detectLanguage(lastQuestion.content) : 'en');
+    const lang = detectMessageLanguage(body.message, lastQuestion ? detectMessageLanguage(lastQuestion.content) : 'en');
     const { query, context } = resolveQuery(body.message, history);
     const cacheKey = sha256Hex(`${this.deps.model.id}\n${normaliseMessage(body.message)}\n${normaliseMessage(context)}`);
     const knowledgeVersion = await this.deps.knowledge.version(workspaceId, agentId);
@@ -194,7 +200,7 @@ export class ChatService {
   }
 
   async #spend(trx: Transaction<Database>, workspaceId: string, options: TurnOptions = {}): Promise<void> {
-    if (!(await this.deps.workspaces.spendCredit(workspaceId, trx, options.reserve))) throw quotaExhausted();
+    if (!(await this.deps.credits.spendCredit(workspaceId, trx, options.reserve))) throw quotaExhausted();
   }
 
   // The workspaces part spends credits; giving one back is the one write chat makes to
@@ -234,19 +240,4 @@ export function sourcesComponents(passages: Passage[], sourceIds?: string[]): So
     if (passage) items.push({ sourceId: id, title: passage.title, ...(passage.url !== undefined && { url: passage.url }) });
   }
   return items.length ? [{ type: 'sources', items }] : [];
-}
-
-/** Builds retrieval and chat over the knowledge index (the composition root calls this once). */
-export function createChatServices(deps: {
-  db: Kysely<Database>;
-  clock: Clock;
-  ids: IdGenerator;
-  agents: AgentsService;
-  workspaces: WorkspacesService;
-  knowledge: KnowledgeIndex;
-  model: ChatModel | undefined;
-}): { retrieval: RetrievalService; chat: ChatService } {
-  const retrieval = new RetrievalService({ agents: deps.agents, knowledge: deps.knowledge });
-  const chat = new ChatService({ ...deps, retrieval, model: deps.model ?? createResponder() });
-  return { retrieval, chat };
 }

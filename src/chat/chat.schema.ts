@@ -1,19 +1,5 @@
 import * as v from 'valibot';
-import { TopicSchema } from '../platform/topic-tag.js';
 import { clientText } from '../platform/validation.js';
-
-const Topics = v.pipe(
-  v.array(TopicSchema),
-  v.transform((list) => [...new Set(list)]),
-);
-
-export const QueryBodySchema = v.strictObject({
-  query: v.pipe(clientText({ min: 1, max: 2000 }), v.check((s) => s.trim().length > 0, 'must not be blank')),
-  topics: v.optional(Topics, []),
-  limit: v.optional(v.pipe(v.number(), v.integer('must be an integer from 1 to 20'), v.minValue(1, 'must be an integer from 1 to 20'), v.maxValue(20, 'must be an integer from 1 to 20')), 5),
-});
-
-export type QueryBody = v.InferOutput<typeof QueryBodySchema>;
 
 /**
  * The chat body. `agentId` is declared so that it reaches the service, which refuses it
@@ -27,21 +13,6 @@ export const ChatBodySchema = v.strictObject({
 
 export type ChatBody = v.InferOutput<typeof ChatBodySchema>;
 
-export const PassageSchema = v.object({
-  sourceId: v.string(),
-  title: v.string(),
-  text: v.string(),
-  score: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
-  topics: v.array(v.string()),
-  lang: v.picklist(['es', 'en']),
-  url: v.optional(v.string()),
-});
-
-export const QueryResultSchema = v.object({
-  passages: v.array(PassageSchema),
-  strategies: v.object({ topics: v.number(), vector: v.number() }),
-});
-
 export const SourcesComponentSchema = v.object({
   type: v.literal('sources'),
   items: v.array(v.object({ sourceId: v.string(), title: v.string(), url: v.optional(v.string()) })),
@@ -53,3 +24,8 @@ export const ChatAnswerSchema = v.object({
   components: v.array(SourcesComponentSchema),
   cached: v.boolean(),
 });
+
+export type SourcesComponent = v.InferOutput<typeof SourcesComponentSchema>;
+
+/** The chat answer of API.md. */
+export type ChatAnswer = v.InferOutput<typeof ChatAnswerSchema>;

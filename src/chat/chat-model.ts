@@ -1,5 +1,5 @@
-import type { Passage } from './retrieval.service.js';
-import type { Lang } from './text.js';
+import type { Passage } from '../retrieval/retrieval.schema.js';
+import type { Language } from '../text/language.js';
 
 export interface ChatHistoryTurn {
   role: 'user' | 'assistant';
@@ -12,7 +12,7 @@ export interface ChatTurnInput {
   /** The user's message, as sent. */
   message: string;
   /** The language of the message: the reply speaks it. */
-  lang: Lang;
+  lang: Language;
   /** Earlier turns of the conversation, oldest first. */
   history: ChatHistoryTurn[];
   /**

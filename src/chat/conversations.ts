@@ -1,14 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ConversationTable } from '../db/schema/agents.js';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import type { ChatHistoryTurn } from './chat-model.js';
-import type { Lang } from './text.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
+import type { Language } from '../text/language.js';
 
 export interface StoredAnswer {
   reply: string;
@@ -18,7 +16,7 @@ export interface StoredAnswer {
 export interface NewMessage {
   role: 'user' | 'assistant';
   content: string;
-  lang: Lang;
+  lang: Language;
   cacheKey?: string;
   knowledgeVersion?: string;
   components?: unknown[];

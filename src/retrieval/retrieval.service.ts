@@ -1,29 +1,15 @@
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import type { AgentsService } from './agents.service.js';
-import type { QueryBody } from './chat.schema.js';
+import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js';
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
-import { detectLanguage, isStopWord, stem, termSet, words, type Lang } from './text.js';
+import { detectMessageLanguage } from '../text/detect-language.js';
+import { truncatingStem } from '../text/stemmers.js';
+import { isChatStopword } from '../text/stopwords.js';
+import { termSet } from '../text/terms.js';
+import { accentedWords } from '../text/words.js';
 
-export interface Passage {
-  sourceId: string;
-  title: string;
-  text: string;
-  /** 0..1, best first. */
-  score: number;
-  topics: string[];
-  lang: Lang;
-  url?: string;
-}
-
-export interface QueryResult {
-  passages: Passage[];
-  /** How many returned passages each strategy found (a passage found by both counts in both). */
-  strategies: { topics: number; vector: number };
-}
-
-export interface SearchInput extends QueryBody {
-  /** The language to favour; by default the query's own. */
-  lang?: Lang;
+/** What retrieval needs of agents: that one exists (else `404 svc.agent.not_found`). */
+export interface AgentLookup {
+  getAgentOrThrow(workspaceId: string, agentId: string): Promise<unknown>;
 }
 
 // Weights of the fused score; they add up to 1 so that the score stays in 0..1.
@@ -60,7 +46,7 @@ interface Candidate {
 }
 
 /**
- * Retrieval over the knowledge index: two strategies fused into one ranking. Topic
+ * Retrieval over the knowledge index (decisions, D-090 to D-094): two strategies fused into one ranking. Topic
  * routing picks the topics a query is about (named in the request, named by the query's
  * words, or nearest by centroid) and takes their chunks; similarity search takes the
  * chunks nearest to the query's vector, helped by the full-text index where it helps:
@@ -71,7 +57,7 @@ interface Candidate {
 export class RetrievalService {
   readonly #cache: ScopeIndexCache;
 
-  constructor(private readonly deps: { agents: AgentsService; knowledge: KnowledgeIndex }) {
+  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex }) {
     this.#cache = new ScopeIndexCache(deps.knowledge);
   }
 
@@ -85,7 +71,7 @@ export class RetrievalService {
   async search(workspaceId: string, agentId: string, input: SearchInput): Promise<QueryResult> {
     const index = await this.#cache.get(workspaceId, agentId);
     if (index.size === 0) return { passages: [], strategies: { topics: 0, vector: 0 } };
-    const lang = input.lang ?? detectLanguage(input.query);
+    const lang = input.lang ?? detectMessageLanguage(input.query);
     const queryTerms = termSet(input.query);
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -166,9 +152,9 @@ export class RetrievalService {
   async #lexical(workspaceId: string, agentId: string, index: ScopeIndex, query: string): Promise<Map<number, number>> {
     // Only content words reach the full-text engine, with their singular and plural
     // forms: it matches whole words, and `habitación` should find `habitaciones`.
-    const selective = words(query).filter((w) => {
-      if (isStopWord(w)) return false;
-      const df = index.df(stem(w));
+    const selective = accentedWords(query).filter((w) => {
+      if (isChatStopword(w)) return false;
+      const df = index.df(truncatingStem(w));
       return df > 0 && df <= LEXICAL_MAX_DF;
     });
     const text = [...new Set(selective.flatMap(numberForms))].join(' ');

@@ -1,5 +1,6 @@
 import type { ChatHistoryTurn } from './chat-model.js';
-import { fold, terms, words } from './text.js';
+import { terms } from '../text/terms.js';
+import { accentedWords, fold } from '../text/words.js';
 
 const OPENERS = [
   'and', 'also', 'what about', 'how about', 'then', 'so', 'and what', 'what else',
@@ -20,7 +21,7 @@ const MAX_CONTEXT = 3;
  * carries too few content words to stand alone.
  */
 export function isFollowUp(message: string): boolean {
-  const folded = words(message).map(fold);
+  const folded = accentedWords(message).map(fold);
   if (folded.length === 0) return false;
   const head = folded.slice(0, 2).join(' ');
   if (OPENERS.some((o) => head === o || head.startsWith(`${o} `) || folded[0] === o)) return true;
@@ -36,7 +37,7 @@ export interface ResolvedQuery {
 }
 
 /**
- * The question a message asks in its conversation. A follow-up is read together with
+ * The question a message asks in its conversation (decisions, D-099). A follow-up is read together with
  * the earlier questions back to the last one that stood alone; any other message is
  * read alone.
  */

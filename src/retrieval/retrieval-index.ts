@@ -1,6 +1,8 @@
 import type { IndexedChunk, KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { TermIndex } from './term-index.js';
-import { stem, termSet, words } from './text.js';
+import { truncatingStem } from '../text/stemmers.js';
+import { termSet } from '../text/terms.js';
+import { accentedWords } from '../text/words.js';
 
 /** A chunk without its vector: the vectors live in the index's one flat matrix. */
 export type ChunkMeta = Omit<IndexedChunk, 'vector'>;
@@ -28,7 +30,8 @@ function normalise(vector: Float32Array): Float32Array {
  * `Float32Array` (all chunks' first value, then all second values...). A query then
  * costs one linear pass per dimension it actually uses, and the hashed embedder's
  * queries use few of them: a short question touches a fraction of the dimensions, so
- * scoring is exact and still several times cheaper than a dot product per chunk.
+ * scoring is exact and still several times cheaper than a dot product per chunk
+ * (decisions, D-095).
  */
 export class ScopeIndex {
   readonly size: number;
@@ -90,7 +93,7 @@ export class ScopeIndex {
       index.topics.set(topic, {
         members: Uint32Array.from(list),
         centroid: normalise(centroid),
-        stems: [...new Set(words(topic.replace(/-/g, ' ')).map(stem))],
+        stems: [...new Set(accentedWords(topic.replace(/-/g, ' ')).map(truncatingStem))],
       });
     }
     return index;

@@ -17,9 +17,10 @@ export interface OpenAiChatModelOptions {
 
 type Message = { role: 'system' | 'user' | 'assistant'; content: string };
 
-const providerDown = () =>
+const providerDown = (cause: unknown) =>
   new ServiceError('svc.service.unavailable', {
     detail: { en: 'The language model is unavailable; retry later.', es: 'El modelo de lenguaje no está disponible; reintente más tarde.' },
+    cause,
   });
 
 /** The messages of one turn: instructions with the passages, the earlier turns, the message. */
@@ -47,17 +48,17 @@ async function* deltas(body: ReadableStream<Uint8Array>, signal: AbortSignal): A
   try {
     for (;;) {
       if (signal.aborted) return;
-      const { done, value } = await reader.read().catch(() => {
+      const { done, value } = await reader.read().catch((error: unknown) => {
         if (signal.aborted) return { done: true as const, value: undefined };
-        throw providerDown();
+        throw providerDown(error);
       });
       if (done) return;
       if (value.data === '[DONE]') return;
       let chunk: { choices?: { delta?: { content?: unknown } }[] };
       try {
         chunk = JSON.parse(value.data);
-      } catch {
-        throw providerDown();
+      } catch (error) {
+        throw providerDown(error);
       }
       const content = chunk.choices?.[0]?.delta?.content;
       if (typeof content === 'string' && content) yield content;
@@ -97,14 +98,14 @@ export function openAiChatModel(options: OpenAiChatModelOptions): ChatModel {
           body: JSON.stringify({ model: options.model, messages: buildMessages(input), stream: true, temperature: options.temperature ?? 0 }),
           signal: controller.signal,
         });
-      } catch {
-        throw providerDown();
+      } catch (error) {
+        throw providerDown(error);
       } finally {
         clearTimeout(timer);
       }
       if (!res.ok || !res.body) {
         await res.body?.cancel().catch(() => {});
-        throw providerDown();
+        throw providerDown(new Error(`${base}/chat/completions answered ${res.status}${res.body ? '' : ' without a body'}`));
       }
       return { tokens: deltas(res.body, signal) };
     },

@@ -1,7 +1,10 @@
 import { expectedAnswers } from './answer-types.js';
 import { fromTokens, tokenize, type ChatModel, type ChatReply, type ChatTurnInput } from './chat-model.js';
-import type { Passage } from './retrieval.service.js';
-import { fold, sentences, termSet, words, type Lang } from './text.js';
+import type { Passage } from '../retrieval/retrieval.schema.js';
+import type { Language } from '../text/language.js';
+import { sentences } from '../text/sentences.js';
+import { termSet } from '../text/terms.js';
+import { accentedWords, fold } from '../text/words.js';
 
 const GREETINGS = new Set(['hi', 'hello', 'hey', 'hola', 'buenas', 'buenos', 'dias', 'tardes', 'noches', 'good', 'morning', 'afternoon', 'evening', 'saludos', 'greetings', 'there']);
 
@@ -42,12 +45,12 @@ function fallback(input: ChatTurnInput): string {
     : `I'm sorry, I don't have information about that yet. You can ask me something else or contact ${business} directly.`;
 }
 
-function otherLanguageNote(lang: Lang): string {
+function otherLanguageNote(lang: Language): string {
   return lang === 'es' ? 'Solo tengo esta información en inglés:' : 'I only have this information in Spanish:';
 }
 
 function isGreeting(message: string): boolean {
-  const list = words(message).map(fold);
+  const list = accentedWords(message).map(fold);
   return list.length > 0 && list.length <= 4 && list.every((w) => GREETINGS.has(w));
 }
 
@@ -136,7 +139,7 @@ export function compose(input: ChatTurnInput): { text: string; sourceIds: string
 }
 
 /**
- * The default model: deterministic and extractive. It answers with the sentences of the
+ * The default model (decisions, D-101): deterministic and extractive. It answers with the sentences of the
  * retrieved passages that best answer the question, in the language of the message
  * where the knowledge has it, greets back a greeting, and says politely when it knows
  * nothing relevant. The same input always gives the same reply.

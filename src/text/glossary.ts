@@ -1,4 +1,5 @@
-import { fold, stem } from './words.js';
+import { stripPlural } from './stemmers.js';
+import { fold } from './words.js';
 
 // Spanish words that name what business and site documents are about, with an English
 // rendering, so that the English index card of a Spanish source names its subjects.
@@ -55,7 +56,7 @@ const GLOSSARY: ReadonlyMap<string, string> = new Map(
     .split(/\s+/)
     .map((entry) => {
       const [es = '', en = ''] = entry.split(':');
-      return [stem(fold(es)), en.replace(/-/g, ' ')] as const;
+      return [stripPlural(fold(es)), en.replace(/-/g, ' ')] as const;
     }),
 );
 
@@ -63,5 +64,5 @@ const GLOSSARY: ReadonlyMap<string, string> = new Map(
 export function toEnglish(word: string): string | undefined {
   const folded = fold(word);
   // Spanish plurals in -es (`devoluciones`) lose two letters, not one.
-  return GLOSSARY.get(stem(folded)) ?? (folded.endsWith('es') ? GLOSSARY.get(folded.slice(0, -2)) : undefined);
+  return GLOSSARY.get(stripPlural(folded)) ?? (folded.endsWith('es') ? GLOSSARY.get(folded.slice(0, -2)) : undefined);
 }

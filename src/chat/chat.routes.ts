@@ -3,8 +3,7 @@ import type { AppEnv } from '../platform/context.js';
 import type { Router } from '../platform/route.js';
 import type { ChatService } from './chat.service.js';
 import { streamTurn } from './chat-stream.js';
-import { ChatAnswerSchema, ChatBodySchema, QueryBodySchema, QueryResultSchema } from './chat.schema.js';
-import type { RetrievalService } from './retrieval.service.js';
+import { ChatAnswerSchema, ChatBodySchema } from './chat.schema.js';
 
 /**
  * True when the client asks for `text/event-stream` (with a non-zero quality) in
@@ -21,23 +20,12 @@ export function wantsStream(c: Context<AppEnv>): boolean {
   });
 }
 
-/** `POST /v1/agents/{id}/query` and `POST /v1/agents/{id}/chat` (JSON and streamed). */
+/** `POST /v1/agents/{id}/chat` (JSON and streamed; decisions, D-102). */
 export function registerChatRoutes(
   router: Router,
-  deps: { retrieval: RetrievalService; chat: ChatService; log: (message: string, error?: unknown) => void },
+  deps: { chat: ChatService; log: (message: string, error?: unknown) => void },
 ): void {
   const tags = ['Agents'];
-  router.add(
-    {
-      method: 'POST', path: '/v1/agents/:agentId/query', tags, scope: 'knowledge:read',
-      summary: 'Retrieval probe: the passages the agent would answer from (costs no credit)',
-      body: QueryBodySchema,
-      responses: { 200: { description: 'Passages best first and how each strategy found them', schema: QueryResultSchema } },
-      errors: ['svc.request.validation_failed', 'svc.request.invalid', 'svc.agent.not_found'],
-    },
-    async ({ auth, params, body }) => ({ status: 200, body: await deps.retrieval.query(auth.workspaceId, params.agentId!, body) }),
-  );
-
   router.add(
     {
       method: 'POST', path: '/v1/agents/:agentId/chat', tags, scope: 'chat:write',

@@ -1,0 +1,49 @@
+import { OfflineWeb, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
+import type { HopResponse, Web } from '../src/knowledge/ports.js';
+import type { MetaStore } from './meta.js';
+
+// The key predates this module (it was the knowledge part's): stores written then keep
+// their web (decisions, D-155).
+const WEB_META_KEY = 'knowledge.web';
+
+/**
+ * The emulator's offline web, the `Web` URL sources are fetched from: replaced as a
+ * whole by `PUT /_emulator/web`. It is configuration, not state: kept in the store's
+ * `meta` so that it survives a restart, untouched by reset and state import.
+ */
+export class EmulatorWeb implements Web {
+  #web: OfflineWeb;
+
+  private constructor(
+    private readonly meta: MetaStore,
+    web: OfflineWeb,
+  ) {
+    this.#web = web;
+  }
+
+  /** The web the store holds (empty when none was set). */
+  static async load(meta: MetaStore): Promise<EmulatorWeb> {
+    return new EmulatorWeb(meta, new OfflineWeb(await meta.get<WebDefinition>(WEB_META_KEY)));
+  }
+
+  /** Replaces the whole web; answers how many pages and hosts it has. */
+  async set(definition: WebDefinition): Promise<{ pages: number; hosts: number }> {
+    const web = new OfflineWeb(definition);
+    await this.meta.set(WEB_META_KEY, definition);
+    this.#web = web;
+    return web.summary;
+  }
+
+  /** The web in force. */
+  get definition(): WebDefinition {
+    return this.#web.definition;
+  }
+
+  resolve(name: string): Promise<string[]> {
+    return this.#web.resolve(name);
+  }
+
+  get(url: URL, address: string, budgetMs: number, maxBytes: number): Promise<HopResponse> {
+    return this.#web.get(url, address, budgetMs, maxBytes);
+  }
+}

@@ -1,0 +1,12 @@
+/** Bytes that `GET /files/{assetId}` can serve: an asset or a brand file. */
+export interface StoredFile {
+  id: string;
+  contentType: string;
+  byteSize: number;
+  sha256: string;
+  bytes: Uint8Array;
+  createdAt: string;
+}
+
+/** Finds stored bytes by id in another part's tables (brand files). */
+export type FileSource = (fileId: string) => Promise<StoredFile | undefined>;

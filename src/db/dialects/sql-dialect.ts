@@ -1,0 +1,51 @@
+import type { Dialect as KyselyDialect, Kysely } from 'kysely';
+import type { Database } from '../schema/index.js';
+
+/** Which SQL a store speaks: SQLite (memory or file) or Postgres (PGlite, a server). */
+export type DialectName = 'sqlite' | 'postgres';
+
+/** Column types that differ between the dialects. */
+export interface ColumnTypes {
+  blob: 'blob' | 'bytea';
+  real: 'real' | 'double precision';
+}
+
+/** One full-text hit on a knowledge chunk; higher scores are better (not normalised). */
+export interface ChunkMatch {
+  chunkId: string;
+  score: number;
+}
+
+/**
+ * The full-text index over `knowledge_chunks.text`: FTS5 on SQLite, a GIN `tsvector`
+ * index on Postgres. Both fold accents, so `cafe` finds `café`.
+ */
+export interface ChunkFullText {
+  /** Creates the index and whatever keeps it in sync (the knowledge migration calls it). */
+  create(db: Kysely<any>): Promise<void>;
+  /**
+   * The chunks of the workspace's pool and of `agentId` holding any of `terms` (folded
+   * words, no operators), best first, then by id, at most `limit`.
+   */
+  search(db: Kysely<Database>, query: { workspaceId: string; agentId: string; terms: readonly string[]; limit: number }): Promise<ChunkMatch[]>;
+}
+
+/**
+ * Everything that differs between the SQL backends, in one object per dialect
+ * (`dialects/<name>/`): migrations and stores ask it instead of branching on a name.
+ * A new backend adds a folder with its driver and, if it speaks a new dialect, one of these
+ * (decisions, D-154).
+ */
+export interface SqlDialect {
+  readonly name: DialectName;
+  readonly columnTypes: ColumnTypes;
+  readonly chunkFullText: ChunkFullText;
+}
+
+/** An opened backend: what kysely talks to, the dialect it speaks, and how to close it. */
+export interface Backend {
+  kysely: KyselyDialect;
+  sql: SqlDialect;
+  /** Closes the connection (after kysely has stopped using it). */
+  close(db: Kysely<any>): Promise<void>;
+}

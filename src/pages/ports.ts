@@ -1,0 +1,23 @@
+import type { Transaction } from 'kysely';
+import type { Database, Db } from '../db/schema/index.js';
+import type { Language } from '../text/language.js';
+
+/** What pages read of their site. */
+export interface SiteLanguages {
+  locales: Language[];
+  defaultLocale: Language;
+}
+
+/** What pages need of projects (the projects part implements it). */
+export interface ProjectAccess {
+  getProject(workspaceId: string, projectId: string, db?: Db): Promise<SiteLanguages | undefined>;
+  /** The site, or `404 svc.project.not_found`. */
+  getProjectOrThrow(workspaceId: string, projectId: string, db?: Db): Promise<SiteLanguages>;
+  /** Rewrites the site's llms.txt; call inside the transaction that changed its published pages. */
+  regenerateLlmsTxt(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<void>;
+}
+
+/** What pages need of agents: whether one exists in the workspace. */
+export interface AgentLookup {
+  getAgent(workspaceId: string, agentId: string, db?: Db): Promise<unknown>;
+}

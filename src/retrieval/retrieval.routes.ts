@@ -1,0 +1,18 @@
+import type { Router } from '../platform/route.js';
+import type { RetrievalService } from './retrieval.service.js';
+import { QueryBodySchema, QueryResultSchema } from './retrieval.schema.js';
+
+/** `POST /v1/agents/{id}/query`: the retrieval probe. */
+export function registerRetrievalRoutes(router: Router, retrieval: RetrievalService): void {
+  const tags = ['Agents'];
+  router.add(
+    {
+      method: 'POST', path: '/v1/agents/:agentId/query', tags, scope: 'knowledge:read',
+      summary: 'Retrieval probe: the passages the agent would answer from (costs no credit)',
+      body: QueryBodySchema,
+      responses: { 200: { description: 'Passages best first and how each strategy found them', schema: QueryResultSchema } },
+      errors: ['svc.request.validation_failed', 'svc.request.invalid', 'svc.agent.not_found'],
+    },
+    async ({ auth, params, body }) => ({ status: 200, body: await retrieval.query(auth.workspaceId, params.agentId!, body) }),
+  );
+}

@@ -1,0 +1,43 @@
+import * as v from 'valibot';
+import { TopicSchema } from '../platform/topic-tag.js';
+import { clientText } from '../platform/validation.js';
+import type { Language } from '../text/language.js';
+
+const Topics = v.pipe(
+  v.array(TopicSchema),
+  v.transform((list) => [...new Set(list)]),
+);
+
+export const QueryBodySchema = v.strictObject({
+  query: v.pipe(clientText({ min: 1, max: 2000 }), v.check((s) => s.trim().length > 0, 'must not be blank')),
+  topics: v.optional(Topics, []),
+  limit: v.optional(v.pipe(v.number(), v.integer('must be an integer from 1 to 20'), v.minValue(1, 'must be an integer from 1 to 20'), v.maxValue(20, 'must be an integer from 1 to 20')), 5),
+});
+
+export type QueryBody = v.InferOutput<typeof QueryBodySchema>;
+
+/** A search as retrieval runs it: the probe's body, and the language to favour (by default the query's own). */
+export interface SearchInput extends QueryBody {
+  lang?: Language;
+}
+
+export const PassageSchema = v.object({
+  sourceId: v.string(),
+  title: v.string(),
+  text: v.string(),
+  score: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+  topics: v.array(v.string()),
+  lang: v.picklist(['es', 'en']),
+  url: v.optional(v.string()),
+});
+
+export const QueryResultSchema = v.object({
+  passages: v.array(PassageSchema),
+  strategies: v.object({ topics: v.number(), vector: v.number() }),
+});
+
+/** A passage retrieval found; `score` is 0..1, best first. */
+export type Passage = v.InferOutput<typeof PassageSchema>;
+
+/** The passages and how many of them each strategy found (a passage found by both counts in both). */
+export type QueryResult = v.InferOutput<typeof QueryResultSchema>;

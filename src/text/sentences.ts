@@ -1,0 +1,40 @@
+import type { Language } from './language.js';
+
+const sentenceSegmenters: Record<Language, Intl.Segmenter> = {
+  es: new Intl.Segmenter('es', { granularity: 'sentence' }),
+  en: new Intl.Segmenter('en', { granularity: 'sentence' }),
+};
+
+export interface Sentence {
+  text: string;
+  /** The Markdown heading the sentence sits under ('' when none). */
+  heading: string;
+}
+
+/**
+ * The sentences of a passage. Markdown line structure counts: a list item is a
+ * sentence of its own even without a full stop, and a heading is no sentence but the
+ * `heading` of the sentences under it, which says what they are about.
+ */
+export function sentences(text: string, lang: Language): Sentence[] {
+  const out: Sentence[] = [];
+  let heading = '';
+  for (const rawLine of text.split(/\n+/)) {
+    const isHeading = /^\s{0,3}#{1,6}\s/.test(rawLine);
+    const line = rawLine
+      .replace(/^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, '')
+      .replace(/[*_`]+/g, '')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .trim();
+    if (!line) continue;
+    if (isHeading) {
+      heading = line;
+      continue;
+    }
+    for (const s of sentenceSegmenters[lang].segment(line)) {
+      const sentence = s.segment.trim();
+      if (sentence) out.push({ text: sentence, heading });
+    }
+  }
+  return out;
+}
