@@ -49,13 +49,52 @@ const DEFAULT_CODE: Record<number, ErrorCode> = {
   500: 'svc.internal.error', 502: 'svc.billing.provider_unavailable', 503: 'svc.service.unavailable',
 };
 
-/** `*` matches within one path segment, `**` across segments; anything else literally. */
-function pathMatcher(pattern: string): RegExp {
-  const source = pattern
-    .split(/(\*\*|\*)/)
-    .map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${source}$`);
+type GlobToken = string | typeof STAR | typeof GLOBSTAR;
+const STAR = 1;
+const GLOBSTAR = 2;
+
+/**
+ * `*` matches within one path segment, `**` across segments; anything else literally.
+ * Matched by stepping every pattern position at once over the path (a Thompson NFA), so
+ * the time is the path's length times the pattern's, whatever the pattern: a regular
+ * expression built from `**` would backtrack polynomially on a long path.
+ */
+function pathMatcher(pattern: string): (path: string) => boolean {
+  const tokens: GlobToken[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] !== '*') tokens.push(pattern[i]!);
+    else if (pattern[i + 1] === '*') {
+      tokens.push(GLOBSTAR);
+      while (pattern[i + 1] === '*') i++;
+    } else tokens.push(STAR);
+  }
+  const end = tokens.length;
+  // Positions reachable without reading a character: a wildcard may match nothing.
+  const close = (set: Uint8Array) => {
+    for (let p = 0; p < end; p++) if (set[p] && typeof tokens[p] === 'number') set[p + 1] = 1;
+  };
+  return (path) => {
+    let current = new Uint8Array(end + 1);
+    current[0] = 1;
+    close(current);
+    for (let i = 0; i < path.length; i++) {
+      const ch = path[i];
+      const next = new Uint8Array(end + 1);
+      let alive = false;
+      for (let p = 0; p < end; p++) {
+        if (!current[p]) continue;
+        const token = tokens[p];
+        if (token === GLOBSTAR || (token === STAR && ch !== '/')) next[p] = 1;
+        else if (token === ch) next[p + 1] = 1;
+        else continue;
+        alive = true;
+      }
+      if (!alive) return false;
+      close(next);
+      current = next;
+    }
+    return current[end] === 1;
+  };
 }
 
 /**
@@ -63,7 +102,7 @@ function pathMatcher(pattern: string): RegExp {
  * document before anything else runs, so it changes nothing.
  */
 export class Faults {
-  readonly #faults: (Fault & { pattern: RegExp | undefined })[] = [];
+  readonly #faults: (Fault & { pattern: ((path: string) => boolean) | undefined })[] = [];
 
   constructor(private readonly ids: IdGenerator) {}
 
@@ -92,7 +131,7 @@ export class Faults {
 
   /** The first fault matching this request, counted as used. */
   take(method: string, path: string): Fault | undefined {
-    const index = this.#faults.findIndex((f) => (!f.match.method || f.match.method === method) && (!f.pattern || f.pattern.test(path)));
+    const index = this.#faults.findIndex((f) => (!f.match.method || f.match.method === method) && (!f.pattern || f.pattern(path)));
     if (index < 0) return undefined;
     const fault = this.#faults[index]!;
     if (fault.remaining !== null && --fault.remaining === 0) this.#faults.splice(index, 1);
@@ -110,7 +149,7 @@ export class Faults {
     });
   }
 
-  #public({ pattern: _pattern, ...fault }: Fault & { pattern: RegExp | undefined }): Fault {
+  #public({ pattern: _pattern, ...fault }: Fault & { pattern: ((path: string) => boolean) | undefined }): Fault {
     return { ...fault, match: { ...fault.match } };
   }
 }

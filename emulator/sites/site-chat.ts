@@ -8,7 +8,7 @@ import type { IdGenerator } from '../../src/platform/ids.js';
 import { problemResponse } from '../../src/platform/problem.js';
 import { ServiceError } from '../../src/platform/service-error.js';
 import { clientText, parseOrThrow } from '../../src/platform/validation.js';
-import { normalizePagePath } from '../../src/pages/page-path.js';
+import { normalizePagePath, trimTrailingSlashes } from '../../src/pages/page-path.js';
 import type { SiteLookup } from '../../src/projects/projects.service.js';
 import type { Service } from '../../src/service.js';
 import type { SiteChatLimits } from './site-chat-limits.js';
@@ -80,7 +80,7 @@ export class SiteChat {
       if (wait > 0) throw new ServiceError('svc.rate_limit.exceeded', { detail: TOO_MANY, headers: { 'Retry-After': String(wait) } });
       const body = parseOrThrow(SiteChatBody, await readJson(c), 'svc.request.validation_failed');
       // Folded like a page path is (ASCII first): a look-alike letter names no page.
-      const path = normalizePagePath(body.path.length > 1 ? body.path.replace(/\/+$/, '') : '/');
+      const path = normalizePagePath(trimTrailingSlashes(body.path));
       const page = 'path' in path ? await this.service.pages.getPublishedByPath(site.project.id, path.path) : undefined;
       if (!page?.agentId) throw new ServiceError('svc.host.not_found');
       const credits = await this.service.workspaces.messages(site.workspaceId);

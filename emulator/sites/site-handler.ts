@@ -6,6 +6,7 @@ import { ServiceError } from '../../src/platform/service-error.js';
 import type { Language } from '../../src/text/language.js';
 import type { Service } from '../../src/service.js';
 import { CHAT_WIDGET_SCRIPT } from './chat-widget.js';
+import { normalizePagePath, trimTrailingSlashes } from '../../src/pages/page-path.js';
 import { renderPage, siteStylesheet, STYLESHEET_PATH, WIDGET_PATH, type BrandView } from './page-html.js';
 import { RenderedPages } from './rendered-pages.js';
 import { robotsTxt, sitemapXml } from './site-files.js';
@@ -69,8 +70,10 @@ async function serve(deps: SiteDeps, rendered: RenderedPages, c: Context<AppEnv>
     return text(c, sitemapXml(project, await service.pages.listPublished(project.id), origin), 'application/xml; charset=utf-8');
   }
 
-  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '').toLowerCase() : '/';
-  const page = await service.pages.getPublishedByPath(project.id, path);
+  // Judged like the paths pages are saved under: a look-alike letter names no page.
+  const normalized = normalizePagePath(trimTrailingSlashes(url.pathname));
+  if (!('path' in normalized)) return notFound(c);
+  const page = await service.pages.getPublishedByPath(project.id, normalized.path);
   if (!page) return notFound(c);
   const asked = url.searchParams.get('lang');
   const lang: Language = project.locales.includes(asked as Language)

@@ -32,6 +32,16 @@ export function normalizePagePath(raw: string): { path: string } | { reason: str
   return { path };
 }
 
+/**
+ * A requested path without its trailing slashes (`/about/` is `/about`; `/` stays).
+ * A loop, not `/\/+$/`: that pattern retries at every slash of a long run.
+ */
+export function trimTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 1 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return path.slice(0, end);
+}
+
 /** True when the platform reserves the path's subtree. */
 export function isReservedPath(path: string): boolean {
   return RESERVED_SEGMENTS.has(path.split('/')[1] ?? '');

@@ -50,6 +50,23 @@ describe('fault injection', () => {
     expect((await api.get(`/v1/agents/${created.id}`)).body.name).toBe('A');
   });
 
+  it('matches many wildcards against a long path in the time the path takes', async () => {
+    const { api } = await workspace(emulator);
+    // As a regular expression, six `**` backtrack polynomially on a long path that does
+    // not match: this answer would take hours.
+    await control.post('/_emulator/faults', { match: { path: '/v1/**a**a**a**a**a**a/*/x' }, status: 503 });
+    const long = `/v1/${'a'.repeat(20_000)}`;
+    expect((await api.get(long)).status).toBe(404);
+    expect((await api.get(`${long}/seg/x`)).status).toBe(503);
+    expect((await api.get(`${long}/seg/more/y`)).status).toBe(404);
+    await control.delete('/_emulator/faults');
+    await control.post('/_emulator/faults', { match: { path: '/v1/a*c/**' }, status: 503 });
+    expect((await api.get('/v1/abbbc/d/e')).status).toBe(503);
+    expect((await api.get('/v1/ab/c/d')).status).toBe(404);
+    expect((await api.get('/v1/ac/')).status).toBe(503);
+    await control.delete('/_emulator/faults');
+  });
+
   it('refuses malformed faults and stores none', async () => {
     for (const body of [{}, { status: 200 }, { code: 'svc.nope' }, { ingest: 'exploded' }, { ingest: 'fetch_timeout', status: 500 }, { status: 500, match: { method: 'TRACE' } }, { status: 500, times: 0 }]) {
       const res = await control.post('/_emulator/faults', body);

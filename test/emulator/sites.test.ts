@@ -104,6 +104,9 @@ describe('hosted sites', () => {
       expect(r.body.code).toBe('svc.host.not_found');
     }
     expect(strip(draft)).toEqual(strip(unknown));
+    // Trailing slashes are dropped, and a long run of slashes is no work.
+    expect((await site('/menu///')).status).toBe(200);
+    expect((await site(`/x${'/'.repeat(30_000)}y`)).status).toBe(404);
     await ws.api.post(`/v1/pages/${hidden.id}/publish`);
     expect((await site('/draft')).status).toBe(200);
     await ws.api.post(`/v1/pages/${hidden.id}/unpublish`);
