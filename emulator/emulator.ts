@@ -392,18 +392,20 @@ export interface DemoOptions {
 
 /**
  * The prebuilt demo fits only a load it could have come from: the bundled demo, loaded by
- * the built package into a new SQLite store with the default embedder, translator and
- * chat model and the offline web.
+ * the built package into a new SQLite store with the default embedder, translator, chat
+ * model and worker limits, and the offline web (D-186).
  */
 function prebuiltFits(options: EmulatorOptions, dbOptions: DatabaseOptions): boolean {
   return (
     options.fixtures === 'demo' &&
     options.state === undefined &&
-    dbOptions.kind !== 'pglite' &&
+    (dbOptions.kind === 'memory' || dbOptions.kind === 'file') &&
     !options.liveFetch &&
     options.embedder === undefined &&
     options.translator === undefined &&
-    options.chatModel === undefined
+    options.chatModel === undefined &&
+    // Worker limits can fail a load that the prebuilt state would not.
+    options.workers === undefined
   );
 }
 
