@@ -1,11 +1,13 @@
 // Writes dist/demo-state.json, the bundled demo loaded once (decisions, D-185, D-186).
-// Run by `npm run build` after the bundle. Before writing, it starts the demo from the
-// new file and from the fixtures with two seeds at two instants and fails the build on
-// any difference, so a file that could give other answers than a load is never shipped.
+// Run by `npm run build` after tsc, with the code tsc just wrote to dist/ (the code that
+// ships; no TypeScript loader in the main thread or the workers). Before writing, it
+// starts the demo from the new state and from a fresh load with two seeds at two
+// instants and fails the build on any difference, so a file that could answer otherwise
+// than a load is never shipped.
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { buildDemoState, checkDemoState, DEMO_CHECKS } from '../emulator/prebuilt/build-demo-state.js';
-import { prebuiltPath } from '../emulator/prebuilt/demo-state.js';
+import { buildDemoState, checkDemoState, DEMO_CHECKS } from '../dist/emulator/prebuilt/build-demo-state.js';
+import { prebuiltPath } from '../dist/emulator/prebuilt/demo-state.js';
 
 const path = prebuiltPath();
 // A failed build must not leave the previous file beside new code.
