@@ -68,8 +68,13 @@ describe('the prebuilt demo (dist/demo-state.json)', () => {
       const query = await send(emulator, 'POST', `/v1/agents/${agent.id}/query`, { key: DEMO_KEY, body: { query: 'When does the Ruzafa bar open?' } });
       expect(query.body.passages[0].text).toContain('Ruzafa');
       // The re-crawl the load scheduled is due a day after this start, not the build's.
-      const [job] = (await emulator.service.db.selectFrom('jobs').selectAll().execute()) as { run_at: string }[];
-      expect(Date.parse(job!.run_at) - Date.parse(sources.at(-1)!.createdAt)).toBeLessThanOrEqual(24 * 3600 * 1000 + (after - before));
+      const crawled = (await send(emulator, 'GET', '/v1/knowledge/sources?limit=100', { key: DEMO_KEY })).body.data.find((s: { kind: string }) => s.kind === 'url');
+      expect(Date.parse(crawled.nextSyncAt)).toBe(Date.parse(crawled.createdAt) + 24 * 3600 * 1000);
+      const jobs = await emulator.service.db.selectFrom('jobs').select(['id', 'run_at']).execute();
+      expect(jobs.map((job) => job.run_at)).toEqual([crawled.nextSyncAt]);
+      // Its id names the source and the instant (D-185 relocates both).
+      expect(jobs[0]!.id).toContain(crawled.id.slice(4));
+      expect(jobs[0]!.id).not.toContain((TEMPLATE_EPOCH + 24 * 3600 * 1000).toString(36));
     } finally {
       await emulator.close();
     }
