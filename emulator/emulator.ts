@@ -36,9 +36,21 @@ import { serviceInspector } from './ui/inspector.js';
 import { isUiFile } from './ui/ui-paths.js';
 import { registerUi } from './ui/ui.routes.js';
 import { EmulatorWeb } from './web.js';
+import { readPrebuilt, RUNNING_FROM_SOURCES, type PrebuiltLookup, type PrebuiltState } from './prebuilt/demo-state.js';
+import { IdTap, type IdCall } from './prebuilt/id-tap.js';
+import { relocateTables } from './prebuilt/relocate.js';
 
 export type { EmulatorOptions } from './options.js';
 export type { CreatedWorkspace } from './control-plane.routes.js';
+
+/** @internal What `init` needs to start the bundled demo (D-185). */
+export interface DemoStart {
+  tap: IdTap;
+  /** The prebuilt state to start from, or why there is none; unset: load the fixtures. */
+  lookup?: () => PrebuiltLookup | undefined;
+  /** Called with the id calls of a fixture load. */
+  record?: (calls: IdCall[]) => void;
+}
 
 /** Where a seeded emulator's frozen clock starts. */
 export const SEED_EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
@@ -258,15 +270,31 @@ export class Emulator implements EmulatorControl, FixtureHost {
     this.clearFaults();
   }
 
+  /**
+   * How the bundled demo got into a new store: `prebuilt` (relocated from
+   * `dist/demo-state.json`), or loaded from the fixtures and why not prebuilt. Unset when
+   * no demo was loaded now (other fixtures, none, a state, a store already set up).
+   */
+  demoState: 'prebuilt' | { loaded: string } | undefined;
+
   /** @internal Called once by `createEmulator`. */
-  async init(fixtures: Fixture | undefined, state?: unknown): Promise<void> {
+  async init(fixtures: Fixture | undefined, state?: unknown, demo?: DemoStart): Promise<void> {
     const initialized = await this.#meta.get<boolean>('initialized');
     if (!initialized || state !== undefined) {
       // A snapshot is taken as it is (its queued jobs run later); fixtures settle first.
       if (state !== undefined) await importState(this.service, this.#clock, state, { plainHashes: true });
       else {
-        if (fixtures) this.fixtureKeys = await loadFixture(this, fixtures);
+        const found = fixtures && demo?.lookup?.();
+        if (found && 'state' in found) {
+          await this.#startPrebuilt(fixtures!, found.state, demo!.tap);
+          this.demoState = 'prebuilt';
+        } else {
+          if (found) this.demoState = { loaded: found.why };
+          if (demo?.record) demo.tap.record();
+          if (fixtures) this.fixtureKeys = await loadFixture(this, fixtures);
+        }
         await this.drain();
+        if (demo?.record) demo.record(demo.tap.take());
       }
       this.#baseline = await this.exportState();
       await this.#meta.set('baseline', this.#baseline);
@@ -275,6 +303,19 @@ export class Emulator implements EmulatorControl, FixtureHost {
       this.#baseline = await this.#meta.get<StateDocument>('baseline');
     }
     await this.#persist();
+  }
+
+  /**
+   * The state a load of `fixtures` would leave, from the prebuilt one (D-185): the same
+   * calls on this run's id generators, their ids and the current time put in the rows.
+   */
+  async #startPrebuilt(fixtures: Fixture, prebuilt: PrebuiltState, tap: IdTap): Promise<void> {
+    if (fixtures.web) await this.setWeb(fixtures.web);
+    const now = this.#clock.now();
+    const outputs = tap.replay(prebuilt.calls);
+    const tables = relocateTables(prebuilt.state.tables, outputs, prebuilt.epoch, now);
+    await importState(this.service, this.#clock, { ...prebuilt.state, tables, clock: this.#clock.snapshot(), ids: this.service.ids.snapshot() }, { plainHashes: true });
+    this.fixtureKeys = prebuilt.keys.map((key) => ({ ...key, workspaceId: outputs.get(key.workspaceId) ?? key.workspaceId }));
   }
 
   /** Serves the emulator on a port (0 picks a free one); `log` gets one line per request. */
@@ -333,7 +374,43 @@ export class Emulator implements EmulatorControl, FixtureHost {
 }
 
 /** Builds and starts an emulator. */
-export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+export function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  return openEmulator(options);
+}
+
+/** How the bundled demo starts (D-185, D-186); `createEmulator` decides, the build and tests set it. */
+export interface DemoOptions {
+  /** Where a seeded clock stands still at first (the build loads its template elsewhere). Default `SEED_EPOCH`. */
+  epoch?: number;
+  /** The prebuilt state to start from, or `none` to load the fixtures. Default: `dist/demo-state.json` when it may be used. */
+  prebuilt?: PrebuiltState | 'none';
+  /** Called with every id and secret a fixture load drew (the build records its template). */
+  record?: (calls: IdCall[]) => void;
+  /** Called with the tapped id generator (the build compares where its streams stand). */
+  tap?: (tap: IdTap) => void;
+}
+
+/**
+ * The prebuilt demo fits only a load it could have come from: the bundled demo, loaded by
+ * the built package into a new SQLite store with the default embedder, translator, chat
+ * model and worker limits, and the offline web (D-186).
+ */
+function prebuiltFits(options: EmulatorOptions, dbOptions: DatabaseOptions): boolean {
+  return (
+    options.fixtures === 'demo' &&
+    options.state === undefined &&
+    (dbOptions.kind === 'memory' || dbOptions.kind === 'file') &&
+    !options.liveFetch &&
+    options.embedder === undefined &&
+    options.translator === undefined &&
+    options.chatModel === undefined &&
+    // Worker limits can fail a load that the prebuilt state would not.
+    options.workers === undefined
+  );
+}
+
+/** @internal `createEmulator`, with the demo's start chosen by the caller. */
+export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOptions = {}): Promise<Emulator> {
   let allowedHosts: AllowedHosts;
   try {
     allowedHosts = parseAllowedHosts(options.allowedHosts === 'all' ? ['all'] : options.allowedHosts ?? []);
@@ -354,10 +431,13 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const seed = options.seed === undefined ? undefined : String(options.seed);
 
   const clockState = await meta.get<ClockState>('clock');
-  const clock = seed !== undefined ? new EmulatedClock({ frozenAt: SEED_EPOCH }) : new EmulatedClock();
+  const clock = seed !== undefined ? new EmulatedClock({ frozenAt: demo.epoch ?? SEED_EPOCH }) : new EmulatedClock();
   if (clockState) clock.restore(clockState);
 
-  const ids = createIdGenerator({ clock, seed });
+  // Tapped so that a prebuilt demo can make the calls a load would have made (D-185).
+  const tap = new IdTap(createIdGenerator({ clock, seed }));
+  const ids = tap.ids;
+  demo.tap?.(tap);
   const idState = await meta.get<IdState>('ids');
   if (idState) {
     const clean = await meta.get<boolean>('clean');
@@ -394,7 +474,12 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   await service.start();
   const emulator = new Emulator({ service, clock, meta, web, ingestFaults, guard: { adminToken: options.adminToken, allowedHosts }, siteChat });
   try {
-    await emulator.init(fixtures, options.state);
+    const lookup = (): PrebuiltLookup | undefined => {
+      if (demo.prebuilt === 'none' || !fixtures || !prebuiltFits(options, dbOptions)) return undefined;
+      if (demo.prebuilt) return { state: demo.prebuilt };
+      return RUNNING_FROM_SOURCES ? undefined : readPrebuilt(fixtures);
+    };
+    await emulator.init(fixtures, options.state, { tap, lookup, ...(demo.record && { record: demo.record }) });
   } catch (error) {
     await emulator.close().catch(() => {});
     throw error;

@@ -20,7 +20,11 @@ export interface EmulatorOptions extends EmulatorSettings, EmulatorPorts {
   db?: string | DatabaseOptions;
   /** Deterministic ids, key secrets and a frozen clock starting at 2026-01-01. Default unset: random, real time. */
   seed?: string | number;
-  /** `demo` (the bundled workspace), `none` (default), a file path or a fixture object. */
+  /**
+   * `demo` (the bundled workspace), `none` (default), a file path or a fixture object. The
+   * built package starts `demo` in a new SQLite store from the state `npm run build`
+   * prebuilt, with the answers a load gives (decisions, D-185).
+   */
   fixtures?: 'demo' | 'none' | string | FixtureInput;
   /**
    * A state document to start from instead of fixtures (`GET /_emulator/state`, or a file

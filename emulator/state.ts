@@ -70,9 +70,11 @@ export async function exportState(service: Service, clock: EmulatedClock, option
   await service.flush();
   await service.db.transaction().execute(async (trx) => {
     for (const table of STATE_TABLES) {
-      const rows = (await trx.selectFrom(table as 'jobs').selectAll().execute()) as Record<string, unknown>[];
-      const key = (r: Record<string, unknown>) => JSON.stringify(r, Object.keys(r).sort());
-      rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+      const selected = (await trx.selectFrom(table as 'jobs').selectAll().execute()) as Record<string, unknown>[];
+      // Each row's sort key once, not once per comparison: rows hold embeddings.
+      const keyed = selected.map((r) => ({ r, key: JSON.stringify(r, Object.keys(r).sort()) }));
+      keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const rows = keyed.map(({ r }) => r);
       const sealed = SEALED_COLUMNS[table] ?? [];
       tables[table] = rows.map((r) =>
         Object.fromEntries(Object.entries(r).map(([k, val]) => [k, sealed.includes(k) && typeof val === 'string' ? sealer.seal(val) : encodeValue(val)])),

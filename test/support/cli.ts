@@ -15,10 +15,11 @@ export interface RunningCli {
 
 /**
  * Starts the built CLI on a free port and resolves once the ready line (and the
- * banner after it) is printed. `node` holds flags for node itself (`--expose-gc`).
+ * banner after it) is printed. `node` holds flags for node itself (`--expose-gc`); `cli`
+ * runs another copy of the built CLI.
  */
-export function startCli(args: string[], options: { env?: Record<string, string>; node?: string[]; track?: Set<ChildProcess> } = {}): Promise<RunningCli> {
-  const child = spawn(process.execPath, [...(options.node ?? []), CLI, '--port', '0', ...args], {
+export function startCli(args: string[], options: { env?: Record<string, string>; node?: string[]; track?: Set<ChildProcess>; cli?: string } = {}): Promise<RunningCli> {
+  const child = spawn(process.execPath, [...(options.node ?? []), options.cli ?? CLI, '--port', '0', ...args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

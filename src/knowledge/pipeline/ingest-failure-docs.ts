@@ -7,7 +7,13 @@ export interface IngestFailureDoc {
   fix: string;
 }
 
-const n = (value: number) => value.toLocaleString('en-US');
+/** An integer with thousands separators (`100,000`), without Intl: its first use costs ~50 ms of every start. */
+function n(value: number): string {
+  const digits = String(value);
+  let out = '';
+  for (let i = 0; i < digits.length; i++) out += (i > 0 && (digits.length - i) % 3 === 0 ? ',' : '') + digits[i];
+  return out;
+}
 
 /**
  * The reference text of every code a source can fail with (it is not a problem: the add
