@@ -129,7 +129,7 @@ describe('unexpected failures', () => {
     const service = createService({ db: store, clock, ids: createIdGenerator({ clock }), settings: resolveSettings({ secret: 's', log: (_m, e) => logged.push(e) }) });
     const { app } = createApp(service, {
       extend: (_app, router) =>
-        router.add({ method: 'GET', path: '/boom', summary: 'throws', tags: [], query: v.object({}), responses: {} }, () => {
+        router.add({ method: 'GET', path: '/boom', operationId: 'boom', summary: 'throws', tags: [], query: v.object({}), responses: {} }, () => {
           throw new Error('SQLITE_CONSTRAINT: secret table users at /srv/app.ts:12');
         }),
     });
