@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
 import { ANSWERS_DIR, type RecordedAnswer } from '../support/answers.js';
-import { ConformanceChecker, type OpenApiDoc, type Verdict } from '../support/openapi-conformance.js';
+import { ConformanceChecker, mismatchReport, type OpenApiDoc, type Verdict } from '../support/openapi-conformance.js';
 
 function recordedAnswers(): RecordedAnswer[] {
   if (!existsSync(ANSWERS_DIR)) return [];
@@ -27,18 +27,9 @@ describe('every answer the tests received, against the served OpenAPI descriptio
 
   it('zero mismatches: route and method, status, media type, JSON body and required headers as declared', () => {
     const checker = new ConformanceChecker(doc);
-    const verdicts = answers.map((answer) => ({ answer, verdict: checker.check(answer) }));
-    // One line per distinct problem, with how often and where it was first seen.
-    const mismatches = new Map<string, { count: number; first: RecordedAnswer }>();
-    for (const { answer, verdict } of verdicts) {
-      if (verdict.kind !== 'mismatch') continue;
-      const key = `${verdict.operation}: ${verdict.reason}`;
-      const seen = mismatches.get(key);
-      if (seen) seen.count++;
-      else mismatches.set(key, { count: 1, first: answer });
-    }
-    const report = [...mismatches].map(([key, { count, first }]) => `${key} (×${count}; first in ${first.file} › ${first.test})`);
+    const report = mismatchReport(checker, answers);
     expect(report, `${report.length} kinds of mismatch:\n${report.join('\n')}`).toEqual([]);
+    const verdicts = answers.map((answer) => ({ answer, verdict: checker.check(answer) }));
 
     const count = (kind: Verdict['kind']) => verdicts.filter((v) => v.verdict.kind === kind).length;
     const checked = verdicts.flatMap(({ verdict }) => (verdict.kind === 'checked' ? [verdict] : []));
@@ -69,5 +60,10 @@ describe('every answer the tests received, against the served OpenAPI descriptio
     const problem = { type: 'http://localhost/docs/errors/svc.page.not_found', title: 'Page not found', status: 404, detail: 'd', instance: '/v1/agents/agt_1', code: 'svc.page.not_found', requestId: 'req_1' };
     expect(wrong({ status: 404, contentType: 'application/problem+json', body: JSON.stringify(problem) })).toMatch(/\/code must be equal to one of the allowed values \["svc.agent.not_found"\]/);
     expect(wrong({ method: 'PUT', path: '/v1/nothing', status: 200, body: '{}' })).toMatch(/not an answer of an unknown route/);
+
+    // Among good answers, one wrong one makes the report (and so the test above) fail, naming it.
+    const recorded = [base, { ...base, test: 'sends a number for a name', body: JSON.stringify({ ...agent, name: 42 }) }, base];
+    expect(mismatchReport(checker, [base, base])).toEqual([]);
+    expect(mismatchReport(checker, recorded)).toEqual(['GET /v1/agents/{agentId}: 200 application/json body: /name must be string (×1; first in made up › sends a number for a name)']);
   });
 });

@@ -118,3 +118,20 @@ export class ConformanceChecker {
     return (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}`).join('; ');
   }
 }
+
+/**
+ * The mismatches among `answers`, one line per distinct problem with how often it was
+ * seen and the test that first met it; empty when every answer conforms.
+ */
+export function mismatchReport(checker: ConformanceChecker, answers: RecordedAnswer[]): string[] {
+  const mismatches = new Map<string, { count: number; first: RecordedAnswer }>();
+  for (const answer of answers) {
+    const verdict = checker.check(answer);
+    if (verdict.kind !== 'mismatch') continue;
+    const key = `${verdict.operation}: ${verdict.reason}`;
+    const seen = mismatches.get(key);
+    if (seen) seen.count++;
+    else mismatches.set(key, { count: 1, first: answer });
+  }
+  return [...mismatches].map(([key, { count, first }]) => `${key} (×${count}; first in ${first.file} › ${first.test})`);
+}
