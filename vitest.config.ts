@@ -12,10 +12,30 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/**/*.browser.test.ts', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        // Every test; each answer an emulator gives is recorded (test/support/openapi-recorder.ts).
+        extends: true,
+        test: {
+          name: 'api',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.browser.test.ts', 'test/conformance/**', 'node_modules/**'],
+          setupFiles: ['test/support/openapi-recorder.ts'],
+          globalSetup: ['test/support/answers-reset.ts'],
+        },
+      },
+      {
+        // Then, once they are all done, those answers are checked against the OpenAPI description.
+        extends: true,
+        test: {
+          name: 'conformance',
+          include: ['test/conformance/**/*.test.ts'],
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

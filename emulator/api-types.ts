@@ -8,8 +8,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness and version */
-        get: operations["getEmulatorHealth"];
+        /** Liveness and version: open without the admin token and from any Host (readiness probes), refused only to another origin's web page */
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -26,7 +26,7 @@ export interface paths {
             cookie?: never;
         };
         /** Memory of the emulator process in bytes; after a full garbage collection when node runs with --expose-gc (then `collected` is true) */
-        get: operations["getEmulatorMemory"];
+        get: operations["getMemory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -43,10 +43,10 @@ export interface paths {
             cookie?: never;
         };
         /** Every workspace with its settings, oldest first */
-        get: operations["getEmulatorWorkspaces"];
+        get: operations["listWorkspaces"];
         put?: never;
         /** Create an isolated workspace with one key */
-        post: operations["postEmulatorWorkspaces"];
+        post: operations["createWorkspace"];
         delete?: never;
         options?: never;
         head?: never;
@@ -61,15 +61,15 @@ export interface paths {
             cookie?: never;
         };
         /** Settings of a workspace */
-        get: operations["getEmulatorWorkspacesWorkspaceId"];
+        get: operations["getWorkspace"];
         put?: never;
         post?: never;
         /** Drop a workspace and everything in it */
-        delete: operations["deleteEmulatorWorkspacesWorkspaceId"];
+        delete: operations["deleteWorkspace"];
         options?: never;
         head?: never;
         /** Change rate limit, daily activity cap, credits and plan caps (partial) */
-        patch: operations["patchEmulatorWorkspacesWorkspaceId"];
+        patch: operations["updateWorkspace"];
         trace?: never;
     };
     "/_emulator/reset": {
@@ -82,7 +82,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Back to the loaded fixtures */
-        post: operations["postEmulatorReset"];
+        post: operations["resetEmulator"];
         delete?: never;
         options?: never;
         head?: never;
@@ -97,9 +97,9 @@ export interface paths {
             cookie?: never;
         };
         /** Export the whole state (snapshot) */
-        get: operations["getEmulatorState"];
+        get: operations["exportState"];
         /** Import a whole state (restore) */
-        put: operations["putEmulatorState"];
+        put: operations["importState"];
         post?: never;
         delete?: never;
         options?: never;
@@ -115,10 +115,10 @@ export interface paths {
             cookie?: never;
         };
         /** The emulated time */
-        get: operations["getEmulatorClock"];
+        get: operations["getClock"];
         put?: never;
         /** Move the emulated time forward; what came due runs before the answer */
-        post: operations["postEmulatorClock"];
+        post: operations["moveClock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -135,7 +135,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Answer once every queued job has finished */
-        post: operations["postEmulatorQueueDrain"];
+        post: operations["drainQueue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -150,9 +150,9 @@ export interface paths {
             cookie?: never;
         };
         /** The offline web in force */
-        get: operations["getEmulatorWeb"];
+        get: operations["getOfflineWeb"];
         /** Replace the offline web URL sources are fetched from: pages ({ url, status?, headers?, body? or bodyBase64?, delayMs? }) and a dns table ({ host: [addresses] }) */
-        put: operations["putEmulatorWeb"];
+        put: operations["setOfflineWeb"];
         post?: never;
         delete?: never;
         options?: never;
@@ -168,12 +168,12 @@ export interface paths {
             cookie?: never;
         };
         /** The active faults */
-        get: operations["getEmulatorFaults"];
+        get: operations["listFaults"];
         put?: never;
         /** Inject a failure: requests matching method and path (`*` one segment, `**` any) answer status/code, `times` times (default: until removed); or `ingest` makes the next ingestions fail with that source error */
-        post: operations["postEmulatorFaults"];
+        post: operations["injectFault"];
         /** Remove every fault and queued ingestion failure */
-        delete: operations["deleteEmulatorFaults"];
+        delete: operations["clearFaults"];
         options?: never;
         head?: never;
         patch?: never;
@@ -187,7 +187,7 @@ export interface paths {
             cookie?: never;
         };
         /** The request journal, newest first (the last 1,000) */
-        get: operations["getEmulatorRequests"];
+        get: operations["listRequests"];
         put?: never;
         post?: never;
         delete?: never;
@@ -206,7 +206,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create an isolated workspace with no key (mint keys with POST /workspaces/{tenantId}/keys); what the emulator UI uses, so it never receives a secret */
-        post: operations["postEmulatorWorkspacesKeyless"];
+        post: operations["createKeylessWorkspace"];
         delete?: never;
         options?: never;
         head?: never;
@@ -221,7 +221,7 @@ export interface paths {
             cookie?: never;
         };
         /** A workspace's settings, credits, keys (never their secrets), agents, sources with their ingestion status, projects, pages and assets: the newest 100 of each */
-        get: operations["getEmulatorWorkspacesWorkspaceIdResources"];
+        get: operations["getWorkspaceResources"];
         put?: never;
         post?: never;
         delete?: never;
@@ -238,7 +238,7 @@ export interface paths {
             cookie?: never;
         };
         /** The job queue: jobs waiting (due or scheduled on the emulated clock), running, or failed; by run time */
-        get: operations["getEmulatorQueue"];
+        get: operations["getQueue"];
         put?: never;
         post?: never;
         delete?: never;
@@ -257,7 +257,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** A chat turn as the workspace, without a key (one credit, as POST /v1/agents/{agentId}/chat); `Accept: text/event-stream` streams it as events start, token..., done or error */
-        post: operations["postEmulatorWorkspacesWorkspaceIdAgentsAgentIdChat"];
+        post: operations["chatAsWorkspace"];
         delete?: never;
         options?: never;
         head?: never;
@@ -323,7 +323,7 @@ export interface paths {
             cookie?: never;
         };
         /** This OpenAPI 3.1 description */
-        get: operations["getV1OpenapiJson"];
+        get: operations["getOpenApiDescription"];
         put?: never;
         post?: never;
         delete?: never;
@@ -340,7 +340,7 @@ export interface paths {
             cookie?: never;
         };
         /** The workspace and scopes of the calling key */
-        get: operations["getV1Me"];
+        get: operations["getIdentity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -357,10 +357,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the keys of a workspace (never their secrets) */
-        get: operations["getWorkspacesTenantIdKeys"];
+        get: operations["listKeys"];
         put?: never;
         /** Create an API key; the secret is shown only in this answer */
-        post: operations["postWorkspacesTenantIdKeys"];
+        post: operations["createKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -378,7 +378,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke a key, effective at once */
-        delete: operations["deleteWorkspacesTenantIdKeysKeyId"];
+        delete: operations["revokeKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -392,10 +392,10 @@ export interface paths {
             cookie?: never;
         };
         /** List agents, newest first */
-        get: operations["getV1Agents"];
+        get: operations["listAgents"];
         put?: never;
         /** Create an agent */
-        post: operations["postV1Agents"];
+        post: operations["createAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -410,15 +410,15 @@ export interface paths {
             cookie?: never;
         };
         /** Get an agent */
-        get: operations["getV1AgentsAgentId"];
+        get: operations["getAgent"];
         put?: never;
         post?: never;
         /** Delete an agent and its own sources */
-        delete: operations["deleteV1AgentsAgentId"];
+        delete: operations["deleteAgent"];
         options?: never;
         head?: never;
         /** Edit an agent (partial) */
-        patch: operations["patchV1AgentsAgentId"];
+        patch: operations["updateAgent"];
         trace?: never;
     };
     "/v1/agents/{agentId}/theme": {
@@ -432,7 +432,7 @@ export interface paths {
          * Retired: appearance belongs to the project brand and theme
          * @deprecated
          */
-        get: operations["getV1AgentsAgentIdTheme"];
+        get: operations["getAgentTheme"];
         put?: never;
         post?: never;
         delete?: never;
@@ -442,7 +442,7 @@ export interface paths {
          * Retired: appearance belongs to the project brand and theme
          * @deprecated
          */
-        patch: operations["patchV1AgentsAgentIdTheme"];
+        patch: operations["updateAgentTheme"];
         trace?: never;
     };
     "/v1/agents/{agentId}/query": {
@@ -455,7 +455,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Retrieval probe: the passages the agent would answer from (costs no credit) */
-        post: operations["postV1AgentsAgentIdQuery"];
+        post: operations["query"];
         delete?: never;
         options?: never;
         head?: never;
@@ -472,7 +472,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** A chat turn (one credit); `Accept: text/event-stream` streams it as events start, token..., done or error */
-        post: operations["postV1AgentsAgentIdChat"];
+        post: operations["chat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -487,7 +487,7 @@ export interface paths {
             cookie?: never;
         };
         /** List sources with their ingestion status, newest first */
-        get: operations["getV1KnowledgeSources"];
+        get: operations["listSources"];
         put?: never;
         post?: never;
         delete?: never;
@@ -504,11 +504,11 @@ export interface paths {
             cookie?: never;
         };
         /** Get a source */
-        get: operations["getV1KnowledgeSourcesSourceId"];
+        get: operations["getSource"];
         put?: never;
         post?: never;
         /** Delete a source; its chunks leave answers at once */
-        delete: operations["deleteV1KnowledgeSourcesSourceId"];
+        delete: operations["deleteSource"];
         options?: never;
         head?: never;
         patch?: never;
@@ -524,7 +524,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Ingest a text or Markdown document */
-        post: operations["postV1KnowledgeText"];
+        post: operations["addTextSource"];
         delete?: never;
         options?: never;
         head?: never;
@@ -541,7 +541,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Crawl a public web page, again every syncTtlMinutes */
-        post: operations["postV1KnowledgeUrls"];
+        post: operations["addUrlSource"];
         delete?: never;
         options?: never;
         head?: never;
@@ -558,7 +558,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Ingest a file: text, Markdown, HTML, CSV, JSON or PDF */
-        post: operations["postV1KnowledgeUploads"];
+        post: operations["uploadSource"];
         delete?: never;
         options?: never;
         head?: never;
@@ -575,7 +575,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Add a claim in Spanish and English */
-        post: operations["postV1KnowledgeClaims"];
+        post: operations["addClaimSource"];
         delete?: never;
         options?: never;
         head?: never;
@@ -590,7 +590,7 @@ export interface paths {
             cookie?: never;
         };
         /** Topics of the pool, or of one agent, with source counts */
-        get: operations["getV1KnowledgeTopics"];
+        get: operations["listTopics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -609,7 +609,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Rewrite one topic as another on every source of the scope */
-        post: operations["postV1KnowledgeTopicsMerge"];
+        post: operations["mergeTopics"];
         delete?: never;
         options?: never;
         head?: never;
@@ -624,10 +624,10 @@ export interface paths {
             cookie?: never;
         };
         /** List sites, newest first */
-        get: operations["getV1Projects"];
+        get: operations["listProjects"];
         put?: never;
         /** Create a site */
-        post: operations["postV1Projects"];
+        post: operations["createProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -642,15 +642,15 @@ export interface paths {
             cookie?: never;
         };
         /** Get a site */
-        get: operations["getV1ProjectsProjectId"];
+        get: operations["getProject"];
         put?: never;
         post?: never;
         /** Delete a site and its pages and free its address; agents, knowledge and images stay */
-        delete: operations["deleteV1ProjectsProjectId"];
+        delete: operations["deleteProject"];
         options?: never;
         head?: never;
         /** Edit a site (partial; objects merge, arrays are replaced; an added locale is translated) */
-        patch: operations["patchV1ProjectsProjectId"];
+        patch: operations["updateProject"];
         trace?: never;
     };
     "/v1/projects/{projectId}/address": {
@@ -662,7 +662,7 @@ export interface paths {
         };
         get?: never;
         /** Move a site to a new slug; the old one is retired and held for this workspace */
-        put: operations["putV1ProjectsProjectIdAddress"];
+        put: operations["changeProjectAddress"];
         post?: never;
         delete?: never;
         options?: never;
@@ -678,10 +678,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the pages of a site, newest first */
-        get: operations["getV1ProjectsProjectIdPages"];
+        get: operations["listPages"];
         put?: never;
         /** Create a page (a draft) */
-        post: operations["postV1ProjectsProjectIdPages"];
+        post: operations["createPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -696,15 +696,15 @@ export interface paths {
             cookie?: never;
         };
         /** Get a page */
-        get: operations["getV1PagesPageId"];
+        get: operations["getPage"];
         put?: never;
         post?: never;
         /** Delete a page */
-        delete: operations["deleteV1PagesPageId"];
+        delete: operations["deletePage"];
         options?: never;
         head?: never;
         /** Edit a page (partial; an absent language is kept, an empty string removes it) */
-        patch: operations["patchV1PagesPageId"];
+        patch: operations["updatePage"];
         trace?: never;
     };
     "/v1/pages/{pageId}/publish": {
@@ -717,7 +717,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Publish a page */
-        post: operations["postV1PagesPageIdPublish"];
+        post: operations["publishPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -734,7 +734,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Unpublish a page */
-        post: operations["postV1PagesPageIdUnpublish"];
+        post: operations["unpublishPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -749,14 +749,14 @@ export interface paths {
             cookie?: never;
         };
         /** The theme in force: tokens (own or defaults), CSS variables, and whether it is customized */
-        get: operations["getV1ProjectsProjectIdTheme"];
+        get: operations["getTheme"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Merge a partial token patch onto the theme; tokens: null resets to the defaults */
-        patch: operations["patchV1ProjectsProjectIdTheme"];
+        patch: operations["updateTheme"];
         trace?: never;
     };
     "/v1/assets": {
@@ -767,10 +767,10 @@ export interface paths {
             cookie?: never;
         };
         /** List assets, newest first, each with a fresh signed URL */
-        get: operations["getV1Assets"];
+        get: operations["listAssets"];
         put?: never;
         /** Upload an image or a video (multipart); the type is judged by the bytes */
-        post: operations["postV1Assets"];
+        post: operations["uploadAsset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -785,11 +785,11 @@ export interface paths {
             cookie?: never;
         };
         /** Get an asset with a fresh signed URL */
-        get: operations["getV1AssetsAssetId"];
+        get: operations["getAsset"];
         put?: never;
         post?: never;
         /** Delete an asset and its bytes */
-        delete: operations["deleteV1AssetsAssetId"];
+        delete: operations["deleteAsset"];
         options?: never;
         head?: never;
         patch?: never;
@@ -803,7 +803,7 @@ export interface paths {
             cookie?: never;
         };
         /** The bytes of an asset or brand file behind a signed URL (no API key) */
-        get: operations["getFilesAssetId"];
+        get: operations["getFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -820,14 +820,14 @@ export interface paths {
             cookie?: never;
         };
         /** The brand of a site: logo, dark logo, favicon, navbar and footer */
-        get: operations["getV1ProjectsProjectIdBrand"];
+        get: operations["getBrand"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Edit the navbar and footer (partial) */
-        patch: operations["patchV1ProjectsProjectIdBrand"];
+        patch: operations["updateBrand"];
         trace?: never;
     };
     "/v1/projects/{projectId}/brand/{slot}": {
@@ -839,10 +839,10 @@ export interface paths {
         };
         get?: never;
         /** Put a file in a slot (logo, logo-dark, favicon), judged by its bytes */
-        put: operations["putV1ProjectsProjectIdBrandSlot"];
+        put: operations["putBrandFile"];
         post?: never;
         /** Empty a slot */
-        delete: operations["deleteV1ProjectsProjectIdBrandSlot"];
+        delete: operations["deleteBrandFile"];
         options?: never;
         head?: never;
         patch?: never;
@@ -856,7 +856,7 @@ export interface paths {
             cookie?: never;
         };
         /** Messages used, counts against plan caps, and today's activity */
-        get: operations["getV1Usage"];
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -869,31 +869,1021 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AddressChange: {
+            slug: string;
+        };
+        Agent: {
+            id: string;
+            name: string;
+            identity: {
+                businessName: string;
+                description: string;
+            };
+            createdAt: string;
+            updatedAt: string;
+        };
+        AgentCreate: {
+            name: string;
+            identity: {
+                businessName: string;
+                /** @default  */
+                description?: string;
+            };
+        };
+        AgentDeleted: {
+            agentId: string;
+            sourcesDeleted: number;
+        };
+        AgentList: {
+            data: components["schemas"]["Agent"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        AgentPatch: {
+            name?: string;
+            identity?: {
+                businessName?: string;
+                description?: string;
+            };
+        };
+        Analytics: {
+            clarityId: string;
+            gtmId: string;
+            metaPixelId: string;
+            posthogKey: string;
+        };
+        Asset: {
+            id: string;
+            key?: string;
+            pageId?: string;
+            alt?: string;
+            /** @enum {string} */
+            kind: "image" | "video";
+            contentType: string;
+            byteSize: number;
+            width?: number;
+            height?: number;
+            durationSeconds?: number;
+            url: string;
+            urlExpiresAt: string;
+            createdAt: string;
+        };
+        AssetDeleted: {
+            assetId: string;
+            /** @constant */
+            deleted: true;
+        };
+        AssetList: {
+            data: components["schemas"]["Asset"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        AssetUpload: {
+            /** Format: binary */
+            file: Blob;
+            key?: string;
+            pageId?: string;
+            alt?: string;
+        };
+        Brand: {
+            logo: components["schemas"]["BrandFile"];
+            logoDark: components["schemas"]["BrandFile"];
+            favicon: components["schemas"]["BrandFile"];
+            navbar: {
+                links: {
+                    label: {
+                        es: string;
+                        en: string;
+                    };
+                    href: string;
+                }[];
+                cta: {
+                    label: {
+                        es: string;
+                        en: string;
+                    };
+                    href: string;
+                } | null;
+            };
+            footer: {
+                text: {
+                    es: string;
+                    en: string;
+                };
+                links: {
+                    label: {
+                        es: string;
+                        en: string;
+                    };
+                    href: string;
+                }[];
+            };
+            updatedAt: string | null;
+        };
+        BrandFile: {
+            contentType: string;
+            byteSize: number;
+            url: string;
+            urlExpiresAt: string;
+        } | null;
+        BrandFileUpload: {
+            /** Format: binary */
+            file: Blob;
+        };
+        BrandPatch: {
+            navbar?: {
+                links?: {
+                    label: {
+                        es: string;
+                        en: string;
+                    };
+                    href: string;
+                }[];
+                cta?: {
+                    label: {
+                        es: string;
+                        en: string;
+                    };
+                    href: string;
+                } | null;
+            };
+            footer?: {
+                text?: {
+                    es?: string;
+                    en?: string;
+                };
+                links?: {
+                    label: {
+                        es: string;
+                        en: string;
+                    };
+                    href: string;
+                }[];
+            };
+        };
+        ChatAnswer: {
+            conversationId: string;
+            reply: string;
+            components: components["schemas"]["SourcesComponent"][];
+            cached: boolean;
+        };
+        ChatEvent: {
+            /** @constant */
+            event: "start";
+            data: components["schemas"]["ChatStarted"];
+        } | {
+            /** @constant */
+            event: "token";
+            data: components["schemas"]["ChatToken"];
+        } | {
+            /** @constant */
+            event: "done";
+            data: components["schemas"]["ChatAnswer"];
+        } | {
+            /** @constant */
+            event: "error";
+            data: components["schemas"]["Problem"];
+        };
+        ChatRequest: {
+            message: string;
+            conversationId?: string;
+            /** @description Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict). */
+            agentId?: unknown;
+        };
+        ChatStarted: {
+            conversationId: string;
+        };
+        ChatToken: {
+            text: string;
+        };
+        ClaimSourceCreate: {
+            claim: {
+                es: string;
+                en: string;
+            };
+            /** @default [] */
+            topics?: string[];
+            /** @default null */
+            agentId?: string | null;
+        };
+        Clock: {
+            now: string;
+            frozen: boolean;
+        };
+        ClockMove: {
+            advanceMs: number;
+        } | {
+            now: string;
+        };
+        CreatedWorkspace: {
+            workspaceId: string;
+            apiKey: {
+                id: string;
+                prefix: string;
+                scopes: string[];
+                secret: string;
+            };
+        };
+        ErrorType: {
+            code: string;
+            status: number;
+            title: string;
+            when: string;
+            fix: string;
+            notServed?: string;
+            url: string;
+        };
+        ErrorTypeIndex: {
+            data: components["schemas"]["ErrorType"][];
+            ingestFailures: components["schemas"]["IngestFailureType"][];
+        };
+        Fault: {
+            id: string;
+            match: {
+                method?: string;
+                path?: string;
+            };
+            status: number;
+            code: string;
+            remaining: number | null;
+        };
+        FaultCreate: {
+            /** @default {} */
+            match?: {
+                /** @enum {string} */
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                path?: string;
+            };
+            status?: number;
+            code?: string;
+            times?: number;
+            ingest?: string;
+        };
+        FaultList: {
+            data: components["schemas"]["Fault"][];
+        };
+        FaultsCleared: {
+            cleared: number;
+        };
+        Health: {
+            /** @constant */
+            status: "ok";
+            version: string;
+        };
+        Home: {
+            /** @constant */
+            name: "svc-emulator";
+            version: string;
+            links: {
+                ui: string;
+                openapi: string;
+                health: string;
+                errors: string;
+            };
+            sites: {
+                address: string;
+                published: {
+                    slug: string;
+                    url: string;
+                }[];
+                more: boolean;
+            };
+        };
+        Identity: {
+            workspaceId: string;
+            scopes: string[];
+        };
+        IngestFailureType: {
+            code: string;
+            when: string;
+            fix: string;
+        };
+        IngestFaultsQueued: {
+            ingest: string;
+            times: number;
+        };
+        Key: {
+            id: string;
+            name: string;
+            prefix: string;
+            /** @enum {string} */
+            env: "test" | "live";
+            scopes: string[];
+            createdAt: string;
+            expiresAt: string | null;
+            revokedAt: string | null;
+        };
+        KeyCreate: {
+            name: string;
+            scopes: ("projects:read" | "projects:write" | "landings:read" | "landings:write" | "knowledge:read" | "knowledge:write" | "assets:read" | "assets:write" | "brand:read" | "brand:write" | "analytics:read" | "domains:write" | "chat:write")[];
+            /**
+             * @default test
+             * @enum {string}
+             */
+            env?: "test" | "live";
+            expiresAt?: string | null;
+        };
+        KeyCreated: {
+            id: string;
+            name: string;
+            prefix: string;
+            /** @enum {string} */
+            env: "test" | "live";
+            scopes: string[];
+            createdAt: string;
+            expiresAt: string | null;
+            revokedAt: string | null;
+            secret: string;
+        };
+        KeyList: {
+            data: components["schemas"]["Key"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        /** @default {} */
+        KeylessWorkspaceCreate: {
+            name?: string;
+            plan?: string;
+            credits?: number;
+        };
+        Memory: {
+            rss: number;
+            heapTotal: number;
+            heapUsed: number;
+            external: number;
+            arrayBuffers: number;
+            collected: boolean;
+        };
+        OfflineWeb: {
+            pages: {
+                url: string;
+                /** @default 200 */
+                status?: number;
+                /** @default {} */
+                headers?: {
+                    [key: string]: string;
+                };
+                body?: string;
+                bodyBase64?: string;
+                /** @default 0 */
+                delayMs?: number;
+            }[];
+            /** @default {} */
+            dns?: {
+                [key: string]: string[];
+            };
+        };
+        OfflineWebSummary: {
+            pages: number;
+            hosts: number;
+        };
+        OpenApiDocument: {
+            openapi: string;
+            info: {
+                title: string;
+                version: string;
+            };
+            paths: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            components: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        Page: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "agent" | "document";
+            path: string;
+            /** @enum {string} */
+            status: "draft" | "published";
+            /** @enum {string} */
+            defaultLocale: "es" | "en";
+            editorial: {
+                badge: {
+                    es: string;
+                    en: string;
+                };
+                title: {
+                    es: string;
+                    en: string;
+                };
+                titleAccent: {
+                    es: string;
+                    en: string;
+                };
+                description: {
+                    es: string;
+                    en: string;
+                };
+            };
+            seo: {
+                title: {
+                    es: string;
+                    en: string;
+                };
+                description: {
+                    es: string;
+                    en: string;
+                };
+            };
+            sitemap: {
+                priority: number;
+                /** @enum {string} */
+                changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
+                sitemapExclude: boolean;
+            };
+            body: {
+                es: string;
+                en: string;
+            };
+            agentId?: string;
+            projectId: string;
+            createdAt: string;
+            updatedAt: string;
+            publishedAt: string | null;
+        };
+        PageCreate: {
+            name: string;
+            /** @enum {string} */
+            kind: "agent" | "document";
+            path: string;
+            agentId?: string;
+            /** @enum {string} */
+            defaultLocale?: "es" | "en";
+            editorial?: {
+                badge?: {
+                    es?: string;
+                    en?: string;
+                };
+                title?: {
+                    es?: string;
+                    en?: string;
+                };
+                titleAccent?: {
+                    es?: string;
+                    en?: string;
+                };
+                description?: {
+                    es?: string;
+                    en?: string;
+                };
+            };
+            seo?: {
+                title?: {
+                    es?: string;
+                    en?: string;
+                };
+                description?: {
+                    es?: string;
+                    en?: string;
+                };
+            };
+            sitemap?: {
+                priority?: number;
+                /** @enum {string} */
+                changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
+                sitemapExclude?: boolean;
+            };
+            body?: {
+                es?: string;
+                en?: string;
+            };
+        };
+        PageDeleted: {
+            pageId: string;
+            /** @constant */
+            deleted: true;
+        };
+        PageList: {
+            data: components["schemas"]["Page"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        PagePatch: {
+            name?: string;
+            path?: string;
+            agentId?: string;
+            /** @enum {string} */
+            defaultLocale?: "es" | "en";
+            editorial?: {
+                badge?: {
+                    es?: string;
+                    en?: string;
+                };
+                title?: {
+                    es?: string;
+                    en?: string;
+                };
+                titleAccent?: {
+                    es?: string;
+                    en?: string;
+                };
+                description?: {
+                    es?: string;
+                    en?: string;
+                };
+            };
+            seo?: {
+                title?: {
+                    es?: string;
+                    en?: string;
+                };
+                description?: {
+                    es?: string;
+                    en?: string;
+                };
+            };
+            sitemap?: {
+                priority?: number;
+                /** @enum {string} */
+                changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
+                sitemapExclude?: boolean;
+            };
+            body?: {
+                es?: string;
+                en?: string;
+            };
+        };
+        Passage: {
+            sourceId: string;
+            title: string;
+            text: string;
+            score: number;
+            topics: string[];
+            /** @enum {string} */
+            lang: "es" | "en";
+            url?: string;
+        };
         Problem: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The page of `code` in the error reference
+             */
             type: string;
+            /** @description Stable English summary of the code */
             title: string;
             status: number;
+            /** @description This occurrence, in English or Spanish (`Accept-Language`); not a contract */
             detail: string;
+            /** @description The path of the request */
             instance: string;
-            /** @enum {string} */
+            /**
+             * @description What clients branch on
+             * @enum {string}
+             */
             code: "svc.request.invalid" | "svc.request.validation_failed" | "svc.request.payload_too_large" | "svc.request.unprocessable" | "svc.rate_limit.exceeded" | "svc.idempotency.conflict" | "svc.service.unavailable" | "svc.internal.error" | "svc.auth.unauthorized" | "svc.auth.forbidden" | "svc.auth.invalid_credentials" | "svc.auth.email_taken" | "svc.auth.weak_password" | "svc.auth.email_not_verified" | "svc.auth.token_invalid" | "svc.auth.account_locked" | "svc.auth.csrf_failed" | "svc.auth.oauth_failed" | "svc.auth.provider_unavailable" | "svc.api_key.invalid" | "svc.api_key.scope_missing" | "svc.api_key.limit_reached" | "svc.site_key.invalid" | "svc.site_key.origin_not_allowed" | "svc.site_key.origin_invalid" | "svc.oauth.unauthorized" | "svc.oauth.insufficient_scope" | "svc.tenant.not_found" | "svc.tenant.slug_taken" | "svc.tenant.not_member" | "svc.tenant.insufficient_role" | "svc.tenant.last_owner" | "svc.tenant.member_not_found" | "svc.tenant.already_member" | "svc.invitation.invalid" | "svc.invitation.email_mismatch" | "svc.tenant.context_missing" | "svc.tenant.scope_violation" | "svc.agent.not_found" | "svc.agent.invalid" | "svc.agent.in_use" | "svc.project.not_found" | "svc.project.invalid" | "svc.project.slug_taken" | "svc.project.slug_reserved" | "svc.host.taken" | "svc.host.invalid" | "svc.host.site_has_no_home" | "svc.host.edge_unavailable" | "svc.host.not_found" | "svc.page.not_found" | "svc.page.invalid" | "svc.page.path_taken" | "svc.page.path_reserved" | "svc.page.root_required" | "svc.page.og_format_unsupported" | "svc.theme.invalid" | "svc.theme.retired" | "svc.chat.agent_scope_conflict" | "svc.billing.limit_reached" | "svc.billing.not_configured" | "svc.billing.no_subscription" | "svc.billing.provider_unavailable" | "svc.billing.plan_invalid" | "svc.billing.signature_invalid" | "svc.usage.quota_exhausted" | "svc.usage.budget_exceeded" | "svc.onboarding.invalid" | "svc.knowledge.source_not_found" | "svc.knowledge.source_invalid" | "svc.knowledge.format_unsupported" | "svc.knowledge.url_not_allowed" | "svc.knowledge.topic_not_found" | "svc.knowledge.topic_invalid" | "svc.asset.not_found" | "svc.asset.invalid" | "svc.asset.format_unsupported" | "svc.asset.id_taken" | "svc.asset.video_too_long" | "svc.brand.not_found" | "svc.brand.invalid" | "svc.brand.format_unsupported" | "svc.brand.svg_rejected" | "svc.resource.not_found" | "svc.resource.conflict";
+            /** @description Equals the `x-request-id` header */
             requestId: string;
+            /** @description On validation failures: one entry per field, the first reason each */
             errors?: {
                 field: string;
                 reason: string;
             }[];
         };
+        Project: {
+            id: string;
+            name: string;
+            slug: string;
+            locales: ("es" | "en")[];
+            /** @enum {string} */
+            defaultLocale: "es" | "en";
+            robots: components["schemas"]["Robots"];
+            analytics: components["schemas"]["Analytics"];
+            sitemap: components["schemas"]["Sitemap"];
+            llmsTxt: {
+                text: string;
+                generatedAt: string;
+            };
+            createdAt: string;
+            updatedAt: string;
+        };
+        ProjectCreate: {
+            name: string;
+            slug?: string;
+            locales?: ("es" | "en")[];
+            /** @enum {string} */
+            defaultLocale?: "es" | "en";
+        };
+        ProjectDeleted: {
+            projectId: string;
+            pagesDeleted: number;
+        };
+        ProjectList: {
+            data: components["schemas"]["Project"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        ProjectPatch: {
+            name?: string;
+            locales?: ("es" | "en")[];
+            /** @enum {string} */
+            defaultLocale?: "es" | "en";
+            robots?: {
+                indexable?: boolean;
+                aiSearch?: boolean;
+                aiTraining?: boolean;
+                disallow?: string[];
+                raw?: string;
+            };
+            analytics?: {
+                clarityId?: string;
+                gtmId?: string;
+                metaPixelId?: string;
+                posthogKey?: string;
+            };
+            sitemap?: {
+                extraUrls?: {
+                    path: string;
+                    /** @default 0.5 */
+                    priority?: number;
+                    /**
+                     * @default weekly
+                     * @enum {string}
+                     */
+                    changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
+                }[];
+            };
+        };
+        QueryRequest: {
+            query: string;
+            /** @default [] */
+            topics?: string[];
+            /** @default 5 */
+            limit?: number;
+        };
+        QueryResult: {
+            passages: components["schemas"]["Passage"][];
+            strategies: {
+                topics: number;
+                vector: number;
+            };
+        };
+        Queue: {
+            data: components["schemas"]["QueuedJob"][];
+            hasMore: boolean;
+            counts: {
+                queued: number;
+                running: number;
+                failed: number;
+            };
+        };
+        QueueDrained: {
+            ran: number;
+        };
+        QueuedJob: {
+            id: string;
+            workspaceId: string;
+            kind: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "failed";
+            runAt: string;
+            due: boolean;
+            attempts: number;
+            lastError: string | null;
+            createdAt: string;
+        };
+        RequestList: {
+            data: components["schemas"]["RequestRecord"][];
+        };
+        RequestRecord: {
+            at: string;
+            method: string;
+            path: string;
+            status: number;
+            code: string | null;
+            keyPrefix: string | null;
+            workspaceId: string | null;
+            requestId: string;
+        };
+        ResetDone: {
+            /** @constant */
+            reset: true;
+        };
+        Robots: {
+            indexable: boolean;
+            aiSearch: boolean;
+            aiTraining: boolean;
+            disallow: string[];
+            raw: string;
+        };
+        Sitemap: {
+            extraUrls: {
+                path: string;
+                priority: number;
+                /** @enum {string} */
+                changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
+            }[];
+        };
+        Source: {
+            id: string;
+            agentId: string | null;
+            /** @enum {string} */
+            kind: "upload" | "url" | "claim";
+            title: string;
+            /** @enum {string} */
+            status: "pending" | "ready" | "failed";
+            error?: string;
+            /** @enum {string} */
+            lang: "es" | "en";
+            /** @enum {string} */
+            sourceLang?: "es" | "en";
+            translated: boolean;
+            topics: string[];
+            fileName?: string;
+            contentType?: string;
+            byteSize?: number;
+            url?: string;
+            resolvedUrl?: string;
+            lastFetchedAt?: string;
+            syncTtlMinutes?: number;
+            nextSyncAt?: string;
+            claim?: {
+                es: string;
+                en: string;
+            };
+            chunkCount: number;
+            tokenCount: number;
+            summary: string;
+            createdAt: string;
+            updatedAt: string;
+        };
+        SourceDeleted: {
+            sourceId: string;
+            /** @constant */
+            deleted: true;
+        };
+        SourceList: {
+            data: components["schemas"]["Source"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        SourcesComponent: {
+            /** @constant */
+            type: "sources";
+            items: {
+                sourceId: string;
+                title: string;
+                url?: string;
+            }[];
+        };
+        StateDocument: {
+            /** @constant */
+            format: "svc-emulator-state";
+            /** @constant */
+            version: 1;
+            clock: {
+                frozen: boolean;
+                value: number;
+            };
+            ids: {
+                time: number;
+                random: string;
+                draws: number;
+            };
+            tables: {
+                [key: string]: {
+                    [key: string]: unknown;
+                }[];
+            };
+        };
+        StateImported: {
+            /** @constant */
+            imported: true;
+        };
+        TextSourceCreate: {
+            title: string;
+            text: string;
+            /** @default [] */
+            topics?: string[];
+            /** @default null */
+            agentId?: string | null;
+        };
+        Theme: {
+            tokens: {
+                colors: {
+                    primary: string;
+                    accent: string;
+                    surface: string;
+                    ink: string;
+                    muted: string;
+                };
+                typography: {
+                    /** @enum {string} */
+                    heading: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
+                    /** @enum {string} */
+                    body: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
+                };
+                /** @enum {string} */
+                radius: "none" | "sm" | "md" | "lg" | "xl" | "full";
+            };
+            cssVariables: {
+                [key: string]: string;
+            };
+            customized: boolean;
+            updatedAt: string;
+        };
+        ThemePatch: {
+            tokens: {
+                colors?: {
+                    primary?: string;
+                    accent?: string;
+                    surface?: string;
+                    ink?: string;
+                    muted?: string;
+                };
+                typography?: {
+                    /** @enum {string} */
+                    heading?: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
+                    /** @enum {string} */
+                    body?: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
+                };
+                /** @enum {string} */
+                radius?: "none" | "sm" | "md" | "lg" | "xl" | "full";
+            } | null;
+        };
+        TopicCount: {
+            topic: string;
+            sourceCount: number;
+        };
+        TopicList: {
+            data: components["schemas"]["TopicCount"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        TopicMerge: {
+            from: string;
+            into: string;
+            /** @default null */
+            agentId?: string | null;
+        };
+        TopicMerged: {
+            from: string;
+            into: string;
+            sourcesUpdated: number;
+        };
+        UploadSourceCreate: {
+            /** Format: binary */
+            file: Blob;
+            title?: string;
+            /** @default [] */
+            topics?: string;
+            agentId?: string;
+        };
+        UrlSourceCreate: {
+            url: string;
+            /** @default 1440 */
+            syncTtlMinutes?: number;
+            /** @default [] */
+            topics?: string[];
+            /** @default null */
+            agentId?: string | null;
+        };
+        Usage: {
+            messages: {
+                used: number;
+                limit: number;
+                remaining: number;
+            };
+            counts: {
+                projects: number;
+                agents: number;
+                pages: number;
+                knowledgeDocuments: number;
+                customDomains: number;
+                seats: number;
+            };
+            caps: {
+                projects: number | null;
+                agents: number | null;
+                pages: number | null;
+                knowledgeDocuments: number | null;
+                customDomains: number | null;
+                seats: number | null;
+            };
+            activity: {
+                today: number;
+                cap: number | null;
+            };
+        };
+        Workspace: {
+            id: string;
+            name: string;
+            plan: string;
+            rateLimit: {
+                limit: number;
+                windowSeconds: number;
+            };
+            dailyActivityCap: number | null;
+            credits: number;
+            caps: {
+                projects: number | null;
+                agents: number | null;
+                pages: number | null;
+                knowledgeDocuments: number | null;
+                customDomains: number | null;
+                seats: number | null;
+            };
+            createdAt: string;
+            updatedAt: string;
+        };
+        /** @default {} */
+        WorkspaceCreate: {
+            name?: string;
+            scopes?: ("projects:read" | "projects:write" | "landings:read" | "landings:write" | "knowledge:read" | "knowledge:write" | "assets:read" | "assets:write" | "brand:read" | "brand:write" | "analytics:read" | "domains:write" | "chat:write")[];
+            plan?: string;
+            credits?: number;
+        };
+        WorkspaceDeleted: {
+            workspaceId: string;
+            /** @constant */
+            deleted: true;
+        };
+        WorkspaceList: {
+            data: components["schemas"]["Workspace"][];
+        };
+        WorkspacePatch: {
+            name?: string;
+            plan?: string;
+            rateLimit?: {
+                limit?: number;
+                windowSeconds?: number;
+            };
+            dailyActivityCap?: number | null;
+            credits?: number;
+            caps?: {
+                projects?: number | null;
+                agents?: number | null;
+                pages?: number | null;
+                knowledgeDocuments?: number | null;
+                customDomains?: number | null;
+                seats?: number | null;
+            };
+        };
+        WorkspaceResources: {
+            workspace: components["schemas"]["Workspace"];
+            credits: {
+                used: number;
+                limit: number;
+                remaining: number;
+            };
+            keys: {
+                data: components["schemas"]["Key"][];
+                hasMore: boolean;
+            };
+            agents: {
+                data: components["schemas"]["Agent"][];
+                hasMore: boolean;
+            };
+            sources: {
+                data: components["schemas"]["Source"][];
+                hasMore: boolean;
+            };
+            projects: {
+                data: components["schemas"]["Project"][];
+                hasMore: boolean;
+            };
+            pages: {
+                data: components["schemas"]["Page"][];
+                hasMore: boolean;
+            };
+            assets: {
+                data: components["schemas"]["Asset"][];
+                hasMore: boolean;
+            };
+        };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The id of this request (`req_...`): the `requestId` of a problem document and of the server log. */
+        RequestId: string;
+        /** @description Requests the key may send per window (the budget is shared by every `/v1` route). */
+        XRateLimitLimit: number;
+        /** @description Requests left in this window, this one counted as spent. */
+        XRateLimitRemaining: number;
+        /** @description When the window ends, in UTC epoch seconds. */
+        XRateLimitReset: number;
+        /** @description IETF RateLimit structured field: `"default";r=<remaining>;t=<seconds until the window ends>`. */
+        RateLimit: string;
+        /** @description IETF RateLimit-Policy structured field: `"default";q=<limit>;w=<window seconds>`. */
+        RateLimitPolicy: string;
+        /** @description Seconds to wait, never fewer than the `t` of `RateLimit`. Sent with `svc.rate_limit.exceeded`, not with the daily cap (`svc.usage.budget_exceeded`). */
+        RetryAfter: number;
+        /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key` and body: nothing was created or charged again. */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getEmulatorHealth: {
+    getHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -905,28 +1895,29 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ok";
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Problem: svc.auth.unauthorized */
-            401: {
+            /** @description Problem: svc.auth.forbidden */
+            403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    getEmulatorMemory: {
+    getMemory: {
         parameters: {
             query?: never;
             header?: never;
@@ -938,31 +1929,42 @@ export interface operations {
             /** @description process.memoryUsage() */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        rss: number;
-                        heapTotal: number;
-                        heapUsed: number;
-                        external: number;
-                        arrayBuffers: number;
-                        collected: boolean;
-                    };
+                    "application/json": components["schemas"]["Memory"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    getEmulatorWorkspaces: {
+    listWorkspaces: {
         parameters: {
             query?: never;
             header?: never;
@@ -974,46 +1976,42 @@ export interface operations {
             /** @description Workspaces */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            plan: string;
-                            rateLimit: {
-                                limit: number;
-                                windowSeconds: number;
-                            };
-                            dailyActivityCap: number | null;
-                            credits: number;
-                            caps: {
-                                projects: number | null;
-                                agents: number | null;
-                                pages: number | null;
-                                knowledgeDocuments: number | null;
-                                customDomains: number | null;
-                                seats: number | null;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["WorkspaceList"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    postEmulatorWorkspaces: {
+    createWorkspace: {
         parameters: {
             query?: never;
             header?: never;
@@ -1022,66 +2020,80 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    scopes?: ("projects:read" | "projects:write" | "landings:read" | "landings:write" | "knowledge:read" | "knowledge:write" | "assets:read" | "assets:write" | "brand:read" | "brand:write" | "analytics:read" | "domains:write" | "chat:write")[];
-                    plan?: string;
-                    credits?: number;
-                };
+                "application/json": components["schemas"]["WorkspaceCreate"];
             };
         };
         responses: {
             /** @description The workspace id and its key (secret shown once) */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspaceId: string;
-                        apiKey: {
-                            id: string;
-                            prefix: string;
-                            scopes: string[];
-                            secret: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["CreatedWorkspace"];
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
         };
     };
-    getEmulatorWorkspacesWorkspaceId: {
+    getWorkspace: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the workspace (`ws_...`) */
                 workspaceId: string;
             };
             cookie?: never;
@@ -1091,57 +2103,60 @@ export interface operations {
             /** @description Workspace settings */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        plan: string;
-                        rateLimit: {
-                            limit: number;
-                            windowSeconds: number;
-                        };
-                        dailyActivityCap: number | null;
-                        credits: number;
-                        caps: {
-                            projects: number | null;
-                            agents: number | null;
-                            pages: number | null;
-                            knowledgeDocuments: number | null;
-                            customDomains: number | null;
-                            seats: number | null;
-                        };
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.tenant.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.tenant.not_found";
+                    };
                 };
             };
         };
     };
-    deleteEmulatorWorkspacesWorkspaceId: {
+    deleteWorkspace: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the workspace (`ws_...`) */
                 workspaceId: string;
             };
             cookie?: never;
@@ -1151,136 +2166,148 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspaceId: string;
-                        /** @constant */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["WorkspaceDeleted"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.tenant.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.tenant.not_found";
+                    };
                 };
             };
         };
     };
-    patchEmulatorWorkspacesWorkspaceId: {
+    updateWorkspace: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the workspace (`ws_...`) */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    plan?: string;
-                    rateLimit?: {
-                        limit?: number;
-                        windowSeconds?: number;
-                    };
-                    dailyActivityCap?: number | null;
-                    credits?: number;
-                    caps?: {
-                        projects?: number | null;
-                        agents?: number | null;
-                        pages?: number | null;
-                        knowledgeDocuments?: number | null;
-                        customDomains?: number | null;
-                        seats?: number | null;
-                    };
-                };
+                "application/json": components["schemas"]["WorkspacePatch"];
             };
         };
         responses: {
             /** @description Workspace settings */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        plan: string;
-                        rateLimit: {
-                            limit: number;
-                            windowSeconds: number;
-                        };
-                        dailyActivityCap: number | null;
-                        credits: number;
-                        caps: {
-                            projects: number | null;
-                            agents: number | null;
-                            pages: number | null;
-                            knowledgeDocuments: number | null;
-                            customDomains: number | null;
-                            seats: number | null;
-                        };
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.tenant.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.tenant.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
         };
     };
-    postEmulatorReset: {
+    resetEmulator: {
         parameters: {
             query?: never;
             header?: never;
@@ -1292,27 +2319,42 @@ export interface operations {
             /** @description Reset done */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        reset: true;
-                    };
+                    "application/json": components["schemas"]["ResetDone"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    getEmulatorState: {
+    exportState: {
         parameters: {
             query?: never;
             header?: never;
@@ -1324,22 +2366,42 @@ export interface operations {
             /** @description State document */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["StateDocument"];
+                };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    putEmulatorState: {
+    importState: {
         parameters: {
             query?: never;
             header?: never;
@@ -1355,45 +2417,68 @@ export interface operations {
             /** @description Imported */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        imported: true;
-                    };
+                    "application/json": components["schemas"]["StateImported"];
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
         };
     };
-    getEmulatorClock: {
+    getClock: {
         parameters: {
             query?: never;
             header?: never;
@@ -1405,27 +2490,42 @@ export interface operations {
             /** @description Clock */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        now: string;
-                        frozen: boolean;
-                    };
+                    "application/json": components["schemas"]["Clock"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    postEmulatorClock: {
+    moveClock: {
         parameters: {
             query?: never;
             header?: never;
@@ -1434,56 +2534,75 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    advanceMs: number;
-                } | {
-                    now: string;
-                };
+                "application/json": components["schemas"]["ClockMove"];
             };
         };
         responses: {
             /** @description Clock */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        now: string;
-                        frozen: boolean;
-                    };
+                    "application/json": components["schemas"]["Clock"];
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
         };
     };
-    postEmulatorQueueDrain: {
+    drainQueue: {
         parameters: {
             query?: never;
             header?: never;
@@ -1495,26 +2614,42 @@ export interface operations {
             /** @description Jobs run */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ran: number;
-                    };
+                    "application/json": components["schemas"]["QueueDrained"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    getEmulatorWeb: {
+    getOfflineWeb: {
         parameters: {
             query?: never;
             header?: never;
@@ -1526,42 +2661,42 @@ export interface operations {
             /** @description Pages and dns table */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        pages: {
-                            url: string;
-                            /** @default 200 */
-                            status: number;
-                            /** @default {} */
-                            headers: {
-                                [key: string]: string;
-                            };
-                            body?: string;
-                            bodyBase64?: string;
-                            /** @default 0 */
-                            delayMs: number;
-                        }[];
-                        /** @default {} */
-                        dns: {
-                            [key: string]: string[];
-                        };
-                    };
+                    "application/json": components["schemas"]["OfflineWeb"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    putEmulatorWeb: {
+    setOfflineWeb: {
         parameters: {
             query?: never;
             header?: never;
@@ -1570,70 +2705,75 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    pages: {
-                        url: string;
-                        /** @default 200 */
-                        status?: number;
-                        /** @default {} */
-                        headers?: {
-                            [key: string]: string;
-                        };
-                        body?: string;
-                        bodyBase64?: string;
-                        /** @default 0 */
-                        delayMs?: number;
-                    }[];
-                    /** @default {} */
-                    dns?: {
-                        [key: string]: string[];
-                    };
-                };
+                "application/json": components["schemas"]["OfflineWeb"];
             };
         };
         responses: {
             /** @description How many pages and hosts the offline web now has */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        pages: number;
-                        hosts: number;
-                    };
+                    "application/json": components["schemas"]["OfflineWebSummary"];
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
         };
     };
-    getEmulatorFaults: {
+    listFaults: {
         parameters: {
             query?: never;
             header?: never;
@@ -1645,35 +2785,42 @@ export interface operations {
             /** @description Faults */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            match: {
-                                method?: string;
-                                path?: string;
-                            };
-                            status: number;
-                            code: string;
-                            remaining: number | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["FaultList"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    postEmulatorFaults: {
+    injectFault: {
         parameters: {
             query?: never;
             header?: never;
@@ -1682,72 +2829,75 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @default {} */
-                    match?: {
-                        /** @enum {string} */
-                        method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-                        path?: string;
-                    };
-                    status?: number;
-                    code?: string;
-                    times?: number;
-                    ingest?: string;
-                };
+                "application/json": components["schemas"]["FaultCreate"];
             };
         };
         responses: {
             /** @description The fault, or the queued ingestion failures */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        match: {
-                            method?: string;
-                            path?: string;
-                        };
-                        status: number;
-                        code: string;
-                        remaining: number | null;
-                    } | {
-                        ingest: string;
-                        times: number;
-                    };
+                    "application/json": components["schemas"]["Fault"] | components["schemas"]["IngestFaultsQueued"];
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
         };
     };
-    deleteEmulatorFaults: {
+    clearFaults: {
         parameters: {
             query?: never;
             header?: never;
@@ -1759,29 +2909,46 @@ export interface operations {
             /** @description Cleared */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cleared: number;
-                    };
+                    "application/json": components["schemas"]["FaultsCleared"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    getEmulatorRequests: {
+    listRequests: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description How many requests to answer, newest first */
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -1792,44 +2959,55 @@ export interface operations {
             /** @description Journal */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            method: string;
-                            path: string;
-                            status: number;
-                            code: string | null;
-                            keyPrefix: string | null;
-                            workspaceId: string | null;
-                            requestId: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["RequestList"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    postEmulatorWorkspacesKeyless: {
+    createKeylessWorkspace: {
         parameters: {
             query?: never;
             header?: never;
@@ -1838,77 +3016,80 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    plan?: string;
-                    credits?: number;
-                };
+                "application/json": components["schemas"]["KeylessWorkspaceCreate"];
             };
         };
         responses: {
             /** @description Workspace settings */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        plan: string;
-                        rateLimit: {
-                            limit: number;
-                            windowSeconds: number;
-                        };
-                        dailyActivityCap: number | null;
-                        credits: number;
-                        caps: {
-                            projects: number | null;
-                            agents: number | null;
-                            pages: number | null;
-                            knowledgeDocuments: number | null;
-                            customDomains: number | null;
-                            seats: number | null;
-                        };
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
         };
     };
-    getEmulatorWorkspacesWorkspaceIdResources: {
+    getWorkspaceResources: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the workspace (`ws_...`) */
                 workspaceId: string;
             };
             cookie?: never;
@@ -1918,240 +3099,59 @@ export interface operations {
             /** @description Resources of the workspace */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspace: {
-                            id: string;
-                            name: string;
-                            plan: string;
-                            rateLimit: {
-                                limit: number;
-                                windowSeconds: number;
-                            };
-                            dailyActivityCap: number | null;
-                            credits: number;
-                            caps: {
-                                projects: number | null;
-                                agents: number | null;
-                                pages: number | null;
-                                knowledgeDocuments: number | null;
-                                customDomains: number | null;
-                                seats: number | null;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                        credits: {
-                            used: number;
-                            limit: number;
-                            remaining: number;
-                        };
-                        keys: {
-                            data: {
-                                id: string;
-                                name: string;
-                                prefix: string;
-                                /** @enum {string} */
-                                env: "test" | "live";
-                                scopes: string[];
-                                createdAt: string;
-                                expiresAt: string | null;
-                                revokedAt: string | null;
-                            }[];
-                            hasMore: boolean;
-                        };
-                        agents: {
-                            data: {
-                                id: string;
-                                name: string;
-                                identity: {
-                                    businessName: string;
-                                    description: string;
-                                };
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            hasMore: boolean;
-                        };
-                        sources: {
-                            data: {
-                                id: string;
-                                agentId: string | null;
-                                /** @enum {string} */
-                                kind: "upload" | "url" | "claim";
-                                title: string;
-                                /** @enum {string} */
-                                status: "pending" | "ready" | "failed";
-                                error?: string;
-                                /** @enum {string} */
-                                lang: "es" | "en";
-                                /** @enum {string} */
-                                sourceLang?: "es" | "en";
-                                translated: boolean;
-                                topics: string[];
-                                fileName?: string;
-                                contentType?: string;
-                                byteSize?: number;
-                                url?: string;
-                                resolvedUrl?: string;
-                                lastFetchedAt?: string;
-                                syncTtlMinutes?: number;
-                                nextSyncAt?: string;
-                                claim?: {
-                                    es: string;
-                                    en: string;
-                                };
-                                chunkCount: number;
-                                tokenCount: number;
-                                summary: string;
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            hasMore: boolean;
-                        };
-                        projects: {
-                            data: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                locales: ("es" | "en")[];
-                                /** @enum {string} */
-                                defaultLocale: "es" | "en";
-                                robots: {
-                                    indexable: boolean;
-                                    aiSearch: boolean;
-                                    aiTraining: boolean;
-                                    disallow: string[];
-                                    raw: string;
-                                };
-                                analytics: {
-                                    clarityId: string;
-                                    gtmId: string;
-                                    metaPixelId: string;
-                                    posthogKey: string;
-                                };
-                                sitemap: {
-                                    extraUrls: {
-                                        path: string;
-                                        priority: number;
-                                        /** @enum {string} */
-                                        changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                                    }[];
-                                };
-                                llmsTxt: {
-                                    text: string;
-                                    generatedAt: string;
-                                };
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            hasMore: boolean;
-                        };
-                        pages: {
-                            data: {
-                                id: string;
-                                name: string;
-                                /** @enum {string} */
-                                kind: "agent" | "document";
-                                path: string;
-                                /** @enum {string} */
-                                status: "draft" | "published";
-                                /** @enum {string} */
-                                defaultLocale: "es" | "en";
-                                editorial: {
-                                    badge: {
-                                        es: string;
-                                        en: string;
-                                    };
-                                    title: {
-                                        es: string;
-                                        en: string;
-                                    };
-                                    titleAccent: {
-                                        es: string;
-                                        en: string;
-                                    };
-                                    description: {
-                                        es: string;
-                                        en: string;
-                                    };
-                                };
-                                seo: {
-                                    title: {
-                                        es: string;
-                                        en: string;
-                                    };
-                                    description: {
-                                        es: string;
-                                        en: string;
-                                    };
-                                };
-                                sitemap: {
-                                    priority: number;
-                                    /** @enum {string} */
-                                    changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                                    sitemapExclude: boolean;
-                                };
-                                body: {
-                                    es: string;
-                                    en: string;
-                                };
-                                agentId?: string;
-                                projectId: string;
-                                createdAt: string;
-                                updatedAt: string;
-                                publishedAt: string | null;
-                            }[];
-                            hasMore: boolean;
-                        };
-                        assets: {
-                            data: {
-                                id: string;
-                                key?: string;
-                                pageId?: string;
-                                alt?: string;
-                                /** @enum {string} */
-                                kind: "image" | "video";
-                                contentType: string;
-                                byteSize: number;
-                                width?: number;
-                                height?: number;
-                                durationSeconds?: number;
-                                url: string;
-                                urlExpiresAt: string;
-                                createdAt: string;
-                            }[];
-                            hasMore: boolean;
-                        };
-                    };
+                    "application/json": components["schemas"]["WorkspaceResources"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.tenant.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.tenant.not_found";
+                    };
                 };
             };
         };
     };
-    getEmulatorQueue: {
+    getQueue: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description How many jobs to answer */
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -2162,146 +3162,185 @@ export interface operations {
             /** @description Jobs and counts by status */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            workspaceId: string;
-                            kind: string;
-                            /** @enum {string} */
-                            status: "queued" | "running" | "failed";
-                            runAt: string;
-                            due: boolean;
-                            attempts: number;
-                            lastError: string | null;
-                            createdAt: string;
-                        }[];
-                        hasMore: boolean;
-                        counts: {
-                            queued: number;
-                            running: number;
-                            failed: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["Queue"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
         };
     };
-    postEmulatorWorkspacesWorkspaceIdAgentsAgentIdChat: {
+    chatAsWorkspace: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the workspace (`ws_...`) */
                 workspaceId: string;
+                /** @description Id of the agent (`agt_...`) */
                 agentId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    message: string;
-                    conversationId?: string;
-                    /** @description Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict). */
-                    agentId?: unknown;
-                };
+                "application/json": components["schemas"]["ChatRequest"];
             };
         };
         responses: {
             /** @description The chat answer (JSON), or the event stream */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        conversationId: string;
-                        reply: string;
-                        components: {
-                            /** @constant */
-                            type: "sources";
-                            items: {
-                                sourceId: string;
-                                title: string;
-                                url?: string;
-                            }[];
-                        }[];
-                        cached: boolean;
-                    };
+                    "application/json": components["schemas"]["ChatAnswer"];
+                    "text/event-stream": string;
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.chat.agent_scope_conflict, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.chat.agent_scope_conflict" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
                 };
             };
             /** @description Problem: svc.usage.quota_exhausted */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.usage.quota_exhausted";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.tenant.not_found, svc.agent.not_found, svc.resource.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.tenant.not_found" | "svc.agent.not_found" | "svc.resource.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
                 };
             };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
                 };
             };
         };
@@ -2318,29 +3357,12 @@ export interface operations {
             /** @description Links */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        name: "svc-emulator";
-                        version: string;
-                        links: {
-                            ui: string;
-                            openapi: string;
-                            health: string;
-                            errors: string;
-                        };
-                        sites: {
-                            address: string;
-                            published: {
-                                slug: string;
-                                url: string;
-                            }[];
-                            more: boolean;
-                        };
-                    };
-                    "text/html": unknown;
+                    "application/json": components["schemas"]["Home"];
+                    "text/html": string;
                 };
             };
         };
@@ -2357,26 +3379,12 @@ export interface operations {
             /** @description The reference */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            code: string;
-                            status: number;
-                            title: string;
-                            when: string;
-                            fix: string;
-                            notServed?: string;
-                            url: string;
-                        }[];
-                        ingestFailures: {
-                            code: string;
-                            when: string;
-                            fix: string;
-                        }[];
-                    };
-                    "text/html": unknown;
+                    "application/json": components["schemas"]["ErrorTypeIndex"];
+                    "text/html": string;
                 };
             };
         };
@@ -2386,6 +3394,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A problem code (`svc.agent.invalid`...) */
                 code: string;
             };
             cookie?: never;
@@ -2395,33 +3404,30 @@ export interface operations {
             /** @description The page of the code */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        code: string;
-                        status: number;
-                        title: string;
-                        when: string;
-                        fix: string;
-                        notServed?: string;
-                        url: string;
-                    };
-                    "text/html": unknown;
+                    "application/json": components["schemas"]["ErrorType"];
+                    "text/html": string;
                 };
             };
             /** @description Problem: svc.resource.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.resource.not_found";
+                    };
                 };
             };
         };
     };
-    getV1OpenapiJson: {
+    getOpenApiDescription: {
         parameters: {
             query?: never;
             header?: never;
@@ -2433,13 +3439,16 @@ export interface operations {
             /** @description OpenAPI document */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
             };
         };
     };
-    getV1Me: {
+    getIdentity: {
         parameters: {
             query?: never;
             header?: never;
@@ -2451,44 +3460,65 @@ export interface operations {
             /** @description Identity */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspaceId: string;
-                        scopes: string[];
-                    };
+                    "application/json": components["schemas"]["Identity"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getWorkspacesTenantIdKeys: {
+    listKeys: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description How many items to answer */
+                limit?: number;
+                /** @description A `nextCursor`: the items after it */
                 after?: string;
+                /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
                 before?: string;
             };
             header?: never;
             path: {
+                /** @description Id of the workspace (`ws_...`) */
                 tenantId: string;
             };
             cookie?: never;
@@ -2498,152 +3528,181 @@ export interface operations {
             /** @description Keys, newest first */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            prefix: string;
-                            /** @enum {string} */
-                            env: "test" | "live";
-                            scopes: string[];
-                            createdAt: string;
-                            expiresAt: string | null;
-                            revokedAt: string | null;
-                        }[];
-                        hasMore: boolean;
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["KeyList"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.tenant.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.tenant.not_found";
+                    };
                 };
             };
         };
     };
-    postWorkspacesTenantIdKeys: {
+    createKey: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the workspace (`ws_...`) */
                 tenantId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    scopes: ("projects:read" | "projects:write" | "landings:read" | "landings:write" | "knowledge:read" | "knowledge:write" | "assets:read" | "assets:write" | "brand:read" | "brand:write" | "analytics:read" | "domains:write" | "chat:write")[];
-                    /**
-                     * @default test
-                     * @enum {string}
-                     */
-                    env?: "test" | "live";
-                    expiresAt?: string | null;
-                };
+                "application/json": components["schemas"]["KeyCreate"];
             };
         };
         responses: {
             /** @description The key with its secret */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        prefix: string;
-                        /** @enum {string} */
-                        env: "test" | "live";
-                        scopes: string[];
-                        createdAt: string;
-                        expiresAt: string | null;
-                        revokedAt: string | null;
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["KeyCreated"];
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.tenant.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.tenant.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.limit_reached */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.limit_reached";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
         };
     };
-    deleteWorkspacesTenantIdKeysKeyId: {
+    revokeKey: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the workspace (`ws_...`) */
                 tenantId: string;
+                /** @description Id of the key (`key_...`) */
                 keyId: string;
             };
             cookie?: never;
@@ -2653,47 +3712,62 @@ export interface operations {
             /** @description The key with revokedAt set */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        prefix: string;
-                        /** @enum {string} */
-                        env: "test" | "live";
-                        scopes: string[];
-                        createdAt: string;
-                        expiresAt: string | null;
-                        revokedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Key"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.tenant.not_found, svc.resource.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.tenant.not_found" | "svc.resource.not_found";
+                    };
                 };
             };
         };
     };
-    getV1Agents: {
+    listAgents: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description How many items to answer */
+                limit?: number;
+                /** @description A `nextCursor`: the items after it */
                 after?: string;
+                /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
                 before?: string;
             };
             header?: never;
@@ -2705,180 +3779,268 @@ export interface operations {
             /** @description A page of agents */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            identity: {
-                                businessName: string;
-                                description: string;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
-                        hasMore: boolean;
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["AgentList"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1Agents: {
+    createAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    identity: {
-                        businessName: string;
-                        /** @default  */
-                        description?: string;
-                    };
-                };
+                "application/json": components["schemas"]["AgentCreate"];
             };
         };
         responses: {
             /** @description The agent */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        identity: {
-                            businessName: string;
-                            description: string;
-                        };
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             /** @description Problem: svc.agent.invalid, svc.request.invalid, svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.invalid" | "svc.request.invalid" | "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.billing.limit_reached */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.billing.limit_reached";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1AgentsAgentId: {
+    getAgent: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the agent (`agt_...`) */
                 agentId: string;
             };
             cookie?: never;
@@ -2888,64 +4050,94 @@ export interface operations {
             /** @description The agent */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        identity: {
-                            businessName: string;
-                            description: string;
-                        };
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    deleteV1AgentsAgentId: {
+    deleteAgent: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the agent (`agt_...`) */
                 agentId: string;
             };
             cookie?: never;
@@ -2955,162 +4147,249 @@ export interface operations {
             /** @description What was deleted */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        agentId: string;
-                        sourcesDeleted: number;
-                    };
+                    "application/json": components["schemas"]["AgentDeleted"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.agent.in_use */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.in_use";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    patchV1AgentsAgentId: {
+    updateAgent: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the agent (`agt_...`) */
                 agentId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    identity?: {
-                        businessName?: string;
-                        description?: string;
-                    };
-                };
+                "application/json": components["schemas"]["AgentPatch"];
             };
         };
         responses: {
             /** @description The agent */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        identity: {
-                            businessName: string;
-                            description: string;
-                        };
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             /** @description Problem: svc.agent.invalid, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.invalid" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1AgentsAgentIdTheme: {
+    getAgentTheme: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the agent (`agt_...`) */
                 agentId: string;
             };
             cookie?: never;
@@ -3120,46 +4399,79 @@ export interface operations {
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.theme.retired */
             410: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.theme.retired";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    patchV1AgentsAgentIdTheme: {
+    updateAgentTheme: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the agent (`agt_...`) */
                 agentId: string;
             };
             cookie?: never;
@@ -3169,299 +4481,490 @@ export interface operations {
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.theme.retired */
             410: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.theme.retired";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1AgentsAgentIdQuery: {
+    query: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description Id of the agent (`agt_...`) */
                 agentId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    query: string;
-                    /** @default [] */
-                    topics?: string[];
-                    /** @default 5 */
-                    limit?: number;
-                };
+                "application/json": components["schemas"]["QueryRequest"];
             };
         };
         responses: {
             /** @description Passages best first and how each strategy found them */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        passages: {
-                            sourceId: string;
-                            title: string;
-                            text: string;
-                            score: number;
-                            topics: string[];
-                            /** @enum {string} */
-                            lang: "es" | "en";
-                            url?: string;
-                        }[];
-                        strategies: {
-                            topics: number;
-                            vector: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["QueryResult"];
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1AgentsAgentIdChat: {
+    chat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description Id of the agent (`agt_...`) */
                 agentId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    message: string;
-                    conversationId?: string;
-                    /** @description Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict). */
-                    agentId?: unknown;
-                };
+                "application/json": components["schemas"]["ChatRequest"];
             };
         };
         responses: {
             /** @description The chat answer (JSON), or the event stream */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        conversationId: string;
-                        reply: string;
-                        components: {
-                            /** @constant */
-                            type: "sources";
-                            items: {
-                                sourceId: string;
-                                title: string;
-                                url?: string;
-                            }[];
-                        }[];
-                        cached: boolean;
-                    };
+                    "application/json": components["schemas"]["ChatAnswer"];
+                    "text/event-stream": string;
                 };
             };
             /** @description Problem: svc.request.validation_failed, svc.request.invalid, svc.chat.agent_scope_conflict */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed" | "svc.request.invalid" | "svc.chat.agent_scope_conflict";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.usage.quota_exhausted */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.usage.quota_exhausted";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found, svc.resource.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found" | "svc.resource.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
                 };
             };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
                 };
             };
         };
     };
-    getV1KnowledgeSources: {
+    listSources: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description How many items to answer */
+                limit?: number;
+                /** @description A `nextCursor`: the items after it */
                 after?: string;
+                /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
                 before?: string;
                 agentId?: string;
             };
@@ -3474,100 +4977,112 @@ export interface operations {
             /** @description A page of sources */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            agentId: string | null;
-                            /** @enum {string} */
-                            kind: "upload" | "url" | "claim";
-                            title: string;
-                            /** @enum {string} */
-                            status: "pending" | "ready" | "failed";
-                            error?: string;
-                            /** @enum {string} */
-                            lang: "es" | "en";
-                            /** @enum {string} */
-                            sourceLang?: "es" | "en";
-                            translated: boolean;
-                            topics: string[];
-                            fileName?: string;
-                            contentType?: string;
-                            byteSize?: number;
-                            url?: string;
-                            resolvedUrl?: string;
-                            lastFetchedAt?: string;
-                            syncTtlMinutes?: number;
-                            nextSyncAt?: string;
-                            claim?: {
-                                es: string;
-                                en: string;
-                            };
-                            chunkCount: number;
-                            tokenCount: number;
-                            summary: string;
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
-                        hasMore: boolean;
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["SourceList"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1KnowledgeSourcesSourceId: {
+    getSource: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the source (`src_...`) */
                 sourceId: string;
             };
             cookie?: never;
@@ -3577,87 +5092,94 @@ export interface operations {
             /** @description The source */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        agentId: string | null;
-                        /** @enum {string} */
-                        kind: "upload" | "url" | "claim";
-                        title: string;
-                        /** @enum {string} */
-                        status: "pending" | "ready" | "failed";
-                        error?: string;
-                        /** @enum {string} */
-                        lang: "es" | "en";
-                        /** @enum {string} */
-                        sourceLang?: "es" | "en";
-                        translated: boolean;
-                        topics: string[];
-                        fileName?: string;
-                        contentType?: string;
-                        byteSize?: number;
-                        url?: string;
-                        resolvedUrl?: string;
-                        lastFetchedAt?: string;
-                        syncTtlMinutes?: number;
-                        nextSyncAt?: string;
-                        claim?: {
-                            es: string;
-                            en: string;
-                        };
-                        chunkCount: number;
-                        tokenCount: number;
-                        summary: string;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Source"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.knowledge.source_not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.knowledge.source_not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    deleteV1KnowledgeSourcesSourceId: {
+    deleteSource: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the source (`src_...`) */
                 sourceId: string;
             };
             cookie?: never;
@@ -3667,647 +5189,882 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        sourceId: string;
-                        /** @constant */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["SourceDeleted"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.knowledge.source_not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.knowledge.source_not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1KnowledgeText: {
+    addTextSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title: string;
-                    text: string;
-                    /** @default [] */
-                    topics?: string[];
-                    /** @default null */
-                    agentId?: string | null;
-                };
+                "application/json": components["schemas"]["TextSourceCreate"];
             };
         };
         responses: {
             /** @description The source, `pending` until ingestion ends */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        agentId: string | null;
-                        /** @enum {string} */
-                        kind: "upload" | "url" | "claim";
-                        title: string;
-                        /** @enum {string} */
-                        status: "pending" | "ready" | "failed";
-                        error?: string;
-                        /** @enum {string} */
-                        lang: "es" | "en";
-                        /** @enum {string} */
-                        sourceLang?: "es" | "en";
-                        translated: boolean;
-                        topics: string[];
-                        fileName?: string;
-                        contentType?: string;
-                        byteSize?: number;
-                        url?: string;
-                        resolvedUrl?: string;
-                        lastFetchedAt?: string;
-                        syncTtlMinutes?: number;
-                        nextSyncAt?: string;
-                        claim?: {
-                            es: string;
-                            en: string;
-                        };
-                        chunkCount: number;
-                        tokenCount: number;
-                        summary: string;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Source"];
                 };
             };
             /** @description Problem: svc.knowledge.source_invalid, svc.request.invalid, svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.knowledge.source_invalid" | "svc.request.invalid" | "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.billing.limit_reached */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.billing.limit_reached";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1KnowledgeUrls: {
+    addUrlSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    url: string;
-                    /** @default 1440 */
-                    syncTtlMinutes?: number;
-                    /** @default [] */
-                    topics?: string[];
-                    /** @default null */
-                    agentId?: string | null;
-                };
+                "application/json": components["schemas"]["UrlSourceCreate"];
             };
         };
         responses: {
             /** @description The source, `pending` until ingestion ends */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        agentId: string | null;
-                        /** @enum {string} */
-                        kind: "upload" | "url" | "claim";
-                        title: string;
-                        /** @enum {string} */
-                        status: "pending" | "ready" | "failed";
-                        error?: string;
-                        /** @enum {string} */
-                        lang: "es" | "en";
-                        /** @enum {string} */
-                        sourceLang?: "es" | "en";
-                        translated: boolean;
-                        topics: string[];
-                        fileName?: string;
-                        contentType?: string;
-                        byteSize?: number;
-                        url?: string;
-                        resolvedUrl?: string;
-                        lastFetchedAt?: string;
-                        syncTtlMinutes?: number;
-                        nextSyncAt?: string;
-                        claim?: {
-                            es: string;
-                            en: string;
-                        };
-                        chunkCount: number;
-                        tokenCount: number;
-                        summary: string;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Source"];
                 };
             };
             /** @description Problem: svc.knowledge.source_invalid, svc.request.invalid, svc.knowledge.url_not_allowed, svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.knowledge.source_invalid" | "svc.request.invalid" | "svc.knowledge.url_not_allowed" | "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.billing.limit_reached */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.billing.limit_reached";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1KnowledgeUploads: {
+    uploadSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /** Format: binary */
-                    file: Blob;
-                    title?: string;
-                    /** @default [] */
-                    topics?: string;
-                    agentId?: string;
-                };
+                "multipart/form-data": components["schemas"]["UploadSourceCreate"];
             };
         };
         responses: {
             /** @description The source, `pending` until ingestion ends */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        agentId: string | null;
-                        /** @enum {string} */
-                        kind: "upload" | "url" | "claim";
-                        title: string;
-                        /** @enum {string} */
-                        status: "pending" | "ready" | "failed";
-                        error?: string;
-                        /** @enum {string} */
-                        lang: "es" | "en";
-                        /** @enum {string} */
-                        sourceLang?: "es" | "en";
-                        translated: boolean;
-                        topics: string[];
-                        fileName?: string;
-                        contentType?: string;
-                        byteSize?: number;
-                        url?: string;
-                        resolvedUrl?: string;
-                        lastFetchedAt?: string;
-                        syncTtlMinutes?: number;
-                        nextSyncAt?: string;
-                        claim?: {
-                            es: string;
-                            en: string;
-                        };
-                        chunkCount: number;
-                        tokenCount: number;
-                        summary: string;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Source"];
                 };
             };
             /** @description Problem: svc.knowledge.source_invalid, svc.request.invalid, svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.knowledge.source_invalid" | "svc.request.invalid" | "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.billing.limit_reached */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.billing.limit_reached";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.knowledge.format_unsupported */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.knowledge.format_unsupported";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1KnowledgeClaims: {
+    addClaimSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    claim: {
-                        es: string;
-                        en: string;
-                    };
-                    /** @default [] */
-                    topics?: string[];
-                    /** @default null */
-                    agentId?: string | null;
-                };
+                "application/json": components["schemas"]["ClaimSourceCreate"];
             };
         };
         responses: {
             /** @description The source, `pending` until ingestion ends */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        agentId: string | null;
-                        /** @enum {string} */
-                        kind: "upload" | "url" | "claim";
-                        title: string;
-                        /** @enum {string} */
-                        status: "pending" | "ready" | "failed";
-                        error?: string;
-                        /** @enum {string} */
-                        lang: "es" | "en";
-                        /** @enum {string} */
-                        sourceLang?: "es" | "en";
-                        translated: boolean;
-                        topics: string[];
-                        fileName?: string;
-                        contentType?: string;
-                        byteSize?: number;
-                        url?: string;
-                        resolvedUrl?: string;
-                        lastFetchedAt?: string;
-                        syncTtlMinutes?: number;
-                        nextSyncAt?: string;
-                        claim?: {
-                            es: string;
-                            en: string;
-                        };
-                        chunkCount: number;
-                        tokenCount: number;
-                        summary: string;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Source"];
                 };
             };
             /** @description Problem: svc.knowledge.source_invalid, svc.request.invalid, svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.knowledge.source_invalid" | "svc.request.invalid" | "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.billing.limit_reached */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.billing.limit_reached";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1KnowledgeTopics: {
+    listTopics: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description How many items to answer */
+                limit?: number;
+                /** @description A `nextCursor`: the items after it */
                 after?: string;
+                /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
                 before?: string;
                 agentId?: string;
             };
@@ -4320,176 +6077,288 @@ export interface operations {
             /** @description A page of topics, alphabetically */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            topic: string;
-                            sourceCount: number;
-                        }[];
-                        hasMore: boolean;
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["TopicList"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1KnowledgeTopicsMerge: {
+    mergeTopics: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    from: string;
-                    into: string;
-                    /** @default null */
-                    agentId?: string | null;
-                };
+                "application/json": components["schemas"]["TopicMerge"];
             };
         };
         responses: {
             /** @description How many sources were retagged */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        from: string;
-                        into: string;
-                        sourcesUpdated: number;
-                    };
+                    "application/json": components["schemas"]["TopicMerged"];
                 };
             };
             /** @description Problem: svc.knowledge.topic_invalid, svc.request.invalid, svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.knowledge.topic_invalid" | "svc.request.invalid" | "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.knowledge.topic_not_found, svc.agent.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.knowledge.topic_not_found" | "svc.agent.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1Projects: {
+    listProjects: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description How many items to answer */
+                limit?: number;
+                /** @description A `nextCursor`: the items after it */
                 after?: string;
+                /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
                 before?: string;
             };
             header?: never;
@@ -4501,229 +6370,268 @@ export interface operations {
             /** @description A page of projects */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            slug: string;
-                            locales: ("es" | "en")[];
-                            /** @enum {string} */
-                            defaultLocale: "es" | "en";
-                            robots: {
-                                indexable: boolean;
-                                aiSearch: boolean;
-                                aiTraining: boolean;
-                                disallow: string[];
-                                raw: string;
-                            };
-                            analytics: {
-                                clarityId: string;
-                                gtmId: string;
-                                metaPixelId: string;
-                                posthogKey: string;
-                            };
-                            sitemap: {
-                                extraUrls: {
-                                    path: string;
-                                    priority: number;
-                                    /** @enum {string} */
-                                    changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                                }[];
-                            };
-                            llmsTxt: {
-                                text: string;
-                                generatedAt: string;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
-                        hasMore: boolean;
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ProjectList"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1Projects: {
+    createProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    slug?: string;
-                    locales?: ("es" | "en")[];
-                    /** @enum {string} */
-                    defaultLocale?: "es" | "en";
-                };
+                "application/json": components["schemas"]["ProjectCreate"];
             };
         };
         responses: {
             /** @description The project */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        slug: string;
-                        locales: ("es" | "en")[];
-                        /** @enum {string} */
-                        defaultLocale: "es" | "en";
-                        robots: {
-                            indexable: boolean;
-                            aiSearch: boolean;
-                            aiTraining: boolean;
-                            disallow: string[];
-                            raw: string;
-                        };
-                        analytics: {
-                            clarityId: string;
-                            gtmId: string;
-                            metaPixelId: string;
-                            posthogKey: string;
-                        };
-                        sitemap: {
-                            extraUrls: {
-                                path: string;
-                                priority: number;
-                                /** @enum {string} */
-                                changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                            }[];
-                        };
-                        llmsTxt: {
-                            text: string;
-                            generatedAt: string;
-                        };
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Project"];
                 };
             };
             /** @description Problem: svc.project.invalid, svc.request.invalid, svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.invalid" | "svc.request.invalid" | "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.billing.limit_reached */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.billing.limit_reached";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.slug_taken, svc.project.slug_reserved, svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.slug_taken" | "svc.project.slug_reserved" | "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1ProjectsProjectId: {
+    getProject: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
             };
             cookie?: never;
@@ -4733,89 +6641,94 @@ export interface operations {
             /** @description The project */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        slug: string;
-                        locales: ("es" | "en")[];
-                        /** @enum {string} */
-                        defaultLocale: "es" | "en";
-                        robots: {
-                            indexable: boolean;
-                            aiSearch: boolean;
-                            aiTraining: boolean;
-                            disallow: string[];
-                            raw: string;
-                        };
-                        analytics: {
-                            clarityId: string;
-                            gtmId: string;
-                            metaPixelId: string;
-                            posthogKey: string;
-                        };
-                        sitemap: {
-                            extraUrls: {
-                                path: string;
-                                priority: number;
-                                /** @enum {string} */
-                                changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                            }[];
-                        };
-                        llmsTxt: {
-                            text: string;
-                            generatedAt: string;
-                        };
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Project"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    deleteV1ProjectsProjectId: {
+    deleteProject: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
             };
             cookie?: never;
@@ -4825,332 +6738,394 @@ export interface operations {
             /** @description What was deleted */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        projectId: string;
-                        pagesDeleted: number;
-                    };
+                    "application/json": components["schemas"]["ProjectDeleted"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    patchV1ProjectsProjectId: {
+    updateProject: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    locales?: ("es" | "en")[];
-                    /** @enum {string} */
-                    defaultLocale?: "es" | "en";
-                    robots?: {
-                        indexable?: boolean;
-                        aiSearch?: boolean;
-                        aiTraining?: boolean;
-                        disallow?: string[];
-                        raw?: string;
-                    };
-                    analytics?: {
-                        clarityId?: string;
-                        gtmId?: string;
-                        metaPixelId?: string;
-                        posthogKey?: string;
-                    };
-                    sitemap?: {
-                        extraUrls?: {
-                            path: string;
-                            /** @default 0.5 */
-                            priority?: number;
-                            /**
-                             * @default weekly
-                             * @enum {string}
-                             */
-                            changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                        }[];
-                    };
-                };
+                "application/json": components["schemas"]["ProjectPatch"];
             };
         };
         responses: {
             /** @description The project */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        slug: string;
-                        locales: ("es" | "en")[];
-                        /** @enum {string} */
-                        defaultLocale: "es" | "en";
-                        robots: {
-                            indexable: boolean;
-                            aiSearch: boolean;
-                            aiTraining: boolean;
-                            disallow: string[];
-                            raw: string;
-                        };
-                        analytics: {
-                            clarityId: string;
-                            gtmId: string;
-                            metaPixelId: string;
-                            posthogKey: string;
-                        };
-                        sitemap: {
-                            extraUrls: {
-                                path: string;
-                                priority: number;
-                                /** @enum {string} */
-                                changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                            }[];
-                        };
-                        llmsTxt: {
-                            text: string;
-                            generatedAt: string;
-                        };
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Project"];
                 };
             };
             /** @description Problem: svc.project.invalid, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.invalid" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    putV1ProjectsProjectIdAddress: {
+    changeProjectAddress: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    slug: string;
-                };
+                "application/json": components["schemas"]["AddressChange"];
             };
         };
         responses: {
             /** @description The project */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        slug: string;
-                        locales: ("es" | "en")[];
-                        /** @enum {string} */
-                        defaultLocale: "es" | "en";
-                        robots: {
-                            indexable: boolean;
-                            aiSearch: boolean;
-                            aiTraining: boolean;
-                            disallow: string[];
-                            raw: string;
-                        };
-                        analytics: {
-                            clarityId: string;
-                            gtmId: string;
-                            metaPixelId: string;
-                            posthogKey: string;
-                        };
-                        sitemap: {
-                            extraUrls: {
-                                path: string;
-                                priority: number;
-                                /** @enum {string} */
-                                changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                            }[];
-                        };
-                        llmsTxt: {
-                            text: string;
-                            generatedAt: string;
-                        };
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Project"];
                 };
             };
             /** @description Problem: svc.project.invalid, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.invalid" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.project.slug_taken, svc.project.slug_reserved */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.slug_taken" | "svc.project.slug_reserved";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1ProjectsProjectIdPages: {
+    listPages: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description How many items to answer */
+                limit?: number;
+                /** @description A `nextCursor`: the items after it */
                 after?: string;
+                /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
                 before?: string;
                 status?: "draft" | "published";
             };
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
             };
             cookie?: never;
@@ -5160,327 +7135,307 @@ export interface operations {
             /** @description A page of pages */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            kind: "agent" | "document";
-                            path: string;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @enum {string} */
-                            defaultLocale: "es" | "en";
-                            editorial: {
-                                badge: {
-                                    es: string;
-                                    en: string;
-                                };
-                                title: {
-                                    es: string;
-                                    en: string;
-                                };
-                                titleAccent: {
-                                    es: string;
-                                    en: string;
-                                };
-                                description: {
-                                    es: string;
-                                    en: string;
-                                };
-                            };
-                            seo: {
-                                title: {
-                                    es: string;
-                                    en: string;
-                                };
-                                description: {
-                                    es: string;
-                                    en: string;
-                                };
-                            };
-                            sitemap: {
-                                priority: number;
-                                /** @enum {string} */
-                                changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                                sitemapExclude: boolean;
-                            };
-                            body: {
-                                es: string;
-                                en: string;
-                            };
-                            agentId?: string;
-                            projectId: string;
-                            createdAt: string;
-                            updatedAt: string;
-                            publishedAt: string | null;
-                        }[];
-                        hasMore: boolean;
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PageList"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1ProjectsProjectIdPages: {
+    createPage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {string} */
-                    kind: "agent" | "document";
-                    path: string;
-                    agentId?: string;
-                    /** @enum {string} */
-                    defaultLocale?: "es" | "en";
-                    editorial?: {
-                        badge?: {
-                            es?: string;
-                            en?: string;
-                        };
-                        title?: {
-                            es?: string;
-                            en?: string;
-                        };
-                        titleAccent?: {
-                            es?: string;
-                            en?: string;
-                        };
-                        description?: {
-                            es?: string;
-                            en?: string;
-                        };
-                    };
-                    seo?: {
-                        title?: {
-                            es?: string;
-                            en?: string;
-                        };
-                        description?: {
-                            es?: string;
-                            en?: string;
-                        };
-                    };
-                    sitemap?: {
-                        priority?: number;
-                        /** @enum {string} */
-                        changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                        sitemapExclude?: boolean;
-                    };
-                    body?: {
-                        es?: string;
-                        en?: string;
-                    };
-                };
+                "application/json": components["schemas"]["PageCreate"];
             };
         };
         responses: {
             /** @description The page */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        kind: "agent" | "document";
-                        path: string;
-                        /** @enum {string} */
-                        status: "draft" | "published";
-                        /** @enum {string} */
-                        defaultLocale: "es" | "en";
-                        editorial: {
-                            badge: {
-                                es: string;
-                                en: string;
-                            };
-                            title: {
-                                es: string;
-                                en: string;
-                            };
-                            titleAccent: {
-                                es: string;
-                                en: string;
-                            };
-                            description: {
-                                es: string;
-                                en: string;
-                            };
-                        };
-                        seo: {
-                            title: {
-                                es: string;
-                                en: string;
-                            };
-                            description: {
-                                es: string;
-                                en: string;
-                            };
-                        };
-                        sitemap: {
-                            priority: number;
-                            /** @enum {string} */
-                            changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                            sitemapExclude: boolean;
-                        };
-                        body: {
-                            es: string;
-                            en: string;
-                        };
-                        agentId?: string;
-                        projectId: string;
-                        createdAt: string;
-                        updatedAt: string;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Page"];
                 };
             };
             /** @description Problem: svc.page.invalid, svc.request.invalid, svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.invalid" | "svc.request.invalid" | "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.billing.limit_reached */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.billing.limit_reached";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.page.path_taken, svc.page.path_reserved, svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.path_taken" | "svc.page.path_reserved" | "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1PagesPageId: {
+    getPage: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the page (`pg_...`) */
                 pageId: string;
             };
             cookie?: never;
@@ -5490,108 +7445,94 @@ export interface operations {
             /** @description The page */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        kind: "agent" | "document";
-                        path: string;
-                        /** @enum {string} */
-                        status: "draft" | "published";
-                        /** @enum {string} */
-                        defaultLocale: "es" | "en";
-                        editorial: {
-                            badge: {
-                                es: string;
-                                en: string;
-                            };
-                            title: {
-                                es: string;
-                                en: string;
-                            };
-                            titleAccent: {
-                                es: string;
-                                en: string;
-                            };
-                            description: {
-                                es: string;
-                                en: string;
-                            };
-                        };
-                        seo: {
-                            title: {
-                                es: string;
-                                en: string;
-                            };
-                            description: {
-                                es: string;
-                                en: string;
-                            };
-                        };
-                        sitemap: {
-                            priority: number;
-                            /** @enum {string} */
-                            changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                            sitemapExclude: boolean;
-                        };
-                        body: {
-                            es: string;
-                            en: string;
-                        };
-                        agentId?: string;
-                        projectId: string;
-                        createdAt: string;
-                        updatedAt: string;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Page"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.page.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    deleteV1PagesPageId: {
+    deletePage: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the page (`pg_...`) */
                 pageId: string;
             };
             cookie?: never;
@@ -5601,254 +7542,270 @@ export interface operations {
             /** @description What was deleted */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        pageId: string;
-                        /** @constant */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["PageDeleted"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.page.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.page.root_required */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.root_required";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    patchV1PagesPageId: {
+    updatePage: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the page (`pg_...`) */
                 pageId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    path?: string;
-                    agentId?: string;
-                    /** @enum {string} */
-                    defaultLocale?: "es" | "en";
-                    editorial?: {
-                        badge?: {
-                            es?: string;
-                            en?: string;
-                        };
-                        title?: {
-                            es?: string;
-                            en?: string;
-                        };
-                        titleAccent?: {
-                            es?: string;
-                            en?: string;
-                        };
-                        description?: {
-                            es?: string;
-                            en?: string;
-                        };
-                    };
-                    seo?: {
-                        title?: {
-                            es?: string;
-                            en?: string;
-                        };
-                        description?: {
-                            es?: string;
-                            en?: string;
-                        };
-                    };
-                    sitemap?: {
-                        priority?: number;
-                        /** @enum {string} */
-                        changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                        sitemapExclude?: boolean;
-                    };
-                    body?: {
-                        es?: string;
-                        en?: string;
-                    };
-                };
+                "application/json": components["schemas"]["PagePatch"];
             };
         };
         responses: {
             /** @description The page */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        kind: "agent" | "document";
-                        path: string;
-                        /** @enum {string} */
-                        status: "draft" | "published";
-                        /** @enum {string} */
-                        defaultLocale: "es" | "en";
-                        editorial: {
-                            badge: {
-                                es: string;
-                                en: string;
-                            };
-                            title: {
-                                es: string;
-                                en: string;
-                            };
-                            titleAccent: {
-                                es: string;
-                                en: string;
-                            };
-                            description: {
-                                es: string;
-                                en: string;
-                            };
-                        };
-                        seo: {
-                            title: {
-                                es: string;
-                                en: string;
-                            };
-                            description: {
-                                es: string;
-                                en: string;
-                            };
-                        };
-                        sitemap: {
-                            priority: number;
-                            /** @enum {string} */
-                            changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                            sitemapExclude: boolean;
-                        };
-                        body: {
-                            es: string;
-                            en: string;
-                        };
-                        agentId?: string;
-                        projectId: string;
-                        createdAt: string;
-                        updatedAt: string;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Page"];
                 };
             };
             /** @description Problem: svc.page.invalid, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.invalid" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.page.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.page.path_taken, svc.page.path_reserved, svc.page.root_required */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.path_taken" | "svc.page.path_reserved" | "svc.page.root_required";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1PagesPageIdPublish: {
+    publishPage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description Id of the page (`pg_...`) */
                 pageId: string;
             };
             cookie?: never;
@@ -5858,135 +7815,152 @@ export interface operations {
             /** @description The page */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        kind: "agent" | "document";
-                        path: string;
-                        /** @enum {string} */
-                        status: "draft" | "published";
-                        /** @enum {string} */
-                        defaultLocale: "es" | "en";
-                        editorial: {
-                            badge: {
-                                es: string;
-                                en: string;
-                            };
-                            title: {
-                                es: string;
-                                en: string;
-                            };
-                            titleAccent: {
-                                es: string;
-                                en: string;
-                            };
-                            description: {
-                                es: string;
-                                en: string;
-                            };
-                        };
-                        seo: {
-                            title: {
-                                es: string;
-                                en: string;
-                            };
-                            description: {
-                                es: string;
-                                en: string;
-                            };
-                        };
-                        sitemap: {
-                            priority: number;
-                            /** @enum {string} */
-                            changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                            sitemapExclude: boolean;
-                        };
-                        body: {
-                            es: string;
-                            en: string;
-                        };
-                        agentId?: string;
-                        projectId: string;
-                        createdAt: string;
-                        updatedAt: string;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Page"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.page.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1PagesPageIdUnpublish: {
+    unpublishPage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description Id of the page (`pg_...`) */
                 pageId: string;
             };
             cookie?: never;
@@ -5996,135 +7970,149 @@ export interface operations {
             /** @description The page */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        kind: "agent" | "document";
-                        path: string;
-                        /** @enum {string} */
-                        status: "draft" | "published";
-                        /** @enum {string} */
-                        defaultLocale: "es" | "en";
-                        editorial: {
-                            badge: {
-                                es: string;
-                                en: string;
-                            };
-                            title: {
-                                es: string;
-                                en: string;
-                            };
-                            titleAccent: {
-                                es: string;
-                                en: string;
-                            };
-                            description: {
-                                es: string;
-                                en: string;
-                            };
-                        };
-                        seo: {
-                            title: {
-                                es: string;
-                                en: string;
-                            };
-                            description: {
-                                es: string;
-                                en: string;
-                            };
-                        };
-                        sitemap: {
-                            priority: number;
-                            /** @enum {string} */
-                            changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                            sitemapExclude: boolean;
-                        };
-                        body: {
-                            es: string;
-                            en: string;
-                        };
-                        agentId?: string;
-                        projectId: string;
-                        createdAt: string;
-                        updatedAt: string;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Page"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.page.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.page.root_required, svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.root_required" | "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1ProjectsProjectIdTheme: {
+    getTheme: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
             };
             cookie?: never;
@@ -6134,199 +8122,233 @@ export interface operations {
             /** @description The theme */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        tokens: {
-                            colors: {
-                                primary: string;
-                                accent: string;
-                                surface: string;
-                                ink: string;
-                                muted: string;
-                            };
-                            typography: {
-                                /** @enum {string} */
-                                heading: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
-                                /** @enum {string} */
-                                body: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
-                            };
-                            /** @enum {string} */
-                            radius: "none" | "sm" | "md" | "lg" | "xl" | "full";
-                        };
-                        cssVariables: {
-                            [key: string]: string;
-                        };
-                        customized: boolean;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Theme"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    patchV1ProjectsProjectIdTheme: {
+    updateTheme: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    tokens: {
-                        colors?: {
-                            primary?: string;
-                            accent?: string;
-                            surface?: string;
-                            ink?: string;
-                            muted?: string;
-                        };
-                        typography?: {
-                            /** @enum {string} */
-                            heading?: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
-                            /** @enum {string} */
-                            body?: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
-                        };
-                        /** @enum {string} */
-                        radius?: "none" | "sm" | "md" | "lg" | "xl" | "full";
-                    } | null;
-                };
+                "application/json": components["schemas"]["ThemePatch"];
             };
         };
         responses: {
             /** @description The theme */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        tokens: {
-                            colors: {
-                                primary: string;
-                                accent: string;
-                                surface: string;
-                                ink: string;
-                                muted: string;
-                            };
-                            typography: {
-                                /** @enum {string} */
-                                heading: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
-                                /** @enum {string} */
-                                body: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
-                            };
-                            /** @enum {string} */
-                            radius: "none" | "sm" | "md" | "lg" | "xl" | "full";
-                        };
-                        cssVariables: {
-                            [key: string]: string;
-                        };
-                        customized: boolean;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Theme"];
                 };
             };
             /** @description Problem: svc.theme.invalid, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.theme.invalid" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1Assets: {
+    listAssets: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description How many items to answer */
+                limit?: number;
+                /** @description A `nextCursor`: the items after it */
                 after?: string;
+                /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
                 before?: string;
                 pageId?: string;
                 key?: string;
@@ -6341,200 +8363,286 @@ export interface operations {
             /** @description A page of assets */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            key?: string;
-                            pageId?: string;
-                            alt?: string;
-                            /** @enum {string} */
-                            kind: "image" | "video";
-                            contentType: string;
-                            byteSize: number;
-                            width?: number;
-                            height?: number;
-                            durationSeconds?: number;
-                            url: string;
-                            urlExpiresAt: string;
-                            createdAt: string;
-                        }[];
-                        hasMore: boolean;
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["AssetList"];
                 };
             };
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    postV1Assets: {
+    uploadAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /** Format: binary */
-                    file: Blob;
-                    key?: string;
-                    pageId?: string;
-                    alt?: string;
-                };
+                "multipart/form-data": components["schemas"]["AssetUpload"];
             };
         };
         responses: {
             /** @description The asset with a signed URL */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        key?: string;
-                        pageId?: string;
-                        alt?: string;
-                        /** @enum {string} */
-                        kind: "image" | "video";
-                        contentType: string;
-                        byteSize: number;
-                        width?: number;
-                        height?: number;
-                        durationSeconds?: number;
-                        url: string;
-                        urlExpiresAt: string;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["Asset"];
                 };
             };
             /** @description Problem: svc.asset.invalid, svc.request.invalid, svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.asset.invalid" | "svc.request.invalid" | "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.page.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.page.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.asset.id_taken, svc.idempotency.conflict */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.asset.id_taken" | "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.asset.format_unsupported */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.asset.format_unsupported";
+                    };
                 };
             };
             /** @description Problem: svc.asset.video_too_long, svc.idempotency.conflict */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.asset.video_too_long" | "svc.idempotency.conflict";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1AssetsAssetId: {
+    getAsset: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the asset (`ast_...`) */
                 assetId: string;
             };
             cookie?: never;
@@ -6544,70 +8652,94 @@ export interface operations {
             /** @description The asset */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        key?: string;
-                        pageId?: string;
-                        alt?: string;
-                        /** @enum {string} */
-                        kind: "image" | "video";
-                        contentType: string;
-                        byteSize: number;
-                        width?: number;
-                        height?: number;
-                        durationSeconds?: number;
-                        url: string;
-                        urlExpiresAt: string;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["Asset"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.asset.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.asset.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    deleteV1AssetsAssetId: {
+    deleteAsset: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the asset (`ast_...`) */
                 assetId: string;
             };
             cookie?: never;
@@ -6617,80 +8749,139 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        assetId: string;
-                        /** @constant */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["AssetDeleted"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.asset.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.asset.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getFilesAssetId: {
+    getFile: {
         parameters: {
             query?: {
+                /** @description When the signed URL expires (epoch seconds), as signed */
                 expires?: string;
+                /** @description HMAC-SHA256 signature of the URL */
                 signature?: string;
             };
             header?: never;
             path: {
+                /** @description Id of the asset (`ast_...`) or brand file, as in its signed URL */
                 assetId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The file, with its content type and caching headers */
+            /** @description The bytes, in the content type they were judged to be */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The SHA-256 of the bytes, quoted */
+                    ETag: string;
+                    /** @description `public, max-age=<seconds the signed URL has left>, immutable` */
+                    "Cache-Control": string;
+                    /** @description When the file was stored */
+                    "Last-Modified": string;
+                    /** @description Bytes */
+                    "Content-Length": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": unknown;
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/svg+xml": Blob;
+                    "image/webp": Blob;
+                    "image/x-icon": Blob;
+                    "video/mp4": Blob;
+                    "video/webm": Blob;
                 };
             };
-            /** @description Not modified (If-None-Match) */
+            /** @description Not modified: `If-None-Match` holds its ETag */
             304: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The SHA-256 of the bytes, quoted */
+                    ETag: string;
+                    /** @description `public, max-age=<seconds the signed URL has left>, immutable` */
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6698,37 +8889,50 @@ export interface operations {
             /** @description Problem: svc.request.validation_failed */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.auth.forbidden */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
                 };
             };
             /** @description Problem: svc.asset.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.asset.not_found";
+                    };
                 };
             };
         };
     };
-    getV1ProjectsProjectIdBrand: {
+    getBrand: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
             };
             cookie?: never;
@@ -6738,407 +8942,391 @@ export interface operations {
             /** @description The brand, files with fresh signed URLs */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        logo: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        logoDark: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        favicon: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        navbar: {
-                            links: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            }[];
-                            cta: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            } | null;
-                        };
-                        footer: {
-                            text: {
-                                es: string;
-                                en: string;
-                            };
-                            links: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            }[];
-                        };
-                        updatedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Brand"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    patchV1ProjectsProjectIdBrand: {
+    updateBrand: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    navbar?: {
-                        links?: {
-                            label: {
-                                es: string;
-                                en: string;
-                            };
-                            href: string;
-                        }[];
-                        cta?: {
-                            label: {
-                                es: string;
-                                en: string;
-                            };
-                            href: string;
-                        } | null;
-                    };
-                    footer?: {
-                        text?: {
-                            es?: string;
-                            en?: string;
-                        };
-                        links?: {
-                            label: {
-                                es: string;
-                                en: string;
-                            };
-                            href: string;
-                        }[];
-                    };
-                };
+                "application/json": components["schemas"]["BrandPatch"];
             };
         };
         responses: {
             /** @description The brand, files with fresh signed URLs */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        logo: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        logoDark: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        favicon: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        navbar: {
-                            links: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            }[];
-                            cta: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            } | null;
-                        };
-                        footer: {
-                            text: {
-                                es: string;
-                                en: string;
-                            };
-                            links: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            }[];
-                        };
-                        updatedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Brand"];
                 };
             };
             /** @description Problem: svc.brand.invalid, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.brand.invalid" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    putV1ProjectsProjectIdBrandSlot: {
+    putBrandFile: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
-                slot: string;
+                /** @description The file slot */
+                slot: "logo" | "logo-dark" | "favicon";
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /** Format: binary */
-                    file: Blob;
-                };
+                "multipart/form-data": components["schemas"]["BrandFileUpload"];
             };
         };
         responses: {
             /** @description The brand, files with fresh signed URLs */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        logo: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        logoDark: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        favicon: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        navbar: {
-                            links: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            }[];
-                            cta: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            } | null;
-                        };
-                        footer: {
-                            text: {
-                                es: string;
-                                en: string;
-                            };
-                            links: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            }[];
-                        };
-                        updatedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Brand"];
                 };
             };
             /** @description Problem: svc.brand.invalid, svc.brand.svg_rejected, svc.request.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.brand.invalid" | "svc.brand.svg_rejected" | "svc.request.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.request.payload_too_large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
                 };
             };
             /** @description Problem: svc.brand.format_unsupported */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.brand.format_unsupported";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    deleteV1ProjectsProjectIdBrandSlot: {
+    deleteBrandFile: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the project (`prj_...`) */
                 projectId: string;
-                slot: string;
+                /** @description The file slot */
+                slot: "logo" | "logo-dark" | "favicon";
             };
             cookie?: never;
         };
@@ -7147,109 +9335,107 @@ export interface operations {
             /** @description The brand, files with fresh signed URLs */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        logo: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        logoDark: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        favicon: {
-                            contentType: string;
-                            byteSize: number;
-                            url: string;
-                            urlExpiresAt: string;
-                        } | null;
-                        navbar: {
-                            links: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            }[];
-                            cta: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            } | null;
-                        };
-                        footer: {
-                            text: {
-                                es: string;
-                                en: string;
-                            };
-                            links: {
-                                label: {
-                                    es: string;
-                                    en: string;
-                                };
-                                href: string;
-                            }[];
-                        };
-                        updatedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Brand"];
                 };
             };
             /** @description Problem: svc.brand.invalid */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.brand.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.brand.not_found, svc.project.not_found */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.brand.not_found" | "svc.project.not_found";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };
     };
-    getV1Usage: {
+    getUsage: {
         parameters: {
             query?: never;
             header?: never;
@@ -7261,63 +9447,66 @@ export interface operations {
             /** @description Usage of the workspace */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        messages: {
-                            used: number;
-                            limit: number;
-                            remaining: number;
-                        };
-                        counts: {
-                            projects: number;
-                            agents: number;
-                            pages: number;
-                            knowledgeDocuments: number;
-                            customDomains: number;
-                            seats: number;
-                        };
-                        caps: {
-                            projects: number | null;
-                            agents: number | null;
-                            pages: number | null;
-                            knowledgeDocuments: number | null;
-                            customDomains: number | null;
-                            seats: number | null;
-                        };
-                        activity: {
-                            today: number;
-                            cap: number | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["Usage"];
                 };
             };
             /** @description Problem: svc.api_key.invalid */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.invalid";
+                    };
                 };
             };
             /** @description Problem: svc.api_key.scope_missing */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.api_key.scope_missing";
+                    };
                 };
             };
             /** @description Problem: svc.rate_limit.exceeded, svc.usage.budget_exceeded */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.rate_limit.exceeded" | "svc.usage.budget_exceeded";
+                    };
                 };
             };
         };

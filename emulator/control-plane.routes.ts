@@ -1,16 +1,19 @@
 import * as v from 'valibot';
 import { WebDefinitionSchema, WebSummarySchema, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
+import { named } from '../src/platform/named-schema.js';
+import { idParam } from '../src/platform/openapi.js';
 import { BODY_LIMITS } from '../src/platform/http-body.js';
 import type { Router } from '../src/platform/route.js';
 import type { Scope } from '../src/platform/scopes.js';
 import { fieldError } from '../src/platform/service-error.js';
 import { parseIso, iso } from '../src/platform/time.js';
+import { integerText } from '../src/platform/validation.js';
 import { WorkspaceCreateSchema, WorkspaceRecordSchema, WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
 import { FaultSchema, type Fault, type FaultRequest } from './faults.js';
 import type { JournalEntry } from './journal.js';
 import { packageVersion } from './package-info.js';
-import type { StateDocument } from './state.js';
+import { StateDocumentSchema, type StateDocument } from './state.js';
 
 /** A workspace made by the control plane, with its one key (the secret is shown once). */
 export interface CreatedWorkspace {
@@ -54,27 +57,44 @@ export interface EmulatorControl {
   requests(limit?: number): JournalEntry[];
 }
 
-const ClockMoveSchema = v.union(
+const ClockMoveSchema = named('ClockMove', v.union(
   [
     v.strictObject({ advanceMs: v.pipe(v.number(), v.integer(), v.minValue(0, 'time only moves forward')) }),
     v.strictObject({ now: v.pipe(v.string(), v.check((s) => parseIso(s) !== undefined, 'must be an RFC 3339 date-time')) }),
   ],
   'send either { advanceMs } or { now }',
-);
+));
 
-const ClockSchema = v.object({ now: v.string(), frozen: v.boolean() });
-const MemorySchema = v.object({ rss: v.number(), heapTotal: v.number(), heapUsed: v.number(), external: v.number(), arrayBuffers: v.number(), collected: v.boolean() });
+const ClockSchema = named('Clock', v.object({ now: v.string(), frozen: v.boolean() }));
+const MemorySchema = named('Memory', v.object({ rss: v.number(), heapTotal: v.number(), heapUsed: v.number(), external: v.number(), arrayBuffers: v.number(), collected: v.boolean() }));
 const RequestsQuerySchema = v.object({
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be an integer from 1 to 1000'), v.transform(Number), v.minValue(1), v.maxValue(1000)), '100'),
+  limit: v.optional(integerText(1, 1000, 'How many requests to answer, newest first'), '100'),
 });
-const JournalEntrySchema = v.object({
+const JournalEntrySchema = named('RequestRecord', v.object({
   at: v.string(), method: v.string(), path: v.string(), status: v.number(),
   code: v.nullable(v.string()), keyPrefix: v.nullable(v.string()), workspaceId: v.nullable(v.string()), requestId: v.string(),
-});
-const CreatedWorkspaceSchema = v.object({
+}));
+const CreatedWorkspaceSchema = named('CreatedWorkspace', v.object({
   workspaceId: v.string(),
   apiKey: v.object({ id: v.string(), prefix: v.string(), scopes: v.array(v.string()), secret: v.string() }),
-});
+}));
+const HealthSchema = named('Health', v.object({ status: v.literal('ok'), version: v.string() }));
+const WorkspaceDeletedSchema = named('WorkspaceDeleted', v.object({ workspaceId: v.string(), deleted: v.literal(true) }));
+const ResetSchema = named('ResetDone', v.object({ reset: v.literal(true) }));
+const ImportedSchema = named('StateImported', v.object({ imported: v.literal(true) }));
+const DrainedSchema = named('QueueDrained', v.object({ ran: v.number() }));
+const FaultRecordSchema = named('Fault', v.object({
+  id: v.string(),
+  match: v.object({ method: v.optional(v.string()), path: v.optional(v.string()) }),
+  status: v.number(),
+  code: v.string(),
+  remaining: v.nullable(v.number()),
+}));
+const IngestFaultsSchema = named('IngestFaultsQueued', v.object({ ingest: v.string(), times: v.number() }));
+const FaultListSchema = named('FaultList', v.object({ data: v.array(FaultRecordSchema) }));
+const FaultsClearedSchema = named('FaultsCleared', v.object({ cleared: v.number() }));
+const RequestListSchema = named('RequestList', v.object({ data: v.array(JournalEntrySchema) }));
+const workspaceId = { workspaceId: idParam('workspace', 'ws') };
 
 /** The emulator's control plane under `/_emulator` (CONTRACT, control plane). */
 export function registerControlPlane(router: Router, emulator: EmulatorControl): void {
@@ -82,13 +102,18 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
   const security = 'admin' as const;
 
   router.add(
-    { method: 'GET', path: '/_emulator/health', tags, security, summary: 'Liveness and version', responses: { 200: { description: 'ok', schema: v.object({ status: v.literal('ok'), version: v.string() }) } } },
+    {
+      method: 'GET', path: '/_emulator/health', operationId: 'getHealth', tags, security: 'none',
+      summary: 'Liveness and version: open without the admin token and from any Host (readiness probes), refused only to another origin\'s web page',
+      responses: { 200: { description: 'ok', schema: HealthSchema } },
+      errors: ['svc.auth.forbidden'],
+    },
     () => ({ status: 200, body: { status: 'ok', version: packageVersion() } }),
   );
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/memory', tags, security,
+      method: 'GET', path: '/_emulator/memory', operationId: 'getMemory', tags, security,
       summary: 'Memory of the emulator process in bytes; after a full garbage collection when node runs with --expose-gc (then `collected` is true)',
       responses: { 200: { description: 'process.memoryUsage()', schema: MemorySchema } },
     },
@@ -102,7 +127,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
 
   router.add(
     {
-      method: 'POST', path: '/_emulator/workspaces', tags, security, summary: 'Create an isolated workspace with one key',
+      method: 'POST', path: '/_emulator/workspaces', operationId: 'createWorkspace', tags, security, summary: 'Create an isolated workspace with one key',
       body: WorkspaceCreateSchema, responses: { 201: { description: 'The workspace id and its key (secret shown once)', schema: CreatedWorkspaceSchema } },
       errors: ['svc.request.validation_failed'],
     },
@@ -110,14 +135,14 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
   );
   router.add(
     {
-      method: 'GET', path: '/_emulator/workspaces/:workspaceId', tags, security, summary: 'Settings of a workspace',
+      method: 'GET', path: '/_emulator/workspaces/:workspaceId', operationId: 'getWorkspace', tags, security, params: workspaceId, summary: 'Settings of a workspace',
       responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } }, errors: ['svc.tenant.not_found'],
     },
     async ({ params }) => ({ status: 200, body: await emulator.getWorkspace(params.workspaceId!) }),
   );
   router.add(
     {
-      method: 'PATCH', path: '/_emulator/workspaces/:workspaceId', tags, security,
+      method: 'PATCH', path: '/_emulator/workspaces/:workspaceId', operationId: 'updateWorkspace', tags, security, params: workspaceId,
       summary: 'Change rate limit, daily activity cap, credits and plan caps (partial)',
       body: WorkspaceSettingsPatchSchema, responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
       errors: ['svc.request.validation_failed', 'svc.tenant.not_found'],
@@ -126,8 +151,8 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
   );
   router.add(
     {
-      method: 'DELETE', path: '/_emulator/workspaces/:workspaceId', tags, security, summary: 'Drop a workspace and everything in it',
-      responses: { 200: { description: 'Deleted', schema: v.object({ workspaceId: v.string(), deleted: v.literal(true) }) } },
+      method: 'DELETE', path: '/_emulator/workspaces/:workspaceId', operationId: 'deleteWorkspace', tags, security, params: workspaceId, summary: 'Drop a workspace and everything in it',
+      responses: { 200: { description: 'Deleted', schema: WorkspaceDeletedSchema } },
       errors: ['svc.tenant.not_found'],
     },
     async ({ params }) => {
@@ -137,21 +162,21 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
   );
 
   router.add(
-    { method: 'POST', path: '/_emulator/reset', tags, security, summary: 'Back to the loaded fixtures', responses: { 200: { description: 'Reset done', schema: v.object({ reset: v.literal(true) }) } } },
+    { method: 'POST', path: '/_emulator/reset', operationId: 'resetEmulator', tags, security, summary: 'Back to the loaded fixtures', responses: { 200: { description: 'Reset done', schema: ResetSchema } } },
     async () => {
       await emulator.reset();
       return { status: 200, body: { reset: true } };
     },
   );
   router.add(
-    { method: 'GET', path: '/_emulator/state', tags, security, summary: 'Export the whole state (snapshot)', responses: { 200: { description: 'State document' } } },
+    { method: 'GET', path: '/_emulator/state', operationId: 'exportState', tags, security, summary: 'Export the whole state (snapshot)', responses: { 200: { description: 'State document', schema: StateDocumentSchema } } },
     async () => ({ status: 200, body: await emulator.exportState() }),
   );
   router.add(
     {
-      method: 'PUT', path: '/_emulator/state', tags, security, summary: 'Import a whole state (restore)',
+      method: 'PUT', path: '/_emulator/state', operationId: 'importState', tags, security, summary: 'Import a whole state (restore)',
       body: v.unknown(), bodyLimit: BODY_LIMITS.control,
-      responses: { 200: { description: 'Imported', schema: v.object({ imported: v.literal(true) }) } },
+      responses: { 200: { description: 'Imported', schema: ImportedSchema } },
       errors: ['svc.request.validation_failed', 'svc.request.payload_too_large'],
     },
     async ({ body }) => {
@@ -161,12 +186,12 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
   );
 
   router.add(
-    { method: 'GET', path: '/_emulator/clock', tags, security, summary: 'The emulated time', responses: { 200: { description: 'Clock', schema: ClockSchema } } },
+    { method: 'GET', path: '/_emulator/clock', operationId: 'getClock', tags, security, summary: 'The emulated time', responses: { 200: { description: 'Clock', schema: ClockSchema } } },
     () => ({ status: 200, body: emulator.clock.get() }),
   );
   router.add(
     {
-      method: 'POST', path: '/_emulator/clock', tags, security, summary: 'Move the emulated time forward; what came due runs before the answer',
+      method: 'POST', path: '/_emulator/clock', operationId: 'moveClock', tags, security, summary: 'Move the emulated time forward; what came due runs before the answer',
       body: ClockMoveSchema, responses: { 200: { description: 'Clock', schema: ClockSchema } }, errors: ['svc.request.validation_failed'],
     },
     async ({ body }) => {
@@ -183,13 +208,13 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
   );
 
   router.add(
-    { method: 'POST', path: '/_emulator/queue/drain', tags, security, summary: 'Answer once every queued job has finished', responses: { 200: { description: 'Jobs run', schema: v.object({ ran: v.number() }) } } },
+    { method: 'POST', path: '/_emulator/queue/drain', operationId: 'drainQueue', tags, security, summary: 'Answer once every queued job has finished', responses: { 200: { description: 'Jobs run', schema: DrainedSchema } } },
     async () => ({ status: 200, body: { ran: await emulator.drain() } }),
   );
 
   router.add(
     {
-      method: 'PUT', path: '/_emulator/web', tags, security,
+      method: 'PUT', path: '/_emulator/web', operationId: 'setOfflineWeb', tags, security,
       summary: 'Replace the offline web URL sources are fetched from: pages ({ url, status?, headers?, body? or bodyBase64?, delayMs? }) and a dns table ({ host: [addresses] })',
       body: WebDefinitionSchema, bodyLimit: BODY_LIMITS.control,
       responses: { 200: { description: 'How many pages and hosts the offline web now has', schema: WebSummarySchema } },
@@ -198,40 +223,33 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
     async ({ body }) => ({ status: 200, body: await emulator.setWeb(body) }),
   );
   router.add(
-    { method: 'GET', path: '/_emulator/web', tags, security, summary: 'The offline web in force', responses: { 200: { description: 'Pages and dns table', schema: WebDefinitionSchema } } },
+    { method: 'GET', path: '/_emulator/web', operationId: 'getOfflineWeb', tags, security, summary: 'The offline web in force', responses: { 200: { description: 'Pages and dns table', schema: WebDefinitionSchema } } },
     async () => ({ status: 200, body: await emulator.getWeb() }),
   );
 
-  const FaultRecord = v.object({
-    id: v.string(),
-    match: v.object({ method: v.optional(v.string()), path: v.optional(v.string()) }),
-    status: v.number(),
-    code: v.string(),
-    remaining: v.nullable(v.number()),
-  });
   router.add(
     {
-      method: 'POST', path: '/_emulator/faults', tags, security,
+      method: 'POST', path: '/_emulator/faults', operationId: 'injectFault', tags, security,
       summary: 'Inject a failure: requests matching method and path (`*` one segment, `**` any) answer status/code, `times` times (default: until removed); or `ingest` makes the next ingestions fail with that source error',
       body: FaultSchema,
-      responses: { 201: { description: 'The fault, or the queued ingestion failures', schema: v.union([FaultRecord, v.object({ ingest: v.string(), times: v.number() })]) } },
+      responses: { 201: { description: 'The fault, or the queued ingestion failures', schema: v.union([FaultRecordSchema, IngestFaultsSchema]) } },
       errors: ['svc.request.validation_failed'],
     },
     ({ body }) => ({ status: 201, body: emulator.injectFault(body) }),
   );
   router.add(
-    { method: 'GET', path: '/_emulator/faults', tags, security, summary: 'The active faults', responses: { 200: { description: 'Faults', schema: v.object({ data: v.array(FaultRecord) }) } } },
+    { method: 'GET', path: '/_emulator/faults', operationId: 'listFaults', tags, security, summary: 'The active faults', responses: { 200: { description: 'Faults', schema: FaultListSchema } } },
     () => ({ status: 200, body: { data: emulator.listFaults() } }),
   );
   router.add(
-    { method: 'DELETE', path: '/_emulator/faults', tags, security, summary: 'Remove every fault and queued ingestion failure', responses: { 200: { description: 'Cleared', schema: v.object({ cleared: v.number() }) } } },
+    { method: 'DELETE', path: '/_emulator/faults', operationId: 'clearFaults', tags, security, summary: 'Remove every fault and queued ingestion failure', responses: { 200: { description: 'Cleared', schema: FaultsClearedSchema } } },
     () => ({ status: 200, body: { cleared: emulator.clearFaults() } }),
   );
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/requests', tags, security, summary: 'The request journal, newest first (the last 1,000)',
-      query: RequestsQuerySchema, responses: { 200: { description: 'Journal', schema: v.object({ data: v.array(JournalEntrySchema) }) } },
+      method: 'GET', path: '/_emulator/requests', operationId: 'listRequests', tags, security, summary: 'The request journal, newest first (the last 1,000)',
+      query: RequestsQuerySchema, responses: { 200: { description: 'Journal', schema: RequestListSchema } },
       errors: ['svc.request.validation_failed'],
     },
     ({ query }) => ({ status: 200, body: { data: emulator.requests(query.limit) } }),

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
+import { named } from '../src/platform/named-schema.js';
 import type { AppEnv } from '../src/platform/context.js';
 import { ERROR_CODES, isErrorCode, type ErrorCode } from '../src/platform/error-codes.js';
 import { ServiceError } from '../src/platform/service-error.js';
@@ -10,7 +11,7 @@ import { clientText } from '../src/platform/validation.js';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 
-export const FaultSchema = v.pipe(
+export const FaultSchema = named('FaultCreate', v.pipe(
   v.strictObject({
     match: v.optional(
       v.strictObject({
@@ -26,7 +27,7 @@ export const FaultSchema = v.pipe(
   }),
   v.check((f) => f.ingest === undefined || (f.status === undefined && f.code === undefined && Object.keys(f.match).length === 0), 'an ingest fault takes only ingest and times'),
   v.check((f) => f.ingest !== undefined || f.status !== undefined || f.code !== undefined, 'give a status, a code, or an ingest failure'),
-);
+));
 
 export type FaultInput = v.InferOutput<typeof FaultSchema>;
 /** A fault as a caller writes it (`match` may be left out). */

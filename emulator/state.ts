@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { named } from '../src/platform/named-schema.js';
 import { TABLES } from '../src/db/schema/index.js';
 import type { ClockState, EmulatedClock } from '../src/platform/clock.js';
 import type { IdState } from '../src/platform/ids.js';
@@ -23,7 +24,7 @@ export interface StateDocument {
 const STATE_TABLES = TABLES.filter((t) => t !== 'meta');
 
 const Row = v.record(v.string(), v.unknown());
-export const StateDocumentSchema = v.strictObject({
+export const StateDocumentSchema = named('StateDocument', v.strictObject({
   format: v.literal(STATE_FORMAT, `must be "${STATE_FORMAT}"`),
   version: v.literal(STATE_VERSION, (issue) =>
     typeof issue.input === 'number' && issue.input > STATE_VERSION
@@ -35,7 +36,7 @@ export const StateDocumentSchema = v.strictObject({
     v.record(v.string(), v.array(Row)),
     v.check((t) => Object.keys(t).every((name) => (STATE_TABLES as readonly string[]).includes(name)), 'unknown table'),
   ),
-});
+}));
 
 // Bytes travel as { $bytes: base64 } so the document stays JSON.
 function encodeValue(value: unknown): unknown {

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from './platform/context.js';
-import { OpenApiRegistry } from './platform/openapi.js';
+import { OpenApiDocumentSchema, OpenApiRegistry } from './platform/openapi.js';
 import { problemResponse } from './platform/problem.js';
 import { createShell } from './platform/shell.js';
 import { Router } from './platform/route.js';
@@ -79,9 +79,9 @@ export function createApp(service: Service, options: AppOptions = {}) {
 
   router.add(
     {
-      method: 'GET', path: '/v1/openapi.json', security: 'none', tags: ['Meta'],
+      method: 'GET', path: '/v1/openapi.json', operationId: 'getOpenApiDescription', security: 'none', tags: ['Meta'],
       summary: 'This OpenAPI 3.1 description',
-      responses: { 200: { description: 'OpenAPI document' } },
+      responses: { 200: { description: 'OpenAPI document', schema: OpenApiDocumentSchema } },
     },
     () => ({ status: 200, body: openapi.document() }),
   );

@@ -137,7 +137,7 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   projects.addDependent({ cascade: async (trx, workspaceId, projectId) => (await theme.deleteForProject(trx, workspaceId, projectId), {}) });
   projects.addDependent({ cascade: async (trx, workspaceId, projectId) => (await brand.removeProject(trx, workspaceId, projectId), {}) });
   // `GET /files/{id}` also serves brand files.
-  assets.addFileSource((fileId) => brand.getStoredFile(fileId));
+  assets.addFileSource((fileId) => brand.getStoredFile(fileId), brand.fileTypes);
   // A workspace changed or went away: cached keys and knowledge versions are stale.
   workspaces.onChange(() => auth.invalidate());
   workspaces.onChange(() => knowledge.workspacesChanged());

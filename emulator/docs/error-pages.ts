@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { html } from 'hono/html';
 import { ERROR_CODES, isErrorCode, type ErrorCode } from '../../src/platform/error-codes.js';
+import { named } from '../../src/platform/named-schema.js';
 import { describeErrorCode } from '../../src/platform/error-docs.js';
 import type { Router } from '../../src/platform/route.js';
 import { ServiceError } from '../../src/platform/service-error.js';
@@ -12,7 +13,7 @@ export const ERRORS_PATH = '/docs/errors';
 
 const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
 
-const ErrorDocSchema = v.object({
+const ErrorDocSchema = named('ErrorType', v.object({
   code: v.string(),
   status: v.number(),
   title: v.string(),
@@ -20,9 +21,9 @@ const ErrorDocSchema = v.object({
   fix: v.string(),
   notServed: v.optional(v.string()),
   url: v.string(),
-});
-const IngestFailureDocSchema = v.object({ code: v.string(), when: v.string(), fix: v.string() });
-const ErrorIndexSchema = v.object({ data: v.array(ErrorDocSchema), ingestFailures: v.array(IngestFailureDocSchema) });
+}));
+const IngestFailureDocSchema = named('IngestFailureType', v.object({ code: v.string(), when: v.string(), fix: v.string() }));
+const ErrorIndexSchema = named('ErrorTypeIndex', v.object({ data: v.array(ErrorDocSchema), ingestFailures: v.array(IngestFailureDocSchema) }));
 
 const pageUrl = (code: string) => `${ERRORS_PATH}/${code}`;
 const entry = (code: ErrorCode) => ({ ...describeErrorCode(code), url: pageUrl(code) });
@@ -75,6 +76,7 @@ export function registerErrorPages(router: Router): void {
   router.add(
     {
       method: 'GET', path: `${ERRORS_PATH}/:code`, tags, security: 'none', operationId: 'getErrorType',
+      params: { code: 'A problem code (`svc.agent.invalid`...)' },
       summary: 'One problem code: title, status, when it happens, what to do (the page a problem `type` points at)',
       responses: { 200: { description: 'The page of the code', schema: ErrorDocSchema, also: ['text/html'] } },
       errors: ['svc.resource.not_found'],

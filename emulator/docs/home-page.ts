@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import * as v from 'valibot';
 import type { AppEnv } from '../../src/platform/context.js';
+import { named } from '../../src/platform/named-schema.js';
 import type { Router } from '../../src/platform/route.js';
 import type { Service } from '../../src/service.js';
 import { packageVersion } from '../package-info.js';
@@ -14,12 +15,12 @@ export const UI_PATH = '/_emulator/ui';
 /** Published sites the home page names; the rest are reachable all the same. */
 const SITES_SHOWN = 20;
 
-const HomeSchema = v.object({
+const HomeSchema = named('Home', v.object({
   name: v.literal('svc-emulator'),
   version: v.string(),
   links: v.object({ ui: v.string(), openapi: v.string(), health: v.string(), errors: v.string() }),
   sites: v.object({ address: v.string(), published: v.array(v.object({ slug: v.string(), url: v.string() })), more: v.boolean() }),
-});
+}));
 type Home = v.InferOutput<typeof HomeSchema>;
 
 /** The port the caller reached us on, as its Host header says (none in process). */

@@ -2,8 +2,9 @@ import * as v from 'valibot';
 import type { StreamedTurn } from '../../src/chat/chat.service.js';
 import { streamTurn } from '../../src/chat/chat-stream.js';
 import { wantsStream } from '../../src/chat/chat.routes.js';
-import { ChatAnswerSchema, ChatBodySchema, type ChatAnswer, type ChatBody } from '../../src/chat/chat.schema.js';
+import { CHAT_STREAM, ChatAnswerSchema, ChatBodySchema, type ChatAnswer, type ChatBody } from '../../src/chat/chat.schema.js';
 import { requestOrigin } from '../../src/assets/assets.routes.js';
+import { idParam } from '../../src/platform/openapi.js';
 import type { Router } from '../../src/platform/route.js';
 import { WorkspaceRecordSchema } from '../../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../../src/workspaces/workspaces.service.js';
@@ -34,10 +35,11 @@ export interface Inspector {
 export function registerInspectRoutes(router: Router, inspector: Inspector): void {
   const tags = ['Emulator'];
   const security = 'admin' as const;
+  const workspaceId = idParam('workspace', 'ws');
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/workspaces', tags, security, summary: 'Every workspace with its settings, oldest first',
+      method: 'GET', path: '/_emulator/workspaces', operationId: 'listWorkspaces', tags, security, summary: 'Every workspace with its settings, oldest first',
       responses: { 200: { description: 'Workspaces', schema: WorkspaceListSchema } },
     },
     async () => ({ status: 200, body: { data: await inspector.workspaces() } }),
@@ -45,7 +47,7 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'POST', path: '/_emulator/workspaces/keyless', tags, security,
+      method: 'POST', path: '/_emulator/workspaces/keyless', operationId: 'createKeylessWorkspace', tags, security,
       summary: 'Create an isolated workspace with no key (mint keys with POST /workspaces/{tenantId}/keys); what the emulator UI uses, so it never receives a secret',
       body: KeylessWorkspaceSchema, responses: { 201: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
       errors: ['svc.request.validation_failed'],
@@ -55,7 +57,7 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/workspaces/:workspaceId/resources', tags, security,
+      method: 'GET', path: '/_emulator/workspaces/:workspaceId/resources', operationId: 'getWorkspaceResources', tags, security, params: { workspaceId },
       summary: `A workspace's settings, credits, keys (never their secrets), agents, sources with their ingestion status, projects, pages and assets: the newest ${RESOURCES_PER_KIND} of each`,
       responses: { 200: { description: 'Resources of the workspace', schema: WorkspaceResourcesSchema } },
       errors: ['svc.tenant.not_found'],
@@ -65,7 +67,7 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/queue', tags, security,
+      method: 'GET', path: '/_emulator/queue', operationId: 'getQueue', tags, security,
       summary: 'The job queue: jobs waiting (due or scheduled on the emulated clock), running, or failed; by run time',
       query: QueueQuerySchema, responses: { 200: { description: 'Jobs and counts by status', schema: QueueSchema } },
       errors: ['svc.request.validation_failed'],
@@ -75,13 +77,16 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'POST', path: '/_emulator/workspaces/:workspaceId/agents/:agentId/chat', tags, security,
+      method: 'POST', path: '/_emulator/workspaces/:workspaceId/agents/:agentId/chat', operationId: 'chatAsWorkspace', tags, security,
+      params: { workspaceId, agentId: idParam('agent', 'agt') },
       summary: 'A chat turn as the workspace, without a key (one credit, as POST /v1/agents/{agentId}/chat); `Accept: text/event-stream` streams it as events start, token..., done or error',
       body: ChatBodySchema,
-      responses: { 200: { description: 'The chat answer (JSON), or the event stream', schema: ChatAnswerSchema } },
+      responses: { 200: { description: 'The chat answer (JSON), or the event stream', schema: ChatAnswerSchema, stream: CHAT_STREAM } },
       errors: [
         'svc.request.validation_failed', 'svc.tenant.not_found', 'svc.chat.agent_scope_conflict', 'svc.agent.not_found',
         'svc.resource.not_found', 'svc.usage.quota_exhausted', 'svc.service.unavailable',
+        // A chat model (a port: it may be the caller's own) that fails answers 500.
+        'svc.internal.error',
       ],
     },
     async ({ c, params, body }) => {

@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { named } from '../../src/platform/named-schema.js';
+import { integerText } from '../../src/platform/validation.js';
 import { AgentSchema } from '../../src/agents/agents.schema.js';
 import { AssetSchema } from '../../src/assets/assets.schema.js';
 import { KeyRecordSchema } from '../../src/auth/auth.schema.js';
@@ -14,12 +16,12 @@ function firstPage<S extends v.GenericSchema>(item: S) {
   return v.object({ data: v.array(item), hasMore: v.boolean() });
 }
 
-export const WorkspaceListSchema = v.object({ data: v.array(WorkspaceRecordSchema) });
+export const WorkspaceListSchema = named('WorkspaceList', v.object({ data: v.array(WorkspaceRecordSchema) }));
 
 /** `POST /_emulator/workspaces/keyless`: what `POST /_emulator/workspaces` takes but `scopes` (no key is made). */
-export const KeylessWorkspaceSchema = v.optional(v.omit(WorkspaceCreateSchema.wrapped, ['scopes']), {});
+export const KeylessWorkspaceSchema = named('KeylessWorkspaceCreate', v.optional(v.omit(WorkspaceCreateSchema.wrapped, ['scopes']), {}));
 
-export const WorkspaceResourcesSchema = v.object({
+export const WorkspaceResourcesSchema = named('WorkspaceResources', v.object({
   workspace: WorkspaceRecordSchema,
   credits: v.object({ used: v.number(), limit: v.number(), remaining: v.number() }),
   /** Key records as the console lists them: prefix, never secret or hash. */
@@ -30,15 +32,15 @@ export const WorkspaceResourcesSchema = v.object({
   /** Pages of every project, newest first. */
   pages: firstPage(PageSchema),
   assets: firstPage(AssetSchema),
-});
+}));
 
 export type WorkspaceResources = v.InferOutput<typeof WorkspaceResourcesSchema>;
 
 export const QueueQuerySchema = v.object({
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be an integer from 1 to 1000'), v.transform(Number), v.minValue(1), v.maxValue(1000)), '100'),
+  limit: v.optional(integerText(1, 1000, 'How many jobs to answer'), '100'),
 });
 
-export const QueuedJobSchema = v.object({
+export const QueuedJobSchema = named('QueuedJob', v.object({
   id: v.string(),
   workspaceId: v.string(),
   kind: v.string(),
@@ -50,15 +52,15 @@ export const QueuedJobSchema = v.object({
   attempts: v.number(),
   lastError: v.nullable(v.string()),
   createdAt: v.string(),
-});
+}));
 
 export type QueuedJob = v.InferOutput<typeof QueuedJobSchema>;
 
-export const QueueSchema = v.object({
+export const QueueSchema = named('Queue', v.object({
   /** Jobs by `runAt`, then id. */
   data: v.array(QueuedJobSchema),
   hasMore: v.boolean(),
   counts: v.object({ queued: v.number(), running: v.number(), failed: v.number() }),
-});
+}));
 
 export type QueueView = v.InferOutput<typeof QueueSchema>;

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context.js';
+import { idParam, type HeaderDoc } from '../platform/openapi.js';
 import type { Router } from '../platform/route.js';
 import type { AssetsService } from './assets.service.js';
 import type { StoredFile } from './stored-file.js';
@@ -30,12 +31,21 @@ function etagMatches(header: string | undefined, sha256: string): boolean {
   });
 }
 
+const ASSET_ID = idParam('asset', 'ast');
+
+const FILE_HEADERS: Record<string, HeaderDoc> = {
+  ETag: { description: 'The SHA-256 of the bytes, quoted', required: true, schema: { type: 'string' } },
+  'Cache-Control': { description: '`public, max-age=<seconds the signed URL has left>, immutable`', required: true, schema: { type: 'string' } },
+  'Last-Modified': { description: 'When the file was stored', required: true, schema: { type: 'string' } },
+  'Content-Length': { description: 'Bytes', required: true, schema: { type: 'integer', minimum: 0 } },
+};
+
 /** `/v1/assets` upload, list, get and delete, and the signed file route `/files/{assetId}`. */
 export function registerAssetsRoutes(router: Router, assets: AssetsService): void {
   const tags = ['Assets'];
   router.add(
     {
-      method: 'POST', path: '/v1/assets', tags, summary: 'Upload an image or a video (multipart); the type is judged by the bytes', scope: 'assets:write',
+      method: 'POST', path: '/v1/assets', operationId: 'uploadAsset', tags, summary: 'Upload an image or a video (multipart); the type is judged by the bytes', scope: 'assets:write',
       body: AssetUploadSchema, bodyKind: 'multipart', invalid: 'svc.asset.invalid',
       responses: { 201: { description: 'The asset with a signed URL', schema: AssetSchema } },
       errors: ['svc.asset.invalid', 'svc.asset.format_unsupported', 'svc.asset.video_too_long', 'svc.asset.id_taken', 'svc.page.not_found', 'svc.request.invalid', 'svc.request.payload_too_large'],
@@ -44,7 +54,7 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
   );
   router.add(
     {
-      method: 'GET', path: '/v1/assets', tags, summary: 'List assets, newest first, each with a fresh signed URL', scope: 'assets:read',
+      method: 'GET', path: '/v1/assets', operationId: 'listAssets', tags, summary: 'List assets, newest first, each with a fresh signed URL', scope: 'assets:read',
       query: AssetListQuerySchema,
       responses: { 200: { description: 'A page of assets', schema: AssetListSchema } },
       errors: ['svc.request.validation_failed'],
@@ -53,7 +63,7 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
   );
   router.add(
     {
-      method: 'GET', path: '/v1/assets/:assetId', tags, summary: 'Get an asset with a fresh signed URL', scope: 'assets:read',
+      method: 'GET', path: '/v1/assets/:assetId', operationId: 'getAsset', tags, params: { assetId: ASSET_ID }, summary: 'Get an asset with a fresh signed URL', scope: 'assets:read',
       responses: { 200: { description: 'The asset', schema: AssetSchema } },
       errors: ['svc.asset.not_found'],
     },
@@ -61,7 +71,7 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
   );
   router.add(
     {
-      method: 'DELETE', path: '/v1/assets/:assetId', tags, summary: 'Delete an asset and its bytes', scope: 'assets:write',
+      method: 'DELETE', path: '/v1/assets/:assetId', operationId: 'deleteAsset', tags, params: { assetId: ASSET_ID }, summary: 'Delete an asset and its bytes', scope: 'assets:write',
       responses: { 200: { description: 'Deleted', schema: AssetDeletedSchema } },
       errors: ['svc.asset.not_found'],
     },
@@ -69,12 +79,13 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
   );
   router.add(
     {
-      method: 'GET', path: '/files/:assetId', security: 'none', tags,
+      method: 'GET', path: '/files/:assetId', operationId: 'getFile', security: 'none', tags,
+      params: { assetId: 'Id of the asset (`ast_...`) or brand file, as in its signed URL' },
       summary: 'The bytes of an asset or brand file behind a signed URL (no API key)',
       query: FileQuerySchema,
       responses: {
-        200: { description: 'The file, with its content type and caching headers', contentType: 'application/octet-stream' },
-        304: { description: 'Not modified (If-None-Match)' },
+        200: { description: 'The bytes, in the content type they were judged to be', files: assets.servedContentTypes(), headers: FILE_HEADERS },
+        304: { description: 'Not modified: `If-None-Match` holds its ETag', headers: { ETag: FILE_HEADERS.ETag!, 'Cache-Control': FILE_HEADERS['Cache-Control']! } },
       },
       errors: ['svc.auth.forbidden', 'svc.asset.not_found'],
     },

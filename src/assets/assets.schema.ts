@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { named, namedListPage } from '../platform/named-schema.js';
 import { listQuery } from '../platform/pagination.js';
 import { clientText } from '../platform/validation.js';
 
@@ -9,12 +10,12 @@ const PageId = clientText({ min: 1, max: 64, message: 'must be a page id' });
 const Alt = clientText({ max: 500 });
 
 /** `POST /v1/assets` (multipart): the file and its optional key, page and alt text. */
-export const AssetUploadSchema = v.strictObject({
+export const AssetUploadSchema = named('AssetUpload', v.strictObject({
   file: v.instance(File, 'must be a file'),
   key: v.optional(Key),
   pageId: v.optional(PageId),
   alt: v.optional(Alt),
-});
+}));
 
 export type AssetUpload = v.InferOutput<typeof AssetUploadSchema>;
 
@@ -28,11 +29,11 @@ export type AssetListQuery = v.InferOutput<typeof AssetListQuerySchema>;
 
 /** Query of `GET /files/{assetId}`; a missing or malformed part is a bad signature, not a 400. */
 export const FileQuerySchema = v.object({
-  expires: v.optional(v.string()),
-  signature: v.optional(v.string()),
+  expires: v.optional(v.pipe(v.string(), v.description('When the signed URL expires (epoch seconds), as signed'))),
+  signature: v.optional(v.pipe(v.string(), v.description('HMAC-SHA256 signature of the URL'))),
 });
 
-export const AssetSchema = v.object({
+export const AssetSchema = named('Asset', v.object({
   id: v.string(),
   key: v.optional(v.string()),
   pageId: v.optional(v.string()),
@@ -46,11 +47,11 @@ export const AssetSchema = v.object({
   url: v.string(),
   urlExpiresAt: v.string(),
   createdAt: v.string(),
-});
+}));
 
 /** An asset as the API answers it (with a fresh signed URL). */
 export type Asset = v.InferOutput<typeof AssetSchema>;
 
-export const AssetListSchema = v.object({ data: v.array(AssetSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
+export const AssetListSchema = namedListPage('AssetList', AssetSchema);
 
-export const AssetDeletedSchema = v.object({ assetId: v.string(), deleted: v.literal(true) });
+export const AssetDeletedSchema = named('AssetDeleted', v.object({ assetId: v.string(), deleted: v.literal(true) }));

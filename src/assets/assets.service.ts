@@ -7,6 +7,7 @@ import { iso } from '../platform/time.js';
 import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
 import type { Asset, AssetListQuery, AssetUpload } from './assets.schema.js';
 import type { MediaInfo } from './media.js';
+import { ASSET_IMAGE_TYPES, ASSET_VIDEO_TYPES } from './media-types.js';
 import { UrlSigner, type SignedUrl } from './signed-url.js';
 import type { FileSource, StoredFile } from './stored-file.js';
 
@@ -41,14 +42,21 @@ function forbidden(reason: 'expired' | 'invalid'): ServiceError {
 export class AssetsService {
   readonly signer: UrlSigner;
   readonly #fileSources: FileSource[] = [];
+  readonly #fileTypes = new Set([...ASSET_IMAGE_TYPES, ...ASSET_VIDEO_TYPES]);
 
   constructor(private readonly deps: CoreDeps & { pages: PageLookup; workers: WorkerPool }) {
     this.signer = new UrlSigner(deps.settings.secret, deps.clock);
   }
 
-  /** Lets `GET /files/{assetId}` serve bytes another part stores (brand files). */
-  addFileSource(source: FileSource): void {
+  /** Lets `GET /files/{assetId}` serve bytes another part stores (brand files), of these content types. */
+  addFileSource(source: FileSource, contentTypes: readonly string[]): void {
     this.#fileSources.push(source);
+    for (const type of contentTypes) this.#fileTypes.add(type);
+  }
+
+  /** Every content type `GET /files/{assetId}` can answer with (the OpenAPI description lists them). */
+  servedContentTypes(): string[] {
+    return [...this.#fileTypes].sort();
   }
 
   /** A fresh signed URL for any stored file id, under `origin`. */

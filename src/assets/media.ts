@@ -1,14 +1,13 @@
 import { imageSize } from 'image-size';
 import { imageStructureProblem } from './image-structure.js';
+import { ASSET_IMAGE_TYPES, ASSET_VIDEO_TYPES } from './media-types.js';
 
 // Loaded on the first upload, not at start-up: both are large and only uploads use them.
 let fileType: Promise<typeof import('file-type')> | undefined;
 let mediabunny: Promise<typeof import('mediabunny')> | undefined;
 import { ServiceError } from '../platform/service-error.js';
 
-/** Image formats an asset may be (CONTRACT, Assets), as the sniffer names them. */
-export const ASSET_IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/avif'];
-export const ASSET_VIDEO_TYPES: readonly string[] = ['video/mp4', 'video/webm'];
+export { ASSET_IMAGE_TYPES, ASSET_VIDEO_TYPES } from './media-types.js';
 export const MAX_VIDEO_SECONDS = 60;
 
 export interface MediaInfo {

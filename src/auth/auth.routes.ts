@@ -1,3 +1,4 @@
+import { idParam } from '../platform/openapi.js';
 import type { Router } from '../platform/route.js';
 import { ListQuerySchema } from '../platform/pagination.js';
 import type { AuthService } from './auth.service.js';
@@ -9,6 +10,7 @@ export function registerAuthRoutes(router: Router, auth: AuthService): void {
     {
       method: 'GET',
       path: '/v1/me',
+      operationId: 'getIdentity',
       summary: 'The workspace and scopes of the calling key',
       tags: ['Identity'],
       scope: null,
@@ -17,12 +19,14 @@ export function registerAuthRoutes(router: Router, auth: AuthService): void {
     ({ auth: caller }) => ({ status: 200, body: auth.identity(caller) }),
   );
 
-  const console = { tags: ['Console keys'], security: 'admin' as const };
+  const tenantId = idParam('workspace', 'ws');
+  const console = { tags: ['Console keys'], security: 'admin' as const, params: { tenantId } };
   router.add(
     {
       ...console,
       method: 'POST',
       path: '/workspaces/:tenantId/keys',
+      operationId: 'createKey',
       summary: 'Create an API key; the secret is shown only in this answer',
       body: KeyCreateSchema,
       responses: { 201: { description: 'The key with its secret', schema: KeyCreatedSchema } },
@@ -35,6 +39,7 @@ export function registerAuthRoutes(router: Router, auth: AuthService): void {
       ...console,
       method: 'GET',
       path: '/workspaces/:tenantId/keys',
+      operationId: 'listKeys',
       summary: 'List the keys of a workspace (never their secrets)',
       query: ListQuerySchema,
       responses: { 200: { description: 'Keys, newest first', schema: KeyListSchema } },
@@ -47,6 +52,8 @@ export function registerAuthRoutes(router: Router, auth: AuthService): void {
       ...console,
       method: 'DELETE',
       path: '/workspaces/:tenantId/keys/:keyId',
+      operationId: 'revokeKey',
+      params: { tenantId, keyId: idParam('key', 'key') },
       summary: 'Revoke a key, effective at once',
       responses: { 200: { description: 'The key with revokedAt set', schema: KeyRecordSchema } },
       errors: ['svc.tenant.not_found', 'svc.resource.not_found'],

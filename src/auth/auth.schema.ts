@@ -1,9 +1,10 @@
 import * as v from 'valibot';
+import { named, namedListPage } from '../platform/named-schema.js';
 import { ScopeSchema, SCOPES } from '../platform/scopes.js';
 import { parseIso } from '../platform/time.js';
 import { clientText } from '../platform/validation.js';
 
-export const KeyCreateSchema = v.strictObject({
+export const KeyCreateSchema = named('KeyCreate', v.strictObject({
   name: clientText({ trim: true, min: 1, max: 80, minMessage: 'required', message: 'at most 80 characters' }),
   scopes: v.pipe(
     v.array(ScopeSchema, `each scope must be one of ${SCOPES.join(', ')}`),
@@ -13,11 +14,11 @@ export const KeyCreateSchema = v.strictObject({
   expiresAt: v.optional(
     v.nullable(v.pipe(v.string(), v.check((s) => parseIso(s) !== undefined, 'must be an RFC 3339 date-time'))),
   ),
-});
+}));
 
 export type KeyCreateInput = v.InferOutput<typeof KeyCreateSchema>;
 
-export const KeyRecordSchema = v.object({
+export const KeyRecordSchema = named('Key', v.object({
   id: v.string(),
   name: v.string(),
   prefix: v.string(),
@@ -26,14 +27,10 @@ export const KeyRecordSchema = v.object({
   createdAt: v.string(),
   expiresAt: v.nullable(v.string()),
   revokedAt: v.nullable(v.string()),
-});
+}));
 
-export const KeyCreatedSchema = v.object({ ...KeyRecordSchema.entries, secret: v.string() });
+export const KeyCreatedSchema = named('KeyCreated', v.object({ ...KeyRecordSchema.entries, secret: v.string() }));
 
-export const IdentitySchema = v.object({ workspaceId: v.string(), scopes: v.array(v.string()) });
+export const IdentitySchema = named('Identity', v.object({ workspaceId: v.string(), scopes: v.array(v.string()) }));
 
-export const KeyListSchema = v.object({
-  data: v.array(KeyRecordSchema),
-  hasMore: v.boolean(),
-  nextCursor: v.nullable(v.string()),
-});
+export const KeyListSchema = namedListPage('KeyList', KeyRecordSchema);

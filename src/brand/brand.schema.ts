@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { named } from '../platform/named-schema.js';
 import { clientText } from '../platform/validation.js';
 
 export const BRAND_SLOTS = ['logo', 'logo-dark', 'favicon'] as const;
@@ -36,7 +37,7 @@ const FooterText = clientText({ max: 500 });
  * `PATCH /v1/projects/{projectId}/brand`: partial; arrays and the CTA are replaced
  * whole. (An array where an object belongs is refused for every body by `parseOrThrow`.)
  */
-export const BrandPatchSchema = v.strictObject({
+export const BrandPatchSchema = named('BrandPatch', v.strictObject({
   navbar: v.optional(
     v.strictObject({
       links: v.optional(v.pipe(v.array(Link), v.maxLength(8, 'at most 8 links'))),
@@ -49,21 +50,21 @@ export const BrandPatchSchema = v.strictObject({
       links: v.optional(v.pipe(v.array(Link), v.maxLength(12, 'at most 12 links'))),
     }),
   ),
-});
+}));
 
 export type BrandPatch = v.InferOutput<typeof BrandPatchSchema>;
 
 /** `PUT /v1/projects/{projectId}/brand/{slot}` (multipart). */
-export const BrandFileUploadSchema = v.strictObject({ file: v.instance(File, 'must be a file') });
+export const BrandFileUploadSchema = named('BrandFileUpload', v.strictObject({ file: v.instance(File, 'must be a file') }));
 
 const LocalizedOut = v.object({ es: v.string(), en: v.string() });
 const LinkOut = v.object({ label: LocalizedOut, href: v.string() });
 
-export const BrandFileSchema = v.nullable(
+export const BrandFileSchema = named('BrandFile', v.nullable(
   v.object({ contentType: v.string(), byteSize: v.number(), url: v.string(), urlExpiresAt: v.string() }),
-);
+));
 
-export const BrandSchema = v.object({
+export const BrandSchema = named('Brand', v.object({
   logo: BrandFileSchema,
   logoDark: BrandFileSchema,
   favicon: BrandFileSchema,
@@ -71,7 +72,7 @@ export const BrandSchema = v.object({
   footer: v.object({ text: LocalizedOut, links: v.array(LinkOut) }),
   /** null until the brand is first changed. */
   updatedAt: v.nullable(v.string()),
-});
+}));
 
 export type Brand = v.InferOutput<typeof BrandSchema>;
 export type BrandLink = v.InferOutput<typeof LinkOut>;

@@ -8,7 +8,7 @@ import { ServiceError } from '../platform/service-error.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { iso } from '../platform/time.js';
 import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
-import { SLOT_FORMATS } from './brand-file.js';
+import { SLOT_FORMATS, SLOT_TYPES } from './brand-file.js';
 import { SlotParamSchema, type Brand, type BrandLink, type BrandPatch, type BrandSlot } from './brand.schema.js';
 
 /** The one thing brand needs of projects: that a site exists in the workspace. */
@@ -161,6 +161,9 @@ export class BrandService {
     await trx.deleteFrom('brand_files').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).execute();
     await trx.deleteFrom('brands').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).execute();
   }
+
+  /** The content types a brand file can have (what `GET /files/{assetId}` may answer for one). */
+  readonly fileTypes: readonly string[] = [...new Set(Object.values(SLOT_TYPES).flat())];
 
   /** A brand file's bytes by id, for `GET /files/{assetId}` (the signature was checked). */
   async getStoredFile(fileId: string): Promise<StoredFile | undefined> {

@@ -3,7 +3,8 @@ import type { AppEnv } from '../platform/context.js';
 import type { Router } from '../platform/route.js';
 import type { ChatService } from './chat.service.js';
 import { streamTurn } from './chat-stream.js';
-import { ChatAnswerSchema, ChatBodySchema } from './chat.schema.js';
+import { idParam } from '../platform/openapi.js';
+import { CHAT_STREAM, ChatAnswerSchema, ChatBodySchema } from './chat.schema.js';
 
 /**
  * True when the client asks for `text/event-stream` (with a non-zero quality) in
@@ -28,17 +29,20 @@ export function registerChatRoutes(
   const tags = ['Agents'];
   router.add(
     {
-      method: 'POST', path: '/v1/agents/:agentId/chat', tags, scope: 'chat:write',
+      method: 'POST', path: '/v1/agents/:agentId/chat', operationId: 'chat', tags, scope: 'chat:write',
+      params: { agentId: idParam('agent', 'agt') },
       summary: 'A chat turn (one credit); `Accept: text/event-stream` streams it as events start, token..., done or error',
       body: ChatBodySchema,
       // A stream cannot be replayed: only the JSON turn honours Idempotency-Key.
       idempotent: (c) => !wantsStream(c),
       responses: {
-        200: { description: 'The chat answer (JSON), or the event stream', schema: ChatAnswerSchema },
+        200: { description: 'The chat answer (JSON), or the event stream', schema: ChatAnswerSchema, stream: CHAT_STREAM },
       },
       errors: [
         'svc.request.validation_failed', 'svc.request.invalid', 'svc.chat.agent_scope_conflict', 'svc.agent.not_found',
         'svc.resource.not_found', 'svc.usage.quota_exhausted', 'svc.idempotency.conflict', 'svc.service.unavailable',
+        // A chat model (a port: it may be the caller's own) that fails answers 500.
+        'svc.internal.error',
       ],
     },
     async ({ c, auth, params, body }) => {

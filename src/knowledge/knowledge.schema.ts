@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { named, namedListPage } from '../platform/named-schema.js';
 import { listQuery } from '../platform/pagination.js';
 import { TopicSchema } from '../platform/topic-tag.js';
 import { clientText, minChars } from '../platform/validation.js';
@@ -16,18 +17,18 @@ const AgentId = v.pipe(v.string(), minChars(1, 'must not be empty'));
 const AgentIdSchema = v.optional(v.nullable(AgentId), null);
 const Title = clientText({ trim: true, min: 1, max: 120 });
 
-export const TextAddSchema = v.strictObject({
+export const TextAddSchema = named('TextSourceCreate', v.strictObject({
   title: Title,
   text: v.pipe(clientText({ min: 1, max: 200_000 }), v.check((s) => /\S/.test(s), 'must not be blank')),
   topics: v.optional(TopicsSchema, []),
   agentId: AgentIdSchema,
-});
+}));
 
 export const SYNC_TTL_DEFAULT = 1440;
 // No re-crawl further apart than ten years: past that, `nextSyncAt` stops being a date.
 const SYNC_TTL_MAX = 10 * 365 * 24 * 60;
 
-export const UrlAddSchema = v.strictObject({
+export const UrlAddSchema = named('UrlSourceCreate', v.strictObject({
   url: v.pipe(clientText({ trim: true, max: 2048 }), v.check((s) => URL.canParse(s), 'must be an absolute URL')),
   syncTtlMinutes: v.optional(
     v.pipe(
@@ -40,15 +41,15 @@ export const UrlAddSchema = v.strictObject({
   ),
   topics: v.optional(TopicsSchema, []),
   agentId: AgentIdSchema,
-});
+}));
 
 const ClaimText = clientText({ trim: true, min: 1, max: 2000 });
 
-export const ClaimAddSchema = v.strictObject({
+export const ClaimAddSchema = named('ClaimSourceCreate', v.strictObject({
   claim: v.strictObject({ es: ClaimText, en: ClaimText }),
   topics: v.optional(TopicsSchema, []),
   agentId: AgentIdSchema,
-});
+}));
 
 /** Multipart fields arrive as strings: `topics` is a JSON array in a string (CONTRACT). */
 const TopicsField = v.pipe(
@@ -64,7 +65,7 @@ const TopicsField = v.pipe(
   TopicsSchema,
 );
 
-export const UploadAddSchema = v.strictObject({
+export const UploadAddSchema = named('UploadSourceCreate', v.strictObject({
   file: v.pipe(
     v.instance(File, 'must be a file'),
     v.check((f) => f.size > 0, 'must not be empty'),
@@ -72,13 +73,13 @@ export const UploadAddSchema = v.strictObject({
   title: v.optional(Title),
   topics: v.optional(TopicsField, '[]'),
   agentId: v.optional(AgentId),
-});
+}));
 
-export const TopicMergeSchema = v.strictObject({
+export const TopicMergeSchema = named('TopicMerge', v.strictObject({
   from: TopicSchema,
   into: TopicSchema,
   agentId: AgentIdSchema,
-});
+}));
 
 export type TextAdd = v.InferOutput<typeof TextAddSchema>;
 export type UrlAdd = v.InferOutput<typeof UrlAddSchema>;
@@ -89,7 +90,7 @@ const AgentFilter = { agentId: v.optional(AgentId) };
 export const SourceListQuerySchema = listQuery(AgentFilter);
 export const TopicListQuerySchema = listQuery(AgentFilter);
 
-export const SourceSchema = v.object({
+export const SourceSchema = named('Source', v.object({
   id: v.string(),
   agentId: v.nullable(v.string()),
   kind: v.picklist(['upload', 'url', 'claim']),
@@ -114,12 +115,12 @@ export const SourceSchema = v.object({
   summary: v.string(),
   createdAt: v.string(),
   updatedAt: v.string(),
-});
+}));
 
 export type Source = v.InferOutput<typeof SourceSchema>;
 
-export const SourceListSchema = v.object({ data: v.array(SourceSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
-export const SourceDeletedSchema = v.object({ sourceId: v.string(), deleted: v.literal(true) });
-export const TopicCountSchema = v.object({ topic: v.string(), sourceCount: v.number() });
-export const TopicListSchema = v.object({ data: v.array(TopicCountSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
-export const TopicMergedSchema = v.object({ from: v.string(), into: v.string(), sourcesUpdated: v.number() });
+export const SourceListSchema = namedListPage('SourceList', SourceSchema);
+export const SourceDeletedSchema = named('SourceDeleted', v.object({ sourceId: v.string(), deleted: v.literal(true) }));
+export const TopicCountSchema = named('TopicCount', v.object({ topic: v.string(), sourceCount: v.number() }));
+export const TopicListSchema = namedListPage('TopicList', TopicCountSchema);
+export const TopicMergedSchema = named('TopicMerged', v.object({ from: v.string(), into: v.string(), sourcesUpdated: v.number() }));

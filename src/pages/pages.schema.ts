@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { named, namedListPage } from '../platform/named-schema.js';
 import { listQuery } from '../platform/pagination.js';
 import { LocaleSchema } from '../projects/locales.js';
 import { CHANGEFREQS, ChangefreqSchema, PrioritySchema } from '../projects/projects.schema.js';
@@ -45,7 +46,7 @@ export const PageSitemapPatchSchema = v.strictObject({
 
 const AgentId = v.pipe(v.string(), minChars(1, 'must be an agent id'));
 
-export const PageCreateSchema = v.strictObject({
+export const PageCreateSchema = named('PageCreate', v.strictObject({
   name: Name,
   kind: v.picklist(['agent', 'document'], 'must be agent or document'),
   path: PagePathSchema,
@@ -55,9 +56,9 @@ export const PageCreateSchema = v.strictObject({
   seo: v.optional(SeoPatchSchema),
   sitemap: v.optional(PageSitemapPatchSchema),
   body: v.optional(BodyPatchSchema),
-});
+}));
 
-export const PagePatchSchema = v.strictObject({
+export const PagePatchSchema = named('PagePatch', v.strictObject({
   name: v.optional(Name),
   path: v.optional(PagePathSchema),
   agentId: v.optional(AgentId),
@@ -66,7 +67,7 @@ export const PagePatchSchema = v.strictObject({
   seo: v.optional(SeoPatchSchema),
   sitemap: v.optional(PageSitemapPatchSchema),
   body: v.optional(BodyPatchSchema),
-});
+}));
 
 export type PageCreate = v.InferOutput<typeof PageCreateSchema>;
 export type PagePatch = v.InferOutput<typeof PagePatchSchema>;
@@ -74,7 +75,7 @@ export type PagePatch = v.InferOutput<typeof PagePatchSchema>;
 const Locale = v.picklist(['es', 'en']);
 const LangText = v.object({ es: v.string(), en: v.string() });
 
-export const PageSchema = v.object({
+export const PageSchema = named('Page', v.object({
   id: v.string(),
   name: v.string(),
   kind: v.picklist(['agent', 'document']),
@@ -90,15 +91,15 @@ export const PageSchema = v.object({
   createdAt: v.string(),
   updatedAt: v.string(),
   publishedAt: v.nullable(v.string()),
-});
+}));
 
 /** A page of a site as the API answers it. */
 export type Page = v.InferOutput<typeof PageSchema>;
 export type PageSitemap = Page['sitemap'];
 
-export const PageListSchema = v.object({ data: v.array(PageSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
+export const PageListSchema = namedListPage('PageList', PageSchema);
 
-export const PageDeletedSchema = v.object({ pageId: v.string(), deleted: v.literal(true) });
+export const PageDeletedSchema = named('PageDeleted', v.object({ pageId: v.string(), deleted: v.literal(true) }));
 
 export const PageListQuerySchema = listQuery({
   status: v.optional(v.picklist(['draft', 'published'], 'must be draft or published')),

@@ -1,17 +1,44 @@
 import * as v from 'valibot';
-import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
+import type { JsonSchema } from '@valibot/to-json-schema';
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
-import { textActionsToJsonSchema } from './validation.js';
+import type { IdPrefix } from './ids.js';
+import { headerComponents, responseHeaders, type HeaderDoc } from './openapi-headers.js';
+import { SchemaCatalog, resolveRefs } from './openapi-schemas.js';
+import { named } from './named-schema.js';
+import { ProblemSchema } from './problem-schema.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
+
+export type { HeaderDoc } from './openapi-headers.js';
+
+/** A `text/event-stream` form of an answer: its grammar, and the data of each event. */
+export interface EventStreamDoc {
+  /** The component that is the union of the events (`ChatEvent`): `{ event, data }`. */
+  name: string;
+  description: string;
+  /** Event name → the schema of its `data` (JSON). */
+  events: Record<string, AnySchema>;
+}
 
 export interface ResponseDoc {
   description: string;
   schema?: AnySchema;
-  /** Defaults to `application/json`. */
+  /** The media type of `schema`; defaults to `application/json`. */
   contentType?: string;
-  /** Other media types the same answer comes in, chosen by `Accept` (no schema). */
+  /** Other media types the same answer comes in, chosen by `Accept` (text, no schema). */
   also?: string[];
+  /** The media types of a file answer (bytes, no JSON). */
+  files?: readonly string[];
+  /** The answer as server-sent events, chosen by `Accept: text/event-stream`. */
+  stream?: EventStreamDoc;
+  /** Headers of this answer beyond those every route sends (`ETag`...). */
+  headers?: Record<string, HeaderDoc>;
+}
+
+/** A path parameter: what it names, and its schema when it is not any string. */
+export interface ParamDoc {
+  description: string;
+  schema?: AnySchema;
 }
 
 /** What the OpenAPI description needs to know of one route. */
@@ -20,9 +47,12 @@ export interface RouteDoc {
   path: string;
   summary: string;
   tags: string[];
-  operationId?: string | undefined;
+  /** The name clients call it by (`createAgent`); unique in the description. */
+  operationId: string;
   security: 'apiKey' | 'admin' | 'none';
   scope?: string | null | undefined;
+  /** Every path parameter, by name. */
+  params?: Record<string, string | ParamDoc> | undefined;
   query?: AnySchema | undefined;
   body?: AnySchema | undefined;
   bodyKind?: 'json' | 'multipart' | undefined;
@@ -33,52 +63,65 @@ export interface RouteDoc {
   invalid?: ErrorCode | undefined;
   /** A retired route kept only to say so. */
   deprecated?: boolean | undefined;
+  /** Whether `Idempotency-Key` applies (the router says). */
+  idempotent?: boolean | undefined;
 }
 
-const PROBLEM_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['type', 'title', 'status', 'detail', 'instance', 'code', 'requestId'],
-  properties: {
-    type: { type: 'string', format: 'uri' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string' },
-    instance: { type: 'string' },
-    code: { type: 'string', enum: Object.keys(ERROR_CODES) },
-    requestId: { type: 'string' },
-    errors: {
-      type: 'array',
-      items: { type: 'object', required: ['field', 'reason'], properties: { field: { type: 'string' }, reason: { type: 'string' } } },
-    },
-  },
-};
+/** The description of a path parameter that holds an id: `Id of the agent (\`agt_...\`)`. */
+export function idParam(what: string, prefix: IdPrefix): string {
+  return `Id of the ${what} (\`${prefix}_...\`)`;
+}
 
-// Files in multipart bodies are `v.instance(File)`; JSON Schema calls them binary strings.
-const conversion = (typeMode: 'input' | 'output'): ConversionConfig => ({
-  target: 'draft-2020-12',
-  typeMode,
-  errorMode: 'ignore',
-  overrideSchema: ({ valibotSchema }) =>
-    valibotSchema.type === 'instance' ? { type: 'string', format: 'binary' } : undefined,
-  // Text lengths count code points, as JSON Schema's minLength/maxLength do.
-  overrideAction: textActionsToJsonSchema,
-});
+/** What `GET /v1/openapi.json` answers, as far as a client relies on it. */
+export const OpenApiDocumentSchema = named(
+  'OpenApiDocument',
+  v.looseObject({
+    openapi: v.string(),
+    info: v.looseObject({ title: v.string(), version: v.string() }),
+    paths: v.record(v.string(), v.record(v.string(), v.unknown())),
+    components: v.record(v.string(), v.record(v.string(), v.unknown())),
+  }),
+);
 
-function schemaOf(schema: AnySchema, mode: 'input' | 'output'): JsonSchema {
-  const out = { ...toJsonSchema(schema, conversion(mode)) } as Record<string, unknown>;
-  delete out.$schema;
-  return out as JsonSchema;
+const PATH_PARAM = /:([A-Za-z0-9_]+)/g;
+const BINARY = { type: 'string', format: 'binary' };
+
+/** The problem codes a route can answer: its own, and what its features add. */
+function problemCodes(route: RouteDoc): Map<number, ErrorCode[]> {
+  const codes = new Set<ErrorCode>(route.errors ?? []);
+  if (route.security === 'apiKey') {
+    codes.add('svc.api_key.invalid').add('svc.rate_limit.exceeded').add('svc.usage.budget_exceeded');
+    if (route.scope) codes.add('svc.api_key.scope_missing');
+  }
+  if (route.idempotent) codes.add('svc.idempotency.conflict').add('svc.request.validation_failed');
+  // The control-plane guard: another origin's page or an unknown Host (403), the admin token (401).
+  if (route.security === 'admin') codes.add('svc.auth.unauthorized').add('svc.auth.forbidden');
+  if (route.query) codes.add('svc.request.validation_failed');
+  if (route.body) codes.add('svc.request.invalid').add('svc.request.payload_too_large').add(route.invalid ?? 'svc.request.validation_failed');
+  const byStatus = new Map<number, ErrorCode[]>();
+  const put = (status: number, code: ErrorCode) => byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
+  for (const code of codes) put(ERROR_CODES[code].status, code);
+  // An idempotency conflict is 409 while the first request still runs.
+  if (codes.has('svc.idempotency.conflict')) put(409, 'svc.idempotency.conflict');
+  return new Map([...byStatus].sort((a, b) => a[0] - b[0]));
 }
 
 /**
  * Collects every route as it is registered and renders one OpenAPI 3.1 document from
- * the same valibot schemas that validate the requests.
+ * the same valibot schemas that validate the requests. Named schemas (`named()`)
+ * become components; every answer declares its media types and headers as sent.
  */
 export class OpenApiRegistry {
   readonly #routes: RouteDoc[] = [];
+  readonly #operationIds = new Set<string>();
   #cached: object | undefined;
 
   add(route: RouteDoc): void {
+    if (this.#operationIds.has(route.operationId)) throw new Error(`OpenAPI: operationId ${route.operationId} is used twice`);
+    for (const [, name] of route.path.matchAll(PATH_PARAM)) {
+      if (!route.params?.[name!]) throw new Error(`OpenAPI: ${route.method} ${route.path} does not describe its path parameter ${name}`);
+    }
+    this.#operationIds.add(route.operationId);
     this.#routes.push(route);
     this.#cached = undefined;
   }
@@ -93,13 +136,15 @@ export class OpenApiRegistry {
   }
 
   #build(): object {
+    const catalog = new SchemaCatalog();
     const paths: Record<string, Record<string, unknown>> = {};
     for (const route of this.#routes) {
-      const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      const path = route.path.replace(PATH_PARAM, '{$1}');
       paths[path] ??= {};
-      paths[path]![route.method.toLowerCase()] = this.#operation(route);
+      paths[path]![route.method.toLowerCase()] = this.#operation(route, catalog);
     }
-    return {
+    const { schemas, refs } = catalog.components();
+    const doc = {
       openapi: '3.1.0',
       info: {
         title: 'Workspace Sites, Knowledge and Agent Chat API (svc-emulator)',
@@ -110,68 +155,90 @@ export class OpenApiRegistry {
       servers: [{ url: '/' }],
       paths,
       components: {
-        schemas: { Problem: PROBLEM_SCHEMA },
+        schemas,
+        headers: headerComponents(),
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'Workspace API key `svc_<env>_<secret>_<checksum>`' },
           admin: { type: 'http', scheme: 'bearer', description: 'Admin token, only when the emulator was started with one' },
         },
       },
     };
+    resolveRefs(doc, refs);
+    return doc;
   }
 
-  #operation(route: RouteDoc): object {
+  #parameters(route: RouteDoc, catalog: SchemaCatalog): object[] {
     const parameters: object[] = [];
-    for (const [, name] of route.path.matchAll(/:([A-Za-z0-9_]+)/g)) {
-      parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+    for (const [, name] of route.path.matchAll(PATH_PARAM)) {
+      const doc = route.params![name!]!;
+      const { description, schema } = typeof doc === 'string' ? { description: doc, schema: undefined } : doc;
+      parameters.push({ name, in: 'path', required: true, description, schema: schema ? catalog.convert(schema, 'input') : { type: 'string' } });
     }
     if (route.query) {
-      const q = schemaOf(route.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+      const q = catalog.convert(route.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
       for (const [name, schema] of Object.entries(q.properties ?? {})) {
-        parameters.push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
+        const { description, ...rest } = schema;
+        parameters.push({ name, in: 'query', required: q.required?.includes(name) ?? false, ...(description && { description }), schema: rest });
       }
     }
+    if (route.idempotent) {
+      parameters.push({
+        name: 'Idempotency-Key', in: 'header', required: false,
+        description: 'Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
+    }
+    return parameters;
+  }
+
+  #content(doc: ResponseDoc, catalog: SchemaCatalog): Record<string, object> {
+    const content: Record<string, object> = {};
+    if (doc.schema) content[doc.contentType ?? 'application/json'] = { schema: catalog.convert(doc.schema, 'output') };
+    for (const type of doc.also ?? []) content[type] = { schema: { type: 'string' } };
+    for (const type of doc.files ?? []) content[type] = { schema: BINARY };
+    if (doc.stream) {
+      // OpenAPI 3.1 has no slot for the items of a stream (3.2 adds `itemSchema`): the
+      // body is text, its events are described beside it.
+      const events = Object.entries(doc.stream.events).map(([event, schema]) => [event, catalog.convert(schema, 'output')] as const);
+      const union = v.union(Object.keys(doc.stream.events).map((event) => v.object({ event: v.literal(event), data: doc.stream!.events[event]! })));
+      content['text/event-stream'] = {
+        schema: { type: 'string', description: doc.stream.description },
+        'x-events': Object.fromEntries(events),
+        'x-itemSchema': catalog.convert(named(doc.stream.name, union), 'output'),
+      };
+    }
+    return content;
+  }
+
+  #operation(route: RouteDoc, catalog: SchemaCatalog): object {
+    const gated = route.security === 'apiKey';
+    const idempotent = route.idempotent ?? false;
     const responses: Record<string, object> = {};
     for (const [status, doc] of Object.entries(route.responses)) {
-      const content: Record<string, object> = {};
-      if (doc.schema || doc.contentType) content[doc.contentType ?? 'application/json'] = doc.schema ? { schema: schemaOf(doc.schema, 'output') } : {};
-      for (const type of doc.also ?? []) content[type] = {};
-      responses[status] = { description: doc.description, ...(Object.keys(content).length ? { content } : {}) };
+      const content = this.#content(doc, catalog);
+      responses[status] = {
+        description: doc.description,
+        headers: responseHeaders({ status: Number(status), gated, idempotent, own: doc.headers }),
+        ...(Object.keys(content).length ? { content } : {}),
+      };
     }
     // Only the console routes send problems as plain JSON (API.md, Errors).
     const problemType = route.path.startsWith('/workspaces/') ? 'application/json' : 'application/problem+json';
-    // What the route wrapper itself can answer, from the route's features.
-    const codes = new Set<ErrorCode>(route.errors ?? []);
-    if (route.security === 'apiKey') {
-      codes.add('svc.api_key.invalid');
-      codes.add('svc.rate_limit.exceeded');
-      codes.add('svc.usage.budget_exceeded');
-      if (route.scope) codes.add('svc.api_key.scope_missing');
-      if (route.method === 'POST') codes.add('svc.idempotency.conflict').add('svc.request.validation_failed');
-    }
-    // Admin routes answer 401 when the emulator was started with an admin token.
-    if (route.security === 'admin') codes.add('svc.auth.unauthorized');
-    if (route.query) codes.add('svc.request.validation_failed');
-    if (route.body) {
-      codes.add('svc.request.invalid').add('svc.request.payload_too_large').add(route.invalid ?? 'svc.request.validation_failed');
-    }
-    const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of codes) {
-      const status = ERROR_CODES[code].status;
-      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-    }
-    // An idempotency conflict is 409 while the first request still runs.
-    if (codes.has('svc.idempotency.conflict')) byStatus.set(409, [...(byStatus.get(409) ?? []), 'svc.idempotency.conflict']);
-    for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const problem = catalog.convert(ProblemSchema, 'output');
+    for (const [status, codes] of problemCodes(route)) {
+      // The codes this status can carry, so that a client's `error.code` is typed by status.
+      const schema = { allOf: [problem, { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: codes } } }] };
       responses[String(status)] ??= {
-        description: `Problem: ${list.join(', ')}`,
-        content: { [problemType]: { schema: { $ref: '#/components/schemas/Problem' } } },
+        description: `Problem: ${codes.join(', ')}`,
+        headers: responseHeaders({ status, gated, idempotent }),
+        content: { [problemType]: { schema } },
       };
     }
     const op: Record<string, unknown> = {
-      operationId: route.operationId ?? `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ?? '').toUpperCase())}`,
+      operationId: route.operationId,
       summary: route.summary,
       tags: route.tags,
-      parameters,
+      parameters: this.#parameters(route, catalog),
       responses,
     };
     if (route.scope) op['x-required-scope'] = route.scope;
@@ -180,7 +247,7 @@ export class OpenApiRegistry {
     op.security = route.security === 'none' ? [] : route.security === 'admin' ? [{ admin: [] }, {}] : [{ apiKey: [] }];
     if (route.body) {
       const contentType = route.bodyKind === 'multipart' ? 'multipart/form-data' : 'application/json';
-      op.requestBody = { required: route.bodyRequired ?? true, content: { [contentType]: { schema: schemaOf(route.body, 'input') } } };
+      op.requestBody = { required: route.bodyRequired ?? true, content: { [contentType]: { schema: catalog.convert(route.body, 'input') } } };
     }
     return op;
   }

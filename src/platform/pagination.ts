@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import type { SelectQueryBuilder } from 'kysely';
 import { hmacBase64Url, safeEqual } from './crypto.js';
 import { ServiceError } from './service-error.js';
+import { integerText } from './validation.js';
 
 /** One page of a list: what every list route answers. */
 export interface ListPage<T> {
@@ -17,19 +18,11 @@ export interface ListParams {
   before?: string | undefined;
 }
 
-const LimitSchema = v.pipe(
-  v.string(),
-  v.regex(/^\d+$/, 'must be an integer from 1 to 100'),
-  v.transform(Number),
-  v.minValue(1, 'must be an integer from 1 to 100'),
-  v.maxValue(100, 'must be an integer from 1 to 100'),
-);
-
 /** Query entries every list takes: `limit` (1..100, default 50), `after`, `before`. */
 export const ListQueryEntries = {
-  limit: v.optional(LimitSchema, '50'),
-  after: v.optional(v.pipe(v.string(), v.minLength(1))),
-  before: v.optional(v.pipe(v.string(), v.minLength(1))),
+  limit: v.optional(integerText(1, 100, 'How many items to answer'), '50'),
+  after: v.optional(v.pipe(v.string(), v.minLength(1), v.description('A `nextCursor`: the items after it'))),
+  before: v.optional(v.pipe(v.string(), v.minLength(1), v.description('A `nextCursor` of a backward walk: the items just before it, still newest first'))),
 };
 
 /** The query schema of a list: the page entries plus the list's own filters. */

@@ -18,7 +18,7 @@ type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteSpec<B extends AnySchema | undefined, Q extends AnySchema | undefined>
-  extends Omit<RouteDoc, 'method' | 'body' | 'query' | 'security' | 'scope'> {
+  extends Omit<RouteDoc, 'method' | 'body' | 'query' | 'security' | 'scope' | 'idempotent'> {
   method: Method;
   /** Hono path syntax: `/v1/projects/:projectId`. */
   path: string;
@@ -77,8 +77,10 @@ export class Router {
     handler: (input: RouteInput<Out<B>, Out<Q>>) => Promise<RouteResult> | RouteResult,
   ): void {
     const security = spec.security ?? (spec.path.startsWith('/v1') ? 'apiKey' : 'none');
-    this.openapi.add({ ...spec, security, bodyKind: spec.bodyKind ?? 'json' });
     const idempotentByDefault = spec.method === 'POST' && security === 'apiKey';
+    // A function decides per request (the chat: JSON only); the description says the key applies.
+    const idempotent = spec.idempotent === undefined ? idempotentByDefault : spec.idempotent !== false;
+    this.openapi.add({ ...spec, security, bodyKind: spec.bodyKind ?? 'json', idempotent });
     const hasParams = spec.path.includes(':');
     const gated = security === 'apiKey';
     const { shell } = this;

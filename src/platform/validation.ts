@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { ConversionConfig } from '@valibot/to-json-schema';
 import type { ErrorCode } from './error-codes.js';
+import { COMPONENT_NAME } from './named-schema.js';
 import { ServiceError, type FieldError } from './service-error.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
@@ -76,9 +77,28 @@ export function clientText(rule: TextRule) {
     : v.pipe(v.string(), wellFormed(), ...length);
 }
 
+/**
+ * A whole number from `min` to `max` sent as text (a query parameter): checked, then
+ * read as a number. JSON Schema shows it as the integer it stands for.
+ */
+export function integerText(min: number, max: number, description = '') {
+  const message = `must be an integer from ${min} to ${max}`;
+  const shown = { ...v.metadata<string, {}>({}), type: 'integer_text' as const, minimum: min, maximum: max, description };
+  return v.pipe(v.string(), v.regex(/^\d+$/, message), shown, v.transform(Number), v.minValue(min, message), v.maxValue(max, message));
+}
+
 /** Renders the text actions above in JSON Schema (the OpenAPI description, the fixture schema). */
 export const textActionsToJsonSchema: NonNullable<ConversionConfig['overrideAction']> = ({ valibotAction, jsonSchema }) => {
-  const action = valibotAction as { type: string; chars?: number };
+  const action = valibotAction as { type: string; chars?: number; minimum?: number; maximum?: number; description?: string; metadata?: object };
+  // A component name is for the OpenAPI description only (`openapi-schemas.ts`): elsewhere the schema is inline.
+  if (action.type === 'metadata' && action.metadata && COMPONENT_NAME in action.metadata) {
+    const { [COMPONENT_NAME]: _name, ...rest } = jsonSchema as Record<string, unknown>;
+    return rest;
+  }
+  if (action.type === 'integer_text') {
+    const { pattern: _digits, ...rest } = jsonSchema;
+    return { ...rest, type: 'integer', minimum: action.minimum!, maximum: action.maximum!, ...(action.description && { description: action.description }) };
+  }
   if (action.type === 'min_chars') return { ...jsonSchema, minLength: Math.max(jsonSchema.minLength ?? 0, action.chars!) };
   if (action.type === 'max_chars') return { ...jsonSchema, maxLength: Math.min(jsonSchema.maxLength ?? Infinity, action.chars!) };
   if (action.type === 'well_formed') return jsonSchema;

@@ -1,3 +1,4 @@
+import { idParam } from '../platform/openapi.js';
 import type { Router } from '../platform/route.js';
 import type { ProjectsService } from './projects.service.js';
 import {
@@ -7,9 +8,10 @@ import {
 /** `/v1/projects`: sites, their settings and their public address. */
 export function registerProjectsRoutes(router: Router, projects: ProjectsService): void {
   const tags = ['Projects'];
+  const params = { projectId: idParam('project', 'prj') };
   router.add(
     {
-      method: 'POST', path: '/v1/projects', tags, summary: 'Create a site', scope: 'projects:write',
+      method: 'POST', path: '/v1/projects', operationId: 'createProject', tags, summary: 'Create a site', scope: 'projects:write',
       body: ProjectCreateSchema, invalid: 'svc.project.invalid',
       responses: { 201: { description: 'The project', schema: ProjectSchema } },
       errors: ['svc.project.invalid', 'svc.project.slug_taken', 'svc.project.slug_reserved', 'svc.billing.limit_reached', 'svc.request.invalid'],
@@ -18,7 +20,7 @@ export function registerProjectsRoutes(router: Router, projects: ProjectsService
   );
   router.add(
     {
-      method: 'GET', path: '/v1/projects', tags, summary: 'List sites, newest first', scope: 'projects:read',
+      method: 'GET', path: '/v1/projects', operationId: 'listProjects', tags, summary: 'List sites, newest first', scope: 'projects:read',
       query: ProjectListQuerySchema,
       responses: { 200: { description: 'A page of projects', schema: ProjectListSchema } },
       errors: ['svc.request.validation_failed'],
@@ -27,7 +29,7 @@ export function registerProjectsRoutes(router: Router, projects: ProjectsService
   );
   router.add(
     {
-      method: 'GET', path: '/v1/projects/:projectId', tags, summary: 'Get a site', scope: 'projects:read',
+      method: 'GET', path: '/v1/projects/:projectId', operationId: 'getProject', tags, params, summary: 'Get a site', scope: 'projects:read',
       responses: { 200: { description: 'The project', schema: ProjectSchema } },
       errors: ['svc.project.not_found'],
     },
@@ -35,7 +37,7 @@ export function registerProjectsRoutes(router: Router, projects: ProjectsService
   );
   router.add(
     {
-      method: 'PATCH', path: '/v1/projects/:projectId', tags, scope: 'projects:write',
+      method: 'PATCH', path: '/v1/projects/:projectId', operationId: 'updateProject', tags, params, scope: 'projects:write',
       summary: 'Edit a site (partial; objects merge, arrays are replaced; an added locale is translated)',
       body: ProjectPatchSchema, invalid: 'svc.project.invalid',
       responses: { 200: { description: 'The project', schema: ProjectSchema } },
@@ -45,7 +47,7 @@ export function registerProjectsRoutes(router: Router, projects: ProjectsService
   );
   router.add(
     {
-      method: 'PUT', path: '/v1/projects/:projectId/address', tags, scope: 'projects:write',
+      method: 'PUT', path: '/v1/projects/:projectId/address', operationId: 'changeProjectAddress', tags, params, scope: 'projects:write',
       summary: 'Move a site to a new slug; the old one is retired and held for this workspace',
       body: AddressSchema, invalid: 'svc.project.invalid',
       responses: { 200: { description: 'The project', schema: ProjectSchema } },
@@ -55,7 +57,7 @@ export function registerProjectsRoutes(router: Router, projects: ProjectsService
   );
   router.add(
     {
-      method: 'DELETE', path: '/v1/projects/:projectId', tags, scope: 'projects:write',
+      method: 'DELETE', path: '/v1/projects/:projectId', operationId: 'deleteProject', tags, params, scope: 'projects:write',
       summary: 'Delete a site and its pages and free its address; agents, knowledge and images stay',
       responses: { 200: { description: 'What was deleted', schema: ProjectDeletedSchema } },
       errors: ['svc.project.not_found'],

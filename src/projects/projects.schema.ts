@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { named, namedListPage } from '../platform/named-schema.js';
 import { listQuery } from '../platform/pagination.js';
 import { LocaleSchema } from './locales.js';
 import { clientText } from '../platform/validation.js';
@@ -76,42 +77,42 @@ export const SitemapPatchSchema = v.strictObject({
   extraUrls: v.optional(v.pipe(v.array(ExtraUrlSchema), v.maxLength(100, 'must have at most 100 items'))),
 });
 
-export const ProjectCreateSchema = v.strictObject({
+export const ProjectCreateSchema = named('ProjectCreate', v.strictObject({
   name: Name,
   slug: v.optional(SlugSchema),
   locales: v.optional(Locales),
   defaultLocale: v.optional(LocaleSchema),
-});
+}));
 
-export const ProjectPatchSchema = v.strictObject({
+export const ProjectPatchSchema = named('ProjectPatch', v.strictObject({
   name: v.optional(Name),
   locales: v.optional(Locales),
   defaultLocale: v.optional(LocaleSchema),
   robots: v.optional(RobotsPatchSchema),
   analytics: v.optional(AnalyticsPatchSchema),
   sitemap: v.optional(SitemapPatchSchema),
-});
+}));
 
-export const AddressSchema = v.strictObject({ slug: SlugSchema });
+export const AddressSchema = named('AddressChange', v.strictObject({ slug: SlugSchema }));
 
 export type ProjectCreate = v.InferOutput<typeof ProjectCreateSchema>;
 export type ProjectPatch = v.InferOutput<typeof ProjectPatchSchema>;
 
 const Locale = v.picklist(['es', 'en']);
 
-export const RobotsSchema = v.object({
+export const RobotsSchema = named('Robots', v.object({
   indexable: v.boolean(),
   aiSearch: v.boolean(),
   aiTraining: v.boolean(),
   disallow: v.array(v.string()),
   raw: v.string(),
-});
-export const AnalyticsSchema = v.object({ clarityId: v.string(), gtmId: v.string(), metaPixelId: v.string(), posthogKey: v.string() });
-export const SitemapSchema = v.object({
+}));
+export const AnalyticsSchema = named('Analytics', v.object({ clarityId: v.string(), gtmId: v.string(), metaPixelId: v.string(), posthogKey: v.string() }));
+export const SitemapSchema = named('Sitemap', v.object({
   extraUrls: v.array(v.object({ path: v.string(), priority: v.number(), changefreq: v.picklist(CHANGEFREQS) })),
-});
+}));
 
-export const ProjectSchema = v.object({
+export const ProjectSchema = named('Project', v.object({
   id: v.string(),
   name: v.string(),
   slug: v.string(),
@@ -123,7 +124,7 @@ export const ProjectSchema = v.object({
   llmsTxt: v.object({ text: v.string(), generatedAt: v.string() }),
   createdAt: v.string(),
   updatedAt: v.string(),
-});
+}));
 
 /** A project (site) as the API answers it. */
 export type Project = v.InferOutput<typeof ProjectSchema>;
@@ -131,8 +132,8 @@ export type Robots = v.InferOutput<typeof RobotsSchema>;
 export type Analytics = v.InferOutput<typeof AnalyticsSchema>;
 export type ExtraUrl = v.InferOutput<typeof SitemapSchema>['extraUrls'][number];
 
-export const ProjectListSchema = v.object({ data: v.array(ProjectSchema), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) });
+export const ProjectListSchema = namedListPage('ProjectList', ProjectSchema);
 
-export const ProjectDeletedSchema = v.object({ projectId: v.string(), pagesDeleted: v.number() });
+export const ProjectDeletedSchema = named('ProjectDeleted', v.object({ projectId: v.string(), pagesDeleted: v.number() }));
 
 export const ProjectListQuerySchema = listQuery();

@@ -1,3 +1,4 @@
+import { idParam } from '../platform/openapi.js';
 import type { Router } from '../platform/route.js';
 import type { RetrievalService } from './retrieval.service.js';
 import { QueryBodySchema, QueryResultSchema } from './retrieval.schema.js';
@@ -7,7 +8,8 @@ export function registerRetrievalRoutes(router: Router, retrieval: RetrievalServ
   const tags = ['Agents'];
   router.add(
     {
-      method: 'POST', path: '/v1/agents/:agentId/query', tags, scope: 'knowledge:read',
+      method: 'POST', path: '/v1/agents/:agentId/query', operationId: 'query', tags, scope: 'knowledge:read',
+      params: { agentId: idParam('agent', 'agt') },
       summary: 'Retrieval probe: the passages the agent would answer from (costs no credit)',
       body: QueryBodySchema,
       responses: { 200: { description: 'Passages best first and how each strategy found them', schema: QueryResultSchema } },

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { named } from '../platform/named-schema.js';
 import { TopicSchema } from '../platform/topic-tag.js';
 import { clientText } from '../platform/validation.js';
 import type { Language } from '../text/language.js';
@@ -8,11 +9,11 @@ const Topics = v.pipe(
   v.transform((list) => [...new Set(list)]),
 );
 
-export const QueryBodySchema = v.strictObject({
+export const QueryBodySchema = named('QueryRequest', v.strictObject({
   query: v.pipe(clientText({ min: 1, max: 2000 }), v.check((s) => s.trim().length > 0, 'must not be blank')),
   topics: v.optional(Topics, []),
   limit: v.optional(v.pipe(v.number(), v.integer('must be an integer from 1 to 20'), v.minValue(1, 'must be an integer from 1 to 20'), v.maxValue(20, 'must be an integer from 1 to 20')), 5),
-});
+}));
 
 export type QueryBody = v.InferOutput<typeof QueryBodySchema>;
 
@@ -21,7 +22,7 @@ export interface SearchInput extends QueryBody {
   lang?: Language;
 }
 
-export const PassageSchema = v.object({
+export const PassageSchema = named('Passage', v.object({
   sourceId: v.string(),
   title: v.string(),
   text: v.string(),
@@ -29,12 +30,12 @@ export const PassageSchema = v.object({
   topics: v.array(v.string()),
   lang: v.picklist(['es', 'en']),
   url: v.optional(v.string()),
-});
+}));
 
-export const QueryResultSchema = v.object({
+export const QueryResultSchema = named('QueryResult', v.object({
   passages: v.array(PassageSchema),
   strategies: v.object({ topics: v.number(), vector: v.number() }),
-});
+}));
 
 /** A passage retrieval found; `score` is 0..1, best first. */
 export type Passage = v.InferOutput<typeof PassageSchema>;

@@ -1,3 +1,4 @@
+import { idParam } from '../platform/openapi.js';
 import type { Router } from '../platform/route.js';
 import type { ThemeService } from './theme.service.js';
 import { ThemePatchSchema, ThemeSchema } from './theme.schema.js';
@@ -5,9 +6,10 @@ import { ThemePatchSchema, ThemeSchema } from './theme.schema.js';
 /** `/v1/projects/{projectId}/theme`: the appearance tokens of a site (scopes `landings:*`). */
 export function registerThemeRoutes(router: Router, theme: ThemeService): void {
   const tags = ['Theme'];
+  const params = { projectId: idParam('project', 'prj') };
   router.add(
     {
-      method: 'GET', path: '/v1/projects/:projectId/theme', tags, scope: 'landings:read',
+      method: 'GET', path: '/v1/projects/:projectId/theme', operationId: 'getTheme', tags, params, scope: 'landings:read',
       summary: 'The theme in force: tokens (own or defaults), CSS variables, and whether it is customized',
       responses: { 200: { description: 'The theme', schema: ThemeSchema } },
       errors: ['svc.project.not_found'],
@@ -16,7 +18,7 @@ export function registerThemeRoutes(router: Router, theme: ThemeService): void {
   );
   router.add(
     {
-      method: 'PATCH', path: '/v1/projects/:projectId/theme', tags, scope: 'landings:write',
+      method: 'PATCH', path: '/v1/projects/:projectId/theme', operationId: 'updateTheme', tags, params, scope: 'landings:write',
       summary: 'Merge a partial token patch onto the theme; tokens: null resets to the defaults',
       body: ThemePatchSchema, invalid: 'svc.theme.invalid',
       responses: { 200: { description: 'The theme', schema: ThemeSchema } },

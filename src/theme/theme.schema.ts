@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { named } from '../platform/named-schema.js';
 import { RADII, TYPEFACES } from './theme-tokens.js';
 
 const Hex = v.pipe(
@@ -25,7 +26,7 @@ export const ThemeTokensPatchSchema = v.strictObject({
 });
 
 /** `PATCH /v1/projects/{id}/theme`: `tokens` is required; `null` resets to the defaults. */
-export const ThemePatchSchema = v.strictObject({ tokens: v.nullable(ThemeTokensPatchSchema) });
+export const ThemePatchSchema = named('ThemePatch', v.strictObject({ tokens: v.nullable(ThemeTokensPatchSchema) }));
 
 export type ThemePatch = v.InferOutput<typeof ThemePatchSchema>;
 
@@ -35,12 +36,12 @@ const TokensSchema = v.object({
   radius: v.picklist(RADII),
 });
 
-export const ThemeSchema = v.object({
+export const ThemeSchema = named('Theme', v.object({
   tokens: TokensSchema,
   cssVariables: v.record(v.string(), v.string()),
   customized: v.boolean(),
   updatedAt: v.string(),
-});
+}));
 
 /** The theme in force for a site, as the API answers it. */
 export type Theme = v.InferOutput<typeof ThemeSchema>;

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { named } from '../platform/named-schema.js';
 import { CAP_NAMES } from '../plans/plans.js';
 import { ScopeSchema } from '../platform/scopes.js';
 import { clientText } from '../platform/validation.js';
@@ -16,7 +17,7 @@ export const CapsPatchSchema = v.strictObject(
 );
 
 /** `PATCH /_emulator/workspaces/{id}` (partial). */
-export const WorkspaceSettingsPatchSchema = v.strictObject({
+export const WorkspaceSettingsPatchSchema = named('WorkspacePatch', v.strictObject({
   name: v.optional(Name),
   plan: v.optional(Plan),
   rateLimit: v.optional(
@@ -28,12 +29,12 @@ export const WorkspaceSettingsPatchSchema = v.strictObject({
   dailyActivityCap: v.optional(NullableCount),
   credits: v.optional(Count),
   caps: v.optional(CapsPatchSchema),
-});
+}));
 
 export type WorkspaceSettingsPatch = v.InferOutput<typeof WorkspaceSettingsPatchSchema>;
 
 /** `POST /_emulator/workspaces`. */
-export const WorkspaceCreateSchema = v.optional(
+export const WorkspaceCreateSchema = named('WorkspaceCreate', v.optional(
   v.strictObject({
     name: v.optional(Name),
     scopes: v.optional(v.pipe(v.array(ScopeSchema), v.minLength(1, 'a key needs at least one scope'))),
@@ -41,11 +42,11 @@ export const WorkspaceCreateSchema = v.optional(
     credits: v.optional(Count),
   }),
   {},
-);
+));
 
 const CapsRecord = v.object(Object.fromEntries(CAP_NAMES.map((n) => [n, NullableCount])) as Record<(typeof CAP_NAMES)[number], typeof NullableCount>);
 
-export const WorkspaceRecordSchema = v.object({
+export const WorkspaceRecordSchema = named('Workspace', v.object({
   id: v.string(),
   name: v.string(),
   plan: v.string(),
@@ -55,4 +56,4 @@ export const WorkspaceRecordSchema = v.object({
   caps: CapsRecord,
   createdAt: v.string(),
   updatedAt: v.string(),
-});
+}));

@@ -129,7 +129,7 @@ describe('unexpected failures', () => {
     const service = createService({ db: store, clock, ids: createIdGenerator({ clock }), settings: resolveSettings({ secret: 's', log: (_m, e) => logged.push(e) }) });
     const { app } = createApp(service, {
       extend: (_app, router) =>
-        router.add({ method: 'GET', path: '/boom', summary: 'throws', tags: [], query: v.object({}), responses: {} }, () => {
+        router.add({ method: 'GET', path: '/boom', operationId: 'boom', summary: 'throws', tags: [], query: v.object({}), responses: {} }, () => {
           throw new Error('SQLITE_CONSTRAINT: secret table users at /srv/app.ts:12');
         }),
     });
@@ -143,6 +143,9 @@ describe('unexpected failures', () => {
   });
 });
 
+// A schema of the description, its `$ref` to a component followed.
+const component = (doc: any, schema: any) => (typeof schema.$ref === 'string' ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema);
+
 describe('OpenAPI', () => {
   it('GET /v1/openapi.json needs no key and describes every route, version 0.1.0', async () => {
     const res = await send(emulator, 'GET', '/v1/openapi.json');
@@ -155,14 +158,16 @@ describe('OpenAPI', () => {
       expect(res.body.paths[path]?.[route.method.toLowerCase()], `${route.method} ${path}`).toBeDefined();
     }
     const create = res.body.paths['/v1/agents'].post;
-    expect(create.requestBody.content['application/json'].schema.required).toEqual(['name', 'identity']);
+    // The body is a named component (AgentCreate), referenced from the operation.
+    const body = component(res.body, create.requestBody.content['application/json'].schema);
+    expect(body.required).toEqual(['name', 'identity']);
     expect(create.responses['400'].content['application/problem+json']).toBeDefined();
     expect(res.body.paths['/workspaces/{tenantId}/keys'].post).toBeDefined();
   });
 
   it('a client reading it sees the request rules the server enforces', async () => {
     const doc = (await send(emulator, 'GET', '/v1/openapi.json')).body;
-    const name = doc.paths['/v1/agents'].post.requestBody.content['application/json'].schema.properties.name;
+    const name = component(doc, doc.paths['/v1/agents'].post.requestBody.content['application/json'].schema).properties.name;
     expect(name).toMatchObject({ type: 'string', minLength: 1, maxLength: 80 });
     const limit = doc.paths['/v1/agents'].get.parameters.find((p: { name: string }) => p.name === 'limit');
     expect(limit).toMatchObject({ in: 'query', required: false });

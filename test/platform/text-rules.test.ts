@@ -62,14 +62,15 @@ describe('lengths count characters (Unicode code points)', () => {
 
   it('the OpenAPI description still shows minLength/maxLength, and JSON Schema agrees with the server', async () => {
     const doc = (await send(emulator, 'GET', '/v1/openapi.json')).body;
-    const body = doc.paths['/v1/agents'].post.requestBody.content['application/json'].schema;
+    const component = (schema: any) => (typeof schema.$ref === 'string' ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema);
+    const body = component(doc.paths['/v1/agents'].post.requestBody.content['application/json'].schema);
     expect(body.properties.name).toMatchObject({ type: 'string', minLength: 1, maxLength: 80 });
     expect(body.properties.identity.properties.description).toMatchObject({ maxLength: 2000 });
     // JSON Schema counts code points too: 80 emoji pass, 81 do not, as on the server.
     const validate = new Ajv2020({ strict: false }).compile(body.properties.name);
     expect(validate(EMOJI.repeat(80))).toBe(true);
     expect(validate(EMOJI.repeat(81))).toBe(false);
-    const topics = doc.paths['/v1/knowledge/text'].post.requestBody.content['application/json'].schema.properties.topics;
+    const topics = component(doc.paths['/v1/knowledge/text'].post.requestBody.content['application/json'].schema).properties.topics;
     expect(topics.items).toMatchObject({ minLength: 1, maxLength: 40 });
   });
 });

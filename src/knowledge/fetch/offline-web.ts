@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import * as v from 'valibot';
+import { named } from '../../platform/named-schema.js';
 import { clientText } from '../../platform/validation.js';
 import { IngestError } from '../pipeline/ingest-error.js';
 import type { HopResponse, Web } from '../ports.js';
@@ -30,7 +31,7 @@ const HostSchema = clientText({ min: 1, max: 253 });
 const AddressSchema = v.pipe(v.string(), v.check((s) => ipaddr.isValid(s), 'must be an IPv4 or IPv6 address'));
 
 /** The body of `PUT /_emulator/web` (CONTRACT, control plane; decisions, D-078). */
-export const WebDefinitionSchema = v.pipe(
+export const WebDefinitionSchema = named('OfflineWeb', v.pipe(
   v.strictObject({
     pages: v.pipe(v.array(WebPageSchema), v.maxLength(10_000, 'at most 10000 pages')),
     dns: v.optional(v.record(HostSchema, v.array(AddressSchema)), {}),
@@ -39,11 +40,11 @@ export const WebDefinitionSchema = v.pipe(
     v.check((web) => new Set(web.pages.map((p) => pageKey(new URL(p.url)))).size === web.pages.length, 'two pages have the same URL'),
     ['pages'],
   ),
-);
+));
 
 export type WebDefinition = v.InferOutput<typeof WebDefinitionSchema>;
 
-export const WebSummarySchema = v.object({ pages: v.number(), hosts: v.number() });
+export const WebSummarySchema = named('OfflineWebSummary', v.object({ pages: v.number(), hosts: v.number() }));
 
 /** A host as URLs spell it: lowercase, punycode for international names, no final dot. */
 function hostName(host: string): string {
