@@ -71,6 +71,11 @@ async function runBlock(block: ShellBlock, emulator: RunningCli): Promise<void> 
   expect(missingLines(block.expected.map(withPort), run.out), `expected output of the block at ${where}`).toEqual([]);
 }
 
+it('has curl and jq to run the examples with (apt-get install -y curl jq; .ci/run does)', async () => {
+  const run = await runBash('command -v curl && command -v jq', work);
+  expect(run.code, run.out + run.err).toBe(0);
+});
+
 describe.each(docFiles())('%s', (file) => {
   const blocks = shellBlocks(file);
   let emulator: RunningCli;
