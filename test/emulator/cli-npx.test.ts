@@ -1,21 +1,17 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../emulator/package-info.js';
 import { closesWithin, freePort, runToEnd } from '../support/cli.js';
+import { shellBlocks } from '../support/doc-blocks.js';
 
 // Through `npx svc-emulator`, from the project directory, in a real shell: as CI runs it.
 // npm 11 puts the package's own bin in its npx cache on the first run (a few seconds).
-const ROOT = packageRoot();
 const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const TIMEOUT = 90_000;
 
-/** The shell block of the README that contains `marker`. */
-function readmeBlock(marker: string): string {
-  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes(marker));
-  if (!block) throw new Error(`README has no sh block with ${marker}`);
-  return block;
+/** The first shell block of a doc that contains `marker`. */
+function docBlock(file: string, marker: string): string {
+  const block = shellBlocks(file).find((b) => b.code.includes(marker));
+  if (!block) throw new Error(`${file} has no sh block with ${marker}`);
+  return `${block.code}\n`;
 }
 
 /** A command that checks what exec or the recipe hands over, and exits 0 only if it works. */
@@ -88,21 +84,22 @@ describe('npx svc-emulator exec', () => {
   }, TIMEOUT);
 });
 
-describe('the README CI recipes run as written', () => {
+describe('the CI recipes of README.md and docs/cli-and-ci.md run as written, through npx', () => {
   it('exec', async () => {
-    const block = readmeBlock('svc-emulator exec --');
-    expect(block).toBe('npx svc-emulator exec -- npm test\n');
+    const block = docBlock('README.md', 'svc-emulator exec --');
+    expect(block).toMatch(/^npx svc-emulator exec -- npm test +# [^\n]*\n$/);
+    expect(docBlock('docs/cli-and-ci.md', 'svc-emulator exec --').startsWith(block)).toBe(true);
     const run = await bash(block.replace('npm test', CHECK));
     expect(run.code, run.stderr).toBe(0);
   }, TIMEOUT);
 
   it('start in the background, wait, test, stop: the status is the tests\', and the server is gone within 2 s', async () => {
     const port = String(await freePort());
-    const block = readmeBlock('EMULATOR=$!').replaceAll('4010', port);
+    const block = docBlock('docs/cli-and-ci.md', 'EMULATOR=$!').replaceAll('4010', port);
     const run = await bash(block.replace('npm test', CHECK));
     expect(run.code, run.stderr).toBe(0);
     expect(await closesWithin(`http://127.0.0.1:${port}`, 2000)).toBeLessThan(2000);
-    const failing = await bash(readmeBlock('EMULATOR=$!').replaceAll('4010', String(await freePort())).replace('npm test', 'node -e "process.exit(4)"'));
+    const failing = await bash(docBlock('docs/cli-and-ci.md', 'EMULATOR=$!').replaceAll('4010', String(await freePort())).replace('npm test', 'node -e "process.exit(4)"'));
     expect(failing.code).toBe(4);
   }, TIMEOUT);
 });

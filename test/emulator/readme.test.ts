@@ -1,15 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { lexer, type Tokens } from 'marked';
 import { describe, expect, it, vi } from 'vitest';
+import { HELP } from '../../emulator/cli/options.js';
 import { packageRoot } from '../../emulator/package-info.js';
 
-const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8');
-const example = (name: string) => readFileSync(join(packageRoot(), 'test', 'examples', name), 'utf8');
+const read = (path: string) => readFileSync(join(packageRoot(), path), 'utf8');
+const example = (name: string) => read(join('test', 'examples', name));
+const quotes = (doc: string, name: string) => read(doc).includes('```ts\n' + example(name) + '```');
 
-describe('README examples', () => {
+describe('TypeScript examples in README.md and docs/', () => {
   it('quote the example files verbatim (the vitest ones run as tests of their own)', () => {
-    for (const name of ['library.example.ts', 'vitest-helper.test.ts', 'msw-app.test.ts', 'typed-calls.test.ts', 'openapi-fetch.test.ts']) {
-      expect(readme, `README quotes test/examples/${name}`).toContain('```ts\n' + example(name) + '```');
+    expect(quotes('README.md', 'vitest-helper.test.ts'), 'README quotes test/examples/vitest-helper.test.ts').toBe(true);
+    for (const name of ['library.example.ts', 'vitest-helper.test.ts', 'msw-app.test.ts', 'typed-calls.test.ts', 'openapi-fetch.test.ts', 'plug-ins.test.ts']) {
+      expect(quotes('docs/testing.md', name), `docs/testing.md quotes test/examples/${name}`).toBe(true);
     }
   });
 
@@ -22,20 +26,53 @@ describe('README examples', () => {
       log.mockRestore();
     }
   });
+
+  it('README.md stays a front page', () => {
+    expect(read('README.md').split('\n').length).toBeLessThanOrEqual(200);
+  });
+});
+
+describe('docs/configuration.md', () => {
+  const configuration = read('docs/configuration.md');
+
+  it('has every CLI flag and its environment variable', () => {
+    const flags = [...HELP.matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]!);
+    const variables = [...HELP.matchAll(/SVC_EMULATOR_[A-Z_]+/g)].map((m) => m[0]);
+    expect(flags.length).toBeGreaterThan(10);
+    for (const flag of flags) expect(configuration, flag).toContain(`\`${flag}`);
+    for (const variable of variables) expect(configuration, variable).toContain(`| \`${variable}\``);
+  });
+
+  it('has every createEmulator option', () => {
+    // The option names, read from the declaration the package ships.
+    const declared = read('emulator/options.ts');
+    const settings = /Pick<Settings, ([^>]+)>/.exec(declared)![1]!.match(/'(\w+)'/g)!.map((s) => s.slice(1, -1));
+    const ports = /Pick<ServicePorts, ([^>]+)>/.exec(declared)![1]!.match(/'(\w+)'/g)!.map((s) => s.slice(1, -1));
+    const own = [...declared.slice(declared.indexOf('interface EmulatorOptions')).matchAll(/^ {2}(\w+)\?:/gm)].map((m) => m[1]!);
+    for (const option of [...settings, ...ports, ...own]) expect(configuration, option).toContain(`| \`${option}\` |`);
+  });
 });
 
 describe('the fixture format', () => {
   it('fixtures/fixture.schema.json is the JSON Schema of the validating schema (regenerate: node --import tsx emulator/fixture-schema.ts)', async () => {
     const { fixtureJsonSchema } = await import('../../emulator/fixture-schema.js');
-    const committed = JSON.parse(readFileSync(join(packageRoot(), 'fixtures', 'fixture.schema.json'), 'utf8'));
+    const committed = JSON.parse(read('fixtures/fixture.schema.json'));
     expect(committed).toEqual(JSON.parse(JSON.stringify(fixtureJsonSchema())));
   });
 
-  it('the bundled demo validates against it', async () => {
+  it('the bundled demo and the examples of docs/demos-and-sites.md validate against it', async () => {
     const { Ajv2020 } = await import('ajv/dist/2020.js');
-    const schema = JSON.parse(readFileSync(join(packageRoot(), 'fixtures', 'fixture.schema.json'), 'utf8'));
-    const demo = JSON.parse(readFileSync(join(packageRoot(), 'fixtures', 'demo.json'), 'utf8'));
-    const validate = new Ajv2020({ strict: false }).compile(schema);
-    expect(validate(demo), JSON.stringify(validate.errors)).toBe(true);
+    const validate = new Ajv2020({ strict: false }).compile(JSON.parse(read('fixtures/fixture.schema.json')));
+    const examples = lexer(read('docs/demos-and-sites.md'))
+      .filter((t): t is Tokens.Code => t.type === 'code' && (t as Tokens.Code).lang === 'json')
+      .map((t) => t.text);
+    // The file a shell example writes with a heredoc (<<'JSON' ... JSON).
+    const guide = read('docs/demos-and-sites.md');
+    const start = guide.indexOf("<<'JSON'\n") + "<<'JSON'\n".length;
+    const inShell = guide.slice(start, guide.indexOf('\nJSON\n', start));
+    expect(examples).toHaveLength(1);
+    for (const doc of [read('fixtures/demo.json'), ...examples, inShell]) {
+      expect(validate(JSON.parse(doc)), JSON.stringify(validate.errors)).toBe(true);
+    }
   });
 });
