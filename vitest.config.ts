@@ -17,5 +17,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One throwaway PostgreSQL server for the run (the fourth store backend).
+    globalSetup: ['test/support/postgres-setup.ts'],
   },
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../src/app.js';
-import { openStore, type DatabaseOptions } from '../src/db/database.js';
+import { isPostgresUrl, openStore, type DatabaseOptions } from '../src/db/database.js';
 import type { WebDefinition } from '../src/knowledge/fetch/offline-web.js';
 import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
 import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
@@ -348,8 +348,12 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
         ? readFixture(options.fixtures)
         : readFixture(options.fixtures as unknown);
   const dbOptions: DatabaseOptions =
-    options.db === undefined ? { kind: 'memory' } : typeof options.db === 'string' ? { kind: 'file', path: options.db } : options.db;
-  const store = await openStore(dbOptions);
+    options.db === undefined
+      ? { kind: 'memory' }
+      : typeof options.db === 'string'
+        ? isPostgresUrl(options.db) ? { kind: 'postgres', url: options.db } : { kind: 'file', path: options.db }
+        : options.db;
+  const store = await openStore(dbOptions, options.log);
   const meta = metaStore(store.db);
   const seed = options.seed === undefined ? undefined : String(options.seed);
 
