@@ -48,10 +48,10 @@ export interface EmulatorControl {
   drain(): Promise<number>;
   setWeb(definition: unknown): Promise<{ pages: number; hosts: number }>;
   getWeb(): Promise<WebDefinition>;
-  injectFault(input: FaultRequest): Fault | { ingest: string; times: number };
-  listFaults(): Fault[];
-  clearFaults(): number;
-  requests(limit?: number): JournalEntry[];
+  injectFault(input: FaultRequest): Promise<Fault | { ingest: string; times: number }>;
+  listFaults(): Promise<Fault[]>;
+  clearFaults(): Promise<number>;
+  requests(limit?: number): Promise<JournalEntry[]>;
 }
 
 const ClockMoveSchema = v.union(
@@ -217,15 +217,15 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       responses: { 201: { description: 'The fault, or the queued ingestion failures', schema: v.union([FaultRecord, v.object({ ingest: v.string(), times: v.number() })]) } },
       errors: ['svc.request.validation_failed'],
     },
-    ({ body }) => ({ status: 201, body: emulator.injectFault(body) }),
+    async ({ body }) => ({ status: 201, body: await emulator.injectFault(body) }),
   );
   router.add(
     { method: 'GET', path: '/_emulator/faults', tags, security, summary: 'The active faults', responses: { 200: { description: 'Faults', schema: v.object({ data: v.array(FaultRecord) }) } } },
-    () => ({ status: 200, body: { data: emulator.listFaults() } }),
+    async () => ({ status: 200, body: { data: await emulator.listFaults() } }),
   );
   router.add(
     { method: 'DELETE', path: '/_emulator/faults', tags, security, summary: 'Remove every fault and queued ingestion failure', responses: { 200: { description: 'Cleared', schema: v.object({ cleared: v.number() }) } } },
-    () => ({ status: 200, body: { cleared: emulator.clearFaults() } }),
+    async () => ({ status: 200, body: { cleared: await emulator.clearFaults() } }),
   );
 
   router.add(
@@ -234,6 +234,6 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       query: RequestsQuerySchema, responses: { 200: { description: 'Journal', schema: v.object({ data: v.array(JournalEntrySchema) }) } },
       errors: ['svc.request.validation_failed'],
     },
-    ({ query }) => ({ status: 200, body: { data: emulator.requests(query.limit) } }),
+    async ({ query }) => ({ status: 200, body: { data: await emulator.requests(query.limit) } }),
   );
 }

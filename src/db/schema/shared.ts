@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Bookkeeping of the processes that share one store (a PostgreSQL server): who is alive,
  * which jobs they hold, counters they agree on, and what the emulator shares (faults,
@@ -49,7 +51,7 @@ export interface FaultTable {
 
 /** The request journal of every process (the newest `capacity` rows are kept). */
 export interface JournalTable {
-  seq: number;
+  seq: Generated<number>;
   at: string;
   method: string;
   path: string;

@@ -1,0 +1,56 @@
+import type { Context } from 'hono';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../src/db/schema/index.js';
+import type { Clock } from '../src/platform/clock.js';
+import type { AppEnv } from '../src/platform/context.js';
+import { iso } from '../src/platform/time.js';
+import { entryOf, type JournalEntry, type JournalStore } from './journal.js';
+
+// Rows past the capacity are dropped now and then, not after every request.
+const PRUNE_EVERY = 100;
+
+/**
+ * The request journal in the store, for processes sharing it (decisions, D-192): every
+ * answer is a row written before it leaves, so `GET /_emulator/requests` on any
+ * process lists the requests all of them answered, newest first.
+ */
+export class SharedJournal implements JournalStore {
+  #written = 0;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    readonly capacity = 1000,
+  ) {}
+
+  async add(entry: Omit<JournalEntry, 'at'> & { at: number }): Promise<void> {
+    await this.db
+      .insertInto('journal')
+      .values({
+        at: iso(entry.at), method: entry.method, path: entry.path, status: entry.status, code: entry.code,
+        key_prefix: entry.keyPrefix, workspace_id: entry.workspaceId, request_id: entry.requestId,
+      })
+      .execute();
+    if (++this.#written % PRUNE_EVERY === 0) {
+      await sql`DELETE FROM journal WHERE seq <= (SELECT max(seq) FROM journal) - ${this.capacity}`.execute(this.db);
+    }
+  }
+
+  async recent(limit: number): Promise<JournalEntry[]> {
+    const rows = await this.db.selectFrom('journal').selectAll().orderBy('seq', 'desc').limit(Math.min(limit, this.capacity)).execute();
+    return rows.map((r) => ({
+      at: r.at, method: r.method, path: r.path, status: Number(r.status), code: r.code,
+      keyPrefix: r.key_prefix, workspaceId: r.workspace_id, requestId: r.request_id,
+    }));
+  }
+
+  async clear(): Promise<void> {
+    await this.db.deleteFrom('journal').execute();
+  }
+
+  recorder(clock: Clock): (c: Context<AppEnv>) => void | Promise<void> {
+    return (c) => {
+      const entry = entryOf(c, clock);
+      return entry instanceof Promise ? entry.then((e) => e && this.add(e)) : entry && this.add(entry);
+    };
+  }
+}
