@@ -11,7 +11,9 @@ fixtures give a key, in its environment, stops, and exits with the command's sta
 Options (each also as an environment variable):
   --port <n>            port to listen on, 0 picks a free one   SVC_EMULATOR_PORT    (4010)
   --host <addr>         address to bind                         SVC_EMULATOR_HOST    (127.0.0.1)
-  --db <file>           SQLite file; state survives restarts    SVC_EMULATOR_DB      (in memory)
+  --db <file|url>       SQLite file; state survives restarts;   SVC_EMULATOR_DB      (in memory)
+                        or postgres://user:pass@host:port/db,
+                        which several emulators may share
   --fixtures <f|none>   fixture file, or none for an empty one  SVC_EMULATOR_FIXTURES (bundled demo)
   --import <file>       start from a state file instead of      SVC_EMULATOR_IMPORT
                         the fixtures
