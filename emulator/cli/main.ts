@@ -95,6 +95,7 @@ export async function main(argv: string[]): Promise<void> {
       allowedHosts: options.allowedHosts,
       fixtures: options.fixtures,
       liveFetch: options.liveFetch,
+      ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     });
   } catch (error) {
     if (created()) removeStore(dbFile!);
