@@ -6,6 +6,8 @@ import type { AppEnv } from '../src/platform/context.js';
 import { iso } from '../src/platform/time.js';
 import { entryOf, type JournalEntry, type JournalStore } from './journal.js';
 
+type RawEntry = Omit<JournalEntry, 'at'> & { at: number };
+
 // Rows past the capacity are dropped now and then, not after every request.
 const PRUNE_EVERY = 100;
 
@@ -22,7 +24,7 @@ export class SharedJournal implements JournalStore {
     readonly capacity = 1000,
   ) {}
 
-  async add(entry: Omit<JournalEntry, 'at'> & { at: number }): Promise<void> {
+  async add(entry: RawEntry): Promise<void> {
     await this.db
       .insertInto('journal')
       .values({
@@ -48,9 +50,12 @@ export class SharedJournal implements JournalStore {
   }
 
   recorder(clock: Clock): (c: Context<AppEnv>) => void | Promise<void> {
+    // The journal is a record of answers, not part of them: an answer whose row cannot
+    // be written (the database went away) still goes out, unrecorded.
+    const add = (e: RawEntry | undefined) => e && this.add(e).catch(() => {});
     return (c) => {
       const entry = entryOf(c, clock);
-      return entry instanceof Promise ? entry.then((e) => e && this.add(e)) : entry && this.add(entry);
+      return entry instanceof Promise ? entry.then(add) : add(entry);
     };
   }
 }

@@ -49,10 +49,10 @@ export interface PgCluster {
 
 /**
  * A throwaway PostgreSQL cluster: `initdb` in a temporary folder, the server on a free
- * port of 127.0.0.1 (its socket in the same folder), fsync off. Tests share one per run
+ * port of 127.0.0.1 (its socket in the same folder), fsync off unless `durable`. Tests share one per run
  * (`postgres-setup.ts`); a test that stops the server starts its own.
  */
-export async function startCluster(): Promise<PgCluster> {
+export async function startCluster(options: { durable?: boolean } = {}): Promise<PgCluster> {
   const bin = postgresBin();
   const owner = serverUser();
   const dir = mkdtempSync(join(tmpdir(), 'svc-emu-pg-'));
@@ -62,9 +62,11 @@ export async function startCluster(): Promise<PgCluster> {
   execFileSync(join(bin, 'initdb'), ['-D', data, '-U', PG_USER, '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], asOwner);
   const port = await freePort();
   const host = '127.0.0.1';
-  const options = `-p ${port} -k ${dir} -h ${host} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=32MB`;
+  // Fast and forgetful unless `durable`: an immediate stop of a durable one keeps every commit.
+  const speed = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const serverOptions = `-p ${port} -k ${dir} -h ${host}${speed} -c max_connections=300 -c shared_buffers=32MB`;
   const start = () => {
-    execFileSync(join(bin, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'server.log'), '-o', options], asOwner);
+    execFileSync(join(bin, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'server.log'), '-o', serverOptions], asOwner);
   };
   const stop = () => {
     spawnSync(join(bin, 'pg_ctl'), ['stop', '-m', 'immediate', '-w', '-D', data], asOwner);

@@ -89,6 +89,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend> {
   });
   // An idle connection the server dropped must not end the process.
   pool.on('error', (error) => options.log?.(`PostgreSQL connection to ${where} lost`, error));
+  // Nor one dropped while checked out between queries: its next query fails (503) instead.
+  pool.on('connect', (client) => client.on('error', () => {}));
   try {
     const client = await pool.connect();
     client.release();
