@@ -267,7 +267,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   /**
    * Reloads what other processes sharing the store may have changed and this one holds
-   * in memory: the clock, the offline web, the request faults (coherence, D-188).
+   * in memory: the clock, the offline web, the request faults (coherence, D-203).
    */
   async reloadShared(): Promise<void> {
     const clock = await this.#meta.get<ClockState>('clock');
@@ -332,7 +332,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
    */
   #persist(): Promise<void> {
     const clock = this.#clock.snapshot();
-    // Processes sharing a store draw ids from their own streams: nothing to restore (D-193).
+    // Processes sharing a store draw ids from their own streams: nothing to restore (D-208).
     const ids = this.service.store.shared ? undefined : this.service.ids.snapshot();
     const written = this.#persistTail.then(async () => {
       if (this.#closed) return;
@@ -386,7 +386,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   let emulator: Emulator | undefined;
   try {
     // Processes starting together on one shared store start one at a time: the first
-    // loads the fixtures, the others find them loaded (decisions, D-194).
+    // loads the fixtures, the others find them loaded (decisions, D-209).
     await store.exclusive('start', async () => {
       emulator = await assemble(store, options, allowedHosts);
       await emulator.init(fixtures, options.state);
@@ -411,7 +411,7 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
   if (clockState) clock.restore(clockState);
 
   // Sharing a store, each process draws ids from its own stream, or two seeded ones
-  // would hand out the same ids (decisions, D-193).
+  // would hand out the same ids (decisions, D-208).
   const processId = store.shared ? `ins_${randomBytes(12).toString('hex')}` : undefined;
   const ids = createIdGenerator({ clock, seed: seed !== undefined && processId ? `${seed}/${processId}` : seed });
   if (!store.shared) {

@@ -7,7 +7,7 @@ export interface MetaStore {
   get<T>(key: string): Promise<T | undefined>;
   /**
    * Writes a value. `announce`: other processes sharing the store hold it in memory (the
-   * clock, the offline web) and reload it on their next request (decisions, D-188).
+   * clock, the offline web) and reload it on their next request (decisions, D-203).
    */
   set(key: string, value: unknown, options?: { announce?: boolean }): Promise<void>;
   /** Writes a value unless one is there already; answers the one that is (processes starting together agree). */

@@ -23,7 +23,7 @@ function toFault(row: FaultTable): Fault {
 }
 
 /**
- * Request faults in the store, for processes sharing it (decisions, D-192). Each process
+ * Request faults in the store, for processes sharing it (decisions, D-207). Each process
  * keeps the list in memory (a request that matches none asks nothing) and reloads it
  * when coherence says it changed; a fault with `times` is counted down in the store, so
  * that `times: 3` fails three requests whichever processes get them.

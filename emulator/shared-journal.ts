@@ -12,7 +12,7 @@ type RawEntry = Omit<JournalEntry, 'at'> & { at: number };
 const PRUNE_EVERY = 100;
 
 /**
- * The request journal in the store, for processes sharing it (decisions, D-192): every
+ * The request journal in the store, for processes sharing it (decisions, D-207): every
  * answer is a row written before it leaves, so `GET /_emulator/requests` on any
  * process lists the requests all of them answered, newest first.
  */

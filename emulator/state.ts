@@ -118,7 +118,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
   service.workspaces.activity.forget();
   try {
     // Sharing the store, other processes finish the jobs they run first and take no new
-    // one until the new state is in (decisions, D-194).
+    // one until the new state is in (decisions, D-209).
     await service.jobs.whileQuiet(() => service.db.transaction().execute(async (trx) => {
       for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
       for (const table of STATE_TABLES) {
@@ -137,7 +137,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
       await service.coherence.changed(trx);
     }));
     clock.restore(doc.clock);
-    // Processes sharing a store keep their own id streams (D-193).
+    // Processes sharing a store keep their own id streams (D-208).
     if (!service.store.shared) service.ids.restore(doc.ids);
     await service.rateLimiter.clear();
     for (const hook of service.afterImport) await hook();

@@ -61,7 +61,7 @@ export function createApp(service: Service, options: AppOptions = {}) {
       return shell.finish(c, problemResponse(c, error));
     }
     // The database is out of reach: the request wrote nothing (its transaction did not
-    // commit), and a retry once the database is back will do (D-191).
+    // commit), and a retry once the database is back will do (D-206).
     if (service.store.unavailable(error)) return shell.finish(c, problemResponse(c, new ServiceError('svc.service.unavailable', { detail: UNAVAILABLE })));
     service.settings.log(`unexpected error on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error);
     return shell.finish(c, problemResponse(c, new ServiceError('svc.internal.error')));

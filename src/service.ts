@@ -102,7 +102,7 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   const ports = resolvePorts(given, settings, clock);
   const cursors = new Cursors(settings.secret);
   // A store other processes share gets the shared side of each port: leases, counters
-  // and coherence in the store; one only this process uses keeps them in memory (D-186).
+  // and coherence in the store; one only this process uses keeps them in memory (D-201).
   const shared = store.shared
     ? new SharedProcess(db, processId ?? `ins_${randomUUID().replaceAll('-', '')}`, { leaseMs: settings.leaseMs, now: () => clock.now(), log: settings.log })
     : undefined;

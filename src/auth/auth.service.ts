@@ -84,7 +84,7 @@ export class AuthService {
       ids: IdGenerator;
       cursors: Cursors;
       workspaces: WorkspaceLookup;
-      /** Told inside every key write, so that other processes drop their cached keys (D-188). */
+      /** Told inside every key write, so that other processes drop their cached keys (D-203). */
       coherence?: Coherence | undefined;
     },
   ) {}

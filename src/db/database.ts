@@ -14,7 +14,7 @@ export type DatabaseOptions =
   | { kind: 'memory' }
   | { kind: 'file'; path: string }
   | { kind: 'pglite'; dataDir?: string }
-  /** A PostgreSQL server, which several emulator processes may share (decisions, D-185). */
+  /** A PostgreSQL server, which several emulator processes may share (decisions, D-200). */
   | { kind: 'postgres'; url: string; poolSize?: number };
 
 /** An open store: the kysely handle, which SQL dialect it speaks, and how to close it. */
@@ -27,7 +27,7 @@ export interface Store {
   kind: DatabaseOptions['kind'];
   /**
    * Whether other processes may use this database at the same time. The composition
-   * root builds the shared implementations of its ports when they may (D-186).
+   * root builds the shared implementations of its ports when they may (D-201).
    */
   shared: boolean;
   /** Where the data lives, for messages: a file, `memory`, or `host:port/dbname`. */

@@ -4,7 +4,7 @@ import type { JobTable } from '../db/schema/core.js';
 
 /**
  * How the queue takes jobs: alone (`LocalClaims`, the store is this process's), or
- * with leases among processes sharing a store (`LeasedClaims`, decisions, D-189).
+ * with leases among processes sharing a store (`LeasedClaims`, decisions, D-204).
  */
 export interface JobClaims {
   /** At start: jobs a stop of this store's users cut off become runnable again. */

@@ -7,7 +7,7 @@ import type { JobClaims } from './claims.js';
 const QUIET_WAIT_MS = 25;
 
 /**
- * Jobs among processes sharing a PostgreSQL store (decisions, D-189). A claim takes due
+ * Jobs among processes sharing a PostgreSQL store (decisions, D-204). A claim takes due
  * rows with `FOR UPDATE SKIP LOCKED` (two processes never take the same one) and notes
  * who holds each in `job_leases`. A `running` job whose holder's lease lapsed (killed,
  * or cut off from the database) is claimed again by whoever looks next, and so is one

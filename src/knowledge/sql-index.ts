@@ -39,7 +39,7 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
       dialect: SqlDialect;
       embedder: Embedder;
       /**
-       * Other processes write this store too (decisions, D-188): versions are read from
+       * Other processes write this store too (decisions, D-203): versions are read from
        * the store every time and cached chunks checked against it before use, rather
        * than trusted until this process hears of a change.
        */

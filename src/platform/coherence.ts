@@ -4,7 +4,7 @@ import type { Db } from '../db/schema/index.js';
  * How a process learns that another one changed what it keeps in memory (cached keys,
  * faults, the clock, the offline web). With a store only this process uses there is
  * nothing to learn (`LocalCoherence`); processes sharing a store read one version
- * number per request (`SqlCoherence`, decisions, D-188).
+ * number per request (`SqlCoherence`, decisions, D-203).
  */
 export interface Coherence {
   /**

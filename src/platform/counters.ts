@@ -2,7 +2,7 @@
  * Fixed-window counters (rate limits, visitors' turns): how many hits a name had in the
  * window that starts at `windowStart`. In memory for a store only this process uses;
  * in the store when processes share it (`SqlWindowCounters`), so that a limit of N
- * allows N across all of them (decisions, D-187).
+ * allows N across all of them (decisions, D-202).
  */
 export interface WindowCounters {
   /**

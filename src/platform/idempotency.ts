@@ -47,7 +47,7 @@ const RUNNING = 'running';
  * request fails (decisions, D-012 to D-014). With an `owner` (processes sharing the
  * store) the claim names its process, `running:<id>`, so that the claim of a process
  * that died, or one this process lost track of (the store went away before the answer
- * was written), is taken over instead of answering 409 for a day (D-190).
+ * was written), is taken over instead of answering 409 for a day (D-205).
  */
 export class IdempotencyStore {
   readonly #running: string;

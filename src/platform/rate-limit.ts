@@ -16,7 +16,7 @@ export interface RateLimitVerdict {
  * Fixed-window rate limiter per API key on the emulated clock. Windows are aligned to
  * multiples of their length since the epoch, so every key's window ends at a
  * predictable instant; the budget is shared by every route (decisions, D-009). The
- * counts live in `counters`: memory, or the store when processes share it (D-187).
+ * counts live in `counters`: memory, or the store when processes share it (D-202).
  */
 export class RateLimiter {
   constructor(private readonly counters: WindowCounters = new MemoryWindowCounters()) {}

@@ -12,7 +12,7 @@ export const DB_NOW_MS: RawBuilder<number> = sql<number>`(extract(epoch from clo
  * This process as one of several sharing a store: a row in `instances` whose lease it
  * renews on a timer. While the lease runs, the jobs it claimed and the idempotent
  * requests it started are its own; once it lapses (the process was killed or lost the
- * database) another process takes them over (decisions, D-189).
+ * database) another process takes them over (decisions, D-204).
  */
 export class SharedProcess {
   #timer: NodeJS.Timeout | undefined;

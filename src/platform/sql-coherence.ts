@@ -8,7 +8,7 @@ import type { Coherence } from './coherence.js';
  * transaction, and every request first reads that row (one primary-key read). A
  * version this process has not applied yet runs the listeners, which drop or reload
  * what memory holds. Exact: a change committed before a request arrives anywhere is
- * seen by it (decisions, D-188).
+ * seen by it (decisions, D-203).
  */
 export class SqlCoherence implements Coherence {
   readonly #listeners: (() => void | Promise<void>)[] = [];

@@ -9,7 +9,7 @@ const SWEEP_EVERY = 1000;
 
 /**
  * Counters in the store, exact across processes: one row per name and window, counted
- * by one atomic `INSERT ... ON CONFLICT DO UPDATE ... RETURNING` (decisions, D-187).
+ * by one atomic `INSERT ... ON CONFLICT DO UPDATE ... RETURNING` (decisions, D-202).
  * `namespace` keeps the names of two users of the table apart.
  */
 export class SqlWindowCounters implements WindowCounters {

@@ -7,7 +7,7 @@ import type { ActivityStore } from './activity.js';
 /**
  * Daily activity counted in the store, for processes sharing it: one atomic upsert per
  * request that counts only under the cap (`ON CONFLICT DO UPDATE ... WHERE count <
- * cap RETURNING`), so a cap of N allows N requests across every process (D-187).
+ * cap RETURNING`), so a cap of N allows N requests across every process (D-202).
  */
 export class SqlActivity implements ActivityStore {
   constructor(

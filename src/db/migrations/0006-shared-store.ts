@@ -1,6 +1,6 @@
 import type { DialectMigration } from './migration.js';
 
-/** What processes sharing one store agree on (schema/shared.ts; decisions, D-186). */
+/** What processes sharing one store agree on (schema/shared.ts; decisions, D-201). */
 export const sharedStore: DialectMigration = {
   async up(db, dialect) {
     await db.schema.createTable('instances')

@@ -4,7 +4,7 @@ import type { Generated } from 'kysely';
  * Bookkeeping of the processes that share one store (a PostgreSQL server): who is alive,
  * which jobs they hold, counters they agree on, and what the emulator shares (faults,
  * journal). Not state: these tables are not in `TABLES`, so they are neither exported
- * nor imported. On SQLite and PGlite they exist and stay empty (decisions, D-186).
+ * nor imported. On SQLite and PGlite they exist and stay empty (decisions, D-201).
  */
 export interface InstanceTable {
   id: string;
