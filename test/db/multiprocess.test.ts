@@ -98,6 +98,55 @@ describe('three emulator processes over one PostgreSQL database', () => {
     }
   });
 
+  it('knowledge changed through one process: the others answer from the new knowledge at once', async () => {
+    const ws = await workspace();
+    const agent = (await api(0, ws.key).post('/v1/agents', { name: 'Lola', identity: { businessName: 'Bikes Lola' } })).body;
+    const add = async (title: string, text: string) => {
+      const res = await api(0, ws.key).post('/v1/knowledge/text', { title, text, agentId: agent.id });
+      expect(res.status).toBe(202);
+      await control(0).post('/_emulator/queue/drain');
+      return res.body.id as string;
+    };
+    const titles = async (i: number) =>
+      (await api(i, ws.key).post(`/v1/agents/${agent.id}/query`, { query: 'How much is an electric bike?', limit: 5 })).body.passages.map((p: { title: string }) => p.title);
+    const first = await add('Rentals', 'Electric bikes cost 30 euros a day. City bikes cost 15 euros a day.');
+    // Both other processes cache the agent's index.
+    for (const i of [1, 2]) expect(await titles(i)).toEqual(['Rentals']);
+    expect((await api(0, ws.key).delete(`/v1/knowledge/sources/${first}`)).status).toBeLessThan(300);
+    for (const i of [1, 2]) expect(await titles(i)).toEqual([]);
+    await add('Prices', 'An electric bike costs 35 euros a day from June.');
+    for (const i of [1, 2]) expect(await titles(i)).toEqual(['Prices']);
+  });
+
+  it('the offline web and a workspace deletion through one process hold for the others', async () => {
+    const page = { url: 'https://team.example/', headers: { 'content-type': 'text/plain' }, body: 'Shared page.' };
+    expect((await control(0).put('/_emulator/web', { pages: [page] })).status).toBe(200);
+    for (const i of [1, 2]) expect((await control(i).get('/_emulator/web')).body.pages).toEqual([expect.objectContaining({ url: page.url, body: page.body })]);
+    const ws = await workspace();
+    const source = await api(1, ws.key).post('/v1/knowledge/urls', { url: page.url });
+    expect(source.status).toBe(202);
+    let status = 'pending';
+    for (let i = 0; i < 100 && status === 'pending'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await api(i, ws.key).get(`/v1/knowledge/sources/${source.body.id}`)).body.status;
+    }
+    expect(status).toBe('ready');
+
+    for (const i of [0, 1, 2]) expect((await api(i, ws.key).get('/v1/me')).status).toBe(200);
+    expect((await control(2).delete(`/_emulator/workspaces/${ws.id}`)).status).toBeLessThan(300);
+    for (const i of [0, 1]) expect((await api(i, ws.key).get('/v1/me')).status).toBe(401);
+  });
+
+  it('a reset through one process holds for the others', async () => {
+    const ws = await workspace();
+    for (const i of [0, 1, 2]) expect((await api(i, ws.key).get('/v1/me')).status).toBe(200);
+    expect((await control(0).post('/_emulator/reset')).status).toBe(200);
+    // Back to the (empty) fixtures: the workspace and its key are gone everywhere.
+    for (const i of [1, 2]) {
+      expect((await api(i, ws.key).get('/v1/me')).status).toBe(401);
+      expect((await control(i).get(`/_emulator/workspaces/${ws.id}`)).status).toBe(404);
+    }
+  });
   it('30 sources ingesting while one process is killed with SIGKILL: all end ready on the survivors, no chunk twice', async () => {
     const ws = await workspace();
     const victim = procs[2]!;
@@ -137,32 +186,4 @@ describe('three emulator processes over one PostgreSQL database', () => {
     const { rows: jobs } = await pool.query('SELECT count(*)::int AS n FROM jobs WHERE workspace_id = $1', [ws.id]);
     expect(jobs[0].n).toBe(0);
   }, 90_000);
-
-  it('the offline web and a workspace deletion through one process hold for the others', async () => {
-    const page = { url: 'https://team.example/', headers: { 'content-type': 'text/plain' }, body: 'Shared page.' };
-    expect((await control(0).put('/_emulator/web', { pages: [page] })).status).toBe(200);
-    for (const i of [1, 2]) expect((await control(i).get('/_emulator/web')).body.pages).toEqual([expect.objectContaining({ url: page.url, body: page.body })]);
-    const ws = await workspace();
-    const source = await api(1, ws.key).post('/v1/knowledge/urls', { url: page.url });
-    expect(source.status).toBe(202);
-    let status = 'pending';
-    for (let i = 0; i < 100 && status === 'pending'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      status = (await api(i, ws.key).get(`/v1/knowledge/sources/${source.body.id}`)).body.status;
-    }
-    expect(status).toBe('ready');
-
-    for (const i of [0, 1, 2]) expect((await api(i, ws.key).get('/v1/me')).status).toBe(200);
-    expect((await control(2).delete(`/_emulator/workspaces/${ws.id}`)).status).toBeLessThan(300);
-    for (const i of [0, 1]) expect((await api(i, ws.key).get('/v1/me')).status).toBe(401);
-  });
-
-  it('a reset through one process holds for the others', async () => {
-    const ws = await workspace();
-    for (const i of [0, 1]) expect((await api(i, ws.key).get('/v1/me')).status).toBe(200);
-    expect((await control(0).post('/_emulator/reset')).status).toBe(200);
-    // Back to the (empty) fixtures: the workspace and its key are gone everywhere.
-    expect((await api(1, ws.key).get('/v1/me')).status).toBe(401);
-    expect((await control(1).get(`/_emulator/workspaces/${ws.id}`)).status).toBe(404);
-  });
 });
