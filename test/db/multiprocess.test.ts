@@ -52,6 +52,21 @@ describe('three emulator processes over one PostgreSQL database', () => {
     expect(list.body.data.map((a: { id: string }) => a.id)).toEqual([created[0]!.body.id]);
   });
 
+  it('a request whose process died before answering does not hold its Idempotency-Key: a retry elsewhere runs it', async () => {
+    const ws = await workspace();
+    const now = (await control(0).get('/_emulator/clock')).body.now as string;
+    // What a process killed mid-request leaves: a claim naming it, and no live lease.
+    await pool.query(
+      `INSERT INTO idempotency (workspace_id, key_id, idem_key, fingerprint, state, status, headers, body, created_at)
+       VALUES ($1, $2, 'cut-off', 'x', 'running:ins_gone', NULL, NULL, NULL, $3)`,
+      [ws.id, ws.keyId, now],
+    );
+    const retry = await api(1, ws.key).post('/v1/agents', { name: 'Retried', identity: { businessName: 'B' } }, { 'idempotency-key': 'cut-off' });
+    expect(retry.status).toBe(201);
+    const replay = await api(2, ws.key).post('/v1/agents', { name: 'Retried', identity: { businessName: 'B' } }, { 'idempotency-key': 'cut-off' });
+    expect([replay.status, replay.body.id]).toEqual([201, retry.body.id]);
+  });
+
   it('a key limited to 12 requests: exactly 12 succeed across the three; a daily cap of 7 allows 7', async () => {
     const limited = await workspace({ rateLimit: { limit: 12, windowSeconds: 86_400 } });
     const answers = await Promise.all(Array.from({ length: 45 }, (_, i) => api(i, limited.key).get('/v1/me')));
