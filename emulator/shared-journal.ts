@@ -18,22 +18,52 @@ const PRUNE_EVERY = 100;
  */
 export class SharedJournal implements JournalStore {
   #written = 0;
+  #writing = false;
+  readonly #queue: { entry: RawEntry; resolve: () => void; reject: (error: unknown) => void }[] = [];
 
   constructor(
     private readonly db: Kysely<Database>,
     readonly capacity = 1000,
   ) {}
 
-  async add(entry: RawEntry): Promise<void> {
-    await this.db
-      .insertInto('journal')
-      .values({
-        at: iso(entry.at), method: entry.method, path: entry.path, status: entry.status, code: entry.code,
-        key_prefix: entry.keyPrefix, workspace_id: entry.workspaceId, request_id: entry.requestId,
-      })
-      .execute();
-    if (++this.#written % PRUNE_EVERY === 0) {
-      await sql`DELETE FROM journal WHERE seq <= (SELECT max(seq) FROM journal) - ${this.capacity}`.execute(this.db);
+  /**
+   * Writes one answer's row; resolves once it is in the store. Rows that arrive while a
+   * write is under way go together in the next one (one statement for many answers
+   * under load), in the order they came.
+   */
+  add(entry: RawEntry): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ entry, resolve, reject });
+      if (!this.#writing) void this.#write();
+    });
+  }
+
+  async #write(): Promise<void> {
+    this.#writing = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0);
+        try {
+          await this.db
+            .insertInto('journal')
+            .values(batch.map(({ entry }) => ({
+              at: iso(entry.at), method: entry.method, path: entry.path, status: entry.status, code: entry.code,
+              key_prefix: entry.keyPrefix, workspace_id: entry.workspaceId, request_id: entry.requestId,
+            })))
+            .execute();
+        } catch (error) {
+          for (const { reject } of batch) reject(error);
+          continue;
+        }
+        for (const { resolve } of batch) resolve();
+        this.#written += batch.length;
+        if (this.#written >= PRUNE_EVERY) {
+          this.#written = 0;
+          await sql`DELETE FROM journal WHERE seq <= (SELECT max(seq) FROM journal) - ${this.capacity}`.execute(this.db).catch(() => {});
+        }
+      }
+    } finally {
+      this.#writing = false;
     }
   }
 

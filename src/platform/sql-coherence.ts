@@ -15,6 +15,8 @@ export class SqlCoherence implements Coherence {
   readonly #read: PreparedQuery<Record<string, never>, { version: number }>;
   #applied = -1;
   #applying: Promise<void> = Promise.resolve();
+  #reading: Promise<number> | undefined;
+  #nextRead: Promise<number> | undefined;
 
   constructor(db: Kysely<Database>) {
     this.#read = prepareQuery(db, () => db.selectFrom('coherence').select('version').where('id', '=', 1));
@@ -25,7 +27,7 @@ export class SqlCoherence implements Coherence {
   }
 
   async sync(): Promise<void> {
-    const version = await this.#version();
+    const version = await this.#freshVersion();
     if (version <= this.#applied) return;
     // One application at a time; a request that saw a newer version waits for its own.
     const applying = this.#applying
@@ -45,6 +47,25 @@ export class SqlCoherence implements Coherence {
 
   onChange(listener: () => void | Promise<void>): void {
     this.#listeners.push(listener);
+  }
+
+  /**
+   * The version as read by a query that started after this call: concurrent requests
+   * share one read (under load, one query serves many) but never one that began before
+   * they arrived, which could miss a change committed just before. Still exact.
+   */
+  #freshVersion(): Promise<number> {
+    if (!this.#reading) {
+      this.#reading = this.#version().finally(() => (this.#reading = undefined));
+      return this.#reading;
+    }
+    this.#nextRead ??= this.#reading
+      .catch(() => {})
+      .then(() => {
+        this.#nextRead = undefined;
+        return this.#freshVersion();
+      });
+    return this.#nextRead;
   }
 
   async #version(): Promise<number> {
