@@ -15,8 +15,13 @@ export class SqlActivity implements ActivityStore {
     private readonly clock: Clock,
   ) {}
 
+  /** Counts waiting for the uncapped write of their workspace and day under way to end. */
+  readonly #waiting = new Map<string, { workspaceId: string; day: string; waiters: { resolve: (ok: boolean) => void; reject: (error: unknown) => void }[] }>();
+  readonly #writing = new Set<string>();
+
   async record(workspaceId: string, cap: number | null): Promise<boolean> {
     if (cap !== null && cap <= 0) return false;
+    if (cap === null) return this.#uncapped(workspaceId);
     const row = await this.db
       .insertInto('activity')
       .values({ workspace_id: workspaceId, day: utcDay(this.clock.now()), count: 1 })
@@ -27,6 +32,46 @@ export class SqlActivity implements ActivityStore {
       .returning('count')
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /**
+   * Without a cap nothing is refused: counts that arrive while one is being written go
+   * together in the next write (`count + n`), one statement for many requests.
+   */
+  #uncapped(workspaceId: string): Promise<boolean> {
+    const day = utcDay(this.clock.now());
+    const key = `${workspaceId}\n${day}`;
+    return new Promise((resolve, reject) => {
+      let batch = this.#waiting.get(key);
+      if (!batch) {
+        batch = { workspaceId, day, waiters: [] };
+        this.#waiting.set(key, batch);
+      }
+      batch.waiters.push({ resolve, reject });
+      if (!this.#writing.has(key)) void this.#write(key);
+    });
+  }
+
+  async #write(key: string): Promise<void> {
+    this.#writing.add(key);
+    try {
+      for (let batch = this.#waiting.get(key); batch; batch = this.#waiting.get(key)) {
+        this.#waiting.delete(key);
+        const n = batch.waiters.length;
+        try {
+          await this.db
+            .insertInto('activity')
+            .values({ workspace_id: batch.workspaceId, day: batch.day, count: n })
+            .onConflict((oc) => oc.columns(['workspace_id', 'day']).doUpdateSet((eb) => ({ count: eb('activity.count', '+', n) })))
+            .execute();
+          for (const w of batch.waiters) w.resolve(true);
+        } catch (error) {
+          for (const w of batch.waiters) w.reject(error);
+        }
+      }
+    } finally {
+      this.#writing.delete(key);
+    }
   }
 
   async today(workspaceId: string): Promise<number> {
