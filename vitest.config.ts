@@ -24,7 +24,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.browser.test.ts', 'test/conformance/**', 'node_modules/**'],
           setupFiles: ['test/support/openapi-recorder.ts'],
-          globalSetup: ['test/support/answers-reset.ts'],
+          // One throwaway PostgreSQL server for the run (the fourth store backend).
+          globalSetup: ['test/support/answers-reset.ts', 'test/support/postgres-setup.ts'],
         },
       },
       {

@@ -51,10 +51,10 @@ export interface EmulatorControl {
   drain(): Promise<number>;
   setWeb(definition: unknown): Promise<{ pages: number; hosts: number }>;
   getWeb(): Promise<WebDefinition>;
-  injectFault(input: FaultRequest): Fault | { ingest: string; times: number };
-  listFaults(): Fault[];
-  clearFaults(): number;
-  requests(limit?: number): JournalEntry[];
+  injectFault(input: FaultRequest): Promise<Fault | { ingest: string; times: number }>;
+  listFaults(): Promise<Fault[]>;
+  clearFaults(): Promise<number>;
+  requests(limit?: number): Promise<JournalEntry[]>;
 }
 
 const ClockMoveSchema = named('ClockMove', v.union(
@@ -235,15 +235,15 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       responses: { 201: { description: 'The fault, or the queued ingestion failures', schema: v.union([FaultRecordSchema, IngestFaultsSchema]) } },
       errors: ['svc.request.validation_failed'],
     },
-    ({ body }) => ({ status: 201, body: emulator.injectFault(body) }),
+    async ({ body }) => ({ status: 201, body: await emulator.injectFault(body) }),
   );
   router.add(
     { method: 'GET', path: '/_emulator/faults', operationId: 'listFaults', tags, security, summary: 'The active faults', responses: { 200: { description: 'Faults', schema: FaultListSchema } } },
-    () => ({ status: 200, body: { data: emulator.listFaults() } }),
+    async () => ({ status: 200, body: { data: await emulator.listFaults() } }),
   );
   router.add(
     { method: 'DELETE', path: '/_emulator/faults', operationId: 'clearFaults', tags, security, summary: 'Remove every fault and queued ingestion failure', responses: { 200: { description: 'Cleared', schema: FaultsClearedSchema } } },
-    () => ({ status: 200, body: { cleared: emulator.clearFaults() } }),
+    async () => ({ status: 200, body: { cleared: await emulator.clearFaults() } }),
   );
 
   router.add(
@@ -252,6 +252,6 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       query: RequestsQuerySchema, responses: { 200: { description: 'Journal', schema: RequestListSchema } },
       errors: ['svc.request.validation_failed'],
     },
-    ({ query }) => ({ status: 200, body: { data: emulator.requests(query.limit) } }),
+    async ({ query }) => ({ status: 200, body: { data: await emulator.requests(query.limit) } }),
   );
 }

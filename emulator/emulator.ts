@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../src/app.js';
-import { openStore, type DatabaseOptions } from '../src/db/database.js';
+import { isPostgresUrl, openStore, type DatabaseOptions, type Store } from '../src/db/database.js';
 import type { WebDefinition } from '../src/knowledge/fetch/offline-web.js';
 import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
 import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
@@ -17,10 +17,12 @@ import { WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../sr
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
 import { registerControlPlane, type CreatedWorkspace, type EmulatorControl } from './control-plane.routes.js';
 import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
-import { Faults, FaultSchema, IngestFaults, type Fault, type FaultRequest } from './faults.js';
+import { Faults, FaultSchema, IngestFaults, type Fault, type FaultRequest, type FaultRules, type IngestFaultQueue } from './faults.js';
+import { SharedFaults, SharedIngestFaults } from './shared-faults.js';
+import { SharedJournal } from './shared-journal.js';
 import { loadFixture, type FixtureHost, type LoadedKey } from './fixture-loader.js';
 import { readFixture, type Fixture } from './fixtures.js';
-import { Journal, type JournalEntry } from './journal.js';
+import { Journal, type JournalEntry, type JournalStore } from './journal.js';
 import { metaStore, type MetaStore } from './meta.js';
 import type { EmulatorOptions } from './options.js';
 import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
@@ -71,7 +73,11 @@ export interface EmulatorParts {
   /** The offline web URL sources are fetched from (the service's `web` port). */
   web: EmulatorWeb;
   /** Queued ingestion failures (the service's `ingestFaults` port). */
-  ingestFaults: IngestFaults;
+  ingestFaults: IngestFaultQueue;
+  /** Request faults: memory, or the store when processes share it. */
+  faults: FaultRules;
+  /** The request journal: memory, or the store when processes share it. */
+  journal: JournalStore;
   guard: { adminToken: string | undefined; allowedHosts: AllowedHosts };
   siteChat: SiteChatLimits;
 }
@@ -83,8 +89,8 @@ export interface EmulatorParts {
  * web) and hands the service what it needs of them as ports.
  */
 export class Emulator implements EmulatorControl, FixtureHost {
-  readonly journal = new Journal();
-  readonly faults: Faults;
+  readonly journal: JournalStore;
+  readonly faults: FaultRules;
   readonly siteChat: SiteChat;
   readonly app: ReturnType<typeof createApp>['app'];
   readonly openapi: ReturnType<typeof createApp>['openapi'];
@@ -98,18 +104,19 @@ export class Emulator implements EmulatorControl, FixtureHost {
   readonly #clock: EmulatedClock;
   readonly #meta: MetaStore;
   readonly #web: EmulatorWeb;
-  readonly #ingestFaults: IngestFaults;
+  readonly #ingestFaults: IngestFaultQueue;
   #requestLog: RequestLog | undefined;
 
   /** @internal `createEmulator` builds the parts. */
-  constructor({ service, clock, meta, web, ingestFaults, guard, siteChat }: EmulatorParts) {
+  constructor({ service, clock, meta, web, ingestFaults, faults, journal, guard, siteChat }: EmulatorParts) {
     this.service = service;
     this.#clock = clock;
     this.#meta = meta;
     this.#web = web;
     this.#ingestFaults = ingestFaults;
-    this.faults = new Faults(service.ids.fork('faults'));
-    this.siteChat = new SiteChat(service, service.ids.fork('site-chat'), siteChat);
+    this.faults = faults;
+    this.journal = journal;
+    this.siteChat = new SiteChat(service, service.ids.fork('site-chat'), siteChat, service.windowCounters('visitor'));
     const sites = createSiteHandler({
       service,
       chat: this.siteChat,
@@ -143,7 +150,6 @@ export class Emulator implements EmulatorControl, FixtureHost {
     });
     this.app = app;
     this.openapi = openapi;
-    clock.onChange(() => this.#persist());
   }
 
   /**
@@ -177,11 +183,13 @@ export class Emulator implements EmulatorControl, FixtureHost {
     /** Moves time forward and runs what came due before resolving. */
     advance: async (ms: number) => {
       this.#clock.advance(ms);
+      await this.#persist();
       await this.drain();
       return this.clock.get();
     },
     set: async (instant: number | string) => {
       this.#clock.set(typeof instant === 'string' ? Date.parse(instant) : instant);
+      await this.#persist();
       await this.drain();
       return this.clock.get();
     },
@@ -209,31 +217,30 @@ export class Emulator implements EmulatorControl, FixtureHost {
     return this.service.workspaces.delete(workspaceId);
   }
 
-  /** The last requests, newest first (the journal keeps 1,000). */
-  requests(limit = 100): JournalEntry[] {
+  /** The last requests, newest first (the journal keeps 1,000; of every process sharing the store). */
+  async requests(limit = 100): Promise<JournalEntry[]> {
     return this.journal.recent(limit);
   }
 
   /** Injects a failure (see `POST /_emulator/faults`); `ingest` queues source failures. */
-  injectFault(input: FaultRequest): Fault | { ingest: string; times: number } {
+  async injectFault(input: FaultRequest): Promise<Fault | { ingest: string; times: number }> {
     const fault = parseOrThrow(FaultSchema, input, 'svc.request.validation_failed');
     if (fault.ingest === undefined) return this.faults.add(fault);
     const times = fault.times ?? 1;
     // The schema's pattern admits registered codes only.
-    this.#ingestFaults.add(fault.ingest as IngestFailureCode, times);
+    await this.#ingestFaults.add(fault.ingest as IngestFailureCode, times);
     return { ingest: fault.ingest, times };
   }
 
   /** The active request faults. */
-  listFaults(): Fault[] {
+  async listFaults(): Promise<Fault[]> {
     return this.faults.list();
   }
 
   /** Removes every fault and queued ingestion failure; answers how many faults there were. */
-  clearFaults(): number {
-    const cleared = this.faults.list().length;
-    this.faults.clear();
-    this.#ingestFaults.clear();
+  async clearFaults(): Promise<number> {
+    const cleared = await this.faults.clear();
+    await this.#ingestFaults.clear();
     return cleared;
   }
 
@@ -259,15 +266,26 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   async importState(doc: unknown, options: StateTransferOptions = {}): Promise<void> {
     await importState(this.service, this.#clock, doc, options);
-    this.siteChat.clear();
+    await this.siteChat.clear();
     await this.#persist();
   }
 
-  /** Back to exactly the state after the fixtures loaded. */
+  /** Back to exactly the state after the fixtures loaded (for every process sharing the store). */
   async reset(): Promise<void> {
     if (this.#baseline) await this.importState(this.#baseline);
-    this.journal.clear();
-    this.clearFaults();
+    await this.journal.clear();
+    await this.clearFaults();
+  }
+
+  /**
+   * Reloads what other processes sharing the store may have changed and this one holds
+   * in memory: the clock, the offline web, the request faults (coherence, D-203).
+   */
+  async reloadShared(): Promise<void> {
+    const clock = await this.#meta.get<ClockState>('clock');
+    if (clock) this.#clock.restore(clock);
+    await this.#web.reload();
+    if (this.faults instanceof SharedFaults) await this.faults.reload();
   }
 
   /**
@@ -299,10 +317,13 @@ export class Emulator implements EmulatorControl, FixtureHost {
       this.#baseline = await this.exportState();
       await this.#meta.set('baseline', this.#baseline);
       await this.#meta.set('initialized', true);
+      await this.#persist();
     } else {
       this.#baseline = await this.#meta.get<StateDocument>('baseline');
+      // Another process may have moved the clock meanwhile: take it rather than write ours.
+      if (this.service.store.shared) await this.reloadShared();
+      else await this.#persist();
     }
-    await this.#persist();
   }
 
   /**
@@ -345,17 +366,22 @@ export class Emulator implements EmulatorControl, FixtureHost {
     });
   }
 
+  /**
+   * Saves the clock (announced to other processes sharing the store, which take it on
+   * their next request) and, alone on the store, the id generator. Writes run in
+   * order; the promise answered rejects when this one could not be written.
+   */
   #persist(): Promise<void> {
     const clock = this.#clock.snapshot();
-    const ids = this.service.ids.snapshot();
-    this.#persistTail = this.#persistTail
-      .then(async () => {
-        if (this.#closed) return;
-        await this.#meta.set('clock', clock);
-        await this.#meta.set('ids', ids);
-      })
-      .catch((error) => this.service.settings.log('could not persist emulator meta', error));
-    return this.#persistTail;
+    // Processes sharing a store draw ids from their own streams: nothing to restore (D-208).
+    const ids = this.service.store.shared ? undefined : this.service.ids.snapshot();
+    const written = this.#persistTail.then(async () => {
+      if (this.#closed) return;
+      await this.#meta.set('clock', clock, { announce: true });
+      if (ids) await this.#meta.set('ids', ids);
+    });
+    this.#persistTail = written.catch((error) => this.service.settings.log('could not persist emulator meta', error));
+    return written;
   }
 
   /** Stops servers and jobs, records a clean shutdown, and closes the store intact. */
@@ -363,12 +389,15 @@ export class Emulator implements EmulatorControl, FixtureHost {
     if (this.#closed) return;
     await Promise.all([...this.#servers].map((s) => this.#closeServer(s)));
     await this.service.stop();
-    await this.#persist();
+    await this.#persist().catch(() => {});
     this.#closed = true;
     await this.#persistTail;
-    await this.#meta.set('clock', this.#clock.snapshot());
-    await this.#meta.set('ids', this.service.ids.snapshot());
-    await this.#meta.set('clean', true);
+    if (!this.service.store.shared) {
+      await this.#meta.set('clock', this.#clock.snapshot());
+      await this.#meta.set('ids', this.service.ids.snapshot());
+      await this.#meta.set('clean', true);
+    }
+    await this.service.leave();
     await this.service.store.close();
   }
 }
@@ -425,32 +454,64 @@ export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOpti
         ? readFixture(options.fixtures)
         : readFixture(options.fixtures as unknown);
   const dbOptions: DatabaseOptions =
-    options.db === undefined ? { kind: 'memory' } : typeof options.db === 'string' ? { kind: 'file', path: options.db } : options.db;
-  const store = await openStore(dbOptions);
-  const meta = metaStore(store.db);
+    options.db === undefined
+      ? { kind: 'memory' }
+      : typeof options.db === 'string'
+        ? isPostgresUrl(options.db) ? { kind: 'postgres', url: options.db } : { kind: 'file', path: options.db }
+        : options.db;
+  const store = await openStore(dbOptions, options.log);
+  let emulator: Emulator | undefined;
+  try {
+    // Processes starting together on one shared store start one at a time: the first
+    // loads the fixtures, the others find them loaded (decisions, D-209).
+    await store.exclusive('start', async () => {
+      const parts = await assemble(store, options, allowedHosts, demo);
+      emulator = parts.emulator;
+      const lookup = (): PrebuiltLookup | undefined => {
+        if (demo.prebuilt === 'none' || !fixtures || !prebuiltFits(options, dbOptions)) return undefined;
+        if (demo.prebuilt) return { state: demo.prebuilt };
+        return RUNNING_FROM_SOURCES ? undefined : readPrebuilt(fixtures);
+      };
+      await emulator.init(fixtures, options.state, { tap: parts.tap, lookup, ...(demo.record && { record: demo.record }) });
+    });
+  } catch (error) {
+    // Closed once the lock is let go (closing waits for every connection).
+    if (emulator) await emulator.close().catch(() => {});
+    else await store.close().catch(() => {});
+    throw error;
+  }
+  return emulator!;
+}
+
+/** The emulator's parts over an open store, its service started. */
+async function assemble(store: Store, options: EmulatorOptions, allowedHosts: AllowedHosts, demo: DemoOptions): Promise<{ emulator: Emulator; tap: IdTap }> {
+  let service: Service | undefined;
+  const meta = metaStore(store.db, () => service?.coherence);
   const seed = options.seed === undefined ? undefined : String(options.seed);
 
   const clockState = await meta.get<ClockState>('clock');
   const clock = seed !== undefined ? new EmulatedClock({ frozenAt: demo.epoch ?? SEED_EPOCH }) : new EmulatedClock();
   if (clockState) clock.restore(clockState);
 
+  // Sharing a store, each process draws ids from its own stream, or two seeded ones
+  // would hand out the same ids (decisions, D-208).
+  const processId = store.shared ? `ins_${randomBytes(12).toString('hex')}` : undefined;
   // Tapped so that a prebuilt demo can make the calls a load would have made (D-185).
-  const tap = new IdTap(createIdGenerator({ clock, seed }));
+  const tap = new IdTap(createIdGenerator({ clock, seed: seed !== undefined && processId ? `${seed}/${processId}` : seed }));
   const ids = tap.ids;
   demo.tap?.(tap);
-  const idState = await meta.get<IdState>('ids');
-  if (idState) {
-    const clean = await meta.get<boolean>('clean');
-    // After a crash the saved id state may be behind the last id handed out: step past it.
-    ids.restore(clean ? idState : { ...idState, time: Math.max(idState.time, clock.now()) + 1 });
+  if (!store.shared) {
+    const idState = await meta.get<IdState>('ids');
+    if (idState) {
+      const clean = await meta.get<boolean>('clean');
+      // After a crash the saved id state may be behind the last id handed out: step past it.
+      ids.restore(clean ? idState : { ...idState, time: Math.max(idState.time, clock.now()) + 1 });
+    }
+    await meta.set('clean', false);
   }
-  await meta.set('clean', false);
 
-  let secret = await meta.get<string>('secret');
-  if (!secret) {
-    secret = seed !== undefined ? seedSecret(seed) : randomBytes(32).toString('hex');
-    await meta.set('secret', secret);
-  }
+  // Processes starting together agree on the first secret written.
+  const secret = await meta.setOnce('secret', seed !== undefined ? seedSecret(seed) : randomBytes(32).toString('hex'));
 
   const settings = resolveSettings({
     secret,
@@ -459,30 +520,26 @@ export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOpti
     liveFetch: options.liveFetch,
     jobConcurrency: options.jobConcurrency,
     workers: options.workers,
+    leaseMs: options.leaseMs,
     log: options.log,
   });
   const siteChat = siteChatLimits(options.siteChat);
   const web = await EmulatorWeb.load(meta);
-  const ingestFaults = new IngestFaults();
-  const service = createService({
+  const ingestFaults: IngestFaultQueue = store.shared ? new SharedIngestFaults(store.db, ids.fork('ingest-faults'), clock) : new IngestFaults();
+  service = createService({
     db: store,
     clock,
     ids,
     settings,
+    processId,
     ports: { embedder: options.embedder, translator: options.translator, chatModel: options.chatModel, web, ingestFaults: ingestFaults.take, clockMoves: clock },
   });
+  const faults: FaultRules = store.shared ? new SharedFaults(store.db, service.ids.fork('faults'), service.coherence, clock) : new Faults(service.ids.fork('faults'));
+  const journal: JournalStore = store.shared ? new SharedJournal(store.db) : new Journal();
   await service.start();
-  const emulator = new Emulator({ service, clock, meta, web, ingestFaults, guard: { adminToken: options.adminToken, allowedHosts }, siteChat });
-  try {
-    const lookup = (): PrebuiltLookup | undefined => {
-      if (demo.prebuilt === 'none' || !fixtures || !prebuiltFits(options, dbOptions)) return undefined;
-      if (demo.prebuilt) return { state: demo.prebuilt };
-      return RUNNING_FROM_SOURCES ? undefined : readPrebuilt(fixtures);
-    };
-    await emulator.init(fixtures, options.state, { tap, lookup, ...(demo.record && { record: demo.record }) });
-  } catch (error) {
-    await emulator.close().catch(() => {});
-    throw error;
-  }
-  return emulator;
+  const emulator = new Emulator({ service, clock, meta, web, ingestFaults, faults, journal, guard: { adminToken: options.adminToken, allowedHosts }, siteChat });
+  service.coherence.onChange(() => emulator.reloadShared());
+  // What changed between the reads above and coherence starting is read once more.
+  if (store.shared) await emulator.reloadShared();
+  return { emulator, tap };
 }

@@ -60,7 +60,7 @@ const GLOBSTAR = 2;
  * the time is the path's length times the pattern's, whatever the pattern: a regular
  * expression built from `**` would backtrack polynomially on a long path.
  */
-function pathMatcher(pattern: string): (path: string) => boolean {
+export function pathMatcher(pattern: string): (path: string) => boolean {
   const tokens: GlobToken[] = [];
   for (let i = 0; i < pattern.length; i++) {
     if (pattern[i] !== '*') tokens.push(pattern[i]!);
@@ -98,18 +98,53 @@ function pathMatcher(pattern: string): (path: string) => boolean {
   };
 }
 
+/** The fault a request faults with, as a problem to throw. */
+export function faultProblem(fault: Fault): ServiceError {
+  return new ServiceError(fault.code, {
+    status: fault.status,
+    detail: { en: 'Failure injected by the emulator control plane.', es: 'Fallo inyectado por el plano de control del emulador.' },
+  });
+}
+
+/** What a fault becomes from its input: the code its status defaults to, and the status its code has. */
+export function faultFields(input: FaultInput): { status: number; code: ErrorCode } {
+  const code = (input.code as ErrorCode | undefined) ?? DEFAULT_CODE[input.status ?? 500] ?? 'svc.internal.error';
+  return { code, status: input.status ?? ERROR_CODES[code].status };
+}
+
+/**
+ * The request faults of an emulator: in memory (`Faults`), or in the store when
+ * processes share it (`SharedFaults`), so that a fault set through one is met on all.
+ */
+export interface FaultRules {
+  add(input: FaultInput): Fault | Promise<Fault>;
+  list(): Fault[] | Promise<Fault[]>;
+  /** Removes every request fault; answers how many there were. */
+  clear(): number | Promise<number>;
+  /** Throws the problem of the first matching fault; control-plane requests never match. */
+  intercept(c: Context<AppEnv>): undefined | Promise<undefined>;
+}
+
+/** Queued ingestion failures: in memory (`IngestFaults`) or in the store (`SharedIngestFaults`). */
+export interface IngestFaultQueue {
+  /** Queues `code` for the next `times` ingestions. */
+  add(code: IngestFailureCode, times?: number): void | Promise<void>;
+  /** The next queued failure, taken. */
+  take: () => IngestFailureCode | undefined | Promise<IngestFailureCode | undefined>;
+  clear(): void | Promise<void>;
+}
+
 /**
  * Injected failures (decisions, D-025): a request that matches a fault is answered with its problem
  * document before anything else runs, so it changes nothing.
  */
-export class Faults {
+export class Faults implements FaultRules {
   readonly #faults: (Fault & { pattern: ((path: string) => boolean) | undefined })[] = [];
 
   constructor(private readonly ids: IdGenerator) {}
 
   add(input: FaultInput): Fault {
-    const code = (input.code as ErrorCode | undefined) ?? DEFAULT_CODE[input.status ?? 500] ?? 'svc.internal.error';
-    const status = input.status ?? ERROR_CODES[code].status;
+    const { code, status } = faultFields(input);
     const fault = {
       id: this.ids.next('flt'),
       match: { ...input.match },
@@ -126,8 +161,10 @@ export class Faults {
     return this.#faults.map((f) => this.#public(f));
   }
 
-  clear(): void {
+  clear(): number {
+    const cleared = this.#faults.length;
     this.#faults.length = 0;
+    return cleared;
   }
 
   /** The first fault matching this request, counted as used. */
@@ -144,10 +181,7 @@ export class Faults {
     if (this.#faults.length === 0 || c.req.path.startsWith('/_emulator')) return undefined;
     const fault = this.take(c.req.method, c.req.path);
     if (!fault) return undefined;
-    throw new ServiceError(fault.code, {
-      status: fault.status,
-      detail: { en: 'Failure injected by the emulator control plane.', es: 'Fallo inyectado por el plano de control del emulador.' },
-    });
+    throw faultProblem(fault);
   }
 
   #public({ pattern: _pattern, ...fault }: Fault & { pattern: ((path: string) => boolean) | undefined }): Fault {
@@ -160,7 +194,7 @@ export class Faults {
  * re-crawl takes the next one and fails with it. The knowledge part asks through its
  * `ingestFaults` port.
  */
-export class IngestFaults {
+export class IngestFaults implements IngestFaultQueue {
   readonly #queue: IngestFailureCode[] = [];
 
   /** Queues `code` for the next `times` ingestions. */

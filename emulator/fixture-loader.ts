@@ -11,7 +11,7 @@ export interface FixtureHost {
   fetch(request: Request): Promise<Response>;
   setWeb(definition: unknown): Promise<unknown>;
   drain(): Promise<number>;
-  readonly journal: { clear(): void };
+  readonly journal: { clear(): void | Promise<void> };
 }
 
 export interface LoadedKey {
@@ -128,8 +128,8 @@ export async function loadFixture(emulator: FixtureHost, fixture: Fixture): Prom
   // Loading is not the workspace's own activity.
   for (const id of loaded) service.workspaces.activity.forget(id);
   if (loaded.length) await service.db.deleteFrom('activity').where('workspace_id', 'in', loaded).execute();
-  service.rateLimiter.clear();
+  await service.rateLimiter.clear();
   if (loaded.length) await service.db.deleteFrom('idempotency').where('workspace_id', 'in', loaded).execute();
-  emulator.journal.clear();
+  await emulator.journal.clear();
   return keys;
 }

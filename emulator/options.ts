@@ -6,7 +6,7 @@ import type { FixtureInput } from './fixtures.js';
 import type { SiteChatLimits } from './sites/site-chat-limits.js';
 
 /** The settings an emulator's caller may set; their defaults are documented on `Settings`. */
-export type EmulatorSettings = Partial<Pick<Settings, 'siteDomain' | 'docsUrl' | 'liveFetch' | 'jobConcurrency' | 'log'>>;
+export type EmulatorSettings = Partial<Pick<Settings, 'siteDomain' | 'docsUrl' | 'liveFetch' | 'jobConcurrency' | 'leaseMs' | 'log'>>;
 
 /**
  * What an emulator's caller may plug in (a real model, a translation service); the
@@ -16,7 +16,11 @@ export type EmulatorSettings = Partial<Pick<Settings, 'siteDomain' | 'docsUrl' |
 export type EmulatorPorts = Partial<Pick<ServicePorts, 'embedder' | 'translator' | 'chatModel'>>;
 
 export interface EmulatorOptions extends EmulatorSettings, EmulatorPorts {
-  /** A SQLite file path, or store options; default an in-memory SQLite database. */
+  /**
+   * A SQLite file path, a PostgreSQL server's URL (`postgres://user:password@host:port/db`,
+   * which several emulator processes may share as one sandbox), or store options;
+   * default an in-memory SQLite database.
+   */
   db?: string | DatabaseOptions;
   /** Deterministic ids, key secrets and a frozen clock starting at 2026-01-01. Default unset: random, real time. */
   seed?: string | number;

@@ -120,7 +120,9 @@ export async function importState(service: Service, clock: EmulatedClock, input:
   // Counters in memory belong to the state being replaced.
   service.workspaces.activity.forget();
   try {
-    await service.db.transaction().execute(async (trx) => {
+    // Sharing the store, other processes finish the jobs they run first and take no new
+    // one until the new state is in (decisions, D-209).
+    await service.jobs.whileQuiet(() => service.db.transaction().execute(async (trx) => {
       for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
       for (const table of STATE_TABLES) {
         const rows = (doc.tables[table] ?? []).map((r) => Object.fromEntries(Object.entries(r).map(([k, val]) => [k, decodeValue(val)])));
@@ -134,10 +136,13 @@ export async function importState(service: Service, clock: EmulatedClock, input:
           }
         }
       }
-    });
+      // Other processes drop what they cached of the old state on their next request.
+      await service.coherence.changed(trx);
+    }));
     clock.restore(doc.clock);
-    service.ids.restore(doc.ids);
-    service.rateLimiter.clear();
+    // Processes sharing a store keep their own id streams (D-208).
+    if (!service.store.shared) service.ids.restore(doc.ids);
+    await service.rateLimiter.clear();
     for (const hook of service.afterImport) await hook();
   } finally {
     await service.start();

@@ -21,6 +21,11 @@ export class EmulatorWeb implements Web {
     this.#web = web;
   }
 
+  /** Reads the web the store holds again (another process sharing it replaced it). */
+  async reload(): Promise<void> {
+    this.#web = new OfflineWeb(await this.meta.get<WebDefinition>(WEB_META_KEY));
+  }
+
   /** The web the store holds (empty when none was set). */
   static async load(meta: MetaStore): Promise<EmulatorWeb> {
     return new EmulatorWeb(meta, new OfflineWeb(await meta.get<WebDefinition>(WEB_META_KEY)));
@@ -29,7 +34,7 @@ export class EmulatorWeb implements Web {
   /** Replaces the whole web; answers how many pages and hosts it has. */
   async set(definition: WebDefinition): Promise<{ pages: number; hosts: number }> {
     const web = new OfflineWeb(definition);
-    await this.meta.set(WEB_META_KEY, definition);
+    await this.meta.set(WEB_META_KEY, definition, { announce: true });
     this.#web = web;
     return web.summary;
   }

@@ -31,6 +31,11 @@ export interface AppOptions {
   extend?: (app: Hono<AppEnv>, router: Router) => void;
 }
 
+const UNAVAILABLE = {
+  en: 'The database is out of reach; nothing was changed. Retry shortly.',
+  es: 'La base de datos no responde; no se cambió nada. Reintente en un momento.',
+};
+
 /**
  * The HTTP shell: request ids, RFC 9457 problems for every failure, the `/v1` key gate,
  * and every route of the service, each described in `GET /v1/openapi.json`.
@@ -44,6 +49,7 @@ export function createApp(service: Service, options: AppOptions = {}) {
     docsUrl: service.settings.docsUrl,
     intercept: options.intercept,
     onResponse: options.onResponse,
+    sync: () => service.coherence.sync(),
   });
   const router = new Router(app, openapi, service.idempotency, gate, shell);
 
@@ -54,6 +60,9 @@ export function createApp(service: Service, options: AppOptions = {}) {
       if (error.cause !== undefined) service.settings.log(`${error.code} on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error.cause);
       return shell.finish(c, problemResponse(c, error));
     }
+    // The database is out of reach: the request wrote nothing (its transaction did not
+    // commit), and a retry once the database is back will do (D-206).
+    if (service.store.unavailable(error)) return shell.finish(c, problemResponse(c, new ServiceError('svc.service.unavailable', { detail: UNAVAILABLE })));
     service.settings.log(`unexpected error on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error);
     return shell.finish(c, problemResponse(c, new ServiceError('svc.internal.error')));
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Store } from './db/database.js';
 import { EmulatedClock, type Clock } from './platform/clock.js';
 import type { IdGenerator } from './platform/ids.js';
@@ -5,6 +6,13 @@ import type { Settings } from './platform/settings.js';
 import { Cursors } from './platform/pagination.js';
 import { IdempotencyStore } from './platform/idempotency.js';
 import { RateLimiter } from './platform/rate-limit.js';
+import { LocalCoherence, type Coherence } from './platform/coherence.js';
+import { MemoryWindowCounters, type WindowCounters } from './platform/counters.js';
+import { SharedProcess } from './platform/shared-process.js';
+import { SqlCoherence } from './platform/sql-coherence.js';
+import { SqlWindowCounters } from './platform/sql-counters.js';
+import { LeasedClaims } from './jobs/leased-claims.js';
+import { SqlActivity } from './workspaces/sql-activity.js';
 import { WorkerPool } from './platform/worker-pool.js';
 import { JobQueue, type ClockMoves } from './jobs/queue.js';
 import { DEFAULT_WORKSPACE, type WorkspaceDefaults } from './plans/plans.js';
@@ -64,6 +72,8 @@ export interface ServiceOptions {
   workspaceDefaults?: WorkspaceDefaults | undefined;
   /** Implementations of the ports; an unset one is the built-in default. */
   ports?: Partial<ServicePorts> | undefined;
+  /** This process among those sharing the store (jobs and requests it holds). Default: a random id. */
+  processId?: string | undefined;
 }
 
 /** Hooks a part runs after a state import replaced every table (rebuild derived indexes). */
@@ -87,24 +97,38 @@ function resolvePorts(ports: Partial<ServicePorts>, settings: Settings, clock: C
  * each other (dependents, cascades, file sources, change hooks; decisions, D-149).
  * Nothing else constructs a service.
  */
-export function createService({ db: store, clock, ids, settings, workspaceDefaults = DEFAULT_WORKSPACE, ports: given = {} }: ServiceOptions) {
+export function createService({ db: store, clock, ids, settings, workspaceDefaults = DEFAULT_WORKSPACE, ports: given = {}, processId }: ServiceOptions) {
   const db = store.db;
   const ports = resolvePorts(given, settings, clock);
   const cursors = new Cursors(settings.secret);
-  const idempotency = new IdempotencyStore(db, clock);
-  const rateLimiter = new RateLimiter();
+  // A store other processes share gets the shared side of each port: leases, counters
+  // and coherence in the store; one only this process uses keeps them in memory (D-201).
+  const shared = store.shared
+    ? new SharedProcess(db, processId ?? `ins_${randomUUID().replaceAll('-', '')}`, { leaseMs: settings.leaseMs, now: () => clock.now(), log: settings.log })
+    : undefined;
+  const coherence: Coherence = shared ? new SqlCoherence(db) : new LocalCoherence();
+  /** Fixed-window counters named under `namespace`: memory, or the store when shared. */
+  const windowCounters = (namespace: string): WindowCounters =>
+    shared ? new SqlWindowCounters(db, namespace, settings.log) : new MemoryWindowCounters();
+  const idempotency = new IdempotencyStore(db, clock, shared);
+  const rateLimiter = new RateLimiter(windowCounters('rate'));
   // Threads start with the first heavy task, not here: start-up stays as fast as it was.
   const workers = new WorkerPool(settings.workers);
-  const jobs = new JobQueue({ db, clock, ids, concurrency: settings.jobConcurrency, log: settings.log, clockMoves: ports.clockMoves });
-  const workspaces = new WorkspacesService({ db, clock, ids, defaults: workspaceDefaults });
+  const jobs = new JobQueue({
+    db, clock, ids, concurrency: settings.jobConcurrency, log: settings.log, clockMoves: ports.clockMoves,
+    claims: shared && new LeasedClaims(db, shared),
+    pollMs: shared && Math.min(1000, settings.leaseMs / 3),
+    transient: (error) => store.unavailable(error),
+  });
+  const workspaces = new WorkspacesService({ db, clock, ids, defaults: workspaceDefaults, activity: shared && new SqlActivity(db, clock), coherence });
   const core: CoreDeps = {
     db, clock, ids, settings, cursors, jobs,
     assertCapacity: (on, workspaceId, cap, count, adding) => workspaces.assertCapacity(on, workspaceId, cap, count, adding),
   };
-  const auth = new AuthService({ db, clock, ids, cursors, workspaces });
+  const auth = new AuthService({ db, clock, ids, cursors, workspaces, coherence });
   const agents = new AgentsService(core);
   const knowledge = new KnowledgeService({
-    ...core, dialect: store.sql, workers, agents,
+    ...core, dialect: store.sql, workers, agents, shared: store.shared,
     embedder: ports.embedder, web: ports.web, ingestFaults: ports.ingestFaults,
   });
   const retrieval = new RetrievalService({ agents, knowledge: knowledge.index });
@@ -141,6 +165,9 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   // A workspace changed or went away: cached keys and knowledge versions are stale.
   workspaces.onChange(() => auth.invalidate());
   workspaces.onChange(() => knowledge.workspacesChanged());
+  // Another process sharing the store changed keys or workspaces (or replaced the state).
+  coherence.onChange(() => auth.invalidate());
+  coherence.onChange(() => knowledge.workspacesChanged());
 
   const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget(), () => knowledge.afterImport()];
 
@@ -168,9 +195,15 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
     brand,
     usage,
     afterImport,
+    coherence,
+    windowCounters,
+    /** This process among those sharing the store; undefined when the store is this process's alone. */
+    shared,
 
     /** Starts background work: forgets unfinished idempotent requests, resumes jobs. */
     async start(): Promise<void> {
+      await shared?.start();
+      await coherence.start();
       await idempotency.forgetUnfinished();
       await jobs.start();
     },
@@ -180,6 +213,14 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
       await jobs.stop();
       await workers.close();
       await workspaces.activity.flush();
+    },
+
+    /**
+     * Leaves the processes sharing the store (after `stop`): the jobs and requests this
+     * one held go to the others at once rather than when its lease lapses.
+     */
+    async leave(): Promise<void> {
+      await shared?.stop();
     },
 
     /** Writes what memory holds (activity counters) so that the store is the whole state. */

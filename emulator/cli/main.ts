@@ -1,4 +1,5 @@
 import { existsSync, rmSync } from 'node:fs';
+import { isPostgresUrl, StoreOpenError } from '../../src/db/database.js';
 import { createEmulator, type Emulator, type ListeningServer } from '../emulator.js';
 import { FixtureError, readFixture, type Fixture } from '../fixtures.js';
 import { packageVersion } from '../package-info.js';
@@ -80,8 +81,10 @@ export async function main(argv: string[]): Promise<void> {
     throw error;
   }
 
-  const dbExisted = options.db !== undefined && existsSync(options.db);
-  const created = () => options.db !== undefined && !dbExisted;
+  // A PostgreSQL URL names a server's database: nothing on disk to check or clean up.
+  const dbFile = options.db !== undefined && !isPostgresUrl(options.db) ? options.db : undefined;
+  const dbExisted = dbFile !== undefined && existsSync(dbFile);
+  const created = () => dbFile !== undefined && !dbExisted;
   let emulator: Emulator;
   try {
     emulator = await createEmulator({
@@ -92,9 +95,11 @@ export async function main(argv: string[]): Promise<void> {
       allowedHosts: options.allowedHosts,
       fixtures: options.fixtures,
       liveFetch: options.liveFetch,
+      ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     });
   } catch (error) {
-    if (created()) removeStore(options.db!);
+    if (created()) removeStore(dbFile!);
+    if (error instanceof StoreOpenError) fail(error.message, 1);
     if (error instanceof FixtureError) fail(error.message, 1);
     if (options.import) fail(importFailure(options.import, error).message, 1);
     throw error;
@@ -105,7 +110,7 @@ export async function main(argv: string[]): Promise<void> {
     server = await emulator.listen({ port: options.port, host: options.host, ...(options.logRequests && { log: (line: string) => process.stderr.write(`${line}\n`) }) });
   } catch (error) {
     await emulator.close();
-    if (created()) removeStore(options.db!);
+    if (created()) removeStore(dbFile!);
     fail(listenProblem(error as NodeJS.ErrnoException, options), 1);
   }
 

@@ -11,7 +11,12 @@ fixtures give a key, in its environment, stops, and exits with the command's sta
 Options (each also as an environment variable):
   --port <n>            port to listen on, 0 picks a free one   SVC_EMULATOR_PORT    (4010)
   --host <addr>         address to bind                         SVC_EMULATOR_HOST    (127.0.0.1)
-  --db <file>           SQLite file; state survives restarts    SVC_EMULATOR_DB      (in memory)
+  --db <file|url>       SQLite file; state survives restarts;   SVC_EMULATOR_DB      (in memory)
+                        or postgres://user:pass@host:port/db,
+                        which several emulators may share
+  --lease <ms>          with a shared database: how long a      SVC_EMULATOR_LEASE_MS (15000)
+                        killed emulator's jobs wait before
+                        another takes them over
   --fixtures <f|none>   fixture file, or none for an empty one  SVC_EMULATOR_FIXTURES (bundled demo)
   --import <file>       start from a state file instead of      SVC_EMULATOR_IMPORT
                         the fixtures
@@ -48,6 +53,7 @@ export interface CliOptions {
   liveFetch: boolean;
   logRequests: boolean;
   outliveParent: boolean;
+  leaseMs: number | undefined;
 }
 
 export type Cli =
@@ -69,6 +75,7 @@ const FLAGS = {
   'live-fetch': { type: 'boolean' },
   log: { type: 'string' },
   'outlive-parent': { type: 'boolean' },
+  lease: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -108,6 +115,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Cli {
   const log = values.log ?? env.SVC_EMULATOR_LOG ?? '';
   if (log !== '' && log !== 'requests' && log !== 'none') throw new UsageError(`--log takes "requests" (or "none"), got "${log}"`);
   const nonEmpty = (value: string | undefined) => (value === '' ? undefined : value);
+  const lease = nonEmpty(values.lease ?? env.SVC_EMULATOR_LEASE_MS);
+  if (lease !== undefined && (!/^\d{1,9}$/.test(lease) || Number(lease) < 300)) throw new UsageError(`--lease takes milliseconds, at least 300, got "${lease}"`);
 
   const options: CliOptions = {
     port: Number(port),
@@ -122,6 +131,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Cli {
     liveFetch: values['live-fetch'] ?? envFlag(env.SVC_EMULATOR_LIVE_FETCH),
     logRequests: log === 'requests',
     outliveParent: values['outlive-parent'] ?? envFlag(env.SVC_EMULATOR_OUTLIVE_PARENT),
+    leaseMs: lease === undefined ? undefined : Number(lease),
   };
   return exec ? { kind: 'exec', options, command: command[0]!, args: command.slice(1) } : { kind: 'start', options };
 }

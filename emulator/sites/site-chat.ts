@@ -13,6 +13,7 @@ import type { SiteLookup } from '../../src/projects/projects.service.js';
 import type { Service } from '../../src/service.js';
 import type { SiteChatLimits } from './site-chat-limits.js';
 import { VisitorLimiter, visitorOf } from './visitors.js';
+import type { WindowCounters } from '../../src/platform/counters.js';
 
 const SiteChatBody = v.strictObject({
   path: clientText({ min: 1, max: 200 }),
@@ -43,13 +44,16 @@ const TOO_MANY = {
  */
 export class SiteChat {
   readonly #pending = new Map<string, { turn: StreamedTurn; timer: NodeJS.Timeout }>();
-  readonly #visitors = new VisitorLimiter();
+  readonly #visitors: VisitorLimiter;
 
   constructor(
     private readonly service: Service,
     private readonly tokens: IdGenerator,
     private readonly limits: SiteChatLimits,
-  ) {}
+    visitors: WindowCounters,
+  ) {
+    this.#visitors = new VisitorLimiter(visitors);
+  }
 
   async handle(c: Context<AppEnv>, site: SiteLookup, url: URL): Promise<Response> {
     if (url.pathname === '/_site/chat' && c.req.method === 'POST') return this.#open(c, site);
@@ -62,8 +66,8 @@ export class SiteChat {
   }
 
   /** Forgets every visitor's window (the emulator's reset). */
-  clear(): void {
-    this.#visitors.clear();
+  async clear(): Promise<void> {
+    await this.#visitors.clear();
   }
 
   /** Credits a workspace keeps for its owner: visitors' turns stop when only these are left. */
@@ -76,7 +80,7 @@ export class SiteChat {
     try {
       const limits = this.limits;
       const visitor = `${site.workspaceId} ${visitorOf(c, limits.trustForwardedFor)}`;
-      const wait = this.#visitors.hit(visitor, limits.visitorTurns, limits.visitorWindowSeconds, this.service.clock.now());
+      const wait = await this.#visitors.hit(visitor, limits.visitorTurns, limits.visitorWindowSeconds, this.service.clock.now());
       if (wait > 0) throw new ServiceError('svc.rate_limit.exceeded', { detail: TOO_MANY, headers: { 'Retry-After': String(wait) } });
       const body = parseOrThrow(SiteChatBody, await readJson(c), 'svc.request.validation_failed');
       // Folded like a page path is (ASCII first): a look-alike letter names no page.

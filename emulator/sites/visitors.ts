@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import ipaddr from 'ipaddr.js';
 import type { AppEnv } from '../../src/platform/context.js';
 import { requestHeader } from '../../src/platform/response.js';
+import { MemoryWindowCounters, type WindowCounters } from '../../src/platform/counters.js';
 
 /** Every request answered in process (`emulator.fetch`) comes from this one visitor. */
 export const IN_PROCESS_VISITOR = 'in-process';
@@ -32,33 +33,21 @@ function addressKey(address: string): string {
 
 /**
  * Fixed windows per visitor on the emulated clock, aligned like the per-key rate limit.
- * Windows that ended are forgotten when the map grows, so a stream of addresses cannot
- * grow it without bound.
+ * The counts live in `counters`: memory (which forgets ended windows as it grows), or
+ * the store when processes share it, so that every process counts the same turns.
  */
 export class VisitorLimiter {
-  readonly #windows = new Map<string, { start: number; count: number }>();
-  #sweepAt = 1024;
+  constructor(private readonly counters: WindowCounters = new MemoryWindowCounters()) {}
 
   /** Counts one turn; answers the seconds to wait when it is over `limit`, else 0. */
-  hit(visitor: string, limit: number, windowSeconds: number, now: number): number {
+  async hit(visitor: string, limit: number, windowSeconds: number, now: number): Promise<number> {
     const windowMs = windowSeconds * 1000;
     const start = Math.floor(now / windowMs) * windowMs;
-    let entry = this.#windows.get(visitor);
-    if (!entry || entry.start !== start) {
-      entry = { start, count: 0 };
-      this.#windows.set(visitor, entry);
-      if (this.#windows.size >= this.#sweepAt) this.#sweep(start);
-    }
-    entry.count += 1;
-    return entry.count <= limit ? 0 : Math.max(1, Math.ceil((start + windowMs - now) / 1000));
+    const count = await this.counters.hit(visitor, start, start + windowMs);
+    return count <= limit ? 0 : Math.max(1, Math.ceil((start + windowMs - now) / 1000));
   }
 
-  clear(): void {
-    this.#windows.clear();
-  }
-
-  #sweep(current: number): void {
-    for (const [visitor, entry] of this.#windows) if (entry.start < current) this.#windows.delete(visitor);
-    this.#sweepAt = Math.max(1024, this.#windows.size * 2);
+  clear(): void | Promise<void> {
+    return this.counters.clear();
   }
 }

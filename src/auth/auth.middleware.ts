@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context.js';
-import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit.js';
+import { rateLimitHeaders, type RateLimiter, type RateLimitVerdict } from '../platform/rate-limit.js';
 import { ServiceError } from '../platform/service-error.js';
 import { requestHeader } from '../platform/response.js';
 import type { Clock } from '../platform/clock.js';
-import type { AuthService } from './auth.service.js';
+import type { AuthService, Caller } from './auth.service.js';
 
 /** Counts a workspace's activity of the day; false (nothing counted) at `cap`. The workspaces part implements it. */
 export interface ActivityRecorder {
@@ -23,13 +23,7 @@ export type ApiKeyGate = (c: Context<AppEnv>) => void | Promise<void>;
  * Synchronous when the key is cached: it runs on every request (decisions, D-010).
  */
 export function apiKeyGate(deps: { auth: AuthService; workspaces: ActivityRecorder; rateLimiter: RateLimiter; clock: Clock }): ApiKeyGate {
-  const limit = (c: Context<AppEnv>, caller: Awaited<ReturnType<AuthService['authenticate']>>): void | Promise<void> => {
-    c.set('auth', caller.auth);
-    const verdict = deps.rateLimiter.hit(caller.auth.keyId, caller.rateLimit.limit, caller.rateLimit.windowSeconds, deps.clock.now());
-    rateLimitHeaders(verdict, c.get('responseHeaders'));
-    if (!verdict.allowed) {
-      throw new ServiceError('svc.rate_limit.exceeded', { headers: { 'Retry-After': String(verdict.secondsToReset) } });
-    }
+  const activity = (caller: Caller): void | Promise<void> => {
     const counted = deps.workspaces.recordActivity(caller.auth.workspaceId, caller.dailyActivityCap);
     if (counted instanceof Promise) {
       return counted.then((ok) => {
@@ -37,6 +31,18 @@ export function apiKeyGate(deps: { auth: AuthService; workspaces: ActivityRecord
       });
     }
     if (!counted) throw new ServiceError('svc.usage.budget_exceeded');
+  };
+  const admit = (c: Context<AppEnv>, caller: Caller, verdict: RateLimitVerdict): void | Promise<void> => {
+    rateLimitHeaders(verdict, c.get('responseHeaders'));
+    if (!verdict.allowed) {
+      throw new ServiceError('svc.rate_limit.exceeded', { headers: { 'Retry-After': String(verdict.secondsToReset) } });
+    }
+    return activity(caller);
+  };
+  const limit = (c: Context<AppEnv>, caller: Caller): void | Promise<void> => {
+    c.set('auth', caller.auth);
+    const verdict = deps.rateLimiter.hit(caller.auth.keyId, caller.rateLimit.limit, caller.rateLimit.windowSeconds, deps.clock.now());
+    return verdict instanceof Promise ? verdict.then((v) => admit(c, caller, v)) : admit(c, caller, verdict);
   };
   return (c) => {
     const found = deps.auth.authenticate(requestHeader(c, 'authorization'));

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import type { ApiKeyTable } from '../db/schema/core.js';
 import type { Clock } from '../platform/clock.js';
+import type { Coherence } from '../platform/coherence.js';
 import type { AuthContext } from '../platform/context.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { paginate, type Cursors, type ListPage, type ListParams } from '../platform/pagination.js';
@@ -70,8 +71,9 @@ const invalidKey = () => new ServiceError('svc.api_key.invalid');
 export class AuthService {
   /**
    * Keys already authenticated, by bearer token, so a hit skips checksum, hash and
-   * lookup; cleared on any write to keys or workspaces, so never stale. Held only in
-   * memory, like the request itself; the store keeps hashes only.
+   * lookup; cleared on any write to keys or workspaces, in this process or (through
+   * coherence) another sharing the store, so never stale. Held only in memory, like
+   * the request itself; the store keeps hashes only.
    */
   readonly #cache = new Map<string, CachedKey>();
 
@@ -82,6 +84,8 @@ export class AuthService {
       ids: IdGenerator;
       cursors: Cursors;
       workspaces: WorkspaceLookup;
+      /** Told inside every key write, so that other processes drop their cached keys (D-203). */
+      coherence?: Coherence | undefined;
     },
   ) {}
 
@@ -128,6 +132,7 @@ export class AuthService {
         revoked_at: null,
       };
       await trx.insertInto('api_keys').values(row).execute();
+      await this.deps.coherence?.changed(trx);
       return { ...toRecord(row), secret };
     }).finally(() => this.invalidate());
   }
@@ -151,6 +156,7 @@ export class AuthService {
       if (row.revoked_at) return toRecord(row);
       const revokedAt = iso(this.deps.clock.now());
       await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute();
+      await this.deps.coherence?.changed(trx);
       return toRecord({ ...row, revoked_at: revokedAt });
     }).finally(() => this.invalidate());
   }

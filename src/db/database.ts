@@ -2,15 +2,20 @@ import { Kysely } from 'kysely';
 import type { Database } from './schema/index.js';
 import { migrateToLatest } from './migrate.js';
 import { openPglite } from './dialects/pglite/pglite-backend.js';
+import { openPostgres } from './dialects/postgres/postgres-backend.js';
 import { openSqlite } from './dialects/sqlite/sqlite-backend.js';
-import type { DialectName, SqlDialect } from './dialects/sql-dialect.js';
+import type { Backend, DialectName, SqlDialect } from './dialects/sql-dialect.js';
 
 export type { DialectName } from './dialects/sql-dialect.js';
+export { StoreOpenError } from './dialects/postgres/postgres-backend.js';
+export { describePostgresUrl, isPostgresUrl } from './dialects/postgres/postgres-url.js';
 
 export type DatabaseOptions =
   | { kind: 'memory' }
   | { kind: 'file'; path: string }
-  | { kind: 'pglite'; dataDir?: string };
+  | { kind: 'pglite'; dataDir?: string }
+  /** A PostgreSQL server, which several emulator processes may share (decisions, D-200). */
+  | { kind: 'postgres'; url: string; poolSize?: number };
 
 /** An open store: the kysely handle, which SQL dialect it speaks, and how to close it. */
 export interface Store {
@@ -20,24 +25,59 @@ export interface Store {
   /** What differs in SQL between the backends (column types, full-text search). */
   sql: SqlDialect;
   kind: DatabaseOptions['kind'];
+  /**
+   * Whether other processes may use this database at the same time. The composition
+   * root builds the shared implementations of its ports when they may (D-201).
+   */
+  shared: boolean;
+  /** Where the data lives, for messages: a file, `memory`, or `host:port/dbname`. */
+  where: string;
+  /** Runs `fn` while no other process runs an `exclusive` of the same name. */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** Whether `error` says the database cannot be reached right now (answer 503, not 500). */
+  unavailable(error: unknown): boolean;
   close(): Promise<void>;
+}
+
+async function openBackend(options: DatabaseOptions, log?: (message: string, error?: unknown) => void): Promise<Backend> {
+  switch (options.kind) {
+    case 'pglite':
+      return openPglite(options.dataDir);
+    case 'postgres':
+      return openPostgres({ url: options.url, poolSize: options.poolSize, log });
+    case 'file':
+      return openSqlite(options.path);
+    default:
+      return openSqlite(undefined);
+  }
 }
 
 /**
  * Opens a store and applies every migration. SQLite files run in WAL mode so that a
- * killed process loses no acknowledged write.
+ * killed process loses no acknowledged write. On a PostgreSQL server the migrations
+ * run under an advisory lock, so that processes starting together apply them once.
  */
-export async function openStore(options: DatabaseOptions = { kind: 'memory' }): Promise<Store> {
-  const backend =
-    options.kind === 'pglite' ? await openPglite(options.dataDir) : openSqlite(options.kind === 'file' ? options.path : undefined);
+export async function openStore(options: DatabaseOptions = { kind: 'memory' }, log?: (message: string, error?: unknown) => void): Promise<Store> {
+  const backend = await openBackend(options, log);
   const db = new Kysely<Database>({ dialect: backend.kysely });
-  await migrateToLatest(db, backend.sql);
+  const exclusive = <T>(name: string, fn: (locked: Kysely<any>) => Promise<T>): Promise<T> =>
+    backend.exclusive ? backend.exclusive(db, name, fn) : fn(db);
+  try {
+    await exclusive('migrate', (locked) => migrateToLatest(locked, backend.sql));
+  } catch (error) {
+    await backend.close(db).catch(() => {});
+    throw error;
+  }
   let closed = false;
   return {
     db,
     dialect: backend.sql.name,
     sql: backend.sql,
     kind: options.kind,
+    shared: backend.shared ?? false,
+    where: backend.where ?? (options.kind === 'file' ? options.path : options.kind === 'pglite' ? options.dataDir ?? 'memory' : 'memory'),
+    exclusive: (name, fn) => exclusive(name, () => fn()),
+    unavailable: (error) => backend.unavailable?.(error) ?? false,
     async close() {
       if (closed) return;
       closed = true;

@@ -4,6 +4,7 @@ import type { Database, Db } from '../db/schema/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { iso } from '../platform/time.js';
+import { LocalClaims, type JobClaims } from './claims.js';
 
 export interface Job<P = unknown> {
   id: string;
@@ -26,19 +27,24 @@ export interface ClockMoves {
   onChange(listener: () => void): () => void;
 }
 
-const SCAN_BATCH = 100;
+// How often `drain` looks again while another process runs the last jobs.
+const DRAIN_WAIT_MS = 25;
 
 /**
  * The durable job queue. A job is a row first (inserted in the same transaction as the
- * record it works on), then runs in-process under p-queue with bounded concurrency.
- * Jobs found `running` at start were cut off by a stop and run again, so every
- * accepted job ends. After committing a transaction that enqueued, call `kick()`.
+ * record it works on), then runs in-process under p-queue with bounded concurrency;
+ * this process claims only as many as it has free slots. How jobs are claimed is
+ * `claims`: alone (jobs found `running` at start were cut off by a stop and run again),
+ * or with leases among processes sharing the store (one that died leaves its jobs to
+ * the others). Either way every accepted job ends. After committing a transaction that
+ * enqueued, call `kick()`.
  */
 export class JobQueue {
   readonly #handlers = new Map<string, JobHandler>();
   readonly #inFlight = new Set<string>();
   readonly #pq: PQueue;
-  #scanning: Promise<void> | undefined;
+  #scanning: Promise<unknown> | undefined;
+  #scanFailing = false;
   #rescan = false;
   #ran = 0;
   #running = false;
@@ -53,10 +59,22 @@ export class JobQueue {
       concurrency: number;
       log: (message: string, error?: unknown) => void;
       clockMoves?: ClockMoves | undefined;
+      /** Default: the store is this process's alone (`LocalClaims`). */
+      claims?: JobClaims | undefined;
+      /** How often to look for due jobs when the clock follows real time (ms). Default 1,000. */
+      pollMs?: number | undefined;
+      /**
+       * Whether an error says the store is out of reach for now: a job that met one is
+       * left to run again rather than marked failed. Default: never.
+       */
+      transient?: ((error: unknown) => boolean) | undefined;
     },
   ) {
     this.#pq = new PQueue({ concurrency: deps.concurrency });
+    this.#claims = deps.claims ?? new LocalClaims(deps.db);
   }
+
+  readonly #claims: JobClaims;
 
   register<P>(kind: string, handler: JobHandler<P>): void {
     this.#handlers.set(kind, handler as JobHandler);
@@ -92,12 +110,13 @@ export class JobQueue {
 
   /** Starts taking jobs: resumes what a stop cut off and follows the clock. */
   async start(): Promise<void> {
-    await this.deps.db.updateTable('jobs').set({ status: 'queued' }).where('status', '=', 'running').execute();
+    await this.#claims.recover();
     this.#running = true;
     const moves = this.deps.clockMoves;
     this.#unsubscribe = moves?.onChange(() => this.kick());
-    // A clock that follows real time makes scheduled jobs come due by itself.
-    if (!moves?.frozen) this.#timer = setInterval(() => this.kick(), 1000).unref();
+    // A clock that follows real time makes scheduled jobs come due by itself; other
+    // processes leave jobs behind whatever the clock does.
+    if (!moves?.frozen || this.#claims.poll) this.#timer = setInterval(() => this.kick(), this.deps.pollMs ?? 1000).unref();
     this.kick();
   }
 
@@ -110,6 +129,14 @@ export class JobQueue {
     await this.#pq.onIdle();
   }
 
+  /**
+   * Runs `fn` while no job runs in any process sharing the store and none is taken
+   * (call `stop` first for this process's own); a state import runs so.
+   */
+  whileQuiet<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#claims.quiet(fn);
+  }
+
   /** Looks for due jobs soon; cheap to call often. */
   kick(): void {
     if (!this.#running) return;
@@ -118,7 +145,12 @@ export class JobQueue {
       return;
     }
     this.#scanning = this.#scan()
-      .catch((error) => this.deps.log('job scan failed', error))
+      .then(() => (this.#scanFailing = false))
+      .catch((error) => {
+        // One line per outage of the store, not one per second.
+        if (!this.#scanFailing) this.deps.log('job scan failed', error);
+        this.#scanFailing = true;
+      })
       .finally(() => {
         this.#scanning = undefined;
         if (this.#rescan) {
@@ -128,54 +160,34 @@ export class JobQueue {
       });
   }
 
-  /** Resolves once no due job is queued or running; answers how many jobs ran meanwhile. */
+  /**
+   * Resolves once no due job is queued or running (in any process sharing the store);
+   * answers how many jobs this process ran meanwhile.
+   */
   async drain(): Promise<number> {
     const before = this.#ran;
     for (;;) {
       this.kick();
       await this.#scanning;
       await this.#pq.onIdle();
-      if (this.#inFlight.size === 0 && !(await this.#hasDueJobs())) break;
       if (!this.#running) break;
+      if (this.#inFlight.size > 0) continue;
+      if (!(await this.#claims.pending(iso(this.deps.clock.now())))) break;
+      // Queued but not claimable yet, or running elsewhere: look again shortly.
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_WAIT_MS));
     }
     return this.#ran - before;
   }
 
-  async #hasDueJobs(): Promise<boolean> {
-    const row = await this.deps.db
-      .selectFrom('jobs')
-      .select('id')
-      .where('status', '=', 'queued')
-      .where('run_at', '<=', iso(this.deps.clock.now()))
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
   async #scan(): Promise<void> {
-    const due = await this.deps.db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('status', '=', 'queued')
-      .where('run_at', '<=', iso(this.deps.clock.now()))
-      .orderBy('run_at')
-      .orderBy('id')
-      .limit(SCAN_BATCH)
-      .execute();
-    for (const row of due) {
-      if (!this.#running || this.#inFlight.has(row.id)) continue;
-      const claimed = await this.deps.db
-        .updateTable('jobs')
-        .set({ status: 'running', attempts: row.attempts + 1, updated_at: iso(this.deps.clock.now()) })
-        .where('id', '=', row.id)
-        .where('status', '=', 'queued')
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) continue;
+    const free = this.deps.concurrency - this.#inFlight.size;
+    if (!this.#running || free <= 0) return;
+    const claimed = await this.#claims.claim(iso(this.deps.clock.now()), free, this.#inFlight);
+    for (const row of claimed) {
       this.#inFlight.add(row.id);
-      const job: Job = { id: row.id, workspaceId: row.workspace_id, kind: row.kind, payload: JSON.parse(row.payload), attempts: row.attempts + 1 };
+      const job: Job = { id: row.id, workspaceId: row.workspace_id, kind: row.kind, payload: JSON.parse(row.payload), attempts: row.attempts };
       void this.#pq.add(() => this.#run(job));
     }
-    if (due.length === SCAN_BATCH) this.#rescan = true;
   }
 
   async #run(job: Job): Promise<void> {
@@ -183,14 +195,13 @@ export class JobQueue {
       const handler = this.#handlers.get(job.kind);
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(job);
-      await this.deps.db.deleteFrom('jobs').where('id', '=', job.id).execute();
+      await this.#claims.finish(job.id);
     } catch (error) {
+      // The job stays `running` under this process's lease: claimed again once the store is back.
+      if (this.deps.transient?.(error)) return;
       this.deps.log(`job ${job.kind} ${job.id} failed`, error);
-      await this.deps.db
-        .updateTable('jobs')
-        .set({ status: 'failed', last_error: error instanceof Error ? error.message : String(error), updated_at: iso(this.deps.clock.now()) })
-        .where('id', '=', job.id)
-        .execute()
+      await this.#claims
+        .fail(job.id, error instanceof Error ? error.message : String(error), iso(this.deps.clock.now()))
         .catch(() => {});
     } finally {
       this.#inFlight.delete(job.id);

@@ -11,7 +11,14 @@ const REFRESH_LIMIT = 500;
 interface CachedSource {
   agentId: string | null;
   chunks: IndexedChunk[];
+  /** What the source row said when read: a different one means it changed (`verify`). */
+  print: string;
 }
+
+/** The columns of a ready source that say whether its chunks or their metadata changed. */
+const PRINT_COLUMNS = ['id', 'agent_id', 'content_hash', 'topics', 'title', 'lang', 'resolved_url', 'chunk_count'] as const;
+type PrintRow = { [K in (typeof PRINT_COLUMNS)[number]]: unknown };
+const printOf = (r: PrintRow) => JSON.stringify([r.agent_id, r.content_hash, r.topics, r.title, r.lang, r.resolved_url, Number(r.chunk_count)]);
 
 interface WorkspaceChunks {
   sources: Map<string, CachedSource>;
@@ -42,6 +49,28 @@ export class ChunkCache {
     if (!cached) return;
     if (sourceIds === undefined) cached.stale = true;
     else for (const id of sourceIds) cached.dirty.add(id);
+  }
+
+  /**
+   * Compares the cached sources of a workspace with the store and marks those that
+   * differ: for processes sharing the store, whose writes this one never hears of.
+   */
+  async verify(workspaceId: string): Promise<void> {
+    const cached = this.#workspaces.get(workspaceId);
+    if (!cached || cached.stale) return;
+    while (cached.loading) await cached.loading;
+    const rows = await this.deps.db
+      .selectFrom('knowledge_sources')
+      .select(PRINT_COLUMNS)
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'ready')
+      .execute();
+    const seen = new Set<string>();
+    for (const row of rows) {
+      seen.add(row.id);
+      if (cached.sources.get(row.id)?.print !== printOf(row)) cached.dirty.add(row.id);
+    }
+    for (const id of cached.sources.keys()) if (!seen.has(id)) cached.dirty.add(id);
   }
 
   /** Forgets everything (a state import replaced the tables). */
@@ -102,7 +131,7 @@ export class ChunkCache {
     const db = this.deps.db;
     let sourceQuery = db
       .selectFrom('knowledge_sources')
-      .select(['id', 'agent_id', 'title', 'topics', 'kind', 'url', 'resolved_url'])
+      .select([...PRINT_COLUMNS, 'kind', 'url'])
       .where('workspace_id', '=', workspaceId)
       .where('status', '=', 'ready');
     let chunkQuery = db
@@ -120,7 +149,7 @@ export class ChunkCache {
     const stale = rows.filter((r) => r.embedder_id !== this.deps.embedder.id);
     const vectors = stale.length ? await this.#reembed(stale) : new Map<string, Float32Array>();
     const out = new Map<string, CachedSource>();
-    for (const s of sources) out.set(s.id, { agentId: s.agent_id, chunks: [] });
+    for (const s of sources) out.set(s.id, { agentId: s.agent_id, chunks: [], print: printOf(s) });
     const meta = new Map(sources.map((s) => [s.id, { ...s, topics: JSON.parse(s.topics) as string[] }]));
     const positions = new Map<string, number>();
     for (const row of rows) {

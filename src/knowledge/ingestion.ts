@@ -87,7 +87,7 @@ export class Ingestion {
     if (!row || row.status !== 'pending') return;
     let result: { ingested: Ingested; fetched?: Crawled | undefined };
     try {
-      const fault = this.deps.takeFault();
+      const fault = await this.deps.takeFault();
       if (fault !== undefined) throw new IngestError(fault, 'injected fault');
       result = await this.#run(row);
     } catch (error) {
@@ -220,7 +220,7 @@ export class Ingestion {
     let result: { ingested: Ingested; fetched: Crawled } | undefined;
     let failure: IngestFailureCode | undefined;
     try {
-      const fault = this.deps.takeFault();
+      const fault = await this.deps.takeFault();
       if (fault !== undefined) throw new IngestError(fault, 'injected fault');
       result = await this.#fetchAndIngest(row);
     } catch (error) {

@@ -28,6 +28,8 @@ export interface KnowledgeDeps extends CoreDeps {
   /** Where URL sources are fetched from. */
   web: Web;
   ingestFaults: IngestFaultHook;
+  /** Other processes write the same store: read what they may have changed rather than trust memory. */
+  shared?: boolean | undefined;
 }
 
 /** A title from the start of a text, cut at a word when it is too long. */
@@ -48,7 +50,7 @@ export class KnowledgeService {
   readonly #index: SqlKnowledgeIndex;
 
   constructor(private readonly deps: KnowledgeDeps) {
-    this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder });
+    this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder, shared: deps.shared });
     new Ingestion({
       db: deps.db,
       clock: deps.clock,

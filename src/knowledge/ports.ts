@@ -46,4 +46,4 @@ export interface AgentLookup {
  * Asked before each ingestion and re-crawl: a failure code it answers fails that run
  * with it, as if the pipeline had (the emulator's `ingest` faults).
  */
-export type IngestFaultHook = () => IngestFailureCode | undefined;
+export type IngestFaultHook = () => IngestFailureCode | undefined | Promise<IngestFailureCode | undefined>;

@@ -33,7 +33,19 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
   readonly #chunks: ChunkCache;
   #prune = false;
 
-  constructor(private readonly deps: { db: Kysely<Database>; dialect: SqlDialect; embedder: Embedder }) {
+  constructor(
+    private readonly deps: {
+      db: Kysely<Database>;
+      dialect: SqlDialect;
+      embedder: Embedder;
+      /**
+       * Other processes write this store too (decisions, D-203): versions are read from
+       * the store every time and cached chunks checked against it before use, rather
+       * than trusted until this process hears of a change.
+       */
+      shared?: boolean | undefined;
+    },
+  ) {
     this.#chunks = new ChunkCache(deps);
   }
 
@@ -67,6 +79,7 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
   }
 
   async eligibleChunks(workspaceId: string, agentId: string): Promise<IndexedChunk[]> {
+    if (this.deps.shared) await this.#chunks.verify(workspaceId);
     if (this.#prune) {
       this.#prune = false;
       await this.#chunks.prune();
@@ -84,7 +97,7 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
   async version(workspaceId: string, agentId: string): Promise<string> {
     const generation = this.#epoch * 1e9 + (this.#generations.get(workspaceId) ?? 0);
     const key = `${workspaceId}\n${agentId}`;
-    const memo = this.#versions.get(key);
+    const memo = this.deps.shared ? undefined : this.#versions.get(key);
     if (memo && memo.generation === generation) return memo.version;
     const rows = await this.deps.db
       .selectFrom('knowledge_sources')

@@ -32,16 +32,34 @@ export type IdempotencyOutcome =
 
 const RETENTION_MS = DAY;
 
+/** Who runs requests when processes share the store: this process, and whether another is alive. */
+export interface RequestOwner {
+  readonly id: string;
+  alive(id: string): Promise<boolean>;
+}
+
+const RUNNING = 'running';
+
 /**
  * Idempotency records, scoped to the API key and kept 24 hours of emulated time. A
- * record is claimed `running` by an insert that only one request can win, completed
- * with the first 2xx answer, and dropped when the first request fails (decisions, D-012 to D-014).
+ * record is claimed `running` by an insert that only one request can win (whatever
+ * process it reaches), completed with the first 2xx answer, and dropped when the first
+ * request fails (decisions, D-012 to D-014). With an `owner` (processes sharing the
+ * store) the claim names its process, `running:<id>`, so that the claim of a process
+ * that died, or one this process lost track of (the store went away before the answer
+ * was written), is taken over instead of answering 409 for a day (D-205).
  */
 export class IdempotencyStore {
+  readonly #running: string;
+  readonly #inFlight = new Set<string>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
-  ) {}
+    private readonly owner?: RequestOwner,
+  ) {
+    this.#running = owner ? `${RUNNING}:${owner.id}` : RUNNING;
+  }
 
   async begin(workspaceId: string, keyId: string, idemKey: string, fingerprint: string): Promise<IdempotencyOutcome> {
     const now = this.clock.now();
@@ -53,11 +71,14 @@ export class IdempotencyStore {
       .execute();
     const claimed = await this.db
       .insertInto('idempotency')
-      .values({ workspace_id: workspaceId, key_id: keyId, idem_key: idemKey, fingerprint, state: 'running', status: null, headers: null, body: null, created_at: iso(now) })
+      .values({ workspace_id: workspaceId, key_id: keyId, idem_key: idemKey, fingerprint, state: this.#running, status: null, headers: null, body: null, created_at: iso(now) })
       .onConflict((oc) => oc.columns(['key_id', 'idem_key']).doNothing())
       .returning('key_id')
       .executeTakeFirst();
-    if (claimed) return { kind: 'new' };
+    if (claimed) {
+      this.#inFlight.add(`${keyId}\n${idemKey}`);
+      return { kind: 'new' };
+    }
     const row = await this.db
       .selectFrom('idempotency')
       .selectAll()
@@ -65,26 +86,45 @@ export class IdempotencyStore {
       .where('idem_key', '=', idemKey)
       .executeTakeFirst();
     if (!row) return this.begin(workspaceId, keyId, idemKey, fingerprint);
+    if (row.state !== 'done' && (await this.#abandoned(row.state, keyId, idemKey))) {
+      await this.db.deleteFrom('idempotency').where('key_id', '=', keyId).where('idem_key', '=', idemKey).where('state', '=', row.state).execute();
+      return this.begin(workspaceId, keyId, idemKey, fingerprint);
+    }
     if (row.fingerprint !== fingerprint) return { kind: 'conflict' };
     if (row.state !== 'done') return { kind: 'running' };
     return { kind: 'replay', status: row.status ?? 200, headers: JSON.parse(row.headers ?? '{}'), body: row.body ?? '' };
   }
 
+  /** A claim nobody will complete: its process is gone, or it is ours and no request of ours runs it. */
+  async #abandoned(state: string, keyId: string, idemKey: string): Promise<boolean> {
+    if (!this.owner) return false;
+    if (state === this.#running) return !this.#inFlight.has(`${keyId}\n${idemKey}`);
+    const id = state.startsWith(`${RUNNING}:`) ? state.slice(RUNNING.length + 1) : undefined;
+    return id === undefined || !(await this.owner.alive(id));
+  }
+
   async complete(keyId: string, idemKey: string, status: number, headers: Record<string, string>, body: string): Promise<void> {
+    this.#inFlight.delete(`${keyId}\n${idemKey}`);
     await this.db
       .updateTable('idempotency')
       .set({ state: 'done', status, headers: JSON.stringify(headers), body })
       .where('key_id', '=', keyId)
       .where('idem_key', '=', idemKey)
+      .where('state', '=', this.#running)
       .execute();
   }
 
   async abandon(keyId: string, idemKey: string): Promise<void> {
-    await this.db.deleteFrom('idempotency').where('key_id', '=', keyId).where('idem_key', '=', idemKey).execute();
+    this.#inFlight.delete(`${keyId}\n${idemKey}`);
+    await this.db.deleteFrom('idempotency').where('key_id', '=', keyId).where('idem_key', '=', idemKey).where('state', '=', this.#running).execute();
   }
 
-  /** Requests that were running when the process stopped never answered: forget them. */
+  /**
+   * Requests that were running when the process stopped never answered: forget them.
+   * Sharing the store, only this process's own claims (others may be answering theirs).
+   */
   async forgetUnfinished(): Promise<void> {
-    await this.db.deleteFrom('idempotency').where('state', '=', 'running').execute();
+    await this.db.deleteFrom('idempotency').where('state', '=', this.#running).execute();
+    this.#inFlight.clear();
   }
 }

@@ -1,3 +1,5 @@
+import { MemoryWindowCounters, type WindowCounters } from './counters.js';
+
 /** The budget of one key in the current fixed window, after counting this request. */
 export interface RateLimitVerdict {
   allowed: boolean;
@@ -13,33 +15,31 @@ export interface RateLimitVerdict {
 /**
  * Fixed-window rate limiter per API key on the emulated clock. Windows are aligned to
  * multiples of their length since the epoch, so every key's window ends at a
- * predictable instant; the budget is shared by every route (decisions, D-009).
+ * predictable instant; the budget is shared by every route (decisions, D-009). The
+ * counts live in `counters`: memory, or the store when processes share it (D-202).
  */
 export class RateLimiter {
-  readonly #windows = new Map<string, { start: number; count: number }>();
+  constructor(private readonly counters: WindowCounters = new MemoryWindowCounters()) {}
 
-  hit(keyId: string, limit: number, windowSeconds: number, now: number): RateLimitVerdict {
+  /** Counts one request of the key; synchronous with counters in memory. */
+  hit(keyId: string, limit: number, windowSeconds: number, now: number): RateLimitVerdict | Promise<RateLimitVerdict> {
     const windowMs = windowSeconds * 1000;
     const start = Math.floor(now / windowMs) * windowMs;
-    let entry = this.#windows.get(keyId);
-    if (!entry || entry.start !== start) {
-      entry = { start, count: 0 };
-      this.#windows.set(keyId, entry);
-    }
-    entry.count += 1;
     const end = start + windowMs;
-    return {
-      allowed: entry.count <= limit,
+    const count = this.counters.hit(keyId, start, end);
+    const verdict = (n: number): RateLimitVerdict => ({
+      allowed: n <= limit,
       limit,
-      remaining: Math.max(0, limit - entry.count),
+      remaining: Math.max(0, limit - n),
       windowSeconds,
       resetAt: Math.ceil(end / 1000),
       secondsToReset: Math.max(1, Math.ceil((end - now) / 1000)),
-    };
+    });
+    return typeof count === 'number' ? verdict(count) : count.then(verdict);
   }
 
-  clear(): void {
-    this.#windows.clear();
+  clear(): void | Promise<void> {
+    return this.counters.clear();
   }
 }
 

@@ -21,6 +21,13 @@ export interface Settings {
   fetchTimeoutMs: number;
   /** The worker threads that extract documents, check uploads and render pages, and their limits. Default `DEFAULT_WORKER_POOL`. */
   workers: WorkerPoolOptions;
+  /**
+   * With a store several processes share: how long a process that stops renewing its
+   * lease (killed, or cut off from the database) keeps the jobs and idempotent requests
+   * it started before another process takes them over. Renewed every third of it.
+   * Default 15,000 ms.
+   */
+  leaseMs: number;
   /** Where unexpected errors are reported (never to the client). Default `console.error`. */
   log: (message: string, error?: unknown) => void;
 }
@@ -36,6 +43,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'secret'> = {
   jobConcurrency: 2,
   fetchTimeoutMs: 10_000,
   workers: DEFAULT_WORKER_POOL,
+  leaseMs: 15_000,
   log: (message, error) => console.error(message, error),
 };
 

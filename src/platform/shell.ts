@@ -23,8 +23,13 @@ export function createShell(options: {
   docsUrl: string | undefined;
   intercept?: ((c: Context<AppEnv>) => Response | Promise<Response | undefined> | undefined) | undefined;
   onResponse?: ((c: Context<AppEnv>) => void | Promise<void>) | undefined;
+  /**
+   * Brings this process up to date with what other processes sharing the store
+   * changed, before anything else reads memory (coherence); synchronous when alone.
+   */
+  sync?: (() => void | Promise<void>) | undefined;
 }): Shell {
-  const { requestIds, docsUrl, intercept, onResponse } = options;
+  const { requestIds, docsUrl, intercept, onResponse, sync } = options;
   return {
     begin(c) {
       if (c.get('requestId')) return;
@@ -33,7 +38,10 @@ export function createShell(options: {
       c.set('responseHeaders', { 'x-request-id': requestId });
       c.set('docsUrl', docsUrl);
     },
-    intercept: (c) => intercept?.(c),
+    intercept(c) {
+      const synced = sync?.();
+      return synced instanceof Promise ? synced.then(() => intercept?.(c)) : intercept?.(c);
+    },
     finish(c, res) {
       c.res = res;
       applyResponseHeaders(c);

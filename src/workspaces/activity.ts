@@ -13,13 +13,24 @@ interface Counter {
 
 const FLUSH_DELAY_MS = 200;
 
+/** Where a workspace's daily activity is counted: memory (`ActivityCounter`) or the store (`SqlActivity`). */
+export interface ActivityStore {
+  /** Counts one activity unless the cap is reached; false (nothing counted) when it is. */
+  record(workspaceId: string, cap: number | null): boolean | Promise<boolean>;
+  today(workspaceId: string): Promise<number>;
+  /** Writes what memory holds to the store. */
+  flush(): Promise<void>;
+  /** Drops what memory holds (the store was replaced or the workspace deleted). */
+  forget(workspaceId?: string): void;
+}
+
 /**
  * Daily activity per workspace. Every authenticated `/v1` request counts, so the
  * counters live in memory (loaded from the store on first use of a day) and are
  * written back in batches: on a short timer, before any export and at stop. A crash
  * loses at most the last batch of counts, never an acknowledged write (decisions, D-011).
  */
-export class ActivityCounter {
+export class ActivityCounter implements ActivityStore {
   readonly #counters = new Map<string, Counter>();
   readonly #loading = new Map<string, Promise<Counter>>();
   readonly #upsert: PreparedQuery<{ ws: string; day: string; count: number }, unknown>;

@@ -8,7 +8,8 @@ import { ServiceError } from '../platform/service-error.js';
 import { CAP_NAMES, type CapName, type Caps, type WorkspaceDefaults } from '../plans/plans.js';
 import { iso } from '../platform/time.js';
 import type { WorkspaceSettingsPatch } from './workspaces.schema.js';
-import { ActivityCounter } from './activity.js';
+import { ActivityCounter, type ActivityStore } from './activity.js';
+import type { Coherence } from '../platform/coherence.js';
 
 export interface WorkspaceRecord {
   id: string;
@@ -52,10 +53,21 @@ const CAP_DETAIL: Record<CapName, { en: string; es: string }> = {
 export class WorkspacesService {
   readonly #listeners = new Set<() => void>();
   /** Today's activity per workspace (CONTRACT control plane: every authenticated request counts). */
-  readonly activity: ActivityCounter;
+  readonly activity: ActivityStore;
 
-  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; ids: IdGenerator; defaults: WorkspaceDefaults }) {
-    this.activity = new ActivityCounter(deps.db, deps.clock);
+  constructor(
+    private readonly deps: {
+      db: Kysely<Database>;
+      clock: Clock;
+      ids: IdGenerator;
+      defaults: WorkspaceDefaults;
+      /** Default: counted in memory and written in batches (`ActivityCounter`). */
+      activity?: ActivityStore | undefined;
+      /** Told inside every transaction that changes a workspace, for other processes' caches. */
+      coherence?: Coherence | undefined;
+    },
+  ) {
+    this.activity = deps.activity ?? new ActivityCounter(deps.db, deps.clock);
   }
 
   /** Runs `listener` after any change of a workspace's settings or existence. */
@@ -122,6 +134,7 @@ export class WorkspacesService {
         })
         .where('id', '=', id)
         .execute();
+      await this.deps.coherence?.changed(trx);
       return this.getWorkspaceOrThrow(id, trx);
     }).finally(() => this.#changed());
   }
@@ -135,6 +148,7 @@ export class WorkspacesService {
         await trx.deleteFrom(table as 'jobs').where('workspace_id', '=', id).execute();
       }
       await trx.deleteFrom('workspaces').where('id', '=', id).execute();
+      await this.deps.coherence?.changed(trx);
     }).finally(() => this.#changed());
   }
 

@@ -187,7 +187,7 @@ describe('control plane', () => {
     for (let i = 0; i < 1005; i++) await send(emulator, 'GET', '/v1/me');
     const full = await control.get('/_emulator/requests?limit=1000');
     expect(full.body.data).toHaveLength(1000);
-    expect(emulator.journal.recent(5000)).toHaveLength(1000);
+    expect(await emulator.journal.recent(5000)).toHaveLength(1000);
     expect((await control.get('/_emulator/requests?limit=1001')).status).toBe(400);
   });
 });

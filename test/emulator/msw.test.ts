@@ -99,7 +99,7 @@ describe('emulatorHandlers (MSW)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     expect(((await res.json()) as { workspaceId: string }).workspaceId).toBeTypeOf('string');
-    expect(emulator.requests(1)[0]).toMatchObject({ method: 'GET', path: '/v1/me', status: 200 });
+    expect((await emulator.requests(1))[0]).toMatchObject({ method: 'GET', path: '/v1/me', status: 200 });
     // Problem types point under the base URL too.
     const problem = (await (await fetch(`${GATEWAY}/v1/me`)).json()) as { type: string; instance: string };
     expect(problem).toMatchObject({ type: `${GATEWAY}/docs/errors/svc.api_key.invalid`, instance: '/v1/me' });
@@ -118,11 +118,11 @@ describe('emulatorHandlers (MSW)', () => {
 
   it('other hosts stay unhandled: MSW\'s onUnhandledRequest decides (here: an error, nothing sent)', async () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const before = emulator.requests().length;
+    const before = (await emulator.requests()).length;
     await expect(fetch('https://elsewhere.example.org/v1/me', { headers: auth })).rejects.toThrow();
     expect(unhandled.at(-1)).toBe('https://elsewhere.example.org/v1/me');
     expect(errors.mock.calls.flat().join(' ')).toContain('elsewhere.example.org');
-    expect(emulator.requests().length).toBe(before);
+    expect((await emulator.requests()).length).toBe(before);
     errors.mockRestore();
   });
 

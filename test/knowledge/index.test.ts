@@ -40,7 +40,7 @@ describe('eligible chunks', () => {
     const web = (await api.post('/v1/knowledge/urls', { url: 'https://bikes.example/' })).body.id;
     await addText(api, { title: 'Bob', text: 'Bob sells kayaks.', agentId: bob });
     await emulator.drain();
-    emulator.injectFault({ ingest: 'ingest_failed' });
+    await emulator.injectFault({ ingest: 'ingest_failed' });
     await addText(api, { title: 'Failed', text: 'Never ready.' });
     await emulator.drain();
     const chunks = await index.eligibleChunks(workspaceId, ada);

@@ -135,7 +135,7 @@ describe('failures after acceptance', () => {
     const fine = await addText(api, { title: 'Lucky', text: 'This one works.' });
     expect(await settled(emulator, api, failed)).toMatchObject({ status: 'failed', error: 'unsupported_document', chunkCount: 0, tokenCount: 0, summary: '' });
     expect((await settled(emulator, api, fine)).status).toBe('ready');
-    emulator.injectFault({ ingest: 'ingest_failed' });
+    await emulator.injectFault({ ingest: 'ingest_failed' });
     const again = await addText(api, { title: 'Again', text: 'Fails too.' });
     const source = await settled(emulator, api, again);
     expect(source).toMatchObject({ status: 'failed', error: 'ingest_failed' });

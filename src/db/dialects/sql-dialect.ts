@@ -8,6 +8,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface ColumnTypes {
   blob: 'blob' | 'bytea';
   real: 'real' | 'double precision';
+  /** An integer primary key the database numbers by itself (`integer` is SQLite's rowid). */
+  serial: 'integer' | 'bigserial';
 }
 
 /** One full-text hit on a knowledge chunk; higher scores are better (not normalised). */
@@ -46,6 +48,20 @@ export interface SqlDialect {
 export interface Backend {
   kysely: KyselyDialect;
   sql: SqlDialect;
+  /**
+   * Whether other processes may use the same database at the same time (a PostgreSQL
+   * server). Default false: this process is the only user (SQLite, PGlite).
+   */
+  shared?: boolean;
+  /** Where the data lives, for messages (never a password). */
+  where?: string;
+  /**
+   * Runs `fn` while no other process runs an `exclusive` of the same name; `locked` is
+   * the connection that holds the lock. Default: runs `fn` on `db` (one process).
+   */
+  exclusive?<T>(db: Kysely<any>, name: string, fn: (locked: Kysely<any>) => Promise<T>): Promise<T>;
+  /** Whether `error` says the database cannot be reached right now. Default: never. */
+  unavailable?(error: unknown): boolean;
   /** Closes the connection (after kysely has stopped using it). */
   close(db: Kysely<any>): Promise<void>;
 }

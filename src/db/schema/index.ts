@@ -7,6 +7,7 @@ import type { ThemeTables } from './theme.js';
 import type { AssetTables } from './assets.js';
 import type { BrandTables } from './brand.js';
 import type { AgentChatTables } from './agents.js';
+import type { SharedTables } from './shared.js';
 
 /**
  * The whole store. Each part of the API declares its tables in its own file of this
@@ -15,14 +16,15 @@ import type { AgentChatTables } from './agents.js';
  * Rule: every table outside `GLOBAL_TABLES` has a `workspace_id` column, so that a
  * workspace can be dropped and exported without knowing the table.
  */
-export interface Database extends CoreTables, KnowledgeTables, ProjectTables, PageTables, ThemeTables, AssetTables, BrandTables, AgentChatTables {}
+export interface Database extends CoreTables, KnowledgeTables, ProjectTables, PageTables, ThemeTables, AssetTables, BrandTables, AgentChatTables, SharedTables {}
 
 /** The store, or a transaction on it: what a method that may run inside one takes. */
 export type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * Every table, in the order a state import writes them. Derived search structures
- * (full-text indexes) are not listed: their owner rebuilds them after an import.
+ * (full-text indexes) are not listed: their owner rebuilds them after an import; nor
+ * are the tables processes sharing a store keep their bookkeeping in (`shared.ts`).
  */
 export const TABLES = [
   'meta',

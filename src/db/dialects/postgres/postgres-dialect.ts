@@ -18,7 +18,7 @@ export const PG_CHUNK_TSVECTOR = `to_tsvector('simple'::regconfig, translate(tex
  */
 export const POSTGRES_DIALECT: SqlDialect = {
   name: 'postgres',
-  columnTypes: { blob: 'bytea', real: 'double precision' },
+  columnTypes: { blob: 'bytea', real: 'double precision', serial: 'bigserial' },
   chunkFullText: {
     async create(db) {
       await sql`CREATE INDEX knowledge_chunks_fts ON knowledge_chunks USING gin (${sql.raw(PG_CHUNK_TSVECTOR)})`.execute(db);

@@ -4,7 +4,7 @@ import type { SqlDialect } from '../sql-dialect.js';
 /** SQLite (better-sqlite3, in memory or a file): FTS5 with an external-content index. */
 export const SQLITE_DIALECT: SqlDialect = {
   name: 'sqlite',
-  columnTypes: { blob: 'blob', real: 'real' },
+  columnTypes: { blob: 'blob', real: 'real', serial: 'integer' },
   chunkFullText: {
     async create(db) {
       // External content: the index stores no second copy of the text. Triggers keep it

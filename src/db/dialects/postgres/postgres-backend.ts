@@ -1,0 +1,121 @@
+import { PostgresDialect, sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import type { Backend } from '../sql-dialect.js';
+import { POSTGRES_DIALECT } from './postgres-dialect.js';
+import { describePostgresUrl, passwordOf } from './postgres-url.js';
+
+/** Options of a PostgreSQL server store. */
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/dbname` (or `postgresql://`). */
+  url: string;
+  /** Connections this process keeps at most. Default 10. */
+  poolSize?: number | undefined;
+  /** Called with what goes wrong on an idle connection (the server went away). */
+  log?: ((message: string, error?: unknown) => void) | undefined;
+}
+
+/** The store could not be opened: a line naming where it points, never a password. */
+export class StoreOpenError extends Error {}
+
+// int8 (counts, sequences) and numeric come back as strings by default: every value of
+// ours fits a double, and SQLite and PGlite give numbers.
+const INT8 = 20;
+const NUMERIC = 1700;
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+// SQLSTATE classes and codes that say the server is gone, not that the query was wrong.
+const LOST_STATES = /^(08|57P0[1-3]|53300)/;
+const LOST_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
+const LOST_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'is not queryable',
+  'Client was closed',
+  'Connection ended',
+];
+
+/** Whether `error` says the database server cannot be reached (rather than that a query was wrong). */
+export function isConnectionLoss(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  const visit = (e: unknown): boolean => {
+    if (!e || typeof e !== 'object' || seen.has(e)) return false;
+    seen.add(e);
+    const { code, message, cause, errors } = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string' && (LOST_ERRNOS.has(code) || (code.length === 5 && LOST_STATES.test(code)))) return true;
+    if (typeof message === 'string' && LOST_MESSAGES.some((m) => message.includes(m))) return true;
+    if (Array.isArray(errors) && errors.some(visit)) return true;
+    return visit(cause);
+  };
+  return visit(error);
+}
+
+/** Why a first connection failed, in words (the driver's message without a password). */
+function reasonOf(error: unknown, url: string): string {
+  const e = error as { code?: string; message?: string; errors?: { code?: string }[] };
+  const code = e.code ?? e.errors?.[0]?.code;
+  let reason: string;
+  if (code === 'ECONNREFUSED') reason = 'connection refused (is PostgreSQL running and listening there?)';
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') reason = 'no such host';
+  else if (code === 'ETIMEDOUT' || e.message?.includes('timeout')) reason = 'no answer in time';
+  else reason = (e.message ?? String(error)).split('\n')[0]!;
+  const password = passwordOf(url);
+  return password ? reason.split(password).join('***') : reason;
+}
+
+// Advisory lock ids are 64-bit; a name is hashed into one by the server.
+const lockKey = (name: string) => sql`hashtextextended(${`svc-emulator:${name}`}, 0)`;
+
+/**
+ * A PostgreSQL server through `pg`'s pool: several processes may share it, so the store
+ * says it is `shared`, `exclusive` takes a session advisory lock (migrations and a
+ * first start's set-up run one process at a time), and a lost connection is reported
+ * as such so that requests answer `503` until the server is back. The pool replaces
+ * broken connections by itself.
+ */
+export async function openPostgres(options: PostgresOptions): Promise<Backend> {
+  const where = describePostgresUrl(options.url);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    // A request waits this long for a connection before answering 503.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    types,
+  });
+  // An idle connection the server dropped must not end the process.
+  pool.on('error', (error) => options.log?.(`PostgreSQL connection to ${where} lost`, error));
+  // Nor one dropped while checked out between queries: its next query fails (503) instead.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new StoreOpenError(`cannot open the PostgreSQL database at ${where}: ${reasonOf(error, options.url)}`);
+  }
+  return {
+    kysely: new PostgresDialect({ pool }),
+    sql: POSTGRES_DIALECT,
+    shared: true,
+    where,
+    async exclusive<T>(db: Kysely<any>, name: string, fn: (locked: Kysely<any>) => Promise<T>): Promise<T> {
+      return db.connection().execute(async (conn) => {
+        await sql`SELECT pg_advisory_lock(${lockKey(name)})`.execute(conn);
+        try {
+          return await fn(conn);
+        } finally {
+          await sql`SELECT pg_advisory_unlock(${lockKey(name)})`.execute(conn).catch(() => {});
+        }
+      });
+    },
+    unavailable: isConnectionLoss,
+    async close(db) {
+      await db.destroy();
+    },
+  };
+}

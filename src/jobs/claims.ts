@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema/index.js';
+import type { JobTable } from '../db/schema/core.js';
+
+/**
+ * How the queue takes jobs: alone (`LocalClaims`, the store is this process's), or
+ * with leases among processes sharing a store (`LeasedClaims`, decisions, D-204).
+ */
+export interface JobClaims {
+  /** At start: jobs a stop of this store's users cut off become runnable again. */
+  recover(): Promise<void>;
+  /**
+   * Claims at most `limit` due jobs (`run_at <= now`) for this process, oldest first,
+   * marked `running` with one more attempt. `holding`: the jobs this process runs now.
+   */
+  claim(now: string, limit: number, holding: ReadonlySet<string>): Promise<JobTable[]>;
+  /** The job ended well: it leaves the table. */
+  finish(id: string): Promise<void>;
+  /** The job threw: it stays, `failed`, with the message. */
+  fail(id: string, message: string, now: string): Promise<void>;
+  /** Whether a due job is queued, or running anywhere. */
+  pending(now: string): Promise<boolean>;
+  /**
+   * Runs `fn` while no job runs anywhere and none is claimed (a state import: the queue
+   * of this process is stopped first; other processes finish what they run and wait).
+   */
+  quiet<T>(fn: () => Promise<T>): Promise<T>;
+  /** Whether to look for jobs on a timer even when the clock stands still (others leave work). */
+  readonly poll: boolean;
+}
+
+/** The store is this process's alone: a `running` job at start was cut off by a stop. */
+export class LocalClaims implements JobClaims {
+  readonly poll = false;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async recover(): Promise<void> {
+    await this.db.updateTable('jobs').set({ status: 'queued' }).where('status', '=', 'running').execute();
+  }
+
+  async claim(now: string, limit: number, holding: ReadonlySet<string>): Promise<JobTable[]> {
+    const due = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('status', '=', 'queued')
+      .where('run_at', '<=', now)
+      .orderBy('run_at')
+      .orderBy('id')
+      .limit(limit + holding.size)
+      .execute();
+    const claimed: JobTable[] = [];
+    for (const row of due) {
+      if (claimed.length === limit) break;
+      if (holding.has(row.id)) continue;
+      const updated = await this.db
+        .updateTable('jobs')
+        .set({ status: 'running', attempts: row.attempts + 1, updated_at: now })
+        .where('id', '=', row.id)
+        .where('status', '=', 'queued')
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 1) claimed.push({ ...row, status: 'running', attempts: row.attempts + 1, updated_at: now });
+    }
+    return claimed;
+  }
+
+  async finish(id: string): Promise<void> {
+    await this.db.deleteFrom('jobs').where('id', '=', id).execute();
+  }
+
+  async fail(id: string, message: string, now: string): Promise<void> {
+    await this.db.updateTable('jobs').set({ status: 'failed', last_error: message, updated_at: now }).where('id', '=', id).execute();
+  }
+
+  quiet<T>(fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+
+  async pending(now: string): Promise<boolean> {
+    const row = await this.db.selectFrom('jobs').select('id').where('status', '=', 'queued').where('run_at', '<=', now).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+}
