@@ -96,6 +96,8 @@ function problemCodes(route: RouteDoc): Map<number, ErrorCode[]> {
   if (route.idempotent) codes.add('svc.idempotency.conflict').add('svc.request.validation_failed');
   // The control-plane guard: another origin's page or an unknown Host (403), the admin token (401).
   if (route.security === 'admin') codes.add('svc.auth.unauthorized').add('svc.auth.forbidden');
+  // A route that reads the store answers 503 while a shared database is out of reach (D-206).
+  if (route.security === 'apiKey' || route.security === 'admin') codes.add('svc.service.unavailable');
   if (route.query) codes.add('svc.request.validation_failed');
   if (route.body) codes.add('svc.request.invalid').add('svc.request.payload_too_large').add(route.invalid ?? 'svc.request.validation_failed');
   const byStatus = new Map<number, ErrorCode[]>();
