@@ -170,7 +170,7 @@ export class ChatService {
     const cacheKey = sha256Hex(`${this.deps.model.id}\n${normaliseMessage(body.message)}\n${normaliseMessage(context)}`);
     const knowledgeVersion = await this.deps.knowledge.version(workspaceId, agentId);
     const stored = await this.conversations.findAnswer(workspaceId, agentId, cacheKey, knowledgeVersion);
-    const passages = stored ? [] : (await this.deps.retrieval.search(workspaceId, agentId, { query, topics: [], limit: TURN_PASSAGES, lang })).passages;
+    const passages = stored ? [] : (await this.deps.retrieval.search(workspaceId, agentId, { query, topics: [], limit: TURN_PASSAGES })).passages;
     return { workspaceId, agent, conversationId: conversation?.id, message: body.message, lang, history, query, cacheKey, knowledgeVersion, stored, passages };
   }
 

@@ -4,6 +4,7 @@ import { knowledge } from './0002-knowledge.js';
 import { sites } from './0003-sites.js';
 import { assets } from './0004-assets.js';
 import { chat } from './0005-chat.js';
+import { retrievalTerms } from './0006-retrieval-terms.js';
 
 /**
  * Every migration, keyed by a name that sorts in application order. A part of the API
@@ -16,4 +17,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0003-sites': sites,
   '0004-assets': assets,
   '0005-chat': chat,
+  '0006-retrieval-terms': retrievalTerms,
 };
