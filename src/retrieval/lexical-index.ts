@@ -35,6 +35,8 @@ export class LexicalIndex {
   // Scratch arrays every query reuses: it resets only the entries it touched.
   readonly #total: Float64Array;
   readonly #best: Float64Array;
+  readonly #touched: Uint32Array;
+  readonly #matched: Uint32Array;
 
   /** `terms` in scope order; ids are below `dictionarySize` (ids past it are ignored). */
   constructor(terms: readonly ChunkTerms[], dictionarySize: number) {
@@ -89,6 +91,8 @@ export class LexicalIndex {
     this.#body = body;
     this.#total = new Float64Array(n);
     this.#best = new Float64Array(n);
+    this.#touched = new Uint32Array(n);
+    this.#matched = new Uint32Array(n);
   }
 
   /** In how many chunks of the scope a term occurs (0 for an id the scope never uses). */
@@ -117,10 +121,12 @@ export class LexicalIndex {
   search(groups: readonly TermGroup[], k: number, keep: (position: number) => boolean): { hits: LexicalHit[]; ceiling: number } {
     const total = this.#total;
     const best = this.#best;
-    const matched: number[] = [];
+    const touched = this.#touched;
+    const matched = this.#matched;
+    let matchedCount = 0;
     let ceiling = 0;
     for (const group of groups) {
-      const touched: number[] = [];
+      let touchedCount = 0;
       let groupCeiling = 0;
       for (const id of group) {
         if (this.df(id) === 0) continue;
@@ -132,30 +138,32 @@ export class LexicalIndex {
           const d = this.#docs[j]!;
           const tf = (HEAD_WEIGHT * this.#head[j]!) / this.#headNorm[d]! + this.#body[j]! / this.#bodyNorm[d]!;
           const s = (idf * tf * (K1 + 1)) / (K1 + tf);
-          if (best[d] === 0) touched.push(d);
+          if (best[d] === 0) touched[touchedCount++] = d;
           if (s > best[d]!) best[d] = s;
         }
       }
       ceiling += groupCeiling;
-      for (const d of touched) {
-        if (total[d] === 0) matched.push(d);
+      for (let t = 0; t < touchedCount; t++) {
+        const d = touched[t]!;
+        if (total[d] === 0) matched[matchedCount++] = d;
         total[d]! += best[d]!;
         best[d] = 0;
       }
     }
-    matched.sort((a, b) => a - b);
+    // The best k, ties by position: the order chunks were met in does not matter.
     const top: number[] = [];
-    for (const d of matched) {
-      const s = total[d]!;
-      if (top.length === k && s <= total[top[k - 1]!]!) continue;
+    const worse = (a: number, b: number) => total[a]! < total[b]! || (total[a] === total[b] && a > b);
+    for (let m = 0; m < matchedCount; m++) {
+      const d = matched[m]!;
+      if (top.length === k && !worse(top[k - 1]!, d)) continue;
       if (!keep(d)) continue;
       let at = top.length;
-      while (at > 0 && total[top[at - 1]!]! < s) at--;
+      while (at > 0 && worse(top[at - 1]!, d)) at--;
       top.splice(at, 0, d);
       if (top.length > k) top.pop();
     }
     const hits = top.map((position) => ({ position, score: total[position]! }));
-    for (const d of matched) total[d] = 0;
+    for (let m = 0; m < matchedCount; m++) total[matched[m]!] = 0;
     return { hits, ceiling };
   }
 }
