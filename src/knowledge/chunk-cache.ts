@@ -167,7 +167,7 @@ export class ChunkCache {
   /**
    * Terms of chunks stored before this analysis (another `ANALYZER_ID`, or none),
    * analysed again in worker threads and stored with ids of the workspace's dictionary
-   * (decisions, D-186): once, then every later read finds them.
+   * (decisions, D-301): once, then every later read finds them.
    */
   async #reanalyse(workspaceId: string, rows: { id: string; text: string; labels: string[]; lang: Language }[]): Promise<Map<string, ChunkTerms>> {
     const analyses: ChunkAnalysis[] = [];

@@ -44,7 +44,7 @@ export interface IngestionDeps {
 /**
  * The payload of an ingestion job. `ownTitle`: the client gave no title, so the
  * document's own (an HTML `<title>`, a Markdown `# heading`) beats the file name
- * (decisions, D-190).
+ * (decisions, D-304).
  */
 export interface IngestPayload {
   sourceId: string;

@@ -30,7 +30,7 @@ export interface IndexedChunk {
  * A chunk's distinct terms (ids of its workspace's term dictionary) with their counts in
  * the heading field (headings and the source's title) and in the body, and the two
  * fields' lengths: what ingestion stores, so that an index is assembled without reading
- * any text again (decisions, D-186).
+ * any text again (decisions, D-301).
  */
 export interface ChunkTerms {
   ids: Uint32Array;

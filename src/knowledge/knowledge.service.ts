@@ -122,7 +122,7 @@ export class KnowledgeService {
     const format = await this.#detectFormat(input.file, bytes);
     if (!format) throw new ServiceError('svc.knowledge.format_unsupported', { errors: [{ field: 'file', reason: 'not a text, Markdown, HTML, CSV, JSON or PDF document' }] });
     const fileName = input.file.name.trim();
-    // Without a title, the file name stands in until the document's own is read (D-190).
+    // Without a title, the file name stands in until the document's own is read (D-304).
     return this.#accept(workspaceId, input.agentId ?? null, {
       kind: 'upload', title: input.title ?? (fileName ? titleFrom(fileName) : 'Untitled upload'), topics: JSON.stringify(input.topics),
       file_name: fileName || null, content_type: MEDIA_TYPES[format], byte_size: bytes.byteLength,

@@ -12,7 +12,7 @@ interface Loaded {
 /**
  * Each workspace's term dictionary (`knowledge_terms`): a term's id, given once and
  * never changed or reused, so that a chunk stores its terms as ids and an index is
- * assembled from them without a string lookup (decisions, D-186). Kept in memory after
+ * assembled from them without a string lookup (decisions, D-301). Kept in memory after
  * the first read; ingestion adds terms in its own transaction.
  */
 export class TermDictionary {

@@ -1,5 +1,5 @@
 /*
- * Knowing when it does not know (decisions, D-188): two detectors, weighed by how rich
+ * Knowing when it does not know (decisions, D-303): two detectors, weighed by how rich
  * the knowledge's vocabulary is. Calibrated on the tuning half of the development set
  * (bench/relevance/experiments/DESIGN.md, section 4); checked on its test half, a
  * second corpus and the hotel fixture.

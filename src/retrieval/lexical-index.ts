@@ -1,6 +1,6 @@
 import type { ChunkTerms } from '../knowledge/knowledge-index.js';
 
-/** BM25F's constants (decisions, D-187): the textbook k1 and b, a heading counting twice. */
+/** BM25F's constants (decisions, D-302): the textbook k1 and b, a heading counting twice. */
 const K1 = 1.2;
 const B = 0.75;
 const HEAD_WEIGHT = 2;

@@ -27,7 +27,7 @@ function normalise(vector: Float32Array): Float32Array {
  * The eligible knowledge of one agent scope at one knowledge version: chunk metadata in
  * chunk-id order, the BM25F index assembled from the chunks' stored terms, the topics
  * with their centroids, and, built on first use (only a plugged embedder's ranking
- * needs it), the vectors in one dimension-major `Float32Array` (decisions, D-095, D-187).
+ * needs it), the vectors in one dimension-major `Float32Array` (decisions, D-095, D-302).
  */
 export class ScopeIndex {
   readonly size: number;

@@ -33,7 +33,7 @@ interface Candidate {
 }
 
 /**
- * Retrieval over the knowledge index (decisions, D-090 to D-094, D-187, D-188). The
+ * Retrieval over the knowledge index (decisions, D-090 to D-094, D-302, D-303). The
  * similarity strategy is BM25F over the chunks' stored terms (headings and titles
  * weigh twice, every question word looked up under its stems in both languages); with
  * a plugged embedder its ranking is fused with the vectors' by reciprocal rank. Topic

@@ -5,7 +5,7 @@ import { ONLY_ENGLISH, ONLY_SPANISH, SEARCH_STOPWORDS } from './search-words.js'
 import { accentedWords, fold } from './words.js';
 
 /*
- * Retrieval's text analysis (decisions, D-185): a chunk cut into blocks, each in the
+ * Retrieval's text analysis (decisions, D-300): a chunk cut into blocks, each in the
  * language it is written in, its content words reduced to Snowball stems of that
  * language; headings (and the source's title) form a field of their own. A question is
  * too short to tell its language: each of its words is looked up under its stems in

@@ -1,7 +1,7 @@
 import { FUNCTION_WORDS_EN, FUNCTION_WORDS_ES } from './stopwords.js';
 
 /*
- * The stop words of retrieval's analysis (decisions, D-185): the pipeline's function
+ * The stop words of retrieval's analysis (decisions, D-300): the pipeline's function
  * words, plus the lists of the `stopword` package (v3.1, MIT) that they lack, plus the
  * words a question is wrapped in ("How can I ...", "¿Cómo puedo ...?"). Kept here as
  * word lists rather than as a dependency: they are data, and a change of them is a

@@ -44,7 +44,7 @@ export interface Ingested {
   contentHash: string;
 }
 
-/** What names a source for retrieval: its title and, for an upload, its file name (decisions, D-190). */
+/** What names a source for retrieval: its title and, for an upload, its file name (decisions, D-304). */
 export function sourceLabels(title: string, fileName: string | null | undefined): string[] {
   return fileName ? [title, fileName] : [title];
 }
