@@ -1,4 +1,5 @@
 import { existsSync, rmSync } from 'node:fs';
+import { openAiEmbedder } from '../../src/knowledge/openai-embedder.js';
 import { createEmulator, type Emulator, type ListeningServer } from '../emulator.js';
 import { FixtureError, readFixture, type Fixture } from '../fixtures.js';
 import { packageVersion } from '../package-info.js';
@@ -92,6 +93,7 @@ export async function main(argv: string[]): Promise<void> {
       allowedHosts: options.allowedHosts,
       fixtures: options.fixtures,
       liveFetch: options.liveFetch,
+      ...(options.embeddings && { embedder: openAiEmbedder(options.embeddings) }),
     });
   } catch (error) {
     if (created()) removeStore(options.db!);

@@ -156,7 +156,9 @@ export class ScopeIndexCache {
       const chunks = await this.knowledge.eligibleChunks(workspaceId, agentId);
       // Read after the chunks: the dictionary only grows, so it knows every id they hold.
       const dictionary = await this.knowledge.dictionary(workspaceId);
-      return ScopeIndex.build(version, chunks, this.knowledge.embedder.dimensions, dictionary);
+      // A plugged embedder may learn its length from its first answer: the stored vectors tell it too.
+      const dims = this.knowledge.embedder.dimensions || (chunks[0]?.vector.length ?? 0);
+      return ScopeIndex.build(version, chunks, dims, dictionary);
     })();
     this.#entries.delete(key);
     this.#entries.set(key, { version, index });

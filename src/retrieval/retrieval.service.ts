@@ -44,7 +44,7 @@ interface Candidate {
 export class RetrievalService {
   readonly #cache: ScopeIndexCache;
 
-  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex }) {
+  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex; log?: (message: string, error?: unknown) => void }) {
     this.#cache = new ScopeIndexCache(deps.knowledge);
   }
 
@@ -86,11 +86,20 @@ export class RetrievalService {
     });
     if (sure < 0 && options.refuse !== false) return EMPTY;
 
-    let vector: Promise<Float32Array> | undefined;
-    const embedQuery = () => (vector ??= this.deps.knowledge.embedder.embed([input.query]).then(([v]) => v!));
+    // A plugged embedder is a network client: when it fails, words alone rank (D-306).
+    let vector: Promise<Float32Array | undefined> | undefined;
+    const embedQuery = () =>
+      (vector ??= this.deps.knowledge.embedder.embed([input.query]).then(
+        ([v]) => v,
+        (error: unknown) => {
+          this.deps.log?.('svc.retrieval: the embedder failed; this query is ranked by its words alone', error);
+          return undefined;
+        },
+      ));
     const normalised = (score: number) => Math.min(1, score / Math.max(1e-9, ceiling));
-    const proposed = fused
-      ? this.#fuse(index, hits, await embedQuery(), eligible)
+    const queryVector = fused ? await embedQuery() : undefined;
+    const proposed = queryVector
+      ? this.#fuse(index, hits, queryVector, eligible)
       : hits.map((h) => ({ position: h.position, base: normalised(h.score), byVector: true, byTopic: false }));
     const candidates = new Map(proposed.map((c) => [c.position, c]));
     // Topic routing proposes the routed topics' chunks nearest the question, also those
@@ -98,9 +107,9 @@ export class RetrievalService {
     const routed = await this.#route(index, words.flatMap((w) => w.stems), requested, embedQuery);
     if (routed.size) {
       const query = await embedQuery();
-      for (const topic of routed) {
+      for (const topic of query ? routed : []) {
         const members = index.topics.get(topic)!.members;
-        const near = Float64Array.from(members, (i) => index.similarity(i, query));
+        const near = Float64Array.from(members, (i) => index.similarity(i, query!));
         for (const j of topPositions(near, pool, (j) => eligible(members[j]!))) {
           const position = members[j]!;
           if (!candidates.has(position)) candidates.set(position, { position, base: 0, byVector: false, byTopic: true });
@@ -151,7 +160,7 @@ export class RetrievalService {
   }
 
   /** The topics a query is routed to. */
-  async #route(index: ScopeIndex, stems: string[], requested: Set<string>, embed: () => Promise<Float32Array>): Promise<Set<string>> {
+  async #route(index: ScopeIndex, stems: string[], requested: Set<string>, embed: () => Promise<Float32Array | undefined>): Promise<Set<string>> {
     if (requested.size) return new Set([...requested].filter((t) => index.topics.has(t)));
     if (index.topics.size === 0) return new Set();
     const said = new Set(stems);
@@ -159,6 +168,7 @@ export class RetrievalService {
     for (const [topic, entry] of index.topics) if (entry.stems.some((s) => said.has(s))) named.add(topic);
     if (named.size) return named;
     const vector = await embed();
+    if (!vector) return new Set();
     let best: string | undefined;
     let bestSim = MIN_CENTROID;
     for (const [topic, entry] of index.topics) {
