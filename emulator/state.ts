@@ -22,6 +22,15 @@ export interface StateDocument {
 /** Tables the state carries: all but the emulator's own bookkeeping. */
 const STATE_TABLES = TABLES.filter((t) => t !== 'meta');
 
+/**
+ * Retrieval's stored analysis is derived from the chunks, and its term ids follow the
+ * order in which ingestion jobs finished, which varies between runs: a state leaves it
+ * out (chunks go without terms) so that the same knowledge exports the same document,
+ * and chunks are analysed again when first read after an import (decisions, D-307).
+ */
+const DERIVED_TABLES: readonly string[] = ['knowledge_terms'];
+const DERIVED_COLUMNS: Record<string, Record<string, null>> = { knowledge_chunks: { terms: null, analyzer_id: null } };
+
 const Row = v.record(v.string(), v.unknown());
 export const StateDocumentSchema = v.strictObject({
   format: v.literal(STATE_FORMAT, `must be "${STATE_FORMAT}"`),
@@ -70,7 +79,9 @@ export async function exportState(service: Service, clock: EmulatedClock, option
   await service.flush();
   await service.db.transaction().execute(async (trx) => {
     for (const table of STATE_TABLES) {
-      const rows = (await trx.selectFrom(table as 'jobs').selectAll().execute()) as Record<string, unknown>[];
+      if (DERIVED_TABLES.includes(table)) continue;
+      const derived = DERIVED_COLUMNS[table] ?? {};
+      const rows = ((await trx.selectFrom(table as 'jobs').selectAll().execute()) as Record<string, unknown>[]).map((r) => ({ ...r, ...derived }));
       const key = (r: Record<string, unknown>) => JSON.stringify(r, Object.keys(r).sort());
       rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
       const sealed = SEALED_COLUMNS[table] ?? [];
