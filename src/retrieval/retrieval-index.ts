@@ -45,7 +45,9 @@ export class ScopeIndex {
     sorted: IndexedChunk[],
   ) {
     this.size = sorted.length;
-    this.chunks = sorted.map(({ vector: _vector, terms: _terms, ...meta }) => meta);
+    // The chunks themselves, seen without their vector and terms: a copy of 100,000
+    // objects would cost more than the rest of the build.
+    this.chunks = sorted;
     this.#vectors = sorted.map((c) => c.vector);
     this.lexical = new LexicalIndex(
       sorted.map((c) => c.terms),
@@ -55,7 +57,10 @@ export class ScopeIndex {
 
   /** Lays out `input` (any order) with the dictionary its term ids come from. */
   static build(version: string, input: IndexedChunk[], dims: number, dictionary: ReadonlyMap<string, number>): ScopeIndex {
-    const sorted = [...input].sort((a, b) => (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
+    // The knowledge index lists chunks by source and position, which is usually chunk-id order already.
+    let inOrder = true;
+    for (let i = 1; i < input.length && inOrder; i++) inOrder = input[i - 1]!.chunkId < input[i]!.chunkId;
+    const sorted = inOrder ? input : [...input].sort((a, b) => (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
     const index = new ScopeIndex(version, dims, dictionary, sorted);
     const members = new Map<string, number[]>();
     sorted.forEach((chunk, i) => {
