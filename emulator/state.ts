@@ -23,6 +23,15 @@ export interface StateDocument {
 /** Tables the state carries: all but the emulator's own bookkeeping. */
 const STATE_TABLES = TABLES.filter((t) => t !== 'meta');
 
+/**
+ * Retrieval's stored analysis is derived from the chunks, and its term ids follow the
+ * order in which ingestion jobs finished, which varies between runs: a state leaves it
+ * out (chunks go without terms) so that the same knowledge exports the same document,
+ * and chunks are analysed again when first read after an import (decisions, D-307).
+ */
+const DERIVED_TABLES: readonly string[] = ['knowledge_terms'];
+const DERIVED_COLUMNS: Record<string, Record<string, null>> = { knowledge_chunks: { terms: null, analyzer_id: null } };
+
 const Row = v.record(v.string(), v.unknown());
 export const StateDocumentSchema = named('StateDocument', v.strictObject({
   format: v.literal(STATE_FORMAT, `must be "${STATE_FORMAT}"`),
@@ -71,7 +80,9 @@ export async function exportState(service: Service, clock: EmulatedClock, option
   await service.flush();
   await service.db.transaction().execute(async (trx) => {
     for (const table of STATE_TABLES) {
-      const selected = (await trx.selectFrom(table as 'jobs').selectAll().execute()) as Record<string, unknown>[];
+      if (DERIVED_TABLES.includes(table)) continue;
+      const derived = DERIVED_COLUMNS[table] ?? {};
+      const selected = ((await trx.selectFrom(table as 'jobs').selectAll().execute()) as Record<string, unknown>[]).map((r) => ({ ...r, ...derived }));
       // Each row's sort key once, not once per comparison: rows hold embeddings.
       const keyed = selected.map((r) => ({ r, key: JSON.stringify(r, Object.keys(r).sort()) }));
       keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

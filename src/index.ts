@@ -14,6 +14,7 @@ export type { KnowledgeIndex, IndexedChunk } from './knowledge/knowledge-index.j
 export type { Embedder, Web } from './knowledge/ports.js';
 export type { ChatModel, ChatTurnInput, ChatReply, ChatHistoryTurn } from './chat/chat-model.js';
 export { openAiChatModel, type OpenAiChatModelOptions } from './chat/openai-adapter.js';
+export { openAiEmbedder, EmbeddingError, type OpenAiEmbedderOptions } from './knowledge/openai-embedder.js';
 export { createResponder } from './chat/responder.js';
 export type { Translator } from './pages/translator.js';
 export { DEFAULT_WORKSPACE, type WorkspaceDefaults, type Caps, type CapName } from './plans/plans.js';

@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { isPostgresUrl, StoreOpenError } from '../../src/db/database.js';
+import { openAiEmbedder } from '../../src/knowledge/openai-embedder.js';
 import { createEmulator, type Emulator, type ListeningServer } from '../emulator.js';
 import { FixtureError, readFixture, type Fixture } from '../fixtures.js';
 import { packageVersion } from '../package-info.js';
@@ -96,6 +97,7 @@ export async function main(argv: string[]): Promise<void> {
       fixtures: options.fixtures,
       liveFetch: options.liveFetch,
       ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+      ...(options.embeddings && { embedder: openAiEmbedder(options.embeddings) }),
     });
   } catch (error) {
     if (created()) removeStore(dbFile!);

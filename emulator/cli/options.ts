@@ -33,6 +33,14 @@ Options (each also as an environment variable):
   --log requests        one line per request on stderr          SVC_EMULATOR_LOG
   --outlive-parent      keep running when the process that      SVC_EMULATOR_OUTLIVE_PARENT
                         started the emulator exits
+  --embeddings-url <u>  an OpenAI-compatible API root whose     SVC_EMULATOR_EMBEDDINGS_URL
+                        /embeddings embeds knowledge and
+                        questions (a local model server);
+                        default: the built-in offline embedder
+  --embeddings-model <m> the model it names (required with it)  SVC_EMULATOR_EMBEDDINGS_MODEL
+  --embeddings-key <k>  sent as a Bearer token                  SVC_EMULATOR_EMBEDDINGS_KEY
+  --embeddings-dimensions <n> the vectors' length, when the     SVC_EMULATOR_EMBEDDINGS_DIMENSIONS
+                        model can shorten them
   -h, --help            this help
   -v, --version         the version
 `;
@@ -54,6 +62,8 @@ export interface CliOptions {
   logRequests: boolean;
   outliveParent: boolean;
   leaseMs: number | undefined;
+  /** An OpenAI-compatible `/embeddings` endpoint instead of the built-in embedder. */
+  embeddings: { baseUrl: string; model: string; apiKey?: string; dimensions?: number } | undefined;
 }
 
 export type Cli =
@@ -76,6 +86,10 @@ const FLAGS = {
   log: { type: 'string' },
   'outlive-parent': { type: 'boolean' },
   lease: { type: 'string' },
+  'embeddings-url': { type: 'string' },
+  'embeddings-model': { type: 'string' },
+  'embeddings-key': { type: 'string' },
+  'embeddings-dimensions': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -117,6 +131,12 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Cli {
   const nonEmpty = (value: string | undefined) => (value === '' ? undefined : value);
   const lease = nonEmpty(values.lease ?? env.SVC_EMULATOR_LEASE_MS);
   if (lease !== undefined && (!/^\d{1,9}$/.test(lease) || Number(lease) < 300)) throw new UsageError(`--lease takes milliseconds, at least 300, got "${lease}"`);
+  const embeddings = embeddingsOptions(
+    nonEmpty(values['embeddings-url'] ?? env.SVC_EMULATOR_EMBEDDINGS_URL),
+    nonEmpty(values['embeddings-model'] ?? env.SVC_EMULATOR_EMBEDDINGS_MODEL),
+    nonEmpty(values['embeddings-key'] ?? env.SVC_EMULATOR_EMBEDDINGS_KEY),
+    nonEmpty(values['embeddings-dimensions'] ?? env.SVC_EMULATOR_EMBEDDINGS_DIMENSIONS),
+  );
 
   const options: CliOptions = {
     port: Number(port),
@@ -132,6 +152,24 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Cli {
     logRequests: log === 'requests',
     outliveParent: values['outlive-parent'] ?? envFlag(env.SVC_EMULATOR_OUTLIVE_PARENT),
     leaseMs: lease === undefined ? undefined : Number(lease),
+    embeddings,
   };
   return exec ? { kind: 'exec', options, command: command[0]!, args: command.slice(1) } : { kind: 'start', options };
+}
+
+function embeddingsOptions(url: string | undefined, model: string | undefined, apiKey: string | undefined, dimensions: string | undefined): CliOptions['embeddings'] {
+  if (url === undefined) {
+    if (model !== undefined || apiKey !== undefined || dimensions !== undefined) throw new UsageError('--embeddings-model, --embeddings-key and --embeddings-dimensions need --embeddings-url');
+    return undefined;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--embeddings-url must be an http(s) URL, got "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--embeddings-url must be an http(s) URL, got "${url}"`);
+  if (model === undefined) throw new UsageError('--embeddings-url needs --embeddings-model');
+  if (dimensions !== undefined && (!/^\d{1,5}$/.test(dimensions) || Number(dimensions) < 1)) throw new UsageError(`--embeddings-dimensions must be a positive integer, got "${dimensions}"`);
+  return { baseUrl: url, model, ...(apiKey !== undefined && { apiKey }), ...(dimensions !== undefined && { dimensions: Number(dimensions) }) };
 }

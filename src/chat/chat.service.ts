@@ -13,6 +13,7 @@ import { tokenize, type ChatHistoryTurn, type ChatModel, type ChatTurnInput } fr
 import type { ChatAnswer, ChatBody, SourcesComponent } from './chat.schema.js';
 import { ConversationStore, type StoredAnswer } from './conversations.js';
 import { resolveQuery } from './follow-up.js';
+import { createResponder } from './responder.js';
 
 /** The agent a turn answers as. */
 type ChatAgent = ChatTurnInput['agent'];
@@ -92,6 +93,13 @@ const quotaExhausted = () => new ServiceError('svc.usage.quota_exhausted');
  */
 export class ChatService {
   readonly conversations: ConversationStore;
+  /**
+   * Answers the turns retrieval found nothing for, whatever model is plugged: a
+   * greeting back, or the polite "I cannot answer that yet" citing nothing. A model
+   * given no passages may still answer from its own memory; this one cannot, and costs
+   * no call (decisions, D-303).
+   */
+  readonly #nothingFound = createResponder();
 
   constructor(private readonly deps: ChatDeps) {
     this.conversations = new ConversationStore(deps);
@@ -170,7 +178,7 @@ export class ChatService {
     const cacheKey = sha256Hex(`${this.deps.model.id}\n${normaliseMessage(body.message)}\n${normaliseMessage(context)}`);
     const knowledgeVersion = await this.deps.knowledge.version(workspaceId, agentId);
     const stored = await this.conversations.findAnswer(workspaceId, agentId, cacheKey, knowledgeVersion);
-    const passages = stored ? [] : (await this.deps.retrieval.search(workspaceId, agentId, { query, topics: [], limit: TURN_PASSAGES, lang })).passages;
+    const passages = stored ? [] : (await this.deps.retrieval.search(workspaceId, agentId, { query, topics: [], limit: TURN_PASSAGES })).passages;
     return { workspaceId, agent, conversationId: conversation?.id, message: body.message, lang, history, query, cacheKey, knowledgeVersion, stored, passages };
   }
 
@@ -183,7 +191,8 @@ export class ChatService {
       query: turn.query,
       passages: turn.passages,
     };
-    const reply = await this.deps.model.reply(input, { signal });
+    const model = turn.passages.length ? this.deps.model : this.#nothingFound;
+    const reply = await model.reply(input, { signal });
     onSources(sourcesComponents(turn.passages, reply.sourceIds));
     return reply.tokens;
   }

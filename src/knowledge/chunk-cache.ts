@@ -1,10 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
-import type { IndexedChunk } from './knowledge-index.js';
+import type { WorkerPool } from '../platform/worker-pool.js';
+import { ANALYZER_ID, type ChunkAnalysis } from '../text/analyze.js';
+import type { Language } from '../text/language.js';
+import { chunkTerms, packTerms, unpackTerms } from './chunk-terms.js';
+import type { ChunkTerms, IndexedChunk } from './knowledge-index.js';
 import type { Embedder } from './ports.js';
 import { packVector, unpackVector } from './pipeline/embedder.js';
+import { sourceLabels } from './pipeline/pipeline.js';
+import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
+import type { TermDictionary } from './term-dictionary.js';
 
 const REEMBED_BATCH = 64;
+/** Chunks per worker task when stored terms are analysed again. */
+const REANALYSE_BATCH = 256;
 // Past this many changed sources, one full reload is cheaper than a long IN list.
 const REFRESH_LIMIT = 500;
 
@@ -41,7 +50,7 @@ interface WorkspaceChunks {
 export class ChunkCache {
   readonly #workspaces = new Map<string, WorkspaceChunks>();
 
-  constructor(private readonly deps: { db: Kysely<Database>; embedder: Embedder }) {}
+  constructor(private readonly deps: { db: Kysely<Database>; embedder: Embedder; workers: WorkerPool; terms: TermDictionary }) {}
 
   /** Sources whose chunks or metadata changed; without ids, the whole workspace. */
   changed(workspaceId: string, sourceIds?: readonly string[]): void {
@@ -78,12 +87,16 @@ export class ChunkCache {
     this.#workspaces.clear();
   }
 
-  /** Drops workspaces that no longer exist (after a workspace was deleted). */
+  /** Drops workspaces that no longer exist (after a workspace was deleted), with their dictionaries. */
   async prune(): Promise<void> {
     if (this.#workspaces.size === 0) return;
     const ids = [...this.#workspaces.keys()];
     const alive = new Set((await this.deps.db.selectFrom('workspaces').select('id').where('id', 'in', ids).execute()).map((r) => r.id));
-    for (const id of ids) if (!alive.has(id)) this.#workspaces.delete(id);
+    for (const id of ids) {
+      if (alive.has(id)) continue;
+      this.#workspaces.delete(id);
+      this.deps.terms.forget(id);
+    }
   }
 
   /** The ready chunks of the agent's own sources and of the pool, by source then position. */
@@ -126,17 +139,17 @@ export class ChunkCache {
     cached.order = [...cached.sources.keys()].sort();
   }
 
-  /** Reads ready sources (all, or those ids) with their chunks, re-embedding stale vectors. */
+  /** Reads ready sources (all, or those ids) with their chunks, re-embedding stale vectors and re-analysing stale terms. */
   async #read(workspaceId: string, ids: string[] | undefined): Promise<Map<string, CachedSource>> {
     const db = this.deps.db;
     let sourceQuery = db
       .selectFrom('knowledge_sources')
-      .select([...PRINT_COLUMNS, 'kind', 'url'])
+      .select([...PRINT_COLUMNS, 'kind', 'url', 'file_name'])
       .where('workspace_id', '=', workspaceId)
       .where('status', '=', 'ready');
     let chunkQuery = db
       .selectFrom('knowledge_chunks')
-      .select(['id', 'source_id', 'position', 'lang', 'text', 'token_count', 'embedding', 'embedder_id'])
+      .select(['id', 'source_id', 'position', 'lang', 'text', 'token_count', 'embedding', 'embedder_id', 'terms', 'analyzer_id'])
       .where('workspace_id', '=', workspaceId);
     if (ids) {
       if (ids.length === 0) return new Map();
@@ -151,6 +164,11 @@ export class ChunkCache {
     const out = new Map<string, CachedSource>();
     for (const s of sources) out.set(s.id, { agentId: s.agent_id, chunks: [], print: printOf(s) });
     const meta = new Map(sources.map((s) => [s.id, { ...s, topics: JSON.parse(s.topics) as string[] }]));
+    const unanalysed = rows.filter((r) => r.analyzer_id !== ANALYZER_ID || r.terms === null);
+    const labels = (sourceId: string) => sourceLabels(meta.get(sourceId)!.title, meta.get(sourceId)!.file_name);
+    const terms = unanalysed.length
+      ? await this.#reanalyse(workspaceId, unanalysed.filter((r) => meta.has(r.source_id)).map((r) => ({ id: r.id, text: r.text, labels: labels(r.source_id), lang: r.lang === 'es' ? 'es' : 'en' })))
+      : new Map<string, ChunkTerms>();
     const positions = new Map<string, number>();
     for (const row of rows) {
       const source = meta.get(row.source_id);
@@ -168,9 +186,38 @@ export class ChunkCache {
         ...(url ? { url } : {}),
         tokenCount: Number(row.token_count),
         vector: vectors.get(row.id) ?? unpackVector(row.embedding),
+        terms: terms.get(row.id) ?? unpackTerms(row.terms!),
       });
     }
     for (const source of out.values()) source.chunks.sort((a, b) => positions.get(a.chunkId)! - positions.get(b.chunkId)!);
+    return out;
+  }
+
+  /**
+   * Terms of chunks stored before this analysis (another `ANALYZER_ID`, or none),
+   * analysed again in worker threads and stored with ids of the workspace's dictionary
+   * (decisions, D-301): once, then every later read finds them.
+   */
+  async #reanalyse(workspaceId: string, rows: { id: string; text: string; labels: string[]; lang: Language }[]): Promise<Map<string, ChunkTerms>> {
+    const analyses: ChunkAnalysis[] = [];
+    for (let i = 0; i < rows.length; i += REANALYSE_BATCH) {
+      const batch = rows.slice(i, i + REANALYSE_BATCH).map(({ text, labels, lang }) => ({ text, labels, lang }));
+      analyses.push(...(await this.deps.workers.run<ChunkAnalysis[]>(EXTRACT_WORKER, 'analyze', batch)));
+    }
+    const out = new Map<string, ChunkTerms>();
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        const ids = await this.deps.terms.assign(trx, workspaceId, analyses.flatMap((a) => a.terms));
+        for (const [k, row] of rows.entries()) {
+          const terms = chunkTerms(analyses[k]!, ids);
+          out.set(row.id, terms);
+          await trx.updateTable('knowledge_chunks').set({ terms: packTerms(terms), analyzer_id: ANALYZER_ID }).where('id', '=', row.id).execute();
+        }
+      });
+    } catch (error) {
+      this.deps.terms.forget(workspaceId);
+      throw error;
+    }
     return out;
   }
 

@@ -14,6 +14,9 @@ import { LIMIT_FAILURES, type IngestFailureCode } from '../platform/ingest-failu
 import { IngestError } from './pipeline/ingest-error.js';
 import { finishDocument, ingestClaim, type DocumentInput, type Ingested, type Prepared } from './pipeline/pipeline.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
+import { chunkTerms, packTerms } from './chunk-terms.js';
+import type { TermDictionary } from './term-dictionary.js';
+import { ANALYZER_ID } from '../text/analyze.js';
 
 export const INGEST_JOB = 'knowledge.ingest';
 export const RECRAWL_JOB = 'knowledge.recrawl';
@@ -32,8 +35,20 @@ export interface IngestionDeps {
   web: Web;
   /** The next injected ingestion failure (control plane fault), if any. */
   takeFault: IngestFaultHook;
+  /** Each workspace's term dictionary, which stored chunk terms refer to. */
+  terms: TermDictionary;
   /** Called after a commit that changed what agents of the workspace can retrieve. */
   changed: (workspaceId: string, sourceId: string) => void;
+}
+
+/**
+ * The payload of an ingestion job. `ownTitle`: the client gave no title, so the
+ * document's own (an HTML `<title>`, a Markdown `# heading`) beats the file name
+ * (decisions, D-304).
+ */
+export interface IngestPayload {
+  sourceId: string;
+  ownTitle?: boolean;
 }
 
 /** Chunk ids follow the source's and sort in position order (decisions, D-083). */
@@ -74,7 +89,7 @@ export class Ingestion {
   constructor(private readonly deps: IngestionDeps) {}
 
   register(): void {
-    this.deps.jobs.register<{ sourceId: string }>(INGEST_JOB, (job) => this.ingest(job));
+    this.deps.jobs.register<IngestPayload>(INGEST_JOB, (job) => this.ingest(job));
     this.deps.jobs.register<{ sourceId: string; syncAt: string }>(RECRAWL_JOB, (job) => this.recrawl(job));
   }
 
@@ -82,20 +97,20 @@ export class Ingestion {
     return db.selectFrom('knowledge_sources').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', sourceId).executeTakeFirst();
   }
 
-  async ingest(job: Job<{ sourceId: string }>): Promise<void> {
+  async ingest(job: Job<IngestPayload>): Promise<void> {
     const row = await this.#source(this.deps.db, job.workspaceId, job.payload.sourceId);
     if (!row || row.status !== 'pending') return;
     let result: { ingested: Ingested; fetched?: Crawled | undefined };
     try {
       const fault = await this.deps.takeFault();
       if (fault !== undefined) throw new IngestError(fault, 'injected fault');
-      result = await this.#run(row);
+      result = await this.#run(row, job.payload.ownTitle === true);
     } catch (error) {
       if (!(error instanceof IngestError)) this.deps.settings.log(`ingestion of ${row.id} failed`, error);
       await this.#fail(row, codeOf(error));
       return;
     }
-    const written = await this.deps.db.transaction().execute(async (trx) => {
+    const written = await this.#transaction(row.workspace_id, async (trx) => {
       const current = await this.#source(trx, row.workspace_id, row.id);
       if (!current || current.status !== 'pending') return false;
       await this.#writeReady(trx, current, result.ingested, result.fetched);
@@ -105,14 +120,24 @@ export class Ingestion {
     if (written) this.deps.changed(row.workspace_id, row.id);
   }
 
+  /** A transaction that adds terms to the dictionary: when it fails, memory forgets what the store did not keep. */
+  async #transaction<T>(workspaceId: string, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    try {
+      return await this.deps.db.transaction().execute(work);
+    } catch (error) {
+      this.deps.terms.forget(workspaceId);
+      throw error;
+    }
+  }
+
   /** Extracts, chunks, embeds: the document comes from the stored input, the claim, or the web. */
-  async #run(row: KnowledgeSourceTable): Promise<{ ingested: Ingested; fetched?: Crawled }> {
+  async #run(row: KnowledgeSourceTable, ownTitle: boolean): Promise<{ ingested: Ingested; fetched?: Crawled }> {
     // A claim is two texts of at most 2,000 characters: no worker needed.
     if (row.kind === 'claim') return { ingested: await ingestClaim(JSON.parse(row.claim!) as { es: string; en: string }, row.title, this.deps.embedder) };
     if (row.kind === 'url') return this.#fetchAndIngest(row);
     const input = await this.deps.db.selectFrom('knowledge_inputs').select('content').where('source_id', '=', row.id).executeTakeFirst();
     if (!input) throw new IngestError('ingest_failed', 'the stored document is missing');
-    const document = { kind: 'upload' as const, format: formatOfStored(row.content_type), bytes: input.content, title: row.title, fallbackTitle: row.title };
+    const document = { kind: 'upload' as const, format: formatOfStored(row.content_type), bytes: input.content, title: ownTitle ? undefined : row.title, fallbackTitle: row.title, fileName: row.file_name ?? undefined };
     // The stored bytes are read once: they may move to the thread rather than be copied.
     return { ingested: await this.#ingestDocument(document, movable(input.content)) };
   }
@@ -154,6 +179,7 @@ export class Ingestion {
   async #writeReady(trx: Transaction<Database>, row: KnowledgeSourceTable, ingested: Ingested, fetched: Crawled | undefined): Promise<void> {
     const now = this.deps.clock.now();
     await trx.deleteFrom('knowledge_chunks').where('source_id', '=', row.id).execute();
+    const ids = await this.deps.terms.assign(trx, row.workspace_id, ingested.chunks.flatMap((c) => c.analysis.terms));
     const chunks = ingested.chunks.map((c, position) => ({
       id: chunkId(row.id, position),
       workspace_id: row.workspace_id,
@@ -165,6 +191,8 @@ export class Ingestion {
       token_count: c.tokenCount,
       embedding: packVector(c.vector),
       embedder_id: this.deps.embedder.id,
+      terms: packTerms(chunkTerms(c.analysis, ids)),
+      analyzer_id: ANALYZER_ID,
     }));
     for (let i = 0; i < chunks.length; i += INSERT_BATCH) await trx.insertInto('knowledge_chunks').values(chunks.slice(i, i + INSERT_BATCH)).execute();
     const update: Partial<KnowledgeSourceTable> = {
@@ -227,7 +255,7 @@ export class Ingestion {
       if (!(error instanceof IngestError)) this.deps.settings.log(`re-crawl of ${row.id} failed`, error);
       failure = codeOf(error);
     }
-    const written = await this.deps.db.transaction().execute(async (trx) => {
+    const written = await this.#transaction(row.workspace_id, async (trx) => {
       const current = await this.#source(trx, row.workspace_id, row.id);
       if (!current || current.status !== 'ready' || current.next_sync_at !== job.payload.syncAt) return false;
       const now = this.deps.clock.now();

@@ -22,6 +22,22 @@ export interface IndexedChunk {
   url?: string;
   tokenCount: number;
   vector: Float32Array;
+  /** Its analysed terms, as ingestion stored them (ids of the workspace's dictionary). */
+  terms: ChunkTerms;
+}
+
+/**
+ * A chunk's distinct terms (ids of its workspace's term dictionary) with their counts in
+ * the heading field (headings and the source's title) and in the body, and the two
+ * fields' lengths: what ingestion stores, so that an index is assembled without reading
+ * any text again (decisions, D-301).
+ */
+export interface ChunkTerms {
+  ids: Uint32Array;
+  head: Uint16Array;
+  body: Uint16Array;
+  headLength: number;
+  bodyLength: number;
 }
 
 export interface LexicalHit {
@@ -34,6 +50,11 @@ export interface KnowledgeIndex {
   readonly embedder: Embedder;
   /** Every `ready` chunk eligible for the agent: its own sources plus the workspace pool. */
   eligibleChunks(workspaceId: string, agentId: string): Promise<IndexedChunk[]>;
+  /**
+   * The workspace's term dictionary: term to the id `IndexedChunk.terms` uses. It only
+   * grows, so one read after `eligibleChunks` knows every id those chunks hold.
+   */
+  dictionary(workspaceId: string): Promise<ReadonlyMap<string, number>>;
   /** Full-text search (FTS5 / Postgres) among the eligible chunks, best first. */
   searchLexical(workspaceId: string, agentId: string, query: string, limit: number): Promise<LexicalHit[]>;
   /**

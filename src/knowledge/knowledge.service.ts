@@ -8,7 +8,7 @@ import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
 import { judgeUrl } from './fetch/url-policy.js';
-import { INGEST_JOB, Ingestion } from './ingestion.js';
+import { INGEST_JOB, Ingestion, type IngestPayload } from './ingestion.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import type { KnowledgeIndex } from './knowledge-index.js';
 import type { ClaimAdd, Source, TextAdd, UploadAdd, UrlAdd } from './knowledge.schema.js';
@@ -17,6 +17,7 @@ import { TITLE_MAX } from './pipeline/pipeline.js';
 import type { AgentLookup, Embedder, IngestFaultHook, Web } from './ports.js';
 import { pendingRow, toSource } from './sources.js';
 import { SqlKnowledgeIndex } from './sql-index.js';
+import { TermDictionary } from './term-dictionary.js';
 import { listTopics, mergeTopics, type TopicCount } from './topics.js';
 
 /** What knowledge is built from: the core, its dialect's full-text index, and its ports. */
@@ -50,7 +51,8 @@ export class KnowledgeService {
   readonly #index: SqlKnowledgeIndex;
 
   constructor(private readonly deps: KnowledgeDeps) {
-    this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder, shared: deps.shared });
+    const terms = new TermDictionary(deps.db, { shared: deps.shared });
+    this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder, workers: deps.workers, terms, shared: deps.shared });
     new Ingestion({
       db: deps.db,
       clock: deps.clock,
@@ -60,6 +62,7 @@ export class KnowledgeService {
       workers: deps.workers,
       web: deps.web,
       takeFault: deps.ingestFaults,
+      terms,
       changed: (workspaceId, sourceId) => this.#index.changed(workspaceId, [sourceId]),
     }).register();
   }
@@ -121,10 +124,11 @@ export class KnowledgeService {
     const format = await this.#detectFormat(input.file, bytes);
     if (!format) throw new ServiceError('svc.knowledge.format_unsupported', { errors: [{ field: 'file', reason: 'not a text, Markdown, HTML, CSV, JSON or PDF document' }] });
     const fileName = input.file.name.trim();
+    // Without a title, the file name stands in until the document's own is read (D-304).
     return this.#accept(workspaceId, input.agentId ?? null, {
       kind: 'upload', title: input.title ?? (fileName ? titleFrom(fileName) : 'Untitled upload'), topics: JSON.stringify(input.topics),
       file_name: fileName || null, content_type: MEDIA_TYPES[format], byte_size: bytes.byteLength,
-    }, bytes);
+    }, bytes, input.title === undefined);
   }
 
   /** The upload's format; a JSON file is parsed in a worker, and a parse over its limits is refused. */
@@ -159,12 +163,16 @@ export class KnowledgeService {
     });
   }
 
-  /** Inserts a `pending` source, its document and its ingestion job in one transaction. */
+  /**
+   * Inserts a `pending` source, its document and its ingestion job in one transaction;
+   * `ownTitle`: the document's own title replaces `fields.title` when it has one.
+   */
   async #accept(
     workspaceId: string,
     agentId: string | null,
     fields: Pick<KnowledgeSourceTable, 'kind' | 'title' | 'topics'> & Partial<KnowledgeSourceTable>,
     document?: Uint8Array,
+    ownTitle = false,
   ): Promise<Source> {
     const row = await this.deps.db.transaction().execute(async (trx) => {
       if (agentId !== null) await this.deps.agents.getAgentOrThrow(workspaceId, agentId, trx);
@@ -173,7 +181,8 @@ export class KnowledgeService {
       const row = pendingRow({ ...fields, id: this.deps.ids.next('src'), workspace_id: workspaceId, agent_id: agentId, now });
       await trx.insertInto('knowledge_sources').values(row).execute();
       if (document) await trx.insertInto('knowledge_inputs').values({ source_id: row.id, workspace_id: workspaceId, content: document, created_at: now }).execute();
-      await this.deps.jobs.enqueue(trx, { workspaceId, kind: INGEST_JOB, payload: { sourceId: row.id } });
+      const payload: IngestPayload = { sourceId: row.id, ...(ownTitle && { ownTitle }) };
+      await this.deps.jobs.enqueue(trx, { workspaceId, kind: INGEST_JOB, payload });
       return row;
     });
     this.deps.jobs.kick();

@@ -5,6 +5,9 @@ import { sha256Hex } from '../platform/crypto.js';
 import type { IndexedChunk, KnowledgeIndex, LexicalHit } from './knowledge-index.js';
 import type { Embedder } from './ports.js';
 import { ChunkCache } from './chunk-cache.js';
+import type { TermDictionary } from './term-dictionary.js';
+import type { WorkerPool } from '../platform/worker-pool.js';
+import { ANALYZER_ID } from '../text/analyze.js';
 import { isFunctionWord } from '../text/stopwords.js';
 import { words } from '../text/words.js';
 
@@ -18,8 +21,9 @@ export function queryTerms(query: string): string[] {
 }
 
 /**
- * `KnowledgeIndex` over the store: chunks and their vectors from `knowledge_chunks`
- * (kept in memory per workspace, see `ChunkCache`), lexical search through the
+ * `KnowledgeIndex` over the store: chunks with their vectors and terms from
+ * `knowledge_chunks` (kept in memory per workspace, see `ChunkCache`), each workspace's
+ * term dictionary, lexical search through the
  * dialect's full-text index (FTS5 on SQLite, a GIN `tsvector` on Postgres), and a
  * content version per agent scope (decisions, D-084), memoised until the knowledge of
  * the workspace changes.
@@ -38,6 +42,8 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
       db: Kysely<Database>;
       dialect: SqlDialect;
       embedder: Embedder;
+      workers: WorkerPool;
+      terms: TermDictionary;
       /**
        * Other processes write this store too (decisions, D-203): versions are read from
        * the store every time and cached chunks checked against it before use, rather
@@ -68,6 +74,7 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
     this.#generations.clear();
     this.#versions.clear();
     this.#chunks.clear();
+    this.deps.terms.forget();
   }
 
   /** Some workspace changed or went away: versions are recomputed, caches of dropped workspaces freed. */
@@ -85,6 +92,10 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
       await this.#chunks.prune();
     }
     return this.#chunks.eligible(workspaceId, agentId);
+  }
+
+  async dictionary(workspaceId: string): Promise<ReadonlyMap<string, number>> {
+    return this.deps.terms.get(workspaceId);
   }
 
   async searchLexical(workspaceId: string, agentId: string, query: string, limit: number): Promise<LexicalHit[]> {
@@ -108,7 +119,7 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
       .orderBy('id')
       .execute();
     const print = rows.map((r) => JSON.stringify([r.id, r.content_hash, r.topics, r.title, r.lang, r.resolved_url, r.chunk_count])).join('\n');
-    const version = `kv_${sha256Hex(`${this.embedder.id}\n${print}`).slice(0, 24)}`;
+    const version = `kv_${sha256Hex(`${this.embedder.id}\n${ANALYZER_ID}\n${print}`).slice(0, 24)}`;
     this.#versions.set(key, { generation, version });
     return version;
   }

@@ -1,18 +1,17 @@
 import type { IndexedChunk, KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import { TermIndex } from './term-index.js';
-import { truncatingStem } from '../text/stemmers.js';
-import { termSet } from '../text/terms.js';
+import { snowballStem } from '../text/analyze.js';
 import { accentedWords } from '../text/words.js';
+import { LexicalIndex } from './lexical-index.js';
 
-/** A chunk without its vector: the vectors live in the index's one flat matrix. */
-export type ChunkMeta = Omit<IndexedChunk, 'vector'>;
+/** A chunk as a passage shows it: without its vector and terms, which the index lays out. */
+export type ChunkMeta = Omit<IndexedChunk, 'vector' | 'terms'>;
 
 export interface TopicEntry {
   /** Positions of the chunks tagged with the topic. */
   members: Uint32Array;
   /** Mean of their vectors, L2-normalised: where the topic sits in the vector space. */
   centroid: Float32Array;
-  /** Stems of the tag's words (`opening-hours`: `open`, `hour`), to route by name. */
+  /** Stems of the tag's words in both languages (`opening-hours`: `open`, `hour`), to route by name. */
   stems: string[];
 }
 
@@ -25,112 +24,81 @@ function normalise(vector: Float32Array): Float32Array {
 }
 
 /**
- * The eligible knowledge of one agent scope at one knowledge version, laid out for fast
- * scoring: metadata in chunk-id order and the vectors in one dimension-major
- * `Float32Array` (all chunks' first value, then all second values...). A query then
- * costs one linear pass per dimension it actually uses, and the hashed embedder's
- * queries use few of them: a short question touches a fraction of the dimensions, so
- * scoring is exact and still several times cheaper than a dot product per chunk
- * (decisions, D-095).
+ * The eligible knowledge of one agent scope at one knowledge version: chunk metadata in
+ * chunk-id order, the BM25F index assembled from the chunks' stored terms, the topics
+ * with their centroids, and, built on first use (only a plugged embedder's ranking
+ * needs it), the vectors in one dimension-major `Float32Array` (decisions, D-095, D-302).
  */
 export class ScopeIndex {
   readonly size: number;
-  /** `columns[d * size + i]` is value `d` of chunk `i`. */
-  readonly #columns: Float32Array;
-  readonly #positions = new Map<string, number>();
+  readonly chunks: ChunkMeta[];
+  readonly lexical: LexicalIndex;
   readonly topics = new Map<string, TopicEntry>();
-  /** Which chunks hold which term, in their text or their source's title. */
-  #terms!: TermIndex;
-  readonly #titleTerms = new Map<string, Set<string>>();
+  readonly #vectors: Float32Array[];
+  #columns: Float32Array | undefined;
 
   private constructor(
     readonly version: string,
     readonly dims: number,
-    readonly chunks: ChunkMeta[],
-    columns: Float32Array,
+    /** The workspace's term dictionary the chunks' term ids come from. */
+    readonly dictionary: ReadonlyMap<string, number>,
+    sorted: IndexedChunk[],
   ) {
-    this.size = chunks.length;
-    this.#columns = columns;
-    chunks.forEach((c, i) => this.#positions.set(c.chunkId, i));
+    this.size = sorted.length;
+    // The chunks themselves, seen without their vector and terms: a copy of 100,000
+    // objects would cost more than the rest of the build.
+    this.chunks = sorted;
+    this.#vectors = sorted.map((c) => c.vector);
+    this.lexical = new LexicalIndex(
+      sorted.map((c) => c.terms),
+      dictionary.size,
+    );
   }
 
-  /**
-   * Lays out `input`. With the `previous` index of the same scope, the terms of every
-   * chunk whose title and text did not change are copied rather than read again.
-   */
-  static build(version: string, input: IndexedChunk[], dims: number, previous?: ScopeIndex): ScopeIndex {
-    const sorted = [...input].sort((a, b) => (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
-    const n = sorted.length;
-    const columns = new Float32Array(n * dims);
-    const metas: ChunkMeta[] = [];
+  /** Lays out `input` (any order) with the dictionary its term ids come from. */
+  static build(version: string, input: IndexedChunk[], dims: number, dictionary: ReadonlyMap<string, number>): ScopeIndex {
+    // The knowledge index lists chunks by source and position, which is usually chunk-id order already.
+    let inOrder = true;
+    for (let i = 1; i < input.length && inOrder; i++) inOrder = input[i - 1]!.chunkId < input[i]!.chunkId;
+    const sorted = inOrder ? input : [...input].sort((a, b) => (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
+    const index = new ScopeIndex(version, dims, dictionary, sorted);
     const members = new Map<string, number[]>();
     sorted.forEach((chunk, i) => {
-      const { vector, ...meta } = chunk;
-      const m = Math.min(dims, vector.length);
-      for (let d = 0; d < m; d++) columns[d * n + i] = vector[d]!;
-      metas.push(meta);
       for (const topic of chunk.topics) {
         let list = members.get(topic);
         if (!list) members.set(topic, (list = []));
         list.push(i);
       }
     });
-    const index = new ScopeIndex(version, dims, metas, columns);
-    const termsOf = (i: number) => {
-      const set = termSet(metas[i]!.text);
-      for (const term of index.titleTerms(i)) set.add(term);
-      return set;
-    };
-    const unchanged = (i: number) => {
-      const j = previous?.position(metas[i]!.chunkId);
-      const before = j === undefined ? undefined : previous!.chunks[j]!;
-      return before && before.text === metas[i]!.text && before.title === metas[i]!.title ? j : undefined;
-    };
-    index.#terms = TermIndex.build(n, termsOf, previous && { from: previous.#terms, position: unchanged });
     for (const [topic, list] of [...members].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const centroid = new Float32Array(dims);
-      for (const i of list) for (let d = 0; d < dims; d++) centroid[d]! += columns[d * n + i]!;
+      for (const i of list) {
+        const v = index.#vectors[i]!;
+        for (let d = 0; d < Math.min(dims, v.length); d++) centroid[d]! += v[d]!;
+      }
+      const words = accentedWords(topic.replace(/-/g, ' '));
       index.topics.set(topic, {
         members: Uint32Array.from(list),
         centroid: normalise(centroid),
-        stems: [...new Set(accentedWords(topic.replace(/-/g, ' ')).map(truncatingStem))],
+        stems: [...new Set(words.flatMap((w) => [snowballStem(w, 'en'), snowballStem(w, 'es')]))],
       });
     }
     return index;
   }
 
-  /** In how many chunks a term occurs. */
-  df(term: string): number {
-    return this.#terms.df(term);
-  }
-
-  /** How telling a term is in this scope (BM25's idf, never negative): rare terms weigh more. */
-  idf(term: string): number {
-    const df = this.df(term);
-    return Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
-  }
-
-  /** Whether the chunk at `position` holds `term`, in its text or its source's title. */
-  has(term: string, position: number): boolean {
-    return this.#terms.has(term, position);
-  }
-
-  /** The terms of the title of the chunk's source (chunks of a source share them). */
-  titleTerms(position: number): Set<string> {
-    const title = this.chunks[position]!.title;
-    let set = this.#titleTerms.get(title);
-    if (!set) this.#titleTerms.set(title, (set = termSet(title)));
-    return set;
-  }
-
-  position(chunkId: string): number | undefined {
-    return this.#positions.get(chunkId);
+  /** The cosine of one chunk's vector with `query` (both are L2-normalised). */
+  similarity(position: number, query: Float32Array): number {
+    const v = this.#vectors[position]!;
+    let sum = 0;
+    const n = Math.min(v.length, query.length);
+    for (let d = 0; d < n; d++) sum += v[d]! * query[d]!;
+    return sum;
   }
 
   /** The dot product of `query` with every chunk vector (cosine: both are L2-normalised). */
   similarities(query: Float32Array): Float64Array {
     const n = this.size;
-    const cols = this.#columns;
+    const cols = (this.#columns ??= this.#layOut());
     const used: number[] = [];
     for (let d = 0; d < Math.min(this.dims, query.length); d++) if (query[d] !== 0) used.push(d);
     const out = new Float64Array(n);
@@ -153,6 +121,17 @@ export class ScopeIndex {
       for (let i = 0; i < n; i++) out[i]! += cols[b + i]! * x;
     }
     return out;
+  }
+
+  /** `columns[d * size + i]` is value `d` of chunk `i`: a query costs one pass per dimension it uses. */
+  #layOut(): Float32Array {
+    const n = this.size;
+    const columns = new Float32Array(n * this.dims);
+    this.#vectors.forEach((vector, i) => {
+      const m = Math.min(this.dims, vector.length);
+      for (let d = 0; d < m; d++) columns[d * n + i] = vector[d]!;
+    });
+    return columns;
   }
 }
 
@@ -178,10 +157,14 @@ export class ScopeIndexCache {
       this.#entries.set(key, entry);
       return entry.index;
     }
-    const previous = entry?.index.catch(() => undefined) ?? Promise.resolve(undefined);
-    const index = Promise.all([this.knowledge.eligibleChunks(workspaceId, agentId), previous]).then(([chunks, before]) =>
-      ScopeIndex.build(version, chunks, this.knowledge.embedder.dimensions, before),
-    );
+    const index = (async () => {
+      const chunks = await this.knowledge.eligibleChunks(workspaceId, agentId);
+      // Read after the chunks: the dictionary only grows, so it knows every id they hold.
+      const dictionary = await this.knowledge.dictionary(workspaceId);
+      // A plugged embedder may learn its length from its first answer: the stored vectors tell it too.
+      const dims = this.knowledge.embedder.dimensions || (chunks[0]?.vector.length ?? 0);
+      return ScopeIndex.build(version, chunks, dims, dictionary);
+    })();
     this.#entries.delete(key);
     this.#entries.set(key, { version, index });
     // A failed build must not stay cached.

@@ -2,7 +2,6 @@ import * as v from 'valibot';
 import { named } from '../platform/named-schema.js';
 import { TopicSchema } from '../platform/topic-tag.js';
 import { clientText } from '../platform/validation.js';
-import type { Language } from '../text/language.js';
 
 const Topics = v.pipe(
   v.array(TopicSchema),
@@ -17,10 +16,8 @@ export const QueryBodySchema = named('QueryRequest', v.strictObject({
 
 export type QueryBody = v.InferOutput<typeof QueryBodySchema>;
 
-/** A search as retrieval runs it: the probe's body, and the language to favour (by default the query's own). */
-export interface SearchInput extends QueryBody {
-  lang?: Language;
-}
+/** A search as retrieval runs it: the probe's body. */
+export type SearchInput = QueryBody;
 
 export const PassageSchema = named('Passage', v.object({
   sourceId: v.string(),

@@ -1,63 +1,50 @@
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import { HashingEmbedder } from '../knowledge/pipeline/embedder.js';
 import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js';
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
-import { detectMessageLanguage } from '../text/detect-language.js';
-import { truncatingStem } from '../text/stemmers.js';
-import { isChatStopword } from '../text/stopwords.js';
-import { termSet } from '../text/terms.js';
-import { accentedWords } from '../text/words.js';
+import { confidence } from './confidence.js';
+import type { LexicalHit, TermGroup } from './lexical-index.js';
+import { queryWords } from '../text/analyze.js';
 
 /** What retrieval needs of agents: that one exists (else `404 svc.agent.not_found`). */
 export interface AgentLookup {
   getAgentOrThrow(workspaceId: string, agentId: string): Promise<unknown>;
 }
 
-// Weights of the fused score; they add up to 1 so that the score stays in 0..1.
-const W_DENSE = 0.45;
-const W_LEXICAL = 0.35;
-const W_TOPIC = 0.15;
-const W_LANG = 0.05;
-// Within the lexical signal: the full-text engine's rank, the share of the query's
-// weight (idf) the chunk holds, and the share its source's title holds: a title says
-// what a whole document is about.
-const LEX_RANK = 0.2;
-const LEX_COVERAGE = 0.5;
-const LEX_TITLE = 0.3;
-/** Below this cosine a chunk is not "found" by vector similarity alone. */
-const MIN_DENSE = 0.02;
-/** How many nearest chunks the similarity strategy proposes, at least. */
-const VECTOR_POOL = 50;
+/** Added to the score of a passage of a routed topic (today's topic weight). */
+const TOPIC_BONUS = 0.15;
+/** How many chunks each ranking proposes, at least (4 × `limit` when more). */
+const POOL = 50;
+/** With a plugged embedder: how deep each ranking goes into the fusion. */
+const FUSION_DEPTH = 100;
+/** Reciprocal rank fusion's constant (the usual 60). */
+const RRF_K = 60;
 /** A topic's centroid must be at least this close to route a query that names no topic. */
 const MIN_CENTROID = 0.25;
-const LEXICAL_HITS = 50;
-/**
- * A word found in more chunks than this is not sent to the full-text engine: it would
- * have to rank all of them for a word that tells almost nothing (its idf is near zero),
- * and the term coverage already counts it.
- */
-const LEXICAL_MAX_DF = 500;
+
+const EMPTY: QueryResult = { passages: [], strategies: { topics: 0, vector: 0 } };
 
 interface Candidate {
   position: number;
-  dense: number;
-  lexical: number;
+  /** 0..1 before the topic bonus: BM25F over the query's ceiling, or the fused rank. */
+  base: number;
   byVector: boolean;
   byTopic: boolean;
 }
 
 /**
- * Retrieval over the knowledge index (decisions, D-090 to D-094): two strategies fused into one ranking. Topic
- * routing picks the topics a query is about (named in the request, named by the query's
- * words, or nearest by centroid) and takes their chunks; similarity search takes the
- * chunks nearest to the query's vector, helped by the full-text index where it helps:
- * for the query's selective words, which it finds exactly where a hashed vector blurs. Each candidate's score is a weighted sum of its cosine,
- * its lexical match, whether a routed topic holds it and whether it speaks the query's
- * language.
+ * Retrieval over the knowledge index (decisions, D-090 to D-094, D-302, D-303). The
+ * similarity strategy is BM25F over the chunks' stored terms (headings and titles
+ * weigh twice, every question word looked up under its stems in both languages); with
+ * a plugged embedder its ranking is fused with the vectors' by reciprocal rank. Topic
+ * routing (the request's topics, the topics the question names, or the nearest
+ * centroid) adds a bonus to the passages of the routed topics. When the evidence is
+ * weak (`confidence`) there are no passages at all: the agent cannot answer yet.
  */
 export class RetrievalService {
   readonly #cache: ScopeIndexCache;
 
-  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex }) {
+  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex; log?: (message: string, error?: unknown) => void }) {
     this.#cache = new ScopeIndexCache(deps.knowledge);
   }
 
@@ -67,12 +54,13 @@ export class RetrievalService {
     return this.search(workspaceId, agentId, input);
   }
 
-  /** The ranking itself, for an agent known to exist. */
-  async search(workspaceId: string, agentId: string, input: SearchInput): Promise<QueryResult> {
+  /**
+   * The ranking itself, for an agent known to exist. `refuse: false` ranks also when
+   * the evidence is weak (benchmarks measure the ranking and the refusal apart).
+   */
+  async search(workspaceId: string, agentId: string, input: SearchInput, options: { refuse?: boolean } = {}): Promise<QueryResult> {
     const index = await this.#cache.get(workspaceId, agentId);
-    if (index.size === 0) return { passages: [], strategies: { topics: 0, vector: 0 } };
-    const lang = input.lang ?? detectMessageLanguage(input.query);
-    const queryTerms = termSet(input.query);
+    if (index.size === 0) return EMPTY;
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
       if (requested.size === 0) return true;
@@ -80,51 +68,58 @@ export class RetrievalService {
       return topics.length === 0 || topics.some((t) => requested.has(t));
     };
 
-    const [vector] = await this.deps.knowledge.embedder.embed([input.query]);
-    const dense = index.similarities(vector!);
-    const lexical = await this.#lexical(workspaceId, agentId, index, input.query);
-    const routed = this.#route(index, queryTerms, requested, vector!);
-
-    const candidates = new Map<number, Candidate>();
-    const add = (position: number): Candidate => {
-      let c = candidates.get(position);
-      if (!c) candidates.set(position, (c = { position, dense: dense[position]!, lexical: lexical.get(position) ?? 0, byVector: false, byTopic: false }));
-      return c;
-    };
-    const pool = Math.max(input.limit * 4, VECTOR_POOL);
-    for (const i of topPositions(dense, pool, (i) => eligible(i) && dense[i]! >= MIN_DENSE)) add(i).byVector = true;
-    for (const i of lexical.keys()) if (eligible(i)) add(i).byVector = true;
-    for (const topic of routed) {
-      const entry = index.topics.get(topic);
-      if (!entry) continue;
-      const members = entry.members;
-      for (const i of topPositions(dense, pool, (i) => eligible(i), members)) add(i).byTopic = true;
-      for (const i of members) if (lexical.has(i) && eligible(i)) add(i).byTopic = true;
+    const words = queryWords(input.query);
+    const lexical = index.lexical;
+    const groups: TermGroup[] = [];
+    let unknown = 0;
+    for (const word of words) {
+      const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && lexical.df(id) > 0);
+      if (ids.length) groups.push(ids);
+      else unknown += 1;
     }
-    for (const c of candidates.values()) {
-      if (!c.byTopic && routed.size && index.chunks[c.position]!.topics.some((t) => routed.has(t))) c.byTopic = true;
-    }
-
-    const queryWeight = [...queryTerms].reduce((sum, t) => sum + index.idf(t), 0);
-    const scored = [...candidates.values()].map((c) => {
-      const chunk = index.chunks[c.position]!;
-      const titleTerms = index.titleTerms(c.position);
-      let held = 0;
-      let heldByTitle = 0;
-      for (const t of queryTerms) {
-        if (titleTerms.has(t)) heldByTitle += index.idf(t);
-        if (index.has(t, c.position)) held += index.idf(t);
-      }
-      const coverage = queryWeight > 0 ? held / queryWeight : 0;
-      const titleCoverage = queryWeight > 0 ? heldByTitle / queryWeight : 0;
-      const score =
-        W_DENSE * Math.max(0, c.dense) +
-        W_LEXICAL * (LEX_RANK * c.lexical + LEX_COVERAGE * coverage + LEX_TITLE * titleCoverage) +
-        W_TOPIC * (c.byTopic ? 1 : 0) +
-        W_LANG * (chunk.lang === lang ? 1 : 0);
-      return { c, chunk, score: Math.min(1, Math.max(0, score)) };
+    const fused = !(this.deps.knowledge.embedder instanceof HashingEmbedder);
+    const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
+    const { hits, ceiling } = lexical.search(groups, pool, eligible);
+    const sure = confidence({
+      best: hits[0]?.score ?? 0, ceiling, words: words.length, unknown,
+      unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
     });
-    scored.sort((a, b) => b.score - a.score || (a.chunk.chunkId < b.chunk.chunkId ? -1 : 1));
+    if (sure < 0 && options.refuse !== false) return EMPTY;
+
+    // A plugged embedder is a network client: when it fails, words alone rank (D-306).
+    let vector: Promise<Float32Array | undefined> | undefined;
+    const embedQuery = () =>
+      (vector ??= this.deps.knowledge.embedder.embed([input.query]).then(
+        ([v]) => v,
+        (error: unknown) => {
+          this.deps.log?.('svc.retrieval: the embedder failed; this query is ranked by its words alone', error);
+          return undefined;
+        },
+      ));
+    const normalised = (score: number) => Math.min(1, score / Math.max(1e-9, ceiling));
+    const queryVector = fused ? await embedQuery() : undefined;
+    const proposed = queryVector
+      ? this.#fuse(index, hits, queryVector, eligible)
+      : hits.map((h) => ({ position: h.position, base: normalised(h.score), byVector: true, byTopic: false }));
+    const candidates = new Map(proposed.map((c) => [c.position, c]));
+    // Topic routing proposes the routed topics' chunks nearest the question, also those
+    // that share no word with it; it adds its bonus to every passage of those topics.
+    const routed = await this.#route(index, words.flatMap((w) => w.stems), requested, embedQuery);
+    if (routed.size) {
+      const query = await embedQuery();
+      for (const topic of query ? routed : []) {
+        const members = index.topics.get(topic)!.members;
+        const near = Float64Array.from(members, (i) => index.similarity(i, query!));
+        for (const j of topPositions(near, pool, (j) => eligible(members[j]!))) {
+          const position = members[j]!;
+          if (!candidates.has(position)) candidates.set(position, { position, base: 0, byVector: false, byTopic: true });
+        }
+      }
+      for (const c of candidates.values()) c.byTopic ||= index.chunks[c.position]!.topics.some((t) => routed.has(t));
+    }
+
+    const scored = [...candidates.values()].map((c) => ({ c, chunk: index.chunks[c.position]!, score: Math.min(1, c.base + (c.byTopic ? TOPIC_BONUS : 0)) }));
+    scored.sort((a, b) => b.score - a.score || b.c.base - a.c.base || a.c.position - b.c.position);
     const top = scored.slice(0, input.limit);
     return {
       passages: top.map(({ chunk, score }) => ({
@@ -148,34 +143,32 @@ export class RetrievalService {
     this.#cache.clear();
   }
 
-  /** Full-text hits by position, normalised so the best hit is 1. */
-  async #lexical(workspaceId: string, agentId: string, index: ScopeIndex, query: string): Promise<Map<number, number>> {
-    // Only content words reach the full-text engine, with their singular and plural
-    // forms: it matches whole words, and `habitación` should find `habitaciones`.
-    const selective = accentedWords(query).filter((w) => {
-      if (isChatStopword(w)) return false;
-      const df = index.df(truncatingStem(w));
-      return df > 0 && df <= LEXICAL_MAX_DF;
-    });
-    const text = [...new Set(selective.flatMap(numberForms))].join(' ');
-    const out = new Map<number, number>();
-    if (!text) return out;
-    const hits = await this.deps.knowledge.searchLexical(workspaceId, agentId, text, LEXICAL_HITS);
-    const best = hits.reduce((m, h) => Math.max(m, h.score), 0);
-    if (best <= 0) return out;
-    for (const hit of hits) {
-      const position = index.position(hit.chunkId);
-      if (position !== undefined && hit.score > 0) out.set(position, hit.score / best);
-    }
-    return out;
+  /**
+   * BM25F's ranking and the plugged embedder's, fused by reciprocal rank (k 60, both
+   * lists `FUSION_DEPTH` deep); `base` is the fused score over its best possible value
+   * (first in both), so that it stays in 0..1.
+   */
+  #fuse(index: ScopeIndex, hits: LexicalHit[], vector: Float32Array, eligible: (i: number) => boolean): Candidate[] {
+    const cosine = index.similarities(vector);
+    const nearest = topPositions(cosine, FUSION_DEPTH, (i) => eligible(i) && cosine[i]! > 0);
+    const fused = new Map<number, number>();
+    const add = (positions: number[]) => positions.forEach((p, rank) => fused.set(p, (fused.get(p) ?? 0) + 1 / (RRF_K + rank + 1)));
+    add(hits.map((h) => h.position));
+    add(nearest);
+    const best = 2 / (RRF_K + 1);
+    return [...fused].map(([position, s]) => ({ position, base: s / best, byVector: true, byTopic: false }));
   }
 
   /** The topics a query is routed to. */
-  #route(index: ScopeIndex, queryTerms: Set<string>, requested: Set<string>, vector: Float32Array): Set<string> {
+  async #route(index: ScopeIndex, stems: string[], requested: Set<string>, embed: () => Promise<Float32Array | undefined>): Promise<Set<string>> {
     if (requested.size) return new Set([...requested].filter((t) => index.topics.has(t)));
+    if (index.topics.size === 0) return new Set();
+    const said = new Set(stems);
     const named = new Set<string>();
-    for (const [topic, entry] of index.topics) if (entry.stems.some((s) => queryTerms.has(s))) named.add(topic);
+    for (const [topic, entry] of index.topics) if (entry.stems.some((s) => said.has(s))) named.add(topic);
     if (named.size) return named;
+    const vector = await embed();
+    if (!vector) return new Set();
     let best: string | undefined;
     let bestSim = MIN_CENTROID;
     for (const [topic, entry] of index.topics) {
@@ -187,14 +180,6 @@ export class RetrievalService {
     }
     return new Set(best ? [best] : []);
   }
-}
-
-/** A word with its likely singular and plural (English and Spanish). */
-export function numberForms(word: string): string[] {
-  if (/\d/.test(word) || word.length < 3) return [word];
-  if (word.endsWith('es') && word.length > 4) return [word, word.slice(0, -2), word.slice(0, -1)];
-  if (word.endsWith('s') && !word.endsWith('ss')) return [word, word.slice(0, -1)];
-  return [word, `${word}s`, `${word}es`];
 }
 
 function dot(a: Float32Array, b: Float32Array): number {

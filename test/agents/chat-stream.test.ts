@@ -2,7 +2,7 @@ import { encode } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import type { ChatModel } from '../../src/chat/chat-model.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
-import { createAgent, messages, readEvents, streamRequest } from './support.js';
+import { createAgent, ingest, messages, readEvents, streamRequest } from './support.js';
 
 /**
  * A model that writes `count` tokens, 2 ms apart, and remembers how many it produced
@@ -113,13 +113,20 @@ describe('streamed chat (Accept: text/event-stream)', () => {
   });
 });
 
+// A plugged model is asked only when retrieval found passages: the agent knows something.
+async function agentThatKnows(ws: Awaited<ReturnType<typeof workspace>>): Promise<string> {
+  const agentId = await createAgent(ws.api);
+  await ingest(ws.api, ws.control, [{ title: 'Story hour', text: 'Acme tells stories every Friday at six.', agentId }]);
+  return agentId;
+}
+
 describe('a stream and its model', () => {
   it('a client that disconnects stops the work; the unanswered question keeps its credit spent', async () => {
     const { model, state } = slowModel(200);
     const emu = await fileEmulator({ chatModel: model });
     const ws = await workspace(emu);
-    const agentId = await createAgent(ws.api);
-    const events = await readEvents(await streamRequest(emu, ws.key, agentId, { message: 'Tell me everything' }), 4);
+    const agentId = await agentThatKnows(ws);
+    const events = await readEvents(await streamRequest(emu, ws.key, agentId, { message: 'Tell me about your stories' }), 4);
     expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'token']);
     await new Promise((r) => setTimeout(r, 100));
     expect(state.closed).toBe(true);
@@ -134,12 +141,12 @@ describe('a stream and its model', () => {
     const emu = await fileEmulator({ chatModel: model });
     const server = await emu.listen();
     const ws = await workspace(emu);
-    const agentId = await createAgent(ws.api);
+    const agentId = await agentThatKnows(ws);
     const controller = new AbortController();
     const res = await fetch(`${server.url}/v1/agents/${agentId}/chat`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ws.key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ message: 'Tell me everything' }),
+      body: JSON.stringify({ message: 'Tell me about your stories' }),
       signal: controller.signal,
     });
     const reader = res.body!.getReader();
@@ -155,8 +162,8 @@ describe('a stream and its model', () => {
     const { model } = slowModel(10, 3);
     const emu = await fileEmulator({ chatModel: model });
     const ws = await workspace(emu);
-    const agentId = await createAgent(ws.api);
-    const events = await readEvents(await streamRequest(emu, ws.key, agentId, { message: 'Tell me everything' }));
+    const agentId = await agentThatKnows(ws);
+    const events = await readEvents(await streamRequest(emu, ws.key, agentId, { message: 'Tell me about your stories' }));
     expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'token', 'error']);
     expect(events.at(-1)!.data).toMatchObject({ status: 500, code: 'svc.internal.error', instance: `/v1/agents/${agentId}/chat`, requestId: expect.stringMatching(/^req_/) });
     expect(JSON.stringify(events.at(-1)!.data)).not.toContain('model crashed');
@@ -169,8 +176,8 @@ describe('a stream and its model', () => {
     const { model } = slowModel(10, 0);
     const emu = await fileEmulator({ chatModel: model });
     const ws = await workspace(emu);
-    const agentId = await createAgent(ws.api);
-    const res = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello' });
+    const agentId = await agentThatKnows(ws);
+    const res = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'When are the stories?' });
     expect(res.status).toBe(500);
     expect(res.body.code).toBe('svc.internal.error');
     expect((await messages(ws.api)).used).toBe(0);

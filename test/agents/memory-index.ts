@@ -1,5 +1,8 @@
+import { chunkTerms } from '../../src/knowledge/chunk-terms.js';
 import type { IndexedChunk, KnowledgeIndex, LexicalHit } from '../../src/knowledge/knowledge-index.js';
 import type { Embedder } from '../../src/knowledge/ports.js';
+import { HashingEmbedder } from '../../src/knowledge/pipeline/embedder.js';
+import { analyzeChunk } from '../../src/text/analyze.js';
 import { accentedWords as words, fold } from '../../src/text/words.js';
 
 /** A small hashed bag-of-words embedder: deterministic, enough to rank test texts. */
@@ -29,14 +32,28 @@ export class TestEmbedder implements Embedder {
  * every change bumps the version, and the lexical search counts shared words.
  */
 export class MemoryKnowledgeIndex implements KnowledgeIndex {
-  readonly embedder = new TestEmbedder();
+  /** The built-in embedder by default (retrieval ranks by BM25F alone); another one makes it fuse rankings. */
+  constructor(readonly embedder: Embedder = new HashingEmbedder()) {}
+
   readonly #chunks: { workspaceId: string; chunk: IndexedChunk }[] = [];
+  readonly #dictionaries = new Map<string, Map<string, number>>();
   #version = 0;
   eligibleCalls = 0;
 
-  async add(workspaceId: string, chunk: Omit<IndexedChunk, 'vector' | 'tokenCount' | 'chunkId'> & { chunkId?: string }): Promise<IndexedChunk> {
+  /** Adds a chunk analysed as ingestion would, its terms in the workspace's dictionary. */
+  async add(workspaceId: string, chunk: Omit<IndexedChunk, 'vector' | 'tokenCount' | 'chunkId' | 'terms'> & { chunkId?: string }): Promise<IndexedChunk> {
     const [vector] = await this.embedder.embed([`${chunk.title}\n${chunk.text}`]);
-    const full: IndexedChunk = { chunkId: chunk.chunkId ?? `chk_${String(this.#chunks.length).padStart(6, '0')}`, tokenCount: words(chunk.text).length, vector: vector!, ...chunk };
+    const analysis = analyzeChunk(chunk.text, [chunk.title], chunk.lang);
+    let dictionary = this.#dictionaries.get(workspaceId);
+    if (!dictionary) this.#dictionaries.set(workspaceId, (dictionary = new Map()));
+    for (const term of analysis.terms) if (!dictionary.has(term)) dictionary.set(term, dictionary.size);
+    const full: IndexedChunk = {
+      chunkId: chunk.chunkId ?? `chk_${String(this.#chunks.length).padStart(6, '0')}`,
+      tokenCount: words(chunk.text).length,
+      vector: vector!,
+      terms: chunkTerms(analysis, dictionary),
+      ...chunk,
+    };
     this.#chunks.push({ workspaceId, chunk: full });
     this.#version++;
     return full;
@@ -54,6 +71,10 @@ export class MemoryKnowledgeIndex implements KnowledgeIndex {
 
   #eligible(workspaceId: string, agentId: string): IndexedChunk[] {
     return this.#chunks.filter((c) => c.workspaceId === workspaceId && (c.chunk.agentId === null || c.chunk.agentId === agentId)).map((c) => c.chunk);
+  }
+
+  async dictionary(workspaceId: string): Promise<ReadonlyMap<string, number>> {
+    return this.#dictionaries.get(workspaceId) ?? new Map();
   }
 
   async searchLexical(workspaceId: string, agentId: string, query: string, limit: number): Promise<LexicalHit[]> {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openAiChatModel } from '../../src/chat/openai-adapter.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
-import { createAgent, messages, readEvents, streamRequest } from './support.js';
+import { createAgent, ingest, messages, readEvents, streamRequest } from './support.js';
 
 /**
  * A local stand-in for an OpenAI-compatible endpoint: `POST /v1/chat/completions`
@@ -57,42 +57,61 @@ beforeEach(() => {
   requests.length = 0;
 });
 
+// The model is asked only when retrieval found something: every question below is
+// about this knowledge.
+const STORY_CLUB = {
+  title: 'Acme story club',
+  text: 'Acme tells a story every Friday evening. A long story lasts an hour. Children learn to count to three with songs.\n\nEl club de cuentos de Acme cuenta un cuento cada viernes.',
+};
+
 async function setup() {
   const ws = await workspace(emulator);
   const agentId = await createAgent(ws.api, 'Ada', 'Acme');
+  await ingest(ws.api, ws.control, [{ ...STORY_CLUB, agentId }]);
   return { ...ws, agentId };
 }
 
 describe('openAiChatModel against a local OpenAI-compatible stub', () => {
   it('sends the model, the key, the instructions and the message, and answers the streamed text', async () => {
     const { api, agentId } = await setup();
-    const res = await api.post(`/v1/agents/${agentId}/chat`, { message: '¿Quién eres?' });
+    const res = await api.post(`/v1/agents/${agentId}/chat`, { message: '¿Qué día cuentan un cuento?' });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ reply: 'Hola, soy un modelo.', components: [], cached: false });
+    expect(res.body).toMatchObject({ reply: 'Hola, soy un modelo.', cached: false });
+    expect(res.body.components).toEqual([{ type: 'sources', items: [{ sourceId: expect.any(String), title: 'Acme story club' }] }]);
     const sent = requests[0]!;
     expect(sent.headers.authorization).toBe('Bearer sk-test');
     expect(sent.body).toMatchObject({ model: 'stub-1', stream: true, temperature: 0 });
     expect(sent.body.messages[0].role).toBe('system');
     expect(sent.body.messages[0].content).toContain('You are Ada, the assistant of Acme.');
     expect(sent.body.messages[0].content).toContain('Answer in Spanish');
-    expect(sent.body.messages.at(-1)).toEqual({ role: 'user', content: '¿Quién eres?' });
+    expect(sent.body.messages[0].content).toContain('Acme tells a story every Friday evening.');
+    expect(sent.body.messages.at(-1)).toEqual({ role: 'user', content: '¿Qué día cuentan un cuento?' });
+  });
+
+  it('is not asked when retrieval found nothing: the polite fallback, citing nothing', async () => {
+    const { api, agentId } = await setup();
+    const res = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Do you rent kayaks by the harbour?' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ reply: "I'm sorry, I don't have information about that yet. You can ask me something else or contact Acme directly.", components: [] });
+    expect(requests).toEqual([]);
+    expect((await messages(api)).used).toBe(1);
   });
 
   it('passes the earlier turns of the conversation', async () => {
     const { api, agentId } = await setup();
-    const first = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello there, who are you?' });
-    await api.post(`/v1/agents/${agentId}/chat`, { message: 'And what do you do?', conversationId: first.body.conversationId });
+    const first = await api.post(`/v1/agents/${agentId}/chat`, { message: 'When do you tell a story?' });
+    await api.post(`/v1/agents/${agentId}/chat`, { message: 'And how long is a long story?', conversationId: first.body.conversationId });
     expect(requests[1]!.body.messages.slice(1)).toEqual([
-      { role: 'user', content: 'Hello there, who are you?' },
+      { role: 'user', content: 'When do you tell a story?' },
       { role: 'assistant', content: 'Hola, soy un modelo.' },
-      { role: 'user', content: 'And what do you do?' },
+      { role: 'user', content: 'And how long is a long story?' },
     ]);
   });
 
   it('streams each delta as one token event', async () => {
     const { key, agentId } = await setup();
     behaviour = { deltas: ['One', ' two', ' three'] };
-    const events = await readEvents(await streamRequest(emulator, key, agentId, { message: 'Count to three' }));
+    const events = await readEvents(await streamRequest(emulator, key, agentId, { message: 'Can children learn to count to three?' }));
     expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'token', 'done']);
     expect(events.filter((e) => e.event === 'token').map((e) => e.data.text)).toEqual(['One', ' two', ' three']);
     expect(events.at(-1)!.data.reply).toBe('One two three');
@@ -101,7 +120,7 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
   it('a provider error is 503 svc.service.unavailable without its detail, and spends nothing', async () => {
     const { api, agentId } = await setup();
     behaviour = { status: 500 };
-    const res = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello?' });
+    const res = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Which evening is the story?' });
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('svc.service.unavailable');
     expect(res.text).not.toContain('secret provider detail');
@@ -130,7 +149,8 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
     const emu = await fileEmulator({ chatModel: openAiChatModel({ baseUrl: 'http://127.0.0.1:1/v1', model: 'none' }) });
     const ws = await workspace(emu);
     const agentId = await createAgent(ws.api);
-    const res = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello?' });
+    await ingest(ws.api, ws.control, [{ ...STORY_CLUB, agentId }]);
+    const res = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Which evening is the story?' });
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('svc.service.unavailable');
   });
@@ -143,7 +163,8 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
     });
     const ws = await workspace(emu);
     const agentId = await createAgent(ws.api);
-    const res = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello?' });
+    await ingest(ws.api, ws.control, [{ ...STORY_CLUB, agentId }]);
+    const res = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Which evening is the story?' });
     expect(res.status).toBe(503);
     expect(res.text).not.toContain('127.0.0.1');
     expect(res.text).not.toContain('fetch failed');

@@ -85,6 +85,19 @@ async function createAgentThrough(base: string): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
+/** An agent that knows something: a plugged model is asked only when retrieval found passages. */
+async function agentThatKnowsThrough(base: string): Promise<string> {
+  const agentId = await createAgentThrough(base);
+  const res = await fetch(`${base}/v1/knowledge/text`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Hold music', text: 'Callers on hold hear a greeting and soft music.', agentId }),
+  });
+  expect(res.status).toBe(202);
+  await emulator.drain();
+  return agentId;
+}
+
 async function uploadPng(base: string) {
   const form = new FormData();
   form.set('file', new File([fixture('image.png')], 'logo.png'));
@@ -152,11 +165,11 @@ describe('emulatorHandlers (MSW)', () => {
   });
 
   it('streams SSE as it is written: the first token arrives before the model writes the second', async () => {
-    const agentId = await createAgentThrough(API);
+    const agentId = await agentThatKnowsThrough(API);
     const res = await fetch(`${API}/v1/agents/${agentId}/chat`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ message: 'Hello' }),
+      body: JSON.stringify({ message: 'What do callers on hold hear?' }),
     });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events: { event: string; data: any }[] = [];
@@ -171,7 +184,7 @@ describe('emulatorHandlers (MSW)', () => {
   });
 
   it('aborting the fetch stops the stream in the emulator (the request signal goes through)', async () => {
-    const agentId = await createAgentThrough(API);
+    const agentId = await agentThatKnowsThrough(API);
     const controller = new AbortController();
     const res = await fetch(`${API}/v1/agents/${agentId}/chat`, {
       method: 'POST',

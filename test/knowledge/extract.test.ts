@@ -38,6 +38,33 @@ describe('text extraction', () => {
     for (const gone of ['tracking', 'injected', 'color', 'Careers', 'About us', 'Subscribe', 'Privacy', 'Enable JS', '/x', 'map.png']) expect(text).not.toContain(gone);
   });
 
+  it('keeps both a table of links and the prose around it, which Readability alone would cut to the table', async () => {
+    const row = (p: string, i: number) => `
+      <tr>
+        <td><a class="ulink" href="http://packages.example.org/${p}"> <code class="literal">${p}</code> </a></td>
+        <td><a class="ulink" href="http://popcon.example.org/${p}">V:${i}, I:${i * 7}</a></td>
+        <td> "<code class="literal">info ${p}</code>" provided by <code class="literal">${p}-doc</code> </td>
+      </tr>`;
+    // A DocBook page: the table sits inside a named anchor.
+    const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"/><title>12.5. Debug</title></head><body><main>
+      <h2>12.5. Debug</h2>
+      <p>Tracing a crashing program is a skill of its own.  A developer who can read a backtrace writes bug reports that maintainers can act upon.</p>
+      <div class="table">
+        <a id="listofdebugpackages">
+        <p class="title"><strong>Table&#160;12.13.&#160;List of debug packages</strong></p>
+        <div class="table-contents"><table class="table" border="1">
+          <thead><tr><th> package </th><th> popcon </th><th> documentation </th></tr></thead>
+          <tbody>${['gdb', 'ddd', 'valgrind', 'strace'].map(row).join('')}</tbody>
+        </table></div>
+        </a>
+      </div></main></body></html>`;
+    const { text } = await extractText('html', bytes(html));
+    expect(text).toMatch(/^## 12\.5\. Debug$/m);
+    expect(text).toContain('A developer who can read a backtrace writes bug reports');
+    expect(text).toContain('List of debug packages');
+    for (const name of ['`gdb`', '`valgrind`', '`strace-doc`']) expect(text).toContain(name);
+  });
+
   it('keeps the text of a short page that Readability would cut', async () => {
     const { text } = await extractText('html', bytes('<html><body><p>Only one line here.</p><div>And a second block.</div></body></html>'));
     expect(text).toContain('Only one line here.');

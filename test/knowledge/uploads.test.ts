@@ -35,6 +35,21 @@ describe('uploads', () => {
     expect((await index.searchLexical(workspaceId, 'agt_any', 'skip', 5))).toEqual([]);
   });
 
+  it('without a title, are titled by the document itself once read (HTML <title>, Markdown # heading), else by the file name', async () => {
+    const { api } = await workspace(emulator);
+    const cases = [
+      { file: { name: 'hours.html', type: 'text/html', content: '<html><head><title>Opening hours</title></head><body><p>We open at nine.</p></body></html>' }, title: 'Opening hours' },
+      { file: { name: 'guide.md', type: 'text/markdown', content: '# Fitting a rack\n\nTighten the bolts.' }, title: 'Fitting a rack' },
+      { file: { name: 'notes.txt', type: 'text/plain', content: 'Plain notes without a heading.' }, title: 'notes.txt' },
+      { file: { name: 'named.html', type: 'text/html', content: '<html><head><title>Its own</title></head><body><p>Text.</p></body></html>' }, fields: { title: 'Given by the client' }, title: 'Given by the client' },
+    ];
+    for (const c of cases) {
+      const res = await api.post('/v1/knowledge/uploads', upload(c.file, c.fields ?? {}));
+      expect(res.status, c.file.name).toBe(202);
+      expect(await settled(emulator, api, res.body.id), c.file.name).toMatchObject({ status: 'ready', fileName: c.file.name, title: c.title });
+    }
+  });
+
   it('take a title, topics as a JSON array and an agent; a generic type falls back to the extension', async () => {
     const { api } = await workspace(emulator);
     const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;

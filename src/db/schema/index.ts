@@ -39,6 +39,7 @@ export const TABLES = [
   'knowledge_sources',
   'knowledge_inputs',
   'knowledge_chunks',
+  'knowledge_terms',
   // projects, pages, theme
   'projects',
   'project_slugs',

@@ -61,10 +61,22 @@ export interface KnowledgeChunkTable {
   /** Float32 little-endian, `dimensions` values. */
   embedding: Uint8Array;
   embedder_id: string;
+  /** The chunk's analysed terms (ids of `knowledge_terms`, field counts); null until analysed. */
+  terms: Uint8Array | null;
+  /** The analysis that made `terms`: another one means analysing again. */
+  analyzer_id: string | null;
+}
+
+/** Each workspace's term dictionary: ids only grow, a term keeps its id. */
+export interface KnowledgeTermTable {
+  workspace_id: string;
+  term: string;
+  id: number;
 }
 
 export interface KnowledgeTables {
   knowledge_sources: KnowledgeSourceTable;
   knowledge_inputs: KnowledgeInputTable;
   knowledge_chunks: KnowledgeChunkTable;
+  knowledge_terms: KnowledgeTermTable;
 }

@@ -29,6 +29,39 @@ function clean(text: string | null | undefined): string {
   return (text ?? '').replace(/\s+/g, ' ').trim();
 }
 
+/** Readability must keep at least this share of the page's text to be used at all... */
+const MIN_KEPT = 0.4;
+/** ...and what it drops past this share must be mostly link text (menus, related links). */
+const MAY_DROP = 0.05;
+const DROPPED_LINKS = 0.5;
+
+interface TextMeasure {
+  /** Characters of text, whitespace collapsed. */
+  text: number;
+  /** Of which inside links. */
+  links: number;
+}
+
+function measure(root: { textContent: string | null; querySelectorAll(selector: string): Iterable<{ textContent: string | null }> }): TextMeasure {
+  let links = 0;
+  for (const a of root.querySelectorAll('a[href]')) links += clean(a.textContent).length;
+  return { text: clean(root.textContent).length, links };
+}
+
+/**
+ * Whether Readability's article is the page's content. It drops site chrome, but on a
+ * page that is all content it can also drop a table or the prose around it (111 of the
+ * 840 pages of the development set, decisions D-305). What chrome is left after `NOISE`
+ * is mostly links; prose and tables are not. So the article is used when it keeps most of
+ * the text, or when what it drops is mostly link text; else the whole page is.
+ */
+function articleKeepsContent(whole: TextMeasure, article: TextMeasure): boolean {
+  if (article.text < MIN_KEPT * whole.text) return false;
+  const dropped = whole.text - article.text;
+  if (dropped <= MAY_DROP * whole.text) return true;
+  return whole.links - article.links >= DROPPED_LINKS * dropped;
+}
+
 /**
  * The main content of an HTML page as Markdown, through a real HTML parser (linkedom)
  * and Mozilla's Readability: navigation, scripts, styles and site chrome are dropped.
@@ -48,13 +81,15 @@ export async function extractHtml(html: string): Promise<HtmlText> {
   const body = document.body;
   if (!body) throw new IngestError('unsupported_document', 'no body');
   const whole = body.innerHTML;
-  const wholeLength = clean(body.textContent).length;
+  const wholeText = measure(body);
 
   let content = whole;
   try {
     const article = new Readability(document as never).parse();
-    // Readability can keep one block of a short page: use it only when it holds most of the text.
-    if (article?.content && clean(article.textContent).length >= 0.4 * wholeLength) content = article.content;
+    if (article?.content) {
+      const kept = parseHTML(`<!doctype html><html><head></head><body>${article.content}</body></html>`).document.body;
+      if (kept && articleKeepsContent(wholeText, measure(kept))) content = article.content;
+    }
   } catch {
     content = whole;
   }

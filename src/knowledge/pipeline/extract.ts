@@ -9,8 +9,17 @@ import { IngestError, MAX_TEXT_CHARS } from './ingest-error.js';
 export interface Extracted {
   /** Markdown (or plain text, which reads as Markdown paragraphs). */
   text: string;
-  /** A title the document itself carries (HTML `<title>`). */
+  /** A title the document itself carries (HTML `<title>`, a Markdown document's first `# heading`). */
   title: string | undefined;
+}
+
+/** The text of a Markdown document's first level-one heading, through marked's lexer. */
+async function markdownTitle(markdown: string): Promise<string | undefined> {
+  const { lexer } = await import('marked');
+  for (const token of lexer(markdown)) {
+    if (token.type === 'heading' && token.depth === 1) return String(token.text).replace(/\s+/g, ' ').trim().slice(0, 300) || undefined;
+  }
+  return undefined;
 }
 
 function tooMuch(text: string): void {
@@ -39,7 +48,10 @@ export async function extractText(format: DocFormat, bytes: Uint8Array, charset?
       } catch {
         throw new IngestError('unsupported_document', 'invalid JSON');
       }
-    } else text = decoded;
+    } else {
+      text = decoded;
+      if (format === 'markdown') title = await markdownTitle(decoded);
+    }
   }
   text = text.trim();
   tooMuch(text);

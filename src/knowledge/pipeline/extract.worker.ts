@@ -1,5 +1,7 @@
 import type { IngestFailureCode } from '../../platform/ingest-failures.js';
 import { workerTask } from '../../platform/worker-task.js';
+import { analyzeChunk, type ChunkAnalysis } from '../../text/analyze.js';
+import type { Language } from '../../text/language.js';
 import { isJsonDocument } from './formats.js';
 import { IngestError } from './ingest-error.js';
 import { prepareDocument, type DocumentInput, type Prepared } from './pipeline.js';
@@ -20,3 +22,8 @@ export const prepare = workerTask(async (input: DocumentInput & { embed: boolean
 
 /** Whether a JSON upload parses (the rest of upload detection is cheap). */
 export const isJson = workerTask((bytes: Uint8Array) => isJsonDocument(bytes));
+
+/** Chunks stored by an earlier analysis, analysed again (`ANALYZER_ID` changed). */
+export const analyze = workerTask((chunks: { text: string; labels: string[]; lang: Language }[]): ChunkAnalysis[] =>
+  chunks.map((c) => analyzeChunk(c.text, c.labels, c.lang)),
+);

@@ -1,4 +1,5 @@
 import { sha256Hex } from '../../platform/crypto.js';
+import { analyzeChunk, type ChunkAnalysis } from '../../text/analyze.js';
 import { detectDocumentLanguage } from '../../text/detect-language.js';
 import type { Language } from '../../text/language.js';
 import type { Embedder } from '../ports.js';
@@ -20,6 +21,8 @@ export interface DocumentInput {
   /** The title the caller gave; else the document's own, else `fallbackTitle`. */
   title?: string | undefined;
   fallbackTitle: string;
+  /** An upload's file name: it names the document too (retrieval reads its words). */
+  fileName?: string | undefined;
 }
 
 export interface IngestedChunk {
@@ -27,6 +30,8 @@ export interface IngestedChunk {
   tokenCount: number;
   lang: Language;
   vector: Float32Array;
+  /** Its terms for retrieval, still as words (ids are given when it is stored). */
+  analysis: ChunkAnalysis;
 }
 
 export interface Ingested {
@@ -37,6 +42,11 @@ export interface Ingested {
   summary: string;
   /** Changes when the title or the extracted text changes (re-crawls compare it). */
   contentHash: string;
+}
+
+/** What names a source for retrieval: its title and, for an upload, its file name (decisions, D-304). */
+export function sourceLabels(title: string, fileName: string | null | undefined): string[] {
+  return fileName ? [title, fileName] : [title];
 }
 
 /** Embeds with a possibly user-supplied embedder, checking that it kept its promises. */
@@ -52,7 +62,7 @@ export async function embedAll(embedder: Embedder, texts: string[]): Promise<Flo
 export interface Prepared {
   title: string;
   lang: Language;
-  chunks: { text: string; tokenCount: number }[];
+  chunks: { text: string; tokenCount: number; analysis: ChunkAnalysis }[];
   tokenCount: number;
   summary: string;
   contentHash: string;
@@ -62,7 +72,9 @@ export interface Prepared {
 
 /**
  * The CPU side of the pipeline for one document: text extraction, language, chunks
- * with token counts, the index card, and with `embed` the built-in embedder's vectors.
+ * with token counts and their analysis for retrieval (each chunk's language is the one
+ * most of its words are written in), the index card, and with `embed` the built-in
+ * embedder's vectors.
  * Runs in a worker thread (`extract.worker.ts`); pure: the same input gives the same
  * output on every run and every thread.
  */
@@ -71,7 +83,7 @@ export async function prepareDocument(input: DocumentInput, embed: boolean): Pro
   const { text, title: found } = await extractText(input.format, input.bytes, input.charset);
   const title = (input.title ?? found ?? input.fallbackTitle).slice(0, TITLE_MAX);
   const lang = detectDocumentLanguage(text);
-  const chunks = await chunkMarkdown(text, tokenizer);
+  const chunks = (await chunkMarkdown(text, tokenizer)).map((c) => ({ ...c, analysis: analyzeChunk(c.text, sourceLabels(title, input.fileName), lang) }));
   if (chunks.length === 0) throw new IngestError('unsupported_document', 'no chunks');
   return {
     title,
@@ -88,7 +100,7 @@ export async function prepareDocument(input: DocumentInput, embed: boolean): Pro
 export async function finishDocument(prepared: Prepared, embedder: Embedder): Promise<Ingested> {
   const vectors = prepared.vectors ?? (await embedAll(embedder, prepared.chunks.map((c) => c.text)));
   const { title, lang, tokenCount, summary, contentHash } = prepared;
-  return { title, lang, tokenCount, summary, contentHash, chunks: prepared.chunks.map((c, i) => ({ ...c, lang, vector: vectors[i]! })) };
+  return { title, lang, tokenCount, summary, contentHash, chunks: prepared.chunks.map((c, i) => ({ ...c, lang: c.analysis.lang, vector: vectors[i]! })) };
 }
 
 /** A claim: one chunk per language, so that it answers questions in either. */
@@ -99,7 +111,8 @@ export async function ingestClaim(claim: { es: string; en: string }, title: stri
     { text: claim.es, lang: 'es' as const },
   ];
   const vectors = await embedAll(embedder, parts.map((p) => p.text));
-  const chunks = parts.map((p, i) => ({ ...p, tokenCount: tokenizer.count(p.text), vector: vectors[i]! }));
+  // Each part keeps the language it was given, whatever its words suggest.
+  const chunks = parts.map((p, i) => ({ ...p, tokenCount: tokenizer.count(p.text), vector: vectors[i]!, analysis: analyzeChunk(p.text, [title], p.lang) }));
   return {
     title,
     lang: 'en',

@@ -1,0 +1,95 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, Db } from '../db/schema/index.js';
+
+const INSERT_BATCH = 500;
+
+interface Loaded {
+  terms: Map<string, number>;
+  /** The next free id. */
+  next: number;
+}
+
+/**
+ * Each workspace's term dictionary (`knowledge_terms`): a term's id, given once and
+ * never changed or reused, so that a chunk stores its terms as ids and an index is
+ * assembled from them without a string lookup (decisions, D-301). Kept in memory after
+ * the first read; ingestion adds terms in its own transaction.
+ */
+export class TermDictionary {
+  /** Dictionaries read completely; a read in flight is not shared (see `#load`). */
+  readonly #workspaces = new Map<string, Loaded>();
+  #generation = 0;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Other processes add terms to this store too (decisions, D-203). */
+    private readonly options: { shared?: boolean | undefined } = {},
+  ) {}
+
+  /** The workspace's dictionary as it stands (with a shared store, also what other processes added). */
+  async get(workspaceId: string): Promise<ReadonlyMap<string, number>> {
+    const loaded = await this.#load(this.db, workspaceId);
+    if (this.options.shared) await this.#readNewer(this.db, workspaceId, loaded);
+    return loaded.terms;
+  }
+
+  /**
+   * Ids for `terms`, giving the next ones to terms never seen, written in the caller's
+   * transaction. When that transaction fails, call `forget`: memory may hold ids the
+   * store never got.
+   */
+  async assign(trx: Transaction<Database>, workspaceId: string, terms: Iterable<string>): Promise<ReadonlyMap<string, number>> {
+    const loaded = await this.#load(trx, workspaceId);
+    let missing = [...new Set(terms)].filter((t) => !loaded.terms.has(t));
+    if (missing.length === 0) return loaded.terms;
+    if (this.options.shared) {
+      // Processes sharing the store give ids one at a time per workspace: an update of the
+      // workspace's row holds its lock until this transaction ends, and what the previous
+      // holder added is read after it.
+      await trx.updateTable('workspaces').set((eb) => ({ id: eb.ref('id') })).where('id', '=', workspaceId).execute();
+    }
+    // Another process sharing the store may have added terms since this one read them.
+    await this.#readNewer(trx, workspaceId, loaded);
+    missing = missing.filter((t) => !loaded.terms.has(t));
+    const rows = missing.map((term) => ({ workspace_id: workspaceId, term, id: loaded.next++ }));
+    for (const row of rows) loaded.terms.set(row.term, row.id);
+    for (let i = 0; i < rows.length; i += INSERT_BATCH) await trx.insertInto('knowledge_terms').values(rows.slice(i, i + INSERT_BATCH)).execute();
+    return loaded.terms;
+  }
+
+  async #readNewer(db: Db, workspaceId: string, loaded: Loaded): Promise<void> {
+    const newer = await db.selectFrom('knowledge_terms').select(['term', 'id']).where('workspace_id', '=', workspaceId).where('id', '>=', loaded.next).execute();
+    for (const row of newer) add(loaded, row.term, Number(row.id));
+  }
+
+  /** Forgets a workspace's dictionary (its next read comes from the store), or every one. */
+  forget(workspaceId?: string): void {
+    this.#generation += 1;
+    if (workspaceId === undefined) this.#workspaces.clear();
+    else this.#workspaces.delete(workspaceId);
+  }
+
+  /**
+   * The dictionary, read on `db` the first time. Reads are not shared between callers:
+   * a transaction holds the store's only connection (SQLite, PGlite), so waiting there
+   * for a read started outside it would wait forever. The first complete read wins;
+   * one started before a `forget` is dropped.
+   */
+  async #load(db: Db, workspaceId: string): Promise<Loaded> {
+    const known = this.#workspaces.get(workspaceId);
+    if (known) return known;
+    const generation = this.#generation;
+    const out: Loaded = { terms: new Map(), next: 0 };
+    const rows = await db.selectFrom('knowledge_terms').select(['term', 'id']).where('workspace_id', '=', workspaceId).execute();
+    for (const row of rows) add(out, row.term, Number(row.id));
+    const now = this.#workspaces.get(workspaceId);
+    if (now) return now;
+    if (generation === this.#generation) this.#workspaces.set(workspaceId, out);
+    return out;
+  }
+}
+
+function add(loaded: Loaded, term: string, id: number): void {
+  loaded.terms.set(term, id);
+  if (id >= loaded.next) loaded.next = id + 1;
+}

@@ -1,0 +1,169 @@
+import type { ChunkTerms } from '../knowledge/knowledge-index.js';
+
+/** BM25F's constants (decisions, D-302): the textbook k1 and b, a heading counting twice. */
+const K1 = 1.2;
+const B = 0.75;
+const HEAD_WEIGHT = 2;
+
+/** One word of a query: the ids of its alternatives (its stems in both languages). */
+export type TermGroup = readonly number[];
+
+export interface LexicalHit {
+  position: number;
+  score: number;
+}
+
+/**
+ * BM25F over two fields (headings with the source's title, and the body) of one scope's
+ * chunks, assembled from their stored terms: postings in flat typed arrays (the chunks
+ * holding term `id` are `docs[offsets[id]] .. docs[offsets[id + 1] - 1]`, ascending,
+ * with their heading and body counts beside), two passes, no per-term object and no
+ * text read. A hundred thousand chunks make millions of entries; typed arrays keep them
+ * compact and off the garbage collector's back.
+ */
+export class LexicalIndex {
+  readonly size: number;
+  /** How many distinct terms the scope uses: how much of a language its knowledge has met. */
+  readonly vocabularySize: number;
+  readonly #offsets: Uint32Array;
+  readonly #docs: Uint32Array;
+  readonly #head: Uint16Array;
+  readonly #body: Uint16Array;
+  /** Per chunk, BM25's length normalisation of each field: `1 - b + b * length / average`. */
+  readonly #headNorm: Float32Array;
+  readonly #bodyNorm: Float32Array;
+  // Scratch arrays every query reuses: it resets only the entries it touched.
+  readonly #total: Float64Array;
+  readonly #best: Float64Array;
+  readonly #touched: Uint32Array;
+  readonly #matched: Uint32Array;
+
+  /** `terms` in scope order; ids are below `dictionarySize` (ids past it are ignored). */
+  constructor(terms: readonly ChunkTerms[], dictionarySize: number) {
+    const n = terms.length;
+    this.size = n;
+    const df = new Uint32Array(dictionarySize);
+    let entries = 0;
+    let sumHead = 0;
+    let sumBody = 0;
+    for (const t of terms) {
+      sumHead += t.headLength;
+      sumBody += t.bodyLength;
+      for (let k = 0; k < t.ids.length; k++) {
+        const id = t.ids[k]!;
+        if (id < dictionarySize) {
+          df[id]! += 1;
+          entries += 1;
+        }
+      }
+    }
+    const offsets = new Uint32Array(dictionarySize + 1);
+    let vocabulary = 0;
+    for (let id = 0; id < dictionarySize; id++) {
+      offsets[id + 1] = offsets[id]! + df[id]!;
+      if (df[id]! > 0) vocabulary += 1;
+    }
+    this.vocabularySize = vocabulary;
+    const cursor = offsets.slice(0, dictionarySize);
+    const docs = new Uint32Array(entries);
+    const head = new Uint16Array(entries);
+    const body = new Uint16Array(entries);
+    const avgHead = Math.max(1e-9, sumHead / Math.max(1, n));
+    const avgBody = Math.max(1e-9, sumBody / Math.max(1, n));
+    this.#headNorm = new Float32Array(n);
+    this.#bodyNorm = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      const t = terms[i]!;
+      this.#headNorm[i] = 1 - B + (B * t.headLength) / avgHead;
+      this.#bodyNorm[i] = 1 - B + (B * t.bodyLength) / avgBody;
+      for (let k = 0; k < t.ids.length; k++) {
+        const id = t.ids[k]!;
+        if (id >= dictionarySize) continue;
+        const at = cursor[id]!++;
+        docs[at] = i;
+        head[at] = t.head[k]!;
+        body[at] = t.body[k]!;
+      }
+    }
+    this.#offsets = offsets;
+    this.#docs = docs;
+    this.#head = head;
+    this.#body = body;
+    this.#total = new Float64Array(n);
+    this.#best = new Float64Array(n);
+    this.#touched = new Uint32Array(n);
+    this.#matched = new Uint32Array(n);
+  }
+
+  /** In how many chunks of the scope a term occurs (0 for an id the scope never uses). */
+  df(id: number): number {
+    return id + 1 < this.#offsets.length ? this.#offsets[id + 1]! - this.#offsets[id]! : 0;
+  }
+
+  /** BM25's idf, never negative: rare terms weigh more. */
+  idf(id: number): number {
+    const df = this.df(id);
+    return Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
+  }
+
+  /** The idf a term the scope never uses would have. */
+  get unseenIdf(): number {
+    return Math.log(1 + (this.size + 0.5) / 0.5);
+  }
+
+  /**
+   * The `k` best chunks that `keep` accepts (ties by position), and the query's
+   * `ceiling`: the score of a chunk of average length holding every group's best term
+   * once (the sum of their idf). A chunk scores the best alternative of each group, never
+   * their sum, so that a word's two stems never count it twice. Costs the postings of
+   * the query's terms, not the scope.
+   */
+  search(groups: readonly TermGroup[], k: number, keep: (position: number) => boolean): { hits: LexicalHit[]; ceiling: number } {
+    const total = this.#total;
+    const best = this.#best;
+    const touched = this.#touched;
+    const matched = this.#matched;
+    let matchedCount = 0;
+    let ceiling = 0;
+    for (const group of groups) {
+      let touchedCount = 0;
+      let groupCeiling = 0;
+      for (const id of group) {
+        if (this.df(id) === 0) continue;
+        const from = this.#offsets[id]!;
+        const to = this.#offsets[id + 1]!;
+        const idf = this.idf(id);
+        groupCeiling = Math.max(groupCeiling, idf);
+        for (let j = from; j < to; j++) {
+          const d = this.#docs[j]!;
+          const tf = (HEAD_WEIGHT * this.#head[j]!) / this.#headNorm[d]! + this.#body[j]! / this.#bodyNorm[d]!;
+          const s = (idf * tf * (K1 + 1)) / (K1 + tf);
+          if (best[d] === 0) touched[touchedCount++] = d;
+          if (s > best[d]!) best[d] = s;
+        }
+      }
+      ceiling += groupCeiling;
+      for (let t = 0; t < touchedCount; t++) {
+        const d = touched[t]!;
+        if (total[d] === 0) matched[matchedCount++] = d;
+        total[d]! += best[d]!;
+        best[d] = 0;
+      }
+    }
+    // The best k, ties by position: the order chunks were met in does not matter.
+    const top: number[] = [];
+    const worse = (a: number, b: number) => total[a]! < total[b]! || (total[a] === total[b] && a > b);
+    for (let m = 0; m < matchedCount; m++) {
+      const d = matched[m]!;
+      if (top.length === k && !worse(top[k - 1]!, d)) continue;
+      if (!keep(d)) continue;
+      let at = top.length;
+      while (at > 0 && worse(top[at - 1]!, d)) at--;
+      top.splice(at, 0, d);
+      if (top.length > k) top.pop();
+    }
+    const hits = top.map((position) => ({ position, score: total[position]! }));
+    for (let m = 0; m < matchedCount; m++) total[matched[m]!] = 0;
+    return { hits, ceiling };
+  }
+}

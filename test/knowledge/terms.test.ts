@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { createEmulator, type Emulator } from '../../emulator/emulator.js';
+import { ANALYZER_ID, analyzeChunk, textBlocks } from '../../src/text/analyze.js';
+import { tempDbPath } from '../support/backends.js';
+import { client } from '../support/client.js';
+import { quiet } from '../support/emulator.js';
+import { addText } from './support.js';
+
+const MIXED = [
+  '## Configuración de la red',
+  'Para configurar la red, edite el fichero de interfaces y reinicie el servicio.',
+  'The resolver keeps running while the interfaces are being reconfigured by the daemon.',
+].join('\n\n');
+
+describe('block languages', () => {
+  it('gives each paragraph of a partly translated chunk its own language, and stems it in that language', () => {
+    expect(textBlocks(MIXED, 'es').map((b) => [b.heading, b.lang])).toEqual([
+      [true, 'es'],
+      [false, 'es'],
+      [false, 'en'],
+    ]);
+    const { terms, lang } = analyzeChunk(MIXED, ['Red'], 'es');
+    expect(lang).toBe('es');
+    // English words take English stems (`running` is `run`), Spanish words Spanish ones.
+    expect(terms).toEqual(expect.arrayContaining(['run', 'resolv', 'configur', 'ficher', 'reinici']));
+    expect(terms).not.toContain('running');
+  });
+
+  it('answers a question in either language about a partly translated document', async () => {
+    const emu = await createEmulator({ log: quiet });
+    try {
+      const ws = await emu.createWorkspace();
+      const api = client(emu, ws.apiKey.secret);
+      const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
+      const id = await addText(api, { title: 'Red', text: MIXED });
+      await addText(api, { title: 'Otra', text: 'Los horarios de la tienda son de nueve a cinco.' });
+      await emu.drain();
+      for (const query of ['Is the resolver still running?', '¿Cómo configuro la red?']) {
+        const res = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 1 });
+        expect(res.body.passages.map((p: { sourceId: string }) => p.sourceId), query).toEqual([id]);
+      }
+    } finally {
+      await emu.close();
+    }
+  });
+});
+
+describe('stored terms', () => {
+  async function reopen(db: string, fn: (emu: Emulator) => Promise<void>): Promise<void> {
+    const emu = await createEmulator({ db, log: quiet });
+    try {
+      await fn(emu);
+    } finally {
+      await emu.close();
+    }
+  }
+
+  async function ingestOne(db: string) {
+    let out = { key: '', agentId: '', sourceId: '' };
+    await reopen(db, async (emu) => {
+      const ws = await emu.createWorkspace();
+      const api = client(emu, ws.apiKey.secret);
+      const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
+      const sourceId = await addText(api, { title: 'Lighthouse', text: 'The lighthouse keeper polishes the lantern every morning.' });
+      await addText(api, { title: 'Bakery', text: 'The bakery sells rye bread and croissants.' });
+      await emu.drain();
+      out = { key: ws.apiKey.secret, agentId, sourceId };
+    });
+    return out;
+  }
+
+  /** The chunks' text as the store holds it, changed behind the emulator's back. */
+  async function rewrite(emu: Emulator, sourceId: string, text: string, analyzerId?: string): Promise<void> {
+    await emu.service.db
+      .updateTable('knowledge_chunks')
+      .set({ text, ...(analyzerId !== undefined && { analyzer_id: analyzerId }) })
+      .where('source_id', '=', sourceId)
+      .execute();
+  }
+
+  it('are written at ingestion and read after a restart: the first query analyses no text', async () => {
+    const db = tempDbPath();
+    const { key, agentId, sourceId } = await ingestOne(db);
+    await reopen(db, async (emu) => {
+      const rows = await emu.service.db.selectFrom('knowledge_chunks').select(['analyzer_id', 'terms']).execute();
+      expect(rows.every((r) => r.analyzer_id === ANALYZER_ID && r.terms !== null && r.terms.byteLength > 12)).toBe(true);
+      // Text changed in the store under the same analyzer: ranking still reads the stored
+      // terms, so the words ingestion analysed still find the chunk and the new ones do not.
+      await rewrite(emu, sourceId, 'Penguins waddle across the glacier.');
+    });
+    await reopen(db, async (emu) => {
+      const api = client(emu, key);
+      const found = await api.post(`/v1/agents/${agentId}/query`, { query: 'Who polishes the lantern?', limit: 1 });
+      expect(found.body.passages).toMatchObject([{ sourceId, text: 'Penguins waddle across the glacier.' }]);
+      const missed = await api.post(`/v1/agents/${agentId}/query`, { query: 'penguins glacier', limit: 1 });
+      expect(missed.body.passages).toEqual([]);
+    });
+  });
+
+  it('are analysed again, once, when the analyzer id they were stored with is not the current one', async () => {
+    const db = tempDbPath();
+    const { key, agentId, sourceId } = await ingestOne(db);
+    await reopen(db, async (emu) => rewrite(emu, sourceId, 'Penguins waddle across the glacier.', 'svc-older-analyzer'));
+    await reopen(db, async (emu) => {
+      const api = client(emu, key);
+      const found = await api.post(`/v1/agents/${agentId}/query`, { query: 'penguins glacier', limit: 1 });
+      expect(found.body.passages).toMatchObject([{ sourceId }]);
+      const old = await api.post(`/v1/agents/${agentId}/query`, { query: 'Who polishes the lantern?', limit: 1 });
+      expect(old.body.passages.map((p: { sourceId: string }) => p.sourceId)).not.toContain(sourceId);
+      const rows = await emu.service.db.selectFrom('knowledge_chunks').select('analyzer_id').where('source_id', '=', sourceId).execute();
+      expect(rows.map((r) => r.analyzer_id)).toEqual([ANALYZER_ID]);
+    });
+  });
+});
