@@ -55,12 +55,12 @@ const ref = (name: string) => ({ $ref: `#/components/headers/${SHARED_HEADERS[na
 
 /**
  * The `headers` of one response: the request id on every answer; behind the gate the
- * rate-limit headers on every answer but the 401 (it has no key) and `Retry-After` on
- * 429; `Idempotent-Replayed` on the success of a replayable request.
+ * rate-limit headers on every answer but the 401 (it has no key) and the 503 (a shared
+ * store out of reach may fail the key check itself, D-206), `Retry-After` on 429; `Idempotent-Replayed` on the success of a replayable request.
  */
 export function responseHeaders(ctx: HeaderContext): Record<string, object> {
   const out: Record<string, object> = { 'x-request-id': ref('x-request-id') };
-  if (ctx.gated && ctx.status !== 401) for (const name of RATE_LIMIT) out[name] = ref(name);
+  if (ctx.gated && ctx.status !== 401 && ctx.status !== 503) for (const name of RATE_LIMIT) out[name] = ref(name);
   if (ctx.gated && ctx.status === 429) out['Retry-After'] = ref('Retry-After');
   if (ctx.idempotent && ctx.status >= 200 && ctx.status < 300) out['Idempotent-Replayed'] = ref('Idempotent-Replayed');
   for (const [name, doc] of Object.entries(ctx.own ?? {})) out[name] = { description: doc.description, required: doc.required ?? false, schema: doc.schema };

@@ -21,8 +21,13 @@ const api = createClient(emulator, apiKey.secret);
 
 it('answers chat turns with the model given', async () => {
   const agent = await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } });
-  const turn = await api.post(`/v1/agents/${agent.body.id}/chat`, { message: 'hello' });
-  expect(turn.body.reply).toBe('0 passages for HELLO');
+  await api.post('/v1/knowledge/text', { title: 'Hours', text: 'We open every day at nine.', agentId: agent.body.id });
+  await emulator.drain(); // ingest what is queued
+  const turn = await api.post(`/v1/agents/${agent.body.id}/chat`, { message: 'When do you open?' });
+  expect(turn.body.reply).toBe('1 passages for WHEN DO YOU OPEN?');
+  // With nothing relevant known the model is not asked: the agent says it cannot answer yet.
+  const unknown = await api.post(`/v1/agents/${agent.body.id}/chat`, { message: 'Do you sell kayaks?' });
+  expect(unknown.body.components).toEqual([]);
 });
 
 it('fills a new language of a site with the translator given', async () => {
