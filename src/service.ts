@@ -180,11 +180,13 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
       await jobs.stop();
       await workers.close();
       await workspaces.activity.flush();
+      await knowledge.flush();
     },
 
     /** Writes what memory holds (activity counters) so that the store is the whole state. */
     async flush(): Promise<void> {
       await workspaces.activity.flush();
+      await knowledge.flush();
     },
   };
 }

@@ -5,6 +5,7 @@ import { sites } from './0003-sites.js';
 import { assets } from './0004-assets.js';
 import { chat } from './0005-chat.js';
 import { retrievalTerms } from './0006-retrieval-terms.js';
+import { retrievalScopeIndexes } from './0007-retrieval-scope-indexes.js';
 
 /**
  * Every migration, keyed by a name that sorts in application order. A part of the API
@@ -18,4 +19,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0004-assets': assets,
   '0005-chat': chat,
   '0006-retrieval-terms': retrievalTerms,
+  '0007-retrieval-scope-indexes': retrievalScopeIndexes,
 };
