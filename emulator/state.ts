@@ -28,8 +28,9 @@ const STATE_TABLES = TABLES.filter((t) => t !== 'meta');
  * order in which ingestion jobs finished, which varies between runs: a state leaves it
  * out (chunks go without terms) so that the same knowledge exports the same document,
  * and chunks are analysed again when first read after an import (decisions, D-307).
+ * Built scope indexes hold those ids too, and are built again (D-308).
  */
-const DERIVED_TABLES: readonly string[] = ['knowledge_terms'];
+const DERIVED_TABLES: readonly string[] = ['knowledge_terms', 'knowledge_scope_indexes'];
 const DERIVED_COLUMNS: Record<string, Record<string, null>> = { knowledge_chunks: { terms: null, analyzer_id: null } };
 
 const Row = v.record(v.string(), v.unknown());

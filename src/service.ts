@@ -213,6 +213,7 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
       await jobs.stop();
       await workers.close();
       await workspaces.activity.flush();
+      await knowledge.flush();
     },
 
     /**
@@ -226,6 +227,7 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
     /** Writes what memory holds (activity counters) so that the store is the whole state. */
     async flush(): Promise<void> {
       await workspaces.activity.flush();
+      await knowledge.flush();
     },
   };
 }

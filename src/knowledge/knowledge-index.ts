@@ -62,4 +62,25 @@ export interface KnowledgeIndex {
    * becomes ready, is deleted, is re-crawled with new content, or is retagged).
    */
   version(workspaceId: string, agentId: string): Promise<string>;
+  /**
+   * Optional, with a store: where retrieval keeps each scope's built index between
+   * restarts, and where it reads the text and vectors an index restored from it does not
+   * hold (decisions, D-308).
+   */
+  readonly scopeIndexes?: ScopeIndexStore;
+}
+
+/** Built scope indexes as bytes, one per agent scope, and the chunk data they leave out. */
+export interface ScopeIndexStore {
+  /** The stored index of the scope when it was built at `version`. */
+  read(workspaceId: string, agentId: string, version: string): Promise<Uint8Array | undefined>;
+  /**
+   * Keeps what `data` returns as the scope's index at `version` (replacing an older one),
+   * calling it once the caller's current work is done; nothing when it returns undefined.
+   */
+  write(workspaceId: string, agentId: string, version: string, data: () => Uint8Array | undefined): Promise<void>;
+  /** The text of those chunks (a chunk deleted since is missing). */
+  texts(workspaceId: string, chunkIds: readonly string[]): Promise<Map<string, string>>;
+  /** The vectors of those chunks (a chunk deleted since is missing). */
+  vectors(workspaceId: string, chunkIds: readonly string[]): Promise<Map<string, Float32Array>>;
 }

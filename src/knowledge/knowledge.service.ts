@@ -72,6 +72,11 @@ export class KnowledgeService {
     return this.#index;
   }
 
+  /** Waits for retrieval's built indexes being written (before the store closes). */
+  async flush(): Promise<void> {
+    await this.#index.flush();
+  }
+
   /** Forgets what memory derived from the tables (after a state import replaced them). */
   async afterImport(): Promise<void> {
     this.#index.forget();

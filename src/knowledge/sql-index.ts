@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { SqlDialect } from '../db/dialects/sql-dialect.js';
 import type { Database } from '../db/schema/index.js';
 import { sha256Hex } from '../platform/crypto.js';
-import type { IndexedChunk, KnowledgeIndex, LexicalHit } from './knowledge-index.js';
+import type { IndexedChunk, KnowledgeIndex, LexicalHit, ScopeIndexStore } from './knowledge-index.js';
+import { unpackVector } from './pipeline/embedder.js';
 import type { Embedder } from './ports.js';
 import { ChunkCache } from './chunk-cache.js';
 import type { TermDictionary } from './term-dictionary.js';
@@ -12,6 +13,8 @@ import { isFunctionWord } from '../text/stopwords.js';
 import { words } from '../text/words.js';
 
 const MAX_QUERY_TERMS = 32;
+/** Chunk ids per `IN` list when text or vectors are read by id. */
+const READ_BATCH = 500;
 
 /** The folded, distinct words of a query; stopwords go unless nothing else is left. */
 export function queryTerms(query: string): string[] {
@@ -37,6 +40,10 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
   readonly #chunks: ChunkCache;
   #prune = false;
 
+  readonly scopeIndexes: ScopeIndexStore;
+  /** Writes of built indexes still under way, awaited by `flush`. */
+  readonly #writes = new Set<Promise<void>>();
+
   constructor(
     private readonly deps: {
       db: Kysely<Database>;
@@ -53,6 +60,45 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
     },
   ) {
     this.#chunks = new ChunkCache(deps);
+    const db = deps.db;
+    const byId = async <T>(workspaceId: string, chunkIds: readonly string[], column: 'text' | 'embedding', map: (value: never) => T): Promise<Map<string, T>> => {
+      const out = new Map<string, T>();
+      for (let i = 0; i < chunkIds.length; i += READ_BATCH) {
+        // By primary key alone: with the workspace too, a planner may pick the workspace's index and scan it.
+        const rows = await db.selectFrom('knowledge_chunks').select(['id', 'workspace_id', column]).where('id', 'in', chunkIds.slice(i, i + READ_BATCH)).execute();
+        for (const row of rows) if (row.workspace_id === workspaceId) out.set(row.id, map((row as Record<string, unknown>)[column] as never));
+      }
+      return out;
+    };
+    this.scopeIndexes = {
+      read: async (workspaceId, agentId, version) => {
+        const row = await db.selectFrom('knowledge_scope_indexes').select('data').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).where('version', '=', version).executeTakeFirst();
+        return row?.data;
+      },
+      write: (workspaceId, agentId, version, data) => {
+        const epoch = this.#epoch;
+        const write = (async () => {
+          await new Promise((resolve) => setImmediate(resolve));
+          // A state import since the build replaced the chunks its term ids come from.
+          if (epoch !== this.#epoch) return;
+          const bytes = data();
+          if (!bytes) return;
+          await db.transaction().execute(async (trx) => {
+            await trx.deleteFrom('knowledge_scope_indexes').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
+            await trx.insertInto('knowledge_scope_indexes').values({ workspace_id: workspaceId, agent_id: agentId, version, data: bytes }).execute();
+          });
+        })();
+        this.#writes.add(write);
+        return write.finally(() => this.#writes.delete(write));
+      },
+      texts: (workspaceId, chunkIds) => byId(workspaceId, chunkIds, 'text', (text: string) => text),
+      vectors: (workspaceId, chunkIds) => byId(workspaceId, chunkIds, 'embedding', (bytes: Uint8Array) => unpackVector(bytes)),
+    };
+  }
+
+  /** Waits for the writes of built indexes under way (before the store closes). */
+  async flush(): Promise<void> {
+    while (this.#writes.size) await Promise.allSettled([...this.#writes]);
   }
 
   get embedder(): Embedder {

@@ -1,4 +1,5 @@
 import type { ChunkTerms } from '../knowledge/knowledge-index.js';
+import { unpackTerm, type PackedPostings, type TermPostings } from './postings-bytes.js';
 
 /** BM25F's constants (decisions, D-302): the textbook k1 and b, a heading counting twice. */
 const K1 = 1.2;
@@ -7,6 +8,20 @@ const HEAD_WEIGHT = 2;
 
 /** One word of a query: the ids of its alternatives (its stems in both languages). */
 export type TermGroup = readonly number[];
+
+/** The arrays of a `LexicalIndex` (see the class for their layout). */
+export interface LexicalParts {
+  size: number;
+  vocabularySize: number;
+  offsets: Uint32Array;
+  /** The postings, unpacked (a built index) or packed (one read back from the store). */
+  docs?: Uint32Array;
+  head?: Uint16Array;
+  body?: Uint16Array;
+  packed?: PackedPostings;
+  headNorm: Float32Array;
+  bodyNorm: Float32Array;
+}
 
 export interface LexicalHit {
   position: number;
@@ -29,6 +44,9 @@ export class LexicalIndex {
   readonly #docs: Uint32Array;
   readonly #head: Uint16Array;
   readonly #body: Uint16Array;
+  readonly #packed: PackedPostings | undefined;
+  /** Terms of a packed index unpacked so far (a query unpacks the terms it uses, once). */
+  readonly #unpacked: (TermPostings | undefined)[] = [];
   /** Per chunk, BM25's length normalisation of each field: `1 - b + b * length / average`. */
   readonly #headNorm: Float32Array;
   readonly #bodyNorm: Float32Array;
@@ -39,9 +57,8 @@ export class LexicalIndex {
   readonly #matched: Uint32Array;
 
   /** `terms` in scope order; ids are below `dictionarySize` (ids past it are ignored). */
-  constructor(terms: readonly ChunkTerms[], dictionarySize: number) {
+  static build(terms: readonly ChunkTerms[], dictionarySize: number): LexicalIndex {
     const n = terms.length;
-    this.size = n;
     const df = new Uint32Array(dictionarySize);
     let entries = 0;
     let sumHead = 0;
@@ -63,19 +80,18 @@ export class LexicalIndex {
       offsets[id + 1] = offsets[id]! + df[id]!;
       if (df[id]! > 0) vocabulary += 1;
     }
-    this.vocabularySize = vocabulary;
     const cursor = offsets.slice(0, dictionarySize);
     const docs = new Uint32Array(entries);
     const head = new Uint16Array(entries);
     const body = new Uint16Array(entries);
     const avgHead = Math.max(1e-9, sumHead / Math.max(1, n));
     const avgBody = Math.max(1e-9, sumBody / Math.max(1, n));
-    this.#headNorm = new Float32Array(n);
-    this.#bodyNorm = new Float32Array(n);
+    const headNorm = new Float32Array(n);
+    const bodyNorm = new Float32Array(n);
     for (let i = 0; i < n; i++) {
       const t = terms[i]!;
-      this.#headNorm[i] = 1 - B + (B * t.headLength) / avgHead;
-      this.#bodyNorm[i] = 1 - B + (B * t.bodyLength) / avgBody;
+      headNorm[i] = 1 - B + (B * t.headLength) / avgHead;
+      bodyNorm[i] = 1 - B + (B * t.bodyLength) / avgBody;
       for (let k = 0; k < t.ids.length; k++) {
         const id = t.ids[k]!;
         if (id >= dictionarySize) continue;
@@ -85,14 +101,47 @@ export class LexicalIndex {
         body[at] = t.body[k]!;
       }
     }
-    this.#offsets = offsets;
-    this.#docs = docs;
-    this.#head = head;
-    this.#body = body;
+    return new LexicalIndex({ size: n, vocabularySize: vocabulary, offsets, docs, head, body, headNorm, bodyNorm });
+  }
+
+  /** An index from the arrays `parts` gave (a built index read back from the store, D-308). */
+  constructor(parts: LexicalParts) {
+    const n = parts.size;
+    this.size = n;
+    this.vocabularySize = parts.vocabularySize;
+    this.#offsets = parts.offsets;
+    this.#docs = parts.docs ?? new Uint32Array(0);
+    this.#head = parts.head ?? new Uint16Array(0);
+    this.#body = parts.body ?? new Uint16Array(0);
+    this.#packed = parts.packed;
+    this.#headNorm = parts.headNorm;
+    this.#bodyNorm = parts.bodyNorm;
     this.#total = new Float64Array(n);
     this.#best = new Float64Array(n);
     this.#touched = new Uint32Array(n);
     this.#matched = new Uint32Array(n);
+  }
+
+  /** Everything the index is made of, to be written and read back as it is. */
+  parts(): LexicalParts {
+    return {
+      size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, headNorm: this.#headNorm, bodyNorm: this.#bodyNorm,
+      ...(this.#packed ? { packed: this.#packed } : { docs: this.#docs, head: this.#head, body: this.#body }),
+    };
+  }
+
+  /** Where term `id`'s postings lie: entries `from` to `to - 1` of the three arrays. */
+  #postings(id: number): TermPostings & { from: number; to: number } {
+    if (!this.#packed) return { docs: this.#docs, head: this.#head, body: this.#body, from: this.#offsets[id]!, to: this.#offsets[id + 1]! };
+    const df = this.df(id);
+    let term = this.#unpacked[id];
+    if (!term) {
+      term = unpackTerm(this.#packed, id, df);
+      // Bytes the store handed back damaged: the term matches nothing rather than anything.
+      if (!term) term = { docs: new Uint32Array(0), head: new Uint16Array(0), body: new Uint16Array(0) };
+      this.#unpacked[id] = term;
+    }
+    return { ...term, from: 0, to: term.docs.length };
   }
 
   /** In how many chunks of the scope a term occurs (0 for an id the scope never uses). */
@@ -130,13 +179,12 @@ export class LexicalIndex {
       let groupCeiling = 0;
       for (const id of group) {
         if (this.df(id) === 0) continue;
-        const from = this.#offsets[id]!;
-        const to = this.#offsets[id + 1]!;
+        const { docs, head, body, from, to } = this.#postings(id);
         const idf = this.idf(id);
         groupCeiling = Math.max(groupCeiling, idf);
         for (let j = from; j < to; j++) {
-          const d = this.#docs[j]!;
-          const tf = (HEAD_WEIGHT * this.#head[j]!) / this.#headNorm[d]! + this.#body[j]! / this.#bodyNorm[d]!;
+          const d = docs[j]!;
+          const tf = (HEAD_WEIGHT * head[j]!) / this.#headNorm[d]! + body[j]! / this.#bodyNorm[d]!;
           const s = (idf * tf * (K1 + 1)) / (K1 + tf);
           if (best[d] === 0) touched[touchedCount++] = d;
           if (s > best[d]!) best[d] = s;

@@ -1,10 +1,20 @@
-import type { IndexedChunk, KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import type { IndexedChunk, KnowledgeIndex, ScopeIndexStore } from '../knowledge/knowledge-index.js';
 import { snowballStem } from '../text/analyze.js';
 import { accentedWords } from '../text/words.js';
 import { LexicalIndex } from './lexical-index.js';
+import { canStoreScopeIndexes, decodeScopeIndex, encodeScopeIndex, type SourceMeta } from './scope-index-bytes.js';
 
-/** A chunk as a passage shows it: without its vector and terms, which the index lays out. */
-export type ChunkMeta = Omit<IndexedChunk, 'vector' | 'terms'>;
+/**
+ * A chunk as a passage shows it, without its vector and terms, which the index lays
+ * out; an index read back from the store holds no text either (see `ScopeIndex.texts`).
+ */
+export type ChunkMeta = Omit<IndexedChunk, 'vector' | 'terms' | 'text'> & { text?: string };
+
+/** Where an index restored from the store reads the text and vectors it left out. */
+interface ChunkLoader {
+  workspaceId: string;
+  store: ScopeIndexStore;
+}
 
 export interface TopicEntry {
   /** Positions of the chunks tagged with the topic. */
@@ -28,13 +38,14 @@ function normalise(vector: Float32Array): Float32Array {
  * chunk-id order, the BM25F index assembled from the chunks' stored terms, the topics
  * with their centroids, and, built on first use (only a plugged embedder's ranking
  * needs it), the vectors in one dimension-major `Float32Array` (decisions, D-095, D-302).
+ * Written to the store once built and read back after a restart without the chunks'
+ * text and vectors, which it then reads by chunk id when a query needs them (D-308).
  */
 export class ScopeIndex {
   readonly size: number;
   readonly chunks: ChunkMeta[];
-  readonly lexical: LexicalIndex;
   readonly topics = new Map<string, TopicEntry>();
-  readonly #vectors: Float32Array[];
+  readonly #vectors: (Float32Array | undefined)[];
   #columns: Float32Array | undefined;
 
   private constructor(
@@ -42,17 +53,14 @@ export class ScopeIndex {
     readonly dims: number,
     /** The workspace's term dictionary the chunks' term ids come from. */
     readonly dictionary: ReadonlyMap<string, number>,
-    sorted: IndexedChunk[],
+    chunks: ChunkMeta[],
+    readonly lexical: LexicalIndex,
+    vectors: (Float32Array | undefined)[],
+    readonly loader?: ChunkLoader,
   ) {
-    this.size = sorted.length;
-    // The chunks themselves, seen without their vector and terms: a copy of 100,000
-    // objects would cost more than the rest of the build.
-    this.chunks = sorted;
-    this.#vectors = sorted.map((c) => c.vector);
-    this.lexical = new LexicalIndex(
-      sorted.map((c) => c.terms),
-      dictionary.size,
-    );
+    this.size = chunks.length;
+    this.chunks = chunks;
+    this.#vectors = vectors;
   }
 
   /** Lays out `input` (any order) with the dictionary its term ids come from. */
@@ -61,7 +69,13 @@ export class ScopeIndex {
     let inOrder = true;
     for (let i = 1; i < input.length && inOrder; i++) inOrder = input[i - 1]!.chunkId < input[i]!.chunkId;
     const sorted = inOrder ? input : [...input].sort((a, b) => (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
-    const index = new ScopeIndex(version, dims, dictionary, sorted);
+    // The chunks themselves, seen without their vector and terms: a copy of 100,000
+    // objects would cost more than the rest of the build.
+    const lexical = LexicalIndex.build(
+      sorted.map((c) => c.terms),
+      dictionary.size,
+    );
+    const index = new ScopeIndex(version, dims, dictionary, sorted, lexical, sorted.map((c) => c.vector));
     const members = new Map<string, number[]>();
     sorted.forEach((chunk, i) => {
       for (const topic of chunk.topics) {
@@ -84,6 +98,81 @@ export class ScopeIndex {
       });
     }
     return index;
+  }
+
+  /** The index as bytes for the store (without text and vectors), or undefined where the format is not written. */
+  toBytes(): Uint8Array | undefined {
+    if (!canStoreScopeIndexes) return undefined;
+    const sources: SourceMeta[] = [];
+    const sourceAt = new Map<string, number>();
+    const chunkSources = this.chunks.map((c) => {
+      let at = sourceAt.get(c.sourceId);
+      if (at === undefined) {
+        sourceAt.set(c.sourceId, (at = sources.length));
+        sources.push({ sourceId: c.sourceId, agentId: c.agentId, title: c.title, topics: c.topics, ...(c.url !== undefined && { url: c.url }) });
+      }
+      return at;
+    });
+    return encodeScopeIndex({
+      version: this.version,
+      dims: this.dims,
+      sources,
+      chunkIds: this.chunks.map((c) => c.chunkId),
+      chunkSources,
+      langs: this.chunks.map((c) => c.lang),
+      tokenCounts: this.chunks.map((c) => c.tokenCount),
+      lexical: this.lexical.parts(),
+      topics: [...this.topics].map(([name, t]) => ({ name, stems: t.stems, members: t.members, centroid: t.centroid })),
+      terms: [...this.dictionary].filter(([, id]) => this.lexical.df(id) > 0),
+    });
+  }
+
+  /**
+   * An index `toBytes` wrote at `version`, reading text and vectors through `loader`;
+   * undefined when the bytes are not one. Its dictionary holds only the terms its chunks
+   * use: a query word the scope never uses counts as unknown either way.
+   */
+  static fromBytes(bytes: Uint8Array, version: string, loader: ChunkLoader): ScopeIndex | undefined {
+    const data = canStoreScopeIndexes ? decodeScopeIndex(bytes) : undefined;
+    if (!data || data.version !== version) return undefined;
+    const sources = data.sources;
+    const chunks: ChunkMeta[] = data.chunkIds.map((chunkId, i) => {
+      const s = sources[data.chunkSources[i]!]!;
+      return {
+        chunkId, sourceId: s.sourceId, agentId: s.agentId, title: s.title, topics: s.topics,
+        lang: data.langs[i]!, ...(s.url !== undefined && { url: s.url }), tokenCount: data.tokenCounts[i]!,
+      };
+    });
+    const index = new ScopeIndex(version, data.dims, new Map(data.terms), chunks, new LexicalIndex(data.lexical), new Array<Float32Array | undefined>(chunks.length), loader);
+    for (const t of data.topics) index.topics.set(t.name, { members: t.members, centroid: t.centroid, stems: t.stems });
+    return index;
+  }
+
+  /** The text of the chunks at `positions`, from memory or, for a restored index, from the store. */
+  async texts(positions: readonly number[]): Promise<(string | undefined)[]> {
+    const missing = positions.filter((p) => this.chunks[p]!.text === undefined).map((p) => this.chunks[p]!.chunkId);
+    const read = missing.length && this.loader ? await this.loader.store.texts(this.loader.workspaceId, missing) : undefined;
+    return positions.map((p) => this.chunks[p]!.text ?? read?.get(this.chunks[p]!.chunkId));
+  }
+
+  /**
+   * Makes sure the vectors of `positions` (every chunk without them) are in memory: a
+   * restored index reads them from the store on first use, and keeps them.
+   */
+  async loadVectors(positions?: ArrayLike<number>): Promise<void> {
+    const loader = this.loader;
+    if (!loader) return;
+    const missing: number[] = [];
+    const n = positions ? positions.length : this.size;
+    for (let j = 0; j < n; j++) {
+      const p = positions ? positions[j]! : j;
+      if (this.#vectors[p] === undefined) missing.push(p);
+    }
+    if (missing.length === 0) return;
+    const read = await loader.store.vectors(loader.workspaceId, missing.map((p) => this.chunks[p]!.chunkId));
+    // A chunk deleted since the build scores nothing: the next query sees a new version.
+    const none = new Float32Array(0);
+    for (const p of missing) this.#vectors[p] = read.get(this.chunks[p]!.chunkId) ?? none;
   }
 
   /** The cosine of one chunk's vector with `query` (both are L2-normalised). */
@@ -128,8 +217,8 @@ export class ScopeIndex {
     const n = this.size;
     const columns = new Float32Array(n * this.dims);
     this.#vectors.forEach((vector, i) => {
-      const m = Math.min(this.dims, vector.length);
-      for (let d = 0; d < m; d++) columns[d * n + i] = vector[d]!;
+      const m = Math.min(this.dims, vector!.length);
+      for (let d = 0; d < m; d++) columns[d * n + i] = vector![d]!;
     });
     return columns;
   }
@@ -157,14 +246,7 @@ export class ScopeIndexCache {
       this.#entries.set(key, entry);
       return entry.index;
     }
-    const index = (async () => {
-      const chunks = await this.knowledge.eligibleChunks(workspaceId, agentId);
-      // Read after the chunks: the dictionary only grows, so it knows every id they hold.
-      const dictionary = await this.knowledge.dictionary(workspaceId);
-      // A plugged embedder may learn its length from its first answer: the stored vectors tell it too.
-      const dims = this.knowledge.embedder.dimensions || (chunks[0]?.vector.length ?? 0);
-      return ScopeIndex.build(version, chunks, dims, dictionary);
-    })();
+    const index = this.#restore(workspaceId, agentId, version).then((restored) => restored ?? this.#build(workspaceId, agentId, version));
     this.#entries.delete(key);
     this.#entries.set(key, { version, index });
     // A failed build must not stay cached.
@@ -177,5 +259,28 @@ export class ScopeIndexCache {
 
   clear(): void {
     this.#entries.clear();
+  }
+
+  /** The scope's index as the store kept it at this version, if it did (decisions, D-308). */
+  async #restore(workspaceId: string, agentId: string, version: string): Promise<ScopeIndex | undefined> {
+    const store = this.knowledge.scopeIndexes;
+    const bytes = store && (await store.read(workspaceId, agentId, version));
+    if (!store || !bytes) return undefined;
+    return ScopeIndex.fromBytes(bytes, version, { workspaceId, store });
+  }
+
+  async #build(workspaceId: string, agentId: string, version: string): Promise<ScopeIndex> {
+    const chunks = await this.knowledge.eligibleChunks(workspaceId, agentId);
+    // Read after the chunks: the dictionary only grows, so it knows every id they hold.
+    const dictionary = await this.knowledge.dictionary(workspaceId);
+    // A plugged embedder may learn its length from its first answer: the stored vectors tell it too.
+    const dims = this.knowledge.embedder.dimensions || (chunks[0]?.vector.length ?? 0);
+    const index = ScopeIndex.build(version, chunks, dims, dictionary);
+    const store = this.knowledge.scopeIndexes;
+    if (store && index.size > 0) {
+      // Written after this query is answered; a failed write only means building it again after a restart.
+      store.write(workspaceId, agentId, version, () => index.toBytes()).catch(() => {});
+    }
+    return index;
   }
 }

@@ -98,6 +98,7 @@ export class RetrievalService {
       ));
     const normalised = (score: number) => Math.min(1, score / Math.max(1e-9, ceiling));
     const queryVector = fused ? await embedQuery() : undefined;
+    if (queryVector) await index.loadVectors();
     const proposed = queryVector
       ? this.#fuse(index, hits, queryVector, eligible)
       : hits.map((h) => ({ position: h.position, base: normalised(h.score), byVector: true, byTopic: false }));
@@ -109,6 +110,7 @@ export class RetrievalService {
       const query = await embedQuery();
       for (const topic of query ? routed : []) {
         const members = index.topics.get(topic)!.members;
+        await index.loadVectors(members);
         const near = Float64Array.from(members, (i) => index.similarity(i, query!));
         for (const j of topPositions(near, pool, (j) => eligible(members[j]!))) {
           const position = members[j]!;
@@ -120,12 +122,14 @@ export class RetrievalService {
 
     const scored = [...candidates.values()].map((c) => ({ c, chunk: index.chunks[c.position]!, score: Math.min(1, c.base + (c.byTopic ? TOPIC_BONUS : 0)) }));
     scored.sort((a, b) => b.score - a.score || b.c.base - a.c.base || a.c.position - b.c.position);
-    const top = scored.slice(0, input.limit);
+    // A chunk deleted since the index was built has no text: its passage is left out.
+    const texts = await index.texts(scored.slice(0, input.limit).map((s) => s.c.position));
+    const top = scored.slice(0, input.limit).flatMap((s, k) => (texts[k] === undefined ? [] : [{ ...s, text: texts[k] }]));
     return {
-      passages: top.map(({ chunk, score }) => ({
+      passages: top.map(({ chunk, score, text }) => ({
         sourceId: chunk.sourceId,
         title: chunk.title,
-        text: chunk.text,
+        text,
         score: Math.round(score * 10_000) / 10_000,
         topics: chunk.topics,
         lang: chunk.lang,

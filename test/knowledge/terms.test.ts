@@ -111,4 +111,31 @@ describe('stored terms', () => {
       expect(rows.map((r) => r.analyzer_id)).toEqual([ANALYZER_ID]);
     });
   });
+
+  it('build a scope index that a restart reads back whole: its first query reads no chunk terms, and a new source builds it again', async () => {
+    const db = tempDbPath();
+    const { key, agentId, sourceId } = await ingestOne(db);
+    const ask = async (emu: Emulator, query: string) =>
+      (await client(emu, key).post(`/v1/agents/${agentId}/query`, { query, limit: 1 })).body.passages.map((p: { sourceId: string; text: string }) => [p.sourceId, p.text]);
+    let before: unknown;
+    await reopen(db, async (emu) => {
+      before = await ask(emu, 'Who polishes the lantern?');
+    });
+    await reopen(db, async (emu) => {
+      expect(await emu.service.db.selectFrom('knowledge_scope_indexes').select('agent_id').execute()).toEqual([{ agent_id: agentId }]);
+      // Terms wiped behind the emulator's back: a read of the chunks would analyse them again.
+      await emu.service.db.updateTable('knowledge_chunks').set({ terms: null }).execute();
+    });
+    await reopen(db, async (emu) => {
+      expect(await ask(emu, 'Who polishes the lantern?')).toEqual(before);
+      expect(before).toEqual([[sourceId, 'The lighthouse keeper polishes the lantern every morning.']]);
+      const rows = await emu.service.db.selectFrom('knowledge_chunks').select('terms').execute();
+      expect(rows.every((r) => r.terms === null)).toBe(true);
+      const api = client(emu, key);
+      const id = await addText(api, { title: 'Harbour', text: 'The harbour master rings the brass bell at noon.' });
+      await emu.drain();
+      expect(await ask(emu, 'Who rings the brass bell?')).toEqual([[id, 'The harbour master rings the brass bell at noon.']]);
+      expect(await ask(emu, 'Who polishes the lantern?')).toEqual(before);
+    });
+  });
 });

@@ -6,6 +6,7 @@ import { assets } from './0004-assets.js';
 import { chat } from './0005-chat.js';
 import { sharedStore } from './0006-shared-store.js';
 import { retrievalTerms } from './0007-retrieval-terms.js';
+import { retrievalScopeIndexes } from './0008-retrieval-scope-indexes.js';
 
 /**
  * Every migration, keyed by a name that sorts in application order. A part of the API
@@ -20,4 +21,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0005-chat': chat,
   '0006-shared-store': sharedStore,
   '0007-retrieval-terms': retrievalTerms,
+  '0008-retrieval-scope-indexes': retrievalScopeIndexes,
 };

@@ -40,6 +40,7 @@ export const TABLES = [
   'knowledge_inputs',
   'knowledge_chunks',
   'knowledge_terms',
+  'knowledge_scope_indexes',
   // projects, pages, theme
   'projects',
   'project_slugs',

@@ -74,9 +74,22 @@ export interface KnowledgeTermTable {
   id: number;
 }
 
+/**
+ * A scope's built retrieval index as bytes (decisions, D-308): one row per agent scope,
+ * the latest version written, so that a restart reads one value instead of every chunk.
+ * Derived: a state leaves it out, and another `version` means it is built again.
+ */
+export interface KnowledgeScopeIndexTable {
+  workspace_id: string;
+  agent_id: string;
+  version: string;
+  data: Uint8Array;
+}
+
 export interface KnowledgeTables {
   knowledge_sources: KnowledgeSourceTable;
   knowledge_inputs: KnowledgeInputTable;
   knowledge_chunks: KnowledgeChunkTable;
   knowledge_terms: KnowledgeTermTable;
+  knowledge_scope_indexes: KnowledgeScopeIndexTable;
 }

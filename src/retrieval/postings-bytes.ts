@@ -1,0 +1,111 @@
+/*
+ * A scope's postings in about a third of their bytes, because a store reads a big value
+ * slowly (decisions, D-308): per term, each chunk position as the gap from the previous
+ * one (a LEB128 varint), then its two counts in one byte, or `ESCAPE` and two varints.
+ * `starts[id]` is where term `id`'s list begins, so that a term is unpacked alone.
+ */
+
+/** Both counts in one byte when the heading count is under 15 and the body's under 16 (nearly always). */
+const ESCAPE = 255;
+
+export interface PackedPostings {
+  /** Byte offset of each term's list, and the end (one more than the terms). */
+  starts: Uint32Array;
+  bytes: Uint8Array;
+}
+
+/** One term's postings, unpacked. */
+export interface TermPostings {
+  docs: Uint32Array;
+  head: Uint16Array;
+  body: Uint16Array;
+}
+
+export function packPostings(offsets: Uint32Array, docs: Uint32Array, head: Uint16Array, body: Uint16Array): PackedPostings {
+  let out = new Uint8Array(Math.max(16, docs.length * 3));
+  const starts = new Uint32Array(offsets.length);
+  let at = 0;
+  const put = (value: number) => {
+    while (value >= 0x80) {
+      out[at++] = (value & 0x7f) | 0x80;
+      value = Math.floor(value / 128);
+    }
+    out[at++] = value;
+  };
+  for (let id = 0; id + 1 < offsets.length; id++) {
+    starts[id] = at;
+    let previous = -1;
+    for (let j = offsets[id]!; j < offsets[id + 1]!; j++) {
+      if (at + 16 > out.length) {
+        const grown = new Uint8Array(out.length * 2);
+        grown.set(out);
+        out = grown;
+      }
+      put(docs[j]! - previous - 1);
+      previous = docs[j]!;
+      const h = head[j]!;
+      const b = body[j]!;
+      if (h < 15 && b < 16) out[at++] = h * 16 + b;
+      else {
+        out[at++] = ESCAPE;
+        put(h);
+        put(b);
+      }
+    }
+  }
+  if (offsets.length) starts[offsets.length - 1] = at;
+  return { starts, bytes: out.slice(0, at) };
+}
+
+/** The `count` postings of term `id`, or undefined when the bytes do not hold them. */
+export function unpackTerm(packed: PackedPostings, id: number, count: number): TermPostings | undefined {
+  const bytes = packed.bytes;
+  const docs = new Uint32Array(count);
+  const head = new Uint16Array(count);
+  const body = new Uint16Array(count);
+  const values = [0, 0, 0];
+  let at = packed.starts[id]!;
+  const end = packed.starts[id + 1]!;
+  if (end > bytes.length) return undefined;
+  let previous = -1;
+  for (let j = 0; j < count; j++) {
+    if (at + 2 > end) return undefined;
+    const first = bytes[at]!;
+    if (first < 0x80 && bytes[at + 1] !== ESCAPE) {
+      const c = bytes[at + 1]!;
+      at += 2;
+      previous += first + 1;
+      docs[j] = previous;
+      head[j] = c >>> 4;
+      body[j] = c & 15;
+      continue;
+    }
+    // The general case: the gap's varint, then the counts' byte or ESCAPE and two varints.
+    for (let k = 0; k < 3; k++) {
+      let value = 0;
+      let scale = 1;
+      let byte: number;
+      do {
+        if (at >= end) return undefined;
+        byte = bytes[at++]!;
+        value += (byte & 0x7f) * scale;
+        scale *= 128;
+      } while (byte & 0x80);
+      values[k] = value;
+      if (k === 0) {
+        if (at >= end) return undefined;
+        const c = bytes[at++]!;
+        if (c !== ESCAPE) {
+          values[1] = c >>> 4;
+          values[2] = c & 15;
+          break;
+        }
+      }
+    }
+    previous += values[0]! + 1;
+    docs[j] = previous;
+    head[j] = values[1]!;
+    body[j] = values[2]!;
+  }
+  return at === end ? { docs, head, body } : undefined;
+}
