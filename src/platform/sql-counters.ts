@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
 import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
+import { Coalescer } from './coalesce.js';
 import type { WindowCounters } from './counters.js';
 import { iso } from './time.js';
 
@@ -8,7 +9,6 @@ interface Batch {
   name: string;
   start: string;
   end: string;
-  waiters: { resolve: (count: number) => void; reject: (error: unknown) => void }[];
 }
 
 // Ended windows are swept now and then, not on every hit.
@@ -21,9 +21,8 @@ const SWEEP_EVERY = 1000;
  */
 export class SqlWindowCounters implements WindowCounters {
   readonly #hit: PreparedQuery<{ name: string; start: string; end: string; n: number }, { count: number }>;
-  /** Hits waiting for the write of their window under way to end, by name and window. */
-  readonly #waiting = new Map<string, Batch>();
-  readonly #writing = new Set<string>();
+  /** Hits of one window counted together while its row is being written. */
+  readonly #batches = new Coalescer<Batch, number>((batch, n) => this.#write(batch, n));
   #hits = 0;
 
   constructor(
@@ -46,40 +45,18 @@ export class SqlWindowCounters implements WindowCounters {
    * the counts are what one write per hit would give, with one statement for many.
    */
   hit(name: string, windowStart: number, windowEnd: number): Promise<number> {
-    const key = `${this.namespace}:${name}\n${windowStart}`;
-    return new Promise((resolve, reject) => {
-      let batch = this.#waiting.get(key);
-      if (!batch) {
-        batch = { name: `${this.namespace}:${name}`, start: iso(windowStart), end: iso(windowEnd), waiters: [] };
-        this.#waiting.set(key, batch);
-      }
-      batch.waiters.push({ resolve, reject });
-      if (!this.#writing.has(key)) void this.#write(key);
-    });
+    return this.#batches.add(`${this.namespace}:${name}\n${windowStart}`, () => ({ name: `${this.namespace}:${name}`, start: iso(windowStart), end: iso(windowEnd) }));
   }
 
-  async #write(key: string): Promise<void> {
-    this.#writing.add(key);
-    try {
-      for (let batch = this.#waiting.get(key); batch; batch = this.#waiting.get(key)) {
-        this.#waiting.delete(key);
-        const n = batch.waiters.length;
-        try {
-          const [row] = await this.#hit.execute({ name: batch.name, start: batch.start, end: batch.end, n });
-          const last = Number(row!.count);
-          batch.waiters.forEach((w, i) => w.resolve(last - n + 1 + i));
-        } catch (error) {
-          for (const w of batch.waiters) w.reject(error);
-        }
-        this.#hits += n;
-        if (this.#hits >= SWEEP_EVERY) {
-          this.#hits = 0;
-          this.db.deleteFrom('window_counters').where('expires_at', '<=', batch.start).execute().catch((error: unknown) => this.log('could not sweep ended counter windows', error));
-        }
-      }
-    } finally {
-      this.#writing.delete(key);
+  async #write(batch: Batch, n: number): Promise<(i: number) => number> {
+    const [row] = await this.#hit.execute({ name: batch.name, start: batch.start, end: batch.end, n });
+    const last = Number(row!.count);
+    this.#hits += n;
+    if (this.#hits >= SWEEP_EVERY) {
+      this.#hits = 0;
+      this.db.deleteFrom('window_counters').where('expires_at', '<=', batch.start).execute().catch((error: unknown) => this.log('could not sweep ended counter windows', error));
     }
+    return (i) => last - n + 1 + i;
   }
 
   async clear(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
 import type { Clock } from '../platform/clock.js';
+import { Coalescer } from '../platform/coalesce.js';
 import { utcDay } from '../platform/time.js';
 import type { ActivityStore } from './activity.js';
 
@@ -15,9 +16,15 @@ export class SqlActivity implements ActivityStore {
     private readonly clock: Clock,
   ) {}
 
-  /** Counts waiting for the uncapped write of their workspace and day under way to end. */
-  readonly #waiting = new Map<string, { workspaceId: string; day: string; waiters: { resolve: (ok: boolean) => void; reject: (error: unknown) => void }[] }>();
-  readonly #writing = new Set<string>();
+  /** Uncapped counts of one workspace and day, written together while a write is under way. */
+  readonly #uncappedBatches = new Coalescer<{ workspaceId: string; day: string }, boolean>(async (batch, n) => {
+    await this.db
+      .insertInto('activity')
+      .values({ workspace_id: batch.workspaceId, day: batch.day, count: n })
+      .onConflict((oc) => oc.columns(['workspace_id', 'day']).doUpdateSet((eb) => ({ count: eb('activity.count', '+', n) })))
+      .execute();
+    return () => true;
+  });
 
   async record(workspaceId: string, cap: number | null): Promise<boolean> {
     if (cap !== null && cap <= 0) return false;
@@ -25,10 +32,7 @@ export class SqlActivity implements ActivityStore {
     const row = await this.db
       .insertInto('activity')
       .values({ workspace_id: workspaceId, day: utcDay(this.clock.now()), count: 1 })
-      .onConflict((oc) => {
-        const update = oc.columns(['workspace_id', 'day']).doUpdateSet((eb) => ({ count: eb('activity.count', '+', 1) }));
-        return cap === null ? update : update.where('activity.count', '<', cap);
-      })
+      .onConflict((oc) => oc.columns(['workspace_id', 'day']).doUpdateSet((eb) => ({ count: eb('activity.count', '+', 1) })).where('activity.count', '<', cap))
       .returning('count')
       .executeTakeFirst();
     return row !== undefined;
@@ -40,38 +44,7 @@ export class SqlActivity implements ActivityStore {
    */
   #uncapped(workspaceId: string): Promise<boolean> {
     const day = utcDay(this.clock.now());
-    const key = `${workspaceId}\n${day}`;
-    return new Promise((resolve, reject) => {
-      let batch = this.#waiting.get(key);
-      if (!batch) {
-        batch = { workspaceId, day, waiters: [] };
-        this.#waiting.set(key, batch);
-      }
-      batch.waiters.push({ resolve, reject });
-      if (!this.#writing.has(key)) void this.#write(key);
-    });
-  }
-
-  async #write(key: string): Promise<void> {
-    this.#writing.add(key);
-    try {
-      for (let batch = this.#waiting.get(key); batch; batch = this.#waiting.get(key)) {
-        this.#waiting.delete(key);
-        const n = batch.waiters.length;
-        try {
-          await this.db
-            .insertInto('activity')
-            .values({ workspace_id: batch.workspaceId, day: batch.day, count: n })
-            .onConflict((oc) => oc.columns(['workspace_id', 'day']).doUpdateSet((eb) => ({ count: eb('activity.count', '+', n) })))
-            .execute();
-          for (const w of batch.waiters) w.resolve(true);
-        } catch (error) {
-          for (const w of batch.waiters) w.reject(error);
-        }
-      }
-    } finally {
-      this.#writing.delete(key);
-    }
+    return this.#uncappedBatches.add(`${workspaceId}\n${day}`, () => ({ workspaceId, day }));
   }
 
   async today(workspaceId: string): Promise<number> {
