@@ -26,15 +26,15 @@ const ONLY = process.env.BENCH_EXPERIMENTS?.split(',');
 const VERBOSE = process.env.BENCH_EXPERIMENTS_VERBOSE === '1';
 
 type Half = 'tune' | 'test';
-const halfOf = (q: Question): Half => (Number(q.id.slice(1)) % 2 === 1 ? 'tune' : 'test');
+export const halfOf = (q: Question): Half => (Number(q.id.slice(1)) % 2 === 1 ? 'tune' : 'test');
 
-interface Scored extends Outcome {
+export interface Scored extends Outcome {
   confidence: number;
 }
 
 const pct = (x: number): string => `${fmt(100 * x, 0).padStart(3)}%`;
 
-function row(name: string, outcomes: Scored[], threshold: number | undefined, halves: ((q: Question) => boolean)[] = [(q) => halfOf(q) === 'tune', (q) => halfOf(q) === 'test']): string {
+export function row(name: string, outcomes: Scored[], threshold: number | undefined, halves: ((q: Question) => boolean)[] = [(q) => halfOf(q) === 'tune', (q) => halfOf(q) === 'test']): string {
   const cells: string[] = [];
   for (const inHalf of halves) {
     const mine = outcomes.filter((o) => inHalf(o.question));
@@ -53,12 +53,12 @@ function row(name: string, outcomes: Scored[], threshold: number | undefined, ha
   return `${name.padEnd(30)} ${cells.join(' | ')}`;
 }
 
-function header(): string {
+export function header(): string {
   const half = 'top1 top3  MRR   same  para  cross  NA-off kept found';
   return `${''.padEnd(30)} ${'tune (odd ids)'.padEnd(half.length)} | test (even ids)\n${''.padEnd(30)} ${half} | ${half}`;
 }
 
-function outcomesOf(questions: Question[], chunks: Chunk[], retrieve: Retriever): { outcomes: Scored[]; ms: number[] } {
+export function outcomesOf(questions: Question[], chunks: Chunk[], retrieve: Retriever): { outcomes: Scored[]; ms: number[] } {
   const ms: number[] = [];
   const outcomes = questions.map((question) => {
     const t0 = performance.now();

