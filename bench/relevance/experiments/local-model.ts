@@ -257,6 +257,8 @@ export async function runLocalModel(): Promise<void> {
     console.log(`${''.padEnd(30)} by question language: tune ${byLanguage(list, (q) => halfOf(q) === 'tune')} | test ${byLanguage(list, (q) => halfOf(q) === 'test')}`);
   }
 
+  console.log(await hotelCheck(best));
+
   if (handbookInstalled()) {
     const docs = handbookDocuments();
     const hq = handbookQuestions(docs);
@@ -265,6 +267,31 @@ export async function runLocalModel(): Promise<void> {
     const hr = await rankingsOf(hq, hb.chunks, 'debian-handbook');
     for (const [name, variant] of Object.entries(variants(best))) console.log(row(name, outcomes(hq, hb.chunks, hr, variant), threshold, [() => true]));
   }
+}
+
+/**
+ * The hotel fixture of `test/fixtures/relevance/` as `fixture.ts` builds it (one chunk a
+ * document, the title as a heading): short English and Spanish pages, where a sentence
+ * model might do best. Top-1 and top-3 of its 48 queries per variant.
+ */
+async function hotelCheck(best: { unit: Unit; w: number; gate: boolean }): Promise<string> {
+  const read = (name: string) => JSON.parse(readFileSync(new URL(`../../../test/fixtures/relevance/${name}`, import.meta.url), 'utf8'));
+  const documents = (read('documents.json').documents as { id: string; owner: string; lang: 'en' | 'es'; title: string; text: string }[]).filter((d) => d.owner !== 'other');
+  const queries = read('queries.json').queries as { query: string; expected: string }[];
+  const chunks: Chunk[] = documents.map((d) => ({ id: d.id, sourceId: d.id, section: d.id, docLang: d.lang, lang: detect(d.text, d.lang), title: d.title, text: `# ${d.title}\n\n${d.text}` }));
+  const questions = queries.map((q, i) => ({ id: `h${i}`, lang: detect(q.query, 'en'), kind: 'same-words', text: q.query, relevant: [q.expected], cross: false }) as Question);
+  const rankings = await rankingsOf(questions, chunks, 'hotel');
+  const lines = Object.entries(variants(best)).map(([name, variant]) => {
+    let top1 = 0;
+    let top3 = 0;
+    for (const q of questions) {
+      const ranked = variant(rankings.get(q.text)!).map((p) => chunks[p]!.id);
+      if (ranked[0] === q.relevant[0]) top1 += 1;
+      if (ranked.slice(0, 3).includes(q.relevant[0]!)) top3 += 1;
+    }
+    return `  ${name.padEnd(30)} top-1 ${top1}/${questions.length}, top-3 ${top3}/${questions.length}`;
+  });
+  return `hotel fixture (${chunks.length} documents, ${questions.length} queries, ${questions.filter((q) => q.lang === 'en').length} read as English):\n${lines.join('\n')}`;
 }
 
 /** Load time, per-chunk cost by length and the process's memory, with the model loaded fresh. */
