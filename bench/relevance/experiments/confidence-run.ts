@@ -64,7 +64,10 @@ function figures(rows: Row[], score: (r: Row) => number, t: number) {
   const ans = rows.filter((r) => r.question.kind !== 'no-answer');
   const found = ans.filter((r) => r.found);
   const kept = (list: Row[]) => list.filter((r) => score(r) >= t).length;
-  return { refused: (none.length - kept(none)) / Math.max(1, none.length), kept: kept(ans) / Math.max(1, ans.length), keptFound: kept(found) / Math.max(1, found.length), n: none.length };
+  return {
+    refused: (none.length - kept(none)) / Math.max(1, none.length), kept: kept(ans) / Math.max(1, ans.length), keptFound: kept(found) / Math.max(1, found.length),
+    counts: `${none.length - kept(none)}/${none.length} refused, ${kept(ans)}/${ans.length} kept, ${kept(found)}/${found.length} found kept`,
+  };
 }
 
 const fig = (f: ReturnType<typeof figures>) => `${pct(f.refused)} ${pct(f.kept)} ${pct(f.keptFound)}`;
@@ -156,7 +159,7 @@ export async function run(): Promise<void> {
     const blend = (f: Record<string, number>) => f.richness! * (s.score(f) - t) + (1 - f.richness!) * (f.scoreU! - 0.05);
     const hotelRefused = ho.answerable.filter((f) => blend(f) < 0).length;
     const hotelNone = ho.unanswerable.filter((f) => blend(f) < 0).length;
-    if (s.name.startsWith("*")) console.log(`  (threshold ${fmt(t, 4)})`);
+    if (s.name.startsWith('*') || s.name.startsWith('DESIGN')) console.log(`  (threshold ${fmt(t, 4)}; tune ${figures(tune, sc, t).counts}; test ${figures(test, sc, t).counts}; handbook ${figures(hb, sc, t).counts})`);
     console.log(`${s.name.padEnd(42)} ${fig(figures(tune, sc, t))}  ${fig(figures(test, sc, t))}  ${fig(figures(hb, sc, t))}  ${hotelRefused}/${ho.answerable.length}, ${hotelNone}/${ho.unanswerable.length}   auc ${fmt(auc(tune, sc), 3)}/${fmt(auc(test, sc), 3)}`);
   }
   for (const s of scorers.filter((s) => ['DESIGN blend (main)', '* chosen: verbs 0, score 0.3', 'logistic kw+cover1'].includes(s.name))) {
