@@ -38,14 +38,20 @@ const VERB_ES = /(?:[aei]r(?:lo|la|los|las|se|me|te)?|ando|iendo|ad[oa]s?|id[oa]
 
 /**
  * True for a lowercase word in an inflected verb or adjective form: the ending is one
- * of those and the stemmer of its language takes something off ("speed" and "mil" are
- * not). Such a word says how the user puts the action ("eating my disk space",
- * "flooding my console", "sin arriesgar"), not what the question is about: the
- * knowledge saying it in other words is no sign that it lacks the subject.
+ * of those, of the question's language (`balance`: `languageBalance` of the question,
+ * positive for Spanish, 0 when it cannot tell), and the stemmer of that language takes
+ * something off ("speed" and "mil" are not; "wallpaper" or "server" in an English
+ * question is no Spanish infinitive). Such a word says how the user puts the action
+ * ("eating my disk space", "flooding my console", "sin arriesgar"), not what the
+ * question is about: the knowledge saying it in other words is no sign that it lacks
+ * the subject.
  */
-export function isInflectedForm(word: string): boolean {
+export function isInflectedForm(word: string, balance = 0): boolean {
   const folded = fold(word);
-  return (VERB_EN.test(word) && snowballStem(word, 'en') !== folded) || (VERB_ES.test(word) && snowballStem(word, 'es') !== folded);
+  return (
+    (balance <= 0 && VERB_EN.test(word) && snowballStem(word, 'en') !== folded) ||
+    (balance >= 0 && VERB_ES.test(word) && snowballStem(word, 'es') !== folded)
+  );
 }
 
 export interface Evidence {

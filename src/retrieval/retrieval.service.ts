@@ -4,7 +4,7 @@ import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js'
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
 import { confidence, isInflectedForm } from './confidence.js';
 import type { LexicalHit, TermGroup } from './lexical-index.js';
-import { queryWords } from '../text/analyze.js';
+import { languageBalance, queryWords } from '../text/analyze.js';
 
 /** What retrieval needs of agents: that one exists (else `404 svc.agent.not_found`). */
 export interface AgentLookup {
@@ -73,12 +73,14 @@ export class RetrievalService {
     const groups: TermGroup[] = [];
     let unknown = 0;
     let inflected = 0;
+    let balance: number | undefined;
     for (const word of words) {
       const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && lexical.df(id) > 0);
       if (ids.length) groups.push(ids);
       else {
         unknown += 1;
-        if (isInflectedForm(word.word)) inflected += 1;
+        balance ??= languageBalance(input.query);
+        if (isInflectedForm(word.word, balance)) inflected += 1;
       }
     }
     const fused = !(this.deps.knowledge.embedder instanceof HashingEmbedder);
