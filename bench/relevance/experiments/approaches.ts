@@ -3,7 +3,7 @@
  * the chunks: a question in, the best chunk positions and a confidence out.
  */
 import { readFileSync } from 'node:fs';
-import { fold, queryWords } from './analyze.js';
+import { fold, langBalance, queryWords } from './analyze.js';
 import { Bm25fIndex, DEFAULT_BM25F, topK } from './bm25f.js';
 import type { Chunk } from './data.js';
 import { SCORE_WEIGHT, verbForm } from './evidence.js';
@@ -105,7 +105,7 @@ function lexical(options: LexicalOptions, expand?: (lex: LexicalRetriever) => Ex
       let inflected = 0;
       groups.forEach((g, i) => {
         if (g.length > 0) return;
-        if (confidence === 'verbs' && verbForm(qw![i]!.word)) inflected += 1;
+        if (confidence === 'verbs' && verbForm(qw![i]!.word, langBalance(query))) inflected += 1;
         const listed = qw ? getDictionary().has(fold(qw[i]!.word)) : true;
         if (confidence === 'names') missing += listed ? 0 : 1;
         else if (confidence === 'adaptive+names') missing += listed ? richness : 1;

@@ -4,7 +4,7 @@
  * query's groups, their idf, the top chunks' scores and terms) and says something a
  * reader could check by hand.
  */
-import { fold, queryWords, stem } from './analyze.js';
+import { fold, langBalance, queryWords, stem } from './analyze.js';
 import type { LexicalRetriever } from './lexical.js';
 
 /** One content word of the question as the index sees it. */
@@ -29,6 +29,8 @@ export interface Evidence {
   /** For each of the top chunks, which words (indexes into `words`) it holds. */
   holds: Set<number>[];
   sources: string[];
+  /** The question's `langBalance` (positive: Spanish). */
+  balance: number;
 }
 
 /** The score's weight against the share of known words: the tuning half's logistic fit of the two (1.694 + 0.816 over 8.164). */
@@ -85,7 +87,7 @@ export function evidenceOf(lex: LexicalRetriever, query: string, k: number, term
   });
   return {
     words, positions: hits.map((h) => h.position), scores: hits.map((h) => h.score), ceiling, unseenIdf,
-    vocabulary: index.vocabularySize, holds, sources: hits.map((h) => lex.chunks[h.position]!.sourceId),
+    vocabulary: index.vocabularySize, holds, sources: hits.map((h) => lex.chunks[h.position]!.sourceId), balance: langBalance(query),
   };
 }
 
@@ -155,10 +157,12 @@ export function features(e: Evidence): Record<string, number> {
 const VERB_EN = /(?:ing|ed|ly|ous)$/u;
 const VERB_ES = /(?:[aei]r(?:lo|la|los|las|se|me|te)?|ando|iendo|ad[oa]s?|id[oa]s?|[óé]|aba|ían?)$/u;
 
-export function verbForm(word: string): boolean {
+export function verbForm(word: string, balance = 0): boolean {
   const f = fold(word);
   // The ending must be one the stemmer takes off: "speed" and "mil" are no verb forms.
-  return (VERB_EN.test(word) && stem(word, 'en') !== f) || (VERB_ES.test(word) && stem(word, 'es') !== f);
+  // And one of the question's language (`balance`: `langBalance` of the question; 0 when
+  // it cannot tell): "wallpaper" or "server" in an English question is no infinitive.
+  return (balance <= 0 && VERB_EN.test(word) && stem(word, 'en') !== f) || (balance >= 0 && VERB_ES.test(word) && stem(word, 'es') !== f);
 }
 
 /**
@@ -168,7 +172,7 @@ export function verbForm(word: string): boolean {
 export function unknownKinds(e: Evidence): { names: number; subjects: number; verbs: number } {
   const unknown = e.words.filter((w) => !w.known);
   const names = unknown.filter((w) => w.nameLike).length;
-  const verbs = unknown.filter((w) => !w.nameLike && verbForm(w.word)).length;
+  const verbs = unknown.filter((w) => !w.nameLike && verbForm(w.word, e.balance)).length;
   return { names, subjects: unknown.length - names - verbs, verbs };
 }
 
