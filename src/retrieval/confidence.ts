@@ -30,11 +30,16 @@ const SCORE_THRESHOLD = 0.05;
  */
 const RICH_VOCABULARY = 5_000;
 
-// Endings only an inflected verb or an adjective takes (English -ing, -ed, -ly, -ous;
-// Spanish infinitives, also with a pronoun, gerunds, participles, the preterite's
-// accented endings). Anchored alternations: linear on any input.
-const VERB_EN = /(?:ing|ed|ly|ous)$/u;
-const VERB_ES = /(?:[aei]r(?:lo|la|los|las|se|me|te)?|ando|iendo|ad[oa]s?|id[oa]s?|[óé]|aba|ían?)$/u;
+// Endings of inflected verbs and adjectives (English -ing, -ed, -ous; Spanish
+// infinitives, also with a pronoun, gerunds, participles, the preterite's accented
+// endings, -aba). Some nouns end so too (ceiling, teclado, alquiler): hence an
+// inflected form weighs half, not nothing. Endings shared with many nouns (-ly:
+// family, supply; -ía: batería, tecnología) are left out. Anchored alternations:
+// linear on any input.
+const VERB_EN = /(?:ing|ed|ous)$/u;
+const VERB_ES = /(?:[aei]r(?:lo|la|los|las|se|me|te)?|ando|iendo|ad[oa]s?|id[oa]s?|[óé]|aba)$/u;
+/** What an unknown inflected form counts against the evidence, where any other unknown word counts 1. */
+const INFLECTED_WEIGHT = 0.5;
 
 /**
  * True for a lowercase word in an inflected verb or adjective form: the ending is one
@@ -74,12 +79,12 @@ export interface Evidence {
  * How sure retrieval is that it found something; below 0 it returns no passages.
  * `score` is the best chunk's score over the ceiling, each unknown word counting with
  * the idf of an unseen term; `known` is the share of the question's words the scope
- * uses (an unknown verb form counting as known), plus 0.3 of `score`. A question
+ * uses (an unknown verb form counting half), plus 0.3 of `score`. A question
  * naming Kubernetes or WireGuard to a Debian manual uses words it never does.
  */
 export function confidence(e: Evidence): number {
   const richness = Math.min(1, e.vocabulary / RICH_VOCABULARY);
   const score = e.best / Math.max(1e-9, e.ceiling + e.unknown * e.unseenIdf);
-  const known = 1 - (e.unknown - e.inflected) / Math.max(1, e.words) + SCORE_WEIGHT * score;
+  const known = 1 - (e.unknown - (1 - INFLECTED_WEIGHT) * e.inflected) / Math.max(1, e.words) + SCORE_WEIGHT * score;
   return richness * (known - KNOWN_THRESHOLD) + (1 - richness) * (score - SCORE_THRESHOLD);
 }
