@@ -42,7 +42,7 @@ export type Confidence = 'score' | 'known' | 'names' | 'adaptive' | 'adaptive+na
  */
 const T_SCORE = 0.05;
 export const T_KNOWN = 0.938;
-/** `verbs` (CONFIDENCE.md, ported as D-700): `blend` with unknown inflected forms not counted in `known`, the score weighing 0.3, this threshold. */
+/** `verbs` (CONFIDENCE.md, ported as D-700): `blend` with unknown inflected forms counting half in `known`, the score weighing 0.3, this threshold. */
 const T_KNOWN_VERBS = 1.0428;
 
 /**
@@ -57,7 +57,7 @@ const RICH_VOCABULARY = 5_000;
 function confidenceOf(kind: Confidence, best: number, ceiling: number, missing: number, words: number, unseen: number, richness = 1, inflected = 0): number {
   const score = best / Math.max(1e-9, ceiling + missing * unseen);
   if (kind === 'score') return score;
-  if (kind === 'verbs') return richness * (1 - (missing - inflected) / Math.max(1, words) + SCORE_WEIGHT * score - T_KNOWN_VERBS) + (1 - richness) * (score - T_SCORE);
+  if (kind === 'verbs') return richness * (1 - (missing - 0.5 * inflected) / Math.max(1, words) + SCORE_WEIGHT * score - T_KNOWN_VERBS) + (1 - richness) * (score - T_SCORE);
   const known = 1 - missing / Math.max(1, words) + score / 10;
   if (kind === 'blend') return richness * (known - T_KNOWN) + (1 - richness) * (score - T_SCORE);
   return known;

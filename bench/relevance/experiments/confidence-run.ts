@@ -116,13 +116,13 @@ export async function run(): Promise<void> {
     hbMore = rowsOf(all, (await capture(all, docs)).chunks);
   }
   const ho = hotel();
-  const names = Object.keys(rows[0]!.f).filter((n) => n !== 'richness' && n !== 'chosen');
+  const names = Object.keys(rows[0]!.f).filter((n) => n !== 'richness' && !n.startsWith('chosen'));
   console.log(`AUC, no-answer against answerable found in the top 10 (tune / test / handbook):`);
   for (const n of names) console.log(`  ${n.padEnd(16)} ${fmt(auc(tune, (r) => r.f[n]!), 3)} ${fmt(auc(test, (r) => r.f[n]!), 3)} ${fmt(auc(hb, (r) => r.f[n]!), 3)}`);
 
   if (process.env.BENCH_CONFIDENCE_DUMP) {
     for (const r of [...rows, ...hbMore.filter((r) => r.question.kind === 'no-answer')].filter((r) => r.question.kind === 'no-answer' || r.found)) {
-      console.log(`${r.question.id} ${r.question.kind.padEnd(11)} ${tuneHalf(r.question) ? 'tune' : 'test'} ${names.map((n) => `${n}=${fmt(r.f[n]!, 2)}`).join(' ')} chosen=${fmt(r.f.chosen!, 3)} unknown=${r.unknown || '-'} ${r.question.text}`);
+      console.log(`${r.question.id} ${r.question.kind.padEnd(11)} ${tuneHalf(r.question) ? 'tune' : 'test'} ${names.map((n) => `${n}=${fmt(r.f[n]!, 2)}`).join(' ')} chosen=${fmt(r.f['chosen, verbs half']!, 3)} unknown=${r.unknown || '-'} ${r.question.text}`);
     }
   }
 
@@ -144,7 +144,8 @@ export async function run(): Promise<void> {
   ];
   const scorers: Scorer[] = [
     { name: 'DESIGN blend (main)', score: (f) => f.knownShare! + f.scoreU! / 10 },
-    { name: '* chosen: verbs 0, score 0.3', score: (f) => f.chosen! },
+    { name: '* chosen: verbs half, score 0.3', score: (f) => f['chosen, verbs half']! },
+    { name: '  same, verb forms count nothing', score: (f) => f.chosen! },
     ...names.filter((n) => n.startsWith('kw ')).map((n) => ({ name: n, score: (f: Record<string, number>) => f[n]! })),
   ];
   const models = new Map<string, Model>();
@@ -164,11 +165,11 @@ export async function run(): Promise<void> {
     const blend = (f: Record<string, number>) => f.richness! * (s.score(f) - t) + (1 - f.richness!) * (f.scoreU! - 0.05);
     const hotelRefused = ho.answerable.filter((f) => blend(f) < 0).length;
     const hotelNone = ho.unanswerable.filter((f) => blend(f) < 0).length;
-    if (s.name.startsWith('*') || s.name.startsWith('DESIGN')) console.log(`  (threshold ${fmt(t, 4)}; tune ${figures(tune, sc, t).counts}; test ${figures(test, sc, t).counts}; handbook ${figures(hb, sc, t).counts})`);
+    if (s.name.startsWith('*') || s.name.startsWith('DESIGN') || s.name.includes('nothing')) console.log(`  (threshold ${fmt(t, 4)}; tune ${figures(tune, sc, t).counts}; test ${figures(test, sc, t).counts}; handbook ${figures(hb, sc, t).counts})`);
     if (s.name.startsWith('*') || s.name.startsWith('DESIGN')) console.log(`  (handbook with the 10 later no-answer questions: ${figures(hbMore, sc, t).counts})`);
     console.log(`${s.name.padEnd(42)} ${fig(figures(tune, sc, t))}  ${fig(figures(test, sc, t))}  ${fig(figures(hb, sc, t))}  ${hotelRefused}/${ho.answerable.length}, ${hotelNone}/${ho.unanswerable.length}   auc ${fmt(auc(tune, sc), 3)}/${fmt(auc(test, sc), 3)}`);
   }
-  for (const s of scorers.filter((s) => ['DESIGN blend (main)', '* chosen: verbs 0, score 0.3', 'logistic kw+cover1'].includes(s.name))) {
+  for (const s of scorers.filter((s) => ['DESIGN blend (main)', '* chosen: verbs half, score 0.3', '  same, verb forms count nothing', 'logistic kw+cover1'].includes(s.name))) {
     const sc = (r: Row) => s.score(r.f);
     const cells = [0.6, 0.7, 0.75, 0.8, 0.85, 0.9].map((target) => {
       const t = calibrate(tune, sc, target);
