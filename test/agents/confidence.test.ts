@@ -15,7 +15,7 @@ const filler = (from: number, count: number) =>
 
 const MANUAL = [
   { title: 'Disk usage', text: 'The du command reports how much disk space each directory uses. Sort its output to find the largest directories on the disk.' },
-  { title: 'Kernel console messages', text: 'The kernel prints its messages to the console. Run dmesg -n 1 to set the console log level so that only panic messages appear.' },
+  { title: 'Kernel console messages', text: 'The kernel prints its messages to the console. To stop them, run dmesg -n 1: it sets the console log level so that only panic messages appear.' },
   { title: 'Screen resolution', text: 'Change the screen resolution of a running display with xrandr, for example xrandr --output HDMI-1 --mode 1920x1080.' },
 ];
 
