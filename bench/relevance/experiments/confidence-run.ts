@@ -167,7 +167,7 @@ export async function run(): Promise<void> {
     const hotelNone = ho.unanswerable.filter((f) => blend(f) < 0).length;
     if (s.name.startsWith('*') || s.name.startsWith('DESIGN') || s.name.includes('nothing')) console.log(`  (threshold ${fmt(t, 4)}; tune ${figures(tune, sc, t).counts}; test ${figures(test, sc, t).counts}; handbook ${figures(hb, sc, t).counts})`);
     if (s.name.startsWith('*') || s.name.startsWith('DESIGN')) console.log(`  (handbook with the 10 later no-answer questions: ${figures(hbMore, sc, t).counts})`);
-    console.log(`${s.name.padEnd(42)} ${fig(figures(tune, sc, t))}  ${fig(figures(test, sc, t))}  ${fig(figures(hb, sc, t))}  ${hotelRefused}/${ho.answerable.length}, ${hotelNone}/${ho.unanswerable.length}   auc ${fmt(auc(tune, sc), 3)}/${fmt(auc(test, sc), 3)}`);
+    console.log(`${s.name.padEnd(42)} ${fig(figures(tune, sc, t))}  ${fig(figures(test, sc, t))}  ${fig(figures(hb, sc, t))}  ${hotelRefused}/${ho.answerable.length}, ${hotelNone}/${ho.unanswerable.length}   auc ${fmt(auc(tune, sc), 3)}/${fmt(auc(test, sc), 3)}/${fmt(auc(hb, sc), 3)}`);
   }
   for (const s of scorers.filter((s) => ['DESIGN blend (main)', '* chosen: verbs half, score 0.3', '  same, verb forms count nothing', 'logistic kw+cover1'].includes(s.name))) {
     const sc = (r: Row) => s.score(r.f);
