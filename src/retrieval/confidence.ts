@@ -1,25 +1,63 @@
+import { snowballStem } from '../text/analyze.js';
+import { fold } from '../text/words.js';
+
 /*
- * Knowing when it does not know (decisions, D-303): two detectors, weighed by how rich
- * the knowledge's vocabulary is. Calibrated on the tuning half of the development set
- * (bench/relevance/experiments/DESIGN.md, section 4); checked on its test half, a
- * second corpus and the hotel fixture.
+ * Knowing when it does not know (decisions, D-303, D-700): two detectors, weighed by
+ * how rich the knowledge's vocabulary is. Calibrated on the tuning half of the
+ * development set (bench/relevance/experiments/CONFIDENCE.md); checked on its test
+ * half, a second corpus and the hotel fixture.
  */
 
 /**
  * The `known` detector's threshold: the tuning half's value that refuses 80% of its
- * no-answer questions with that detector alone.
+ * no-answer questions with that detector alone (CONFIDENCE.md).
  */
-const KNOWN_THRESHOLD = 0.938;
+const KNOWN_THRESHOLD = 1.0428;
+/**
+ * What the best chunk's score counts against the share of known words: the tuning
+ * half's logistic fit of the two. A question all of whose words the scope uses is
+ * refused when its best chunk holds under about 14% of its weight.
+ */
+const SCORE_WEIGHT = 0.3;
 /** The `score` detector's: the best chunk holds under 5% of the question's weight (the classic no-match rule, not tuned). */
 const SCORE_THRESHOLD = 0.05;
 /**
  * A knowledge base using this many distinct terms has met the ordinary words of its
- * field, so a question word it never uses is telling. A small one (a hotel's 24 pages,
+ * field, so a question word it never uses is telling. A smaller one (a hotel's 24 pages,
  * about 500 terms) has not met most ordinary words ("dog", "noon"), and there the vote
  * shifts to the best chunk's score. Any value from about 1,000 to 6,500 gave the same
  * figures on the three sets measured.
  */
 const RICH_VOCABULARY = 5_000;
+
+// Endings of inflected verbs and adjectives (English -ing, -ed, -ous; Spanish
+// infinitives, also with a pronoun, gerunds, participles, the preterite's accented
+// endings, -aba). Some nouns end so too (ceiling, teclado, alquiler): hence an
+// inflected form weighs half, not nothing. Endings shared with many nouns (-ly:
+// family, supply; -ía: batería, tecnología) are left out. Anchored alternations:
+// linear on any input.
+const VERB_EN = /(?:ing|ed|ous)$/u;
+const VERB_ES = /(?:[aei]r(?:lo|la|los|las|se|me|te)?|ando|iendo|ad[oa]s?|id[oa]s?|[óé]|aba)$/u;
+/** What an unknown inflected form counts against the evidence, where any other unknown word counts 1. */
+const INFLECTED_WEIGHT = 0.5;
+
+/**
+ * True for a lowercase word in an inflected verb or adjective form: the ending is one
+ * of those, of the question's language (`balance`: `languageBalance` of the question,
+ * positive for Spanish, 0 when it cannot tell), and the stemmer of that language takes
+ * something off ("speed" and "mil" are not; "wallpaper" or "server" in an English
+ * question is no Spanish infinitive). Such a word says how the user puts the action
+ * ("eating my disk space", "flooding my console", "sin arriesgar"), not what the
+ * question is about: the knowledge saying it in other words is no sign that it lacks
+ * the subject.
+ */
+export function isInflectedForm(word: string, balance = 0): boolean {
+  const folded = fold(word);
+  return (
+    (balance <= 0 && VERB_EN.test(word) && snowballStem(word, 'en') !== folded) ||
+    (balance >= 0 && VERB_ES.test(word) && snowballStem(word, 'es') !== folded)
+  );
+}
 
 export interface Evidence {
   /** The best eligible chunk's BM25F score (0 when none matched). */
@@ -29,6 +67,8 @@ export interface Evidence {
   /** The question's content words, and how many of them the scope never uses. */
   words: number;
   unknown: number;
+  /** Of the unknown words, those in an inflected verb or adjective form (`isInflectedForm`). */
+  inflected: number;
   /** The idf a word the scope never uses would have. */
   unseenIdf: number;
   /** Distinct terms the scope uses. */
@@ -39,12 +79,12 @@ export interface Evidence {
  * How sure retrieval is that it found something; below 0 it returns no passages.
  * `score` is the best chunk's score over the ceiling, each unknown word counting with
  * the idf of an unseen term; `known` is the share of the question's words the scope
- * uses, plus a tenth of `score` to order questions whose words are all known. A
- * question naming Kubernetes or WireGuard to a Debian manual uses words it never does.
+ * uses (an unknown verb form counting half), plus 0.3 of `score`. A question
+ * naming Kubernetes or WireGuard to a Debian manual uses words it never does.
  */
 export function confidence(e: Evidence): number {
   const richness = Math.min(1, e.vocabulary / RICH_VOCABULARY);
   const score = e.best / Math.max(1e-9, e.ceiling + e.unknown * e.unseenIdf);
-  const known = 1 - e.unknown / Math.max(1, e.words) + score / 10;
+  const known = 1 - (e.unknown - (1 - INFLECTED_WEIGHT) * e.inflected) / Math.max(1, e.words) + SCORE_WEIGHT * score;
   return richness * (known - KNOWN_THRESHOLD) + (1 - richness) * (score - SCORE_THRESHOLD);
 }

@@ -2,9 +2,9 @@ import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { HashingEmbedder } from '../knowledge/pipeline/embedder.js';
 import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js';
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
-import { confidence } from './confidence.js';
+import { confidence, isInflectedForm } from './confidence.js';
 import type { LexicalHit, TermGroup } from './lexical-index.js';
-import { queryWords } from '../text/analyze.js';
+import { languageBalance, queryWords } from '../text/analyze.js';
 
 /** What retrieval needs of agents: that one exists (else `404 svc.agent.not_found`). */
 export interface AgentLookup {
@@ -72,16 +72,22 @@ export class RetrievalService {
     const lexical = index.lexical;
     const groups: TermGroup[] = [];
     let unknown = 0;
+    let inflected = 0;
+    let balance: number | undefined;
     for (const word of words) {
       const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && lexical.df(id) > 0);
       if (ids.length) groups.push(ids);
-      else unknown += 1;
+      else {
+        unknown += 1;
+        balance ??= languageBalance(input.query);
+        if (isInflectedForm(word.word, balance)) inflected += 1;
+      }
     }
     const fused = !(this.deps.knowledge.embedder instanceof HashingEmbedder);
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
     const { hits, ceiling } = lexical.search(groups, pool, eligible);
     const sure = confidence({
-      best: hits[0]?.score ?? 0, ceiling, words: words.length, unknown,
+      best: hits[0]?.score ?? 0, ceiling, words: words.length, unknown, inflected,
       unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
     });
     if (sure < 0 && options.refuse !== false) return EMPTY;

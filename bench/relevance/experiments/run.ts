@@ -21,7 +21,7 @@ import { calibrate, noAnswerFigures } from './threshold.js';
 
 const LIMIT = 10;
 /** Besides the chosen one, the approaches also run on the second corpus. */
-const SECOND_CORPUS = ['  same, title = first heading', 'bm25f both-stems x2 +title', 'hashed vectors alone', 'bm25f + vectors RRF 1:1', 'bm25f + vectors RRF 1:0.5', '  same, confidence = adaptive', '  same, confidence = known words', '  same, confidence = adaptive+names', '  same, confidence = score only', '  same, confidence = unlisted names', 'bm25f both-stems head x2', 'both x2 +title +source .5', 'both x2 +title +source 1', 'both x2 +source 1', 'both x2 +title +headbonus .5', 'both x2 +title +headbonus 1', 'both x2 +headbonus 1', 'block x2 +title +headbonus 1', 'bm25f block-lang head x2', 'bm25f both-stems x2 +title', 'bm25f block-lang x2 +title', '+wordnet synonyms', '+freedict (GPL)'];
+const SECOND_CORPUS = ['  same, title = first heading', '  same, confidence = blend (D-303)', 'bm25f both-stems x2 +title', 'hashed vectors alone', 'bm25f + vectors RRF 1:1', 'bm25f + vectors RRF 1:0.5', '  same, confidence = adaptive', '  same, confidence = known words', '  same, confidence = adaptive+names', '  same, confidence = score only', '  same, confidence = unlisted names', 'bm25f both-stems head x2', 'both x2 +title +source .5', 'both x2 +title +source 1', 'both x2 +source 1', 'both x2 +title +headbonus .5', 'both x2 +title +headbonus 1', 'both x2 +headbonus 1', 'block x2 +title +headbonus 1', 'bm25f block-lang head x2', 'bm25f both-stems x2 +title', 'bm25f block-lang x2 +title', '+wordnet synonyms', '+freedict (GPL)'];
 const ONLY = process.env.BENCH_EXPERIMENTS?.split(',');
 const VERBOSE = process.env.BENCH_EXPERIMENTS_VERBOSE === '1';
 

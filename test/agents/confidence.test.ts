@@ -1,0 +1,57 @@
+import { expect, it } from 'vitest';
+import { fileEmulator, workspace } from '../support/emulator.js';
+import { createAgent, ingest } from './support.js';
+
+const emulator = await fileEmulator();
+
+// Made-up words of four syllables: a knowledge base with thousands of distinct terms, as
+// a real manual has, so that a question word it never uses is telling (decisions, D-700).
+const SYLLABLES = ['ka', 'lo', 'mi', 'nu', 'pe', 'ri', 'so', 'tu', 'va', 'zi'];
+const filler = (from: number, count: number) =>
+  Array.from({ length: count }, (_, k) => {
+    const n = from + k;
+    return [1000, 100, 10, 1].map((d) => SYLLABLES[Math.floor(n / d) % 10]!).join('') + 'x';
+  }).join(' ');
+
+const MANUAL = [
+  { title: 'Disk usage', text: 'The du command reports how much disk space each directory uses. Sort its output to find the largest directories on the disk.' },
+  { title: 'Kernel console messages', text: 'The kernel prints its messages to the console. To stop them, run dmesg -n 1: it sets the console log level so that only panic messages appear.' },
+  { title: 'Screen resolution', text: 'Change the screen resolution of a running display with xrandr, for example xrandr --output HDMI-1 --mode 1920x1080.' },
+];
+
+async function manual() {
+  const { api, control } = await workspace(emulator);
+  const agentId = await createAgent(api, 'Ada', 'Debian Notes');
+  const pages = Array.from({ length: 60 }, (_, i) => ({ title: `Appendix ${i + 1}`, text: filler(i * 100, 100), agentId }));
+  await ingest(api, control, [...MANUAL.map((d) => ({ ...d, agentId })), ...pages]);
+  return { api, agentId };
+}
+
+it('answers a question put with a verb the knowledge never uses, and refuses one whose subject it never names', async () => {
+  const { api, agentId } = await manual();
+
+  // "eating" and "flooding" are words this knowledge never uses, but they only say how
+  // the user puts it: the subject (directories, disk space, console messages) is there.
+  for (const [query, title] of [
+    ['Which directories are eating my disk space?', 'Disk usage'],
+    ['How do I stop the kernel from flooding my console with messages?', 'Kernel console messages'],
+  ]) {
+    const res = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
+    expect(res.status).toBe(200);
+    expect(res.body.passages[0]?.title, query).toBe(title);
+  }
+  const cited = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Which directories are eating my disk space?' });
+  expect(cited.status).toBe(200);
+  expect(cited.body.components).toHaveLength(1);
+
+  // "brightness" is the subject of the question, and nothing here names it; nor
+  // "wallpaper", which ends like a Spanish infinitive but is asked in English.
+  for (const query of ['How do I change the screen brightness?', 'How do I change the screen wallpaper?']) {
+    const absent = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
+    expect(absent.status).toBe(200);
+    expect(absent.body.passages, query).toEqual([]);
+  }
+  const polite = await api.post(`/v1/agents/${agentId}/chat`, { message: 'How do I change the screen brightness?' });
+  expect(polite.body.components).toEqual([]);
+  expect(polite.body.reply).toMatch(/^I'm sorry, I don't have information about that yet\..*Debian Notes/);
+});
