@@ -2,7 +2,7 @@ import type { IndexedChunk, KnowledgeIndex, ScopeIndexStore } from '../knowledge
 import { snowballStem } from '../text/analyze.js';
 import { accentedWords } from '../text/words.js';
 import { LexicalIndex } from './lexical-index.js';
-import { canStoreScopeIndexes, decodeScopeIndex, encodeScopeIndex, type SourceMeta } from './scope-index-bytes.js';
+import { canStoreScopeIndexes, decodeScopeIndex, encodeScopeIndex, type EncodedScopeIndex, type SourceMeta } from './scope-index-bytes.js';
 
 /**
  * A chunk as a passage shows it, without its vector and terms, which the index lays
@@ -13,6 +13,7 @@ export type ChunkMeta = Omit<IndexedChunk, 'vector' | 'terms' | 'text'> & { text
 /** Where an index restored from the store reads the text and vectors it left out. */
 interface ChunkLoader {
   workspaceId: string;
+  agentId: string;
   store: ScopeIndexStore;
 }
 
@@ -101,7 +102,7 @@ export class ScopeIndex {
   }
 
   /** The index as bytes for the store (without text and vectors), or undefined where the format is not written. */
-  toBytes(): Uint8Array | undefined {
+  toBytes(): EncodedScopeIndex | undefined {
     if (!canStoreScopeIndexes) return undefined;
     const sources: SourceMeta[] = [];
     const sourceAt = new Map<string, number>();
@@ -143,7 +144,9 @@ export class ScopeIndex {
         lang: data.langs[i]!, ...(s.url !== undefined && { url: s.url }), tokenCount: data.tokenCounts[i]!,
       };
     });
-    const index = new ScopeIndex(version, data.dims, new Map(data.terms), chunks, new LexicalIndex(data.lexical), new Array<Float32Array | undefined>(chunks.length), loader);
+    const { workspaceId, agentId, store } = loader;
+    const lexical = new LexicalIndex({ ...data.lexical, stored: { ...data.lexical.stored, read: (blocks) => store.readBlocks(workspaceId, agentId, version, blocks) } });
+    const index = new ScopeIndex(version, data.dims, new Map(data.terms), chunks, lexical, new Array<Float32Array | undefined>(chunks.length), loader);
     for (const t of data.topics) index.topics.set(t.name, { members: t.members, centroid: t.centroid, stems: t.stems });
     return index;
   }
@@ -261,12 +264,28 @@ export class ScopeIndexCache {
     this.#entries.clear();
   }
 
+  /**
+   * The scope's index built again from the chunks, in place of `damaged` (a stored index
+   * whose bytes came back unlike they were written, D-601); the new one is stored.
+   */
+  async rebuild(workspaceId: string, agentId: string, damaged: ScopeIndex): Promise<ScopeIndex> {
+    const key = `${workspaceId}\u0000${agentId}`;
+    const entry = this.#entries.get(key);
+    if (entry && entry.version === damaged.version && (await entry.index) !== damaged) return entry.index;
+    const index = this.#build(workspaceId, agentId, damaged.version);
+    this.#entries.set(key, { version: damaged.version, index });
+    index.catch(() => {
+      if (this.#entries.get(key)?.index === index) this.#entries.delete(key);
+    });
+    return index;
+  }
+
   /** The scope's index as the store kept it at this version, if it did (decisions, D-308). */
   async #restore(workspaceId: string, agentId: string, version: string): Promise<ScopeIndex | undefined> {
     const store = this.knowledge.scopeIndexes;
     const bytes = store && (await store.read(workspaceId, agentId, version));
     if (!store || !bytes) return undefined;
-    return ScopeIndex.fromBytes(bytes, version, { workspaceId, store });
+    return ScopeIndex.fromBytes(bytes, version, { workspaceId, agentId, store });
   }
 
   async #build(workspaceId: string, agentId: string, version: string): Promise<ScopeIndex> {

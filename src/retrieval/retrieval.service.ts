@@ -4,6 +4,7 @@ import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js'
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
 import { confidence } from './confidence.js';
 import type { LexicalHit, TermGroup } from './lexical-index.js';
+import { DamagedScopeIndex } from './postings-bytes.js';
 import { queryWords } from '../text/analyze.js';
 
 /** What retrieval needs of agents: that one exists (else `404 svc.agent.not_found`). */
@@ -59,24 +60,25 @@ export class RetrievalService {
    * the evidence is weak (benchmarks measure the ranking and the refusal apart).
    */
   async search(workspaceId: string, agentId: string, input: SearchInput, options: { refuse?: boolean } = {}): Promise<QueryResult> {
-    const index = await this.#cache.get(workspaceId, agentId);
+    let index = await this.#cache.get(workspaceId, agentId);
     if (index.size === 0) return EMPTY;
+    const words = queryWords(input.query);
+    let { groups, unknown } = termGroups(index, words);
+    try {
+      await index.lexical.load(groups.flat());
+    } catch (error) {
+      if (!(error instanceof DamagedScopeIndex)) throw error;
+      this.deps.log?.('svc.retrieval: a stored scope index came back damaged; it is built again from the chunks', error);
+      index = await this.#cache.rebuild(workspaceId, agentId, index);
+      ({ groups, unknown } = termGroups(index, words));
+    }
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
       if (requested.size === 0) return true;
       const topics = index.chunks[i]!.topics;
       return topics.length === 0 || topics.some((t) => requested.has(t));
     };
-
-    const words = queryWords(input.query);
     const lexical = index.lexical;
-    const groups: TermGroup[] = [];
-    let unknown = 0;
-    for (const word of words) {
-      const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && lexical.df(id) > 0);
-      if (ids.length) groups.push(ids);
-      else unknown += 1;
-    }
     const fused = !(this.deps.knowledge.embedder instanceof HashingEmbedder);
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
     const { hits, ceiling } = lexical.search(groups, pool, eligible);
@@ -184,6 +186,18 @@ export class RetrievalService {
     }
     return new Set(best ? [best] : []);
   }
+}
+
+/** Each query word's term ids the scope uses (its stems in both languages), and how many words it never uses. */
+function termGroups(index: ScopeIndex, words: ReturnType<typeof queryWords>): { groups: TermGroup[]; unknown: number } {
+  const groups: TermGroup[] = [];
+  let unknown = 0;
+  for (const word of words) {
+    const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && index.lexical.df(id) > 0);
+    if (ids.length) groups.push(ids);
+    else unknown += 1;
+  }
+  return { groups, unknown };
 }
 
 function dot(a: Float32Array, b: Float32Array): number {

@@ -1,18 +1,26 @@
+import { crc32Bytes } from '../platform/crypto.js';
 import type { Language } from '../text/language.js';
 import type { LexicalParts } from './lexical-index.js';
-import { packPostings } from './postings-bytes.js';
+import { packPostings, postingBlocks, type StoredPostings } from './postings-bytes.js';
 
 /*
- * A built scope index as one value of bytes (decisions, D-308): a JSON header (chunk
- * and source metadata, topic names and stems, where each array lies) followed by the
- * typed arrays as they sit in memory, each 4-byte aligned, so that reading it back
- * makes views, not copies, and builds nothing; the postings packed (see
- * `postings-bytes.ts`) and unpacked per term when a query first uses it. Text and
- * vectors are left out: a restored index reads the few it needs from the store.
+ * A built scope index as bytes for the store (decisions, D-308, D-600): a head value
+ * holding a JSON header (chunk and source metadata, topic names and stems, where each
+ * array lies) and the typed arrays as they sit in memory, each 4-byte aligned, so that
+ * reading it back makes views, not copies; then the postings, packed (see
+ * `postings-bytes.ts`) and cut into blocks of about `BLOCK_BYTES` at term boundaries,
+ * one value each, read when a query first uses one of their terms. Every value carries
+ * a CRC32 (the head its own, the blocks theirs in the head): bytes the store hands back
+ * damaged are detected, and the index is built again from the chunks. Text and vectors
+ * are left out: a restored index reads the few it needs from the store.
  */
 
-const MAGIC = 'svc-scope-index-2';
+const MAGIC = 'svc-scope-index-3';
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/** Small enough that a query's few terms read little, big enough that a scope is a few hundred values. */
+const BLOCK_BYTES = 64 * 1024;
+/** Header length, then the CRC32 of everything after these 8 bytes. */
+const PREFIX = 8;
 
 export interface SourceMeta {
   sourceId: string;
@@ -37,6 +45,17 @@ export interface ScopeIndexData {
   terms: [string, number][];
 }
 
+/** A decoded head: the postings are described, still in the store. */
+export type DecodedScopeIndex = Omit<ScopeIndexData, 'lexical'> & {
+  lexical: Omit<LexicalParts, 'stored'> & { stored: Omit<StoredPostings, 'read'> };
+};
+
+/** The values to store: the head, then the postings' blocks, numbered from 0. */
+export interface EncodedScopeIndex {
+  head: Uint8Array;
+  blocks: Uint8Array[];
+}
+
 type Typed = Uint32Array | Uint16Array | Float32Array | Uint8Array;
 interface Header {
   magic: string;
@@ -59,12 +78,16 @@ export const canStoreScopeIndexes = LITTLE_ENDIAN;
 
 const align = (n: number) => (n + 3) & ~3;
 
-export function encodeScopeIndex(data: ScopeIndexData): Uint8Array {
+export function encodeScopeIndex(data: ScopeIndexData): EncodedScopeIndex {
   const lex = data.lexical;
-  const packed = lex.packed ?? packPostings(lex.offsets, lex.docs!, lex.head!, lex.body!);
+  if (!lex.docs || !lex.head || !lex.body) throw new Error('only a built index is encoded');
+  const packed = packPostings(lex.offsets, lex.docs, lex.head, lex.body);
+  const { firstTerms, byteStarts } = postingBlocks(packed.starts, BLOCK_BYTES);
+  const blocks = Array.from(firstTerms, (_, b) => packed.bytes.subarray(byteStarts[b]!, byteStarts[b + 1]!));
+  const crcs = Uint32Array.from(blocks, (block) => crc32Bytes(block));
   const arrays: Typed[] = [
     Uint32Array.from(data.chunkSources), Uint32Array.from(data.tokenCounts),
-    lex.offsets, packed.starts, packed.bytes, lex.headNorm, lex.bodyNorm, ...data.topics.flatMap((t) => [t.members, t.centroid]),
+    lex.offsets, packed.starts, firstTerms, byteStarts, crcs, lex.headNorm, lex.bodyNorm, ...data.topics.flatMap((t) => [t.members, t.centroid]),
   ];
   const header: Header = {
     magic: MAGIC,
@@ -80,34 +103,41 @@ export function encodeScopeIndex(data: ScopeIndexData): Uint8Array {
     terms: data.terms,
   };
   const json = new TextEncoder().encode(JSON.stringify(header));
-  let size = align(4 + json.length);
+  let size = align(PREFIX + json.length);
   for (const a of arrays) size += align(a.byteLength);
   const out = new Uint8Array(size);
-  new DataView(out.buffer).setUint32(0, json.length, true);
-  out.set(json, 4);
-  let at = align(4 + json.length);
+  out.set(json, PREFIX);
+  let at = align(PREFIX + json.length);
   for (const a of arrays) {
     out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
     at += align(a.byteLength);
   }
-  return out;
+  const view = new DataView(out.buffer);
+  view.setUint32(0, json.length, true);
+  view.setUint32(4, crc32Bytes(out.subarray(PREFIX)), true);
+  return { head: out, blocks };
 }
 
-/** The index `encodeScopeIndex` wrote, or undefined when `stored` is not one (another format). */
-export function decodeScopeIndex(stored: Uint8Array): ScopeIndexData | undefined {
+/**
+ * The head `encodeScopeIndex` wrote, or undefined when `stored` is not one: another
+ * format, or bytes that do not match their checksum or their own lengths.
+ */
+export function decodeScopeIndex(stored: Uint8Array): DecodedScopeIndex | undefined {
   // Views need 4-byte alignment: a value that does not start at one is copied once.
   const bytes = stored.byteOffset % 4 === 0 ? stored : stored.slice();
-  if (bytes.byteLength < 4) return undefined;
-  const length = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
-  if (4 + length > bytes.byteLength) return undefined;
+  if (bytes.byteLength < PREFIX) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, PREFIX);
+  const length = view.getUint32(0, true);
+  if (PREFIX + length > bytes.byteLength) return undefined;
+  if (view.getUint32(4, true) !== crc32Bytes(bytes.subarray(PREFIX))) return undefined;
   let header: Header;
   try {
-    header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length))) as Header;
+    header = JSON.parse(new TextDecoder().decode(bytes.subarray(PREFIX, PREFIX + length))) as Header;
   } catch {
     return undefined;
   }
   if (header.magic !== MAGIC) return undefined;
-  let at = align(4 + length);
+  let at = align(PREFIX + length);
   const arrays: Typed[] = [];
   for (const [kind, n] of header.arrays) {
     const width = kind === 'u8' ? 1 : kind === 'u16' ? 2 : 4;
@@ -121,8 +151,8 @@ export function decodeScopeIndex(stored: Uint8Array): ScopeIndexData | undefined
     );
     at += align(n * width);
   }
-  const [chunkSources, tokenCounts, offsets, starts, packed, headNorm, bodyNorm, ...topicArrays] = arrays;
-  if (offsets?.length !== starts?.length) return undefined;
+  const [chunkSources, tokenCounts, offsets, starts, firstTerms, byteStarts, crcs, headNorm, bodyNorm, ...topicArrays] = arrays;
+  if (offsets?.length !== starts?.length || byteStarts?.length !== (firstTerms?.length ?? 0) + 1 || crcs?.length !== firstTerms?.length) return undefined;
   const chunkIds = header.size ? header.chunkIds.split('\n') : [];
   if (chunkIds.length !== header.size || chunkSources?.length !== header.size) return undefined;
   return {
@@ -134,8 +164,8 @@ export function decodeScopeIndex(stored: Uint8Array): ScopeIndexData | undefined
     langs: [...header.langs].map((c) => (c === 's' ? 'es' : 'en')),
     tokenCounts: tokenCounts as Uint32Array,
     lexical: {
-      size: header.size, vocabularySize: header.vocabularySize,
-      offsets: offsets as Uint32Array, packed: { starts: starts as Uint32Array, bytes: packed as Uint8Array },
+      size: header.size, vocabularySize: header.vocabularySize, offsets: offsets as Uint32Array,
+      stored: { starts: starts as Uint32Array, firstTerms: firstTerms as Uint32Array, byteStarts: byteStarts as Uint32Array, crcs: crcs as Uint32Array },
       headNorm: headNorm as Float32Array, bodyNorm: bodyNorm as Float32Array,
     },
     topics: header.topics.map(([name, stems], k) => ({ name, stems, members: topicArrays[2 * k] as Uint32Array, centroid: topicArrays[2 * k + 1] as Float32Array })),
