@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { createEmulator, type Emulator } from '../../emulator/emulator.js';
+import { tempDbPath } from '../support/backends.js';
+import { client } from '../support/client.js';
+import { quiet } from '../support/emulator.js';
+import { addText } from './support.js';
+
+/*
+ * A scope's built index kept in the store (decisions, D-308, D-600 to D-603): parts that
+ * come back damaged are detected and the index built again; a deleted agent's parts go
+ * with it.
+ */
+
+async function reopen<T>(db: string, fn: (emu: Emulator) => Promise<T>): Promise<T> {
+  const emu = await createEmulator({ db, log: quiet });
+  try {
+    return await fn(emu);
+  } finally {
+    await emu.close();
+  }
+}
+
+type Part = { part: number; data: Uint8Array };
+async function parts(emu: Emulator, agentId: string): Promise<Part[]> {
+  const rows = await emu.service.db.selectFrom('knowledge_scope_indexes').select(['part', 'data']).where('agent_id', '=', agentId).orderBy('part').execute();
+  return rows.map((r) => ({ part: Number(r.part), data: Uint8Array.from(r.data) }));
+}
+
+const QUESTION = { query: 'Who polishes the lantern?', topics: ['harbour'], limit: 2 };
+
+/** A workspace, an agent, two sources tagged with a topic, and the agent's index built and stored. */
+async function setUp(db: string) {
+  return reopen(db, async (emu) => {
+    const ws = await emu.createWorkspace();
+    const api = client(emu, ws.apiKey.secret);
+    const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id as string;
+    await addText(api, { title: 'Lighthouse', text: 'The lighthouse keeper polishes the lantern every morning.', topics: ['harbour'] });
+    await addText(api, { title: 'Bakery', text: 'The bakery sells rye bread and croissants.', topics: ['harbour'] });
+    await emu.drain();
+    const answer = (await api.post(`/v1/agents/${agentId}/query`, QUESTION)).body;
+    return { key: ws.apiKey.secret, agentId, answer };
+  });
+}
+
+describe('stored scope indexes', () => {
+  // Part 0 is the head, part 1 the postings' only block, part 2 the topic's quantised vectors.
+  for (const [what, part] of [['head', 0], ['postings block', 1], ['topic vectors', 2]] as const) {
+    it(`detect a damaged ${what}, answer from the chunks, and store the index again`, async () => {
+      const db = tempDbPath();
+      const { key, agentId, answer } = await setUp(db);
+      expect(answer.passages.map((p: { title: string }) => p.title)).toEqual(['Lighthouse', 'Bakery']);
+      const stored = await reopen(db, async (emu) => {
+        const before = await parts(emu, agentId);
+        expect(before.map((p) => p.part)).toEqual([0, 1, 2]);
+        // One byte flipped near the end (past the head's JSON: its arrays) of one value.
+        const data = Uint8Array.from(before[part]!.data);
+        data[data.length - 3]! ^= 0x5a;
+        await emu.service.db.updateTable('knowledge_scope_indexes').set({ data: Buffer.from(data) }).where('agent_id', '=', agentId).where('part', '=', part).execute();
+        return before;
+      });
+      await reopen(db, async (emu) => {
+        const res = await client(emu, key).post(`/v1/agents/${agentId}/query`, QUESTION);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual(answer);
+      });
+      // Built again from the chunks and written back: the same bytes as the first build.
+      expect(await reopen(db, (emu) => parts(emu, agentId))).toEqual(stored);
+    });
+  }
+
+  it('go with their agent: deleting it over HTTP deletes its stored index, also one still being written', async () => {
+    const db = tempDbPath();
+    const { key, agentId } = await setUp(db);
+    const other = await reopen(db, async (emu) => {
+      const api = client(emu, key);
+      expect((await parts(emu, agentId)).length).toBe(3);
+      const other = (await api.post('/v1/agents', { name: 'Bo', identity: { businessName: 'Acme' } })).body.id as string;
+      expect((await api.post(`/v1/agents/${other}/query`, QUESTION)).body.passages.length).toBe(2);
+      await emu.service.flush();
+      expect((await parts(emu, other)).length).toBe(3);
+      const deleted = await api.delete(`/v1/agents/${agentId}`);
+      expect(deleted.status).toBe(200);
+      expect(await parts(emu, agentId)).toEqual([]);
+      // The other agent's index stays.
+      expect((await parts(emu, other)).length).toBe(3);
+      // A query builds an index that is written after it is answered; the agent is deleted before that.
+      const third = (await api.post('/v1/agents', { name: 'Cy', identity: { businessName: 'Acme' } })).body.id as string;
+      await api.post(`/v1/agents/${third}/query`, QUESTION);
+      expect((await api.delete(`/v1/agents/${third}`)).status).toBe(200);
+      return other;
+    });
+    // After the writes under way were awaited (close), only the agent still there has rows.
+    const left = await reopen(db, (emu) => emu.service.db.selectFrom('knowledge_scope_indexes').select('agent_id').distinct().execute());
+    expect(left).toEqual([{ agent_id: other }]);
+  });
+});
