@@ -46,6 +46,8 @@ export class LexicalIndex {
   readonly #head: Uint16Array;
   readonly #body: Uint16Array;
   readonly #stored: StoredPostings | undefined;
+  /** Blocks of a stored index read so far, kept: each is read once (at most the whole postings, packed). */
+  readonly #blocks: (Uint8Array | undefined)[] = [];
   /** Terms of a stored index read so far (a query reads the terms it uses, once: `load`). */
   readonly #unpacked: (TermPostings | undefined)[] = [];
   /** Per chunk, BM25's length normalisation of each field: `1 - b + b * length / average`. */
@@ -148,11 +150,17 @@ export class LexicalIndex {
       list.push(id);
     }
     if (wanted.size === 0) return;
-    const read = await stored.read([...wanted.keys()].sort((a, b) => a - b));
-    for (const [block, list] of wanted) {
+    const missing = [...wanted.keys()].filter((b) => !this.#blocks[b]).sort((a, b) => a - b);
+    const read = missing.length ? await stored.read(missing) : new Map<number, Uint8Array>();
+    for (const block of missing) {
       const bytes = read.get(block);
       const base = stored.byteStarts[block]!;
       if (!bytes || bytes.byteLength !== stored.byteStarts[block + 1]! - base || crc32Bytes(bytes) !== stored.crcs[block]) throw new DamagedScopeIndex(`postings block ${block}`);
+      this.#blocks[block] = bytes;
+    }
+    for (const [block, list] of wanted) {
+      const bytes = this.#blocks[block]!;
+      const base = stored.byteStarts[block]!;
       for (const id of list) {
         const term = unpackTerm({ starts: stored.starts, bytes }, id, this.df(id), base);
         if (!term) throw new DamagedScopeIndex(`postings of term ${id}`);
