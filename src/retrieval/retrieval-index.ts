@@ -332,6 +332,8 @@ export class ScopeIndexCache {
    * whose bytes came back unlike they were written, D-601); the new one is stored.
    */
   async rebuild(workspaceId: string, agentId: string, damaged: ScopeIndex): Promise<ScopeIndex> {
+    // Knowledge changed since (its rows were replaced by another version's): the current index.
+    if ((await this.knowledge.version(workspaceId, agentId)) !== damaged.version) return this.get(workspaceId, agentId);
     const key = `${workspaceId}\u0000${agentId}`;
     const entry = this.#entries.get(key);
     if (entry && entry.version === damaged.version && (await entry.index.catch(() => damaged)) !== damaged) return entry.index;

@@ -67,9 +67,10 @@ export class RetrievalService {
     try {
       return await this.#rank(index, input, options);
     } catch (error) {
-      // Read back from the store unlike it was written (D-601): built again from the chunks.
+      // Read back from the store unlike it was written, or replaced meanwhile by a newer
+      // version's rows (D-601): the current index, built again from the chunks if need be.
       if (!(error instanceof DamagedScopeIndex)) throw error;
-      this.deps.log?.('svc.retrieval: a stored scope index came back damaged; it is built again from the chunks', error);
+      this.deps.log?.('svc.retrieval: a stored scope index could not be read back whole; it is built again from the chunks', error);
       return this.#rank(await this.#cache.rebuild(workspaceId, agentId, index), input, options);
     }
   }
