@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import { tempDbPath } from '../support/backends.js';
+import { freshDatabase } from '../support/postgres.js';
 import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
 import { addText } from './support.js';
@@ -54,9 +55,15 @@ function seeded(seed: number): () => number {
   return () => ((a = (Math.imul(a, 1664525) + 1013904223) >>> 0) / 4294967296);
 }
 
-describe('stored scope indexes', () => {
+/** The stores kept across a restart: a SQLite file, and a database on the run's PostgreSQL server. */
+const STORES: [string, () => string][] = [
+  ['sqlite-file', () => tempDbPath()],
+  ['postgres', () => freshDatabase(inject('postgres'), 'scope_index')],
+];
+
+describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
   it('answer after a restart as the built index did, also with the nearest members of a routed topic', async () => {
-    const db = tempDbPath();
+    const db = store();
     const rand = seeded(7);
     // More members in the topic than a query's pool (80 at limit 20): the stored 8-bit vectors rule some out (D-602).
     // One word found in one note; the others found in none, but close in spelling to the
@@ -92,7 +99,7 @@ describe('stored scope indexes', () => {
   // Part 0 is the head, part 1 the postings' only block, part 2 the topic's quantised vectors.
   for (const [what, part] of [['head', 0], ['postings block', 1], ['topic vectors', 2]] as const) {
     it(`detect a damaged ${what}, answer from the chunks, and store the index again`, async () => {
-      const db = tempDbPath();
+      const db = store();
       const { key, agentId, answer } = await setUp(db);
       expect(answer.passages.map((p: { title: string }) => p.title)).toEqual(['Lighthouse', 'Bakery']);
       const stored = await reopen(db, async (emu) => {
@@ -115,7 +122,7 @@ describe('stored scope indexes', () => {
   }
 
   it('go with their agent: deleting it over HTTP deletes its stored index, also one still being written', async () => {
-    const db = tempDbPath();
+    const db = store();
     const { key, agentId } = await setUp(db);
     const other = await reopen(db, async (emu) => {
       const api = client(emu, key);
