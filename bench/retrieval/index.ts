@@ -116,7 +116,7 @@ async function time(fn: () => Promise<unknown> | unknown): Promise<number> {
  * dot product over the same vectors in the same run; and the first query of a scope,
  * which builds its index: with every chunk to analyse (chunks stored without terms, as
  * before issue 14 or after a change of analyzer: today's first query read every chunk's
- * text too), and after a restart, from the scope index the first build stored (D-308;
+ * text too), and after a restart, from the scope index the first build stored (D-308, D-600;
  * before it, from the terms ingestion stored).
  */
 export async function run(): Promise<void> {

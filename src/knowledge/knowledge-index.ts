@@ -70,15 +70,20 @@ export interface KnowledgeIndex {
   readonly scopeIndexes?: ScopeIndexStore;
 }
 
-/** Built scope indexes as bytes, one per agent scope, and the chunk data they leave out. */
+/**
+ * Built scope indexes as bytes, one per agent scope, in parts (a head and the postings'
+ * blocks, decisions D-308, D-600), and the chunk data they leave out.
+ */
 export interface ScopeIndexStore {
-  /** The stored index of the scope when it was built at `version`. */
+  /** The head of the scope's stored index when it was built at `version`. */
   read(workspaceId: string, agentId: string, version: string): Promise<Uint8Array | undefined>;
+  /** Blocks (numbered from 0) of the scope's stored index at `version`; a block not there is missing. */
+  readBlocks(workspaceId: string, agentId: string, version: string, blocks: readonly number[]): Promise<Map<number, Uint8Array>>;
   /**
    * Keeps what `data` returns as the scope's index at `version` (replacing an older one),
    * calling it once the caller's current work is done; nothing when it returns undefined.
    */
-  write(workspaceId: string, agentId: string, version: string, data: () => Uint8Array | undefined): Promise<void>;
+  write(workspaceId: string, agentId: string, version: string, data: () => { head: Uint8Array; blocks: readonly Uint8Array[] } | undefined): Promise<void>;
   /** The text of those chunks (a chunk deleted since is missing). */
   texts(workspaceId: string, chunkIds: readonly string[]): Promise<Map<string, string>>;
   /** The vectors of those chunks (a chunk deleted since is missing). */

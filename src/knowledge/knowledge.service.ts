@@ -212,6 +212,8 @@ export class KnowledgeService {
     const ids = trx.selectFrom('knowledge_sources').select('id').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId);
     await trx.deleteFrom('knowledge_inputs').where('workspace_id', '=', workspaceId).where('source_id', 'in', ids).execute();
     const deleted = await trx.deleteFrom('knowledge_sources').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).executeTakeFirst();
+    // The agent's built scope index goes with it (decisions, D-603): nothing would ever read it again.
+    await trx.deleteFrom('knowledge_scope_indexes').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
     // The agent's transaction is the only connection: nothing can read before it commits.
     this.#index.changed(workspaceId);
     return { sourcesDeleted: Number(deleted.numDeletedRows) };

@@ -15,6 +15,8 @@ import { words } from '../text/words.js';
 const MAX_QUERY_TERMS = 32;
 /** Chunk ids per `IN` list when text or vectors are read by id. */
 const READ_BATCH = 500;
+/** Parts of a stored scope index per insert: about 1 MB of blocks. */
+const WRITE_BATCH = 16;
 
 /** The folded, distinct words of a query; stopwords go unless nothing else is left. */
 export function queryTerms(query: string): string[] {
@@ -70,10 +72,17 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
       }
       return out;
     };
+    const parts = (workspaceId: string, agentId: string, version: string) =>
+      db.selectFrom('knowledge_scope_indexes').select(['part', 'data']).where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).where('version', '=', version);
     this.scopeIndexes = {
-      read: async (workspaceId, agentId, version) => {
-        const row = await db.selectFrom('knowledge_scope_indexes').select('data').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).where('version', '=', version).executeTakeFirst();
-        return row?.data;
+      read: async (workspaceId, agentId, version) => (await parts(workspaceId, agentId, version).where('part', '=', 0).executeTakeFirst())?.data,
+      readBlocks: async (workspaceId, agentId, version, blocks) => {
+        const out = new Map<number, Uint8Array>();
+        for (let i = 0; i < blocks.length; i += READ_BATCH) {
+          const rows = await parts(workspaceId, agentId, version).where('part', 'in', blocks.slice(i, i + READ_BATCH).map((b) => b + 1)).execute();
+          for (const row of rows) out.set(Number(row.part) - 1, row.data);
+        }
+        return out;
       },
       write: (workspaceId, agentId, version, data) => {
         const epoch = this.#epoch;
@@ -81,11 +90,17 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
           await new Promise((resolve) => setImmediate(resolve));
           // A state import since the build replaced the chunks its term ids come from.
           if (epoch !== this.#epoch) return;
-          const bytes = data();
-          if (!bytes) return;
+          const encoded = data();
+          if (!encoded) return;
+          const values = [encoded.head, ...encoded.blocks].map((bytes, part) => ({
+            workspace_id: workspaceId, agent_id: agentId, part, version, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          }));
           await db.transaction().execute(async (trx) => {
             await trx.deleteFrom('knowledge_scope_indexes').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
-            await trx.insertInto('knowledge_scope_indexes').values({ workspace_id: workspaceId, agent_id: agentId, version, data: bytes }).execute();
+            // Only while the agent exists: one deleted since the build would leave its rows behind (D-603).
+            const agent = await trx.selectFrom('agents').select('id').where('workspace_id', '=', workspaceId).where('id', '=', agentId).executeTakeFirst();
+            if (!agent) return;
+            for (let i = 0; i < values.length; i += WRITE_BATCH) await trx.insertInto('knowledge_scope_indexes').values(values.slice(i, i + WRITE_BATCH)).execute();
           });
         })();
         this.#writes.add(write);

@@ -24,6 +24,11 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ah, bh);
 }
 
+/** CRC32 (IEEE) of bytes as an unsigned integer: a check that stored bytes came back as written. */
+export function crc32Bytes(bytes: Uint8Array): number {
+  return crc32(bytes) >>> 0;
+}
+
 /** CRC32 (IEEE) of a UTF-8 string as an unsigned integer. */
 export function crc32Of(input: string): number {
   return crc32(Buffer.from(input, 'utf8')) >>> 0;

@@ -1,5 +1,6 @@
 import type { ChunkTerms } from '../knowledge/knowledge-index.js';
-import { unpackTerm, type PackedPostings, type TermPostings } from './postings-bytes.js';
+import { crc32Bytes } from '../platform/crypto.js';
+import { DamagedScopeIndex, unpackTerm, type StoredPostings, type TermPostings } from './postings-bytes.js';
 
 /** BM25F's constants (decisions, D-302): the textbook k1 and b, a heading counting twice. */
 const K1 = 1.2;
@@ -14,11 +15,11 @@ export interface LexicalParts {
   size: number;
   vocabularySize: number;
   offsets: Uint32Array;
-  /** The postings, unpacked (a built index) or packed (one read back from the store). */
+  /** The postings, unpacked (a built index) or left in the store (one read back from it). */
   docs?: Uint32Array;
   head?: Uint16Array;
   body?: Uint16Array;
-  packed?: PackedPostings;
+  stored?: StoredPostings;
   headNorm: Float32Array;
   bodyNorm: Float32Array;
 }
@@ -44,8 +45,10 @@ export class LexicalIndex {
   readonly #docs: Uint32Array;
   readonly #head: Uint16Array;
   readonly #body: Uint16Array;
-  readonly #packed: PackedPostings | undefined;
-  /** Terms of a packed index unpacked so far (a query unpacks the terms it uses, once). */
+  readonly #stored: StoredPostings | undefined;
+  /** Blocks of a stored index read so far, kept: each is read once (at most the whole postings, packed). */
+  readonly #blocks: (Uint8Array | undefined)[] = [];
+  /** Terms of a stored index read so far (a query reads the terms it uses, once: `load`). */
   readonly #unpacked: (TermPostings | undefined)[] = [];
   /** Per chunk, BM25's length normalisation of each field: `1 - b + b * length / average`. */
   readonly #headNorm: Float32Array;
@@ -113,7 +116,7 @@ export class LexicalIndex {
     this.#docs = parts.docs ?? new Uint32Array(0);
     this.#head = parts.head ?? new Uint16Array(0);
     this.#body = parts.body ?? new Uint16Array(0);
-    this.#packed = parts.packed;
+    this.#stored = parts.stored;
     this.#headNorm = parts.headNorm;
     this.#bodyNorm = parts.bodyNorm;
     this.#total = new Float64Array(n);
@@ -126,21 +129,51 @@ export class LexicalIndex {
   parts(): LexicalParts {
     return {
       size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, headNorm: this.#headNorm, bodyNorm: this.#bodyNorm,
-      ...(this.#packed ? { packed: this.#packed } : { docs: this.#docs, head: this.#head, body: this.#body }),
+      ...(this.#stored ? { stored: this.#stored } : { docs: this.#docs, head: this.#head, body: this.#body }),
     };
+  }
+
+  /**
+   * Makes sure the postings of `ids` are in memory before `search` uses them: an index
+   * read back from the store reads the blocks holding them, once. Throws
+   * `DamagedScopeIndex` when a block is missing or unlike it was written.
+   */
+  async load(ids: Iterable<number>): Promise<void> {
+    const stored = this.#stored;
+    if (!stored) return;
+    const wanted = new Map<number, number[]>();
+    for (const id of ids) {
+      if (this.df(id) === 0 || this.#unpacked[id]) continue;
+      const block = blockOf(stored.firstTerms, id);
+      let list = wanted.get(block);
+      if (!list) wanted.set(block, (list = []));
+      list.push(id);
+    }
+    if (wanted.size === 0) return;
+    const missing = [...wanted.keys()].filter((b) => !this.#blocks[b]).sort((a, b) => a - b);
+    const read = missing.length ? await stored.read(missing) : new Map<number, Uint8Array>();
+    for (const block of missing) {
+      const bytes = read.get(block);
+      const base = stored.byteStarts[block]!;
+      if (!bytes || bytes.byteLength !== stored.byteStarts[block + 1]! - base || crc32Bytes(bytes) !== stored.crcs[block]) throw new DamagedScopeIndex(`postings block ${block}`);
+      this.#blocks[block] = bytes;
+    }
+    for (const [block, list] of wanted) {
+      const bytes = this.#blocks[block]!;
+      const base = stored.byteStarts[block]!;
+      for (const id of list) {
+        const term = unpackTerm({ starts: stored.starts, bytes }, id, this.df(id), base);
+        if (!term) throw new DamagedScopeIndex(`postings of term ${id}`);
+        this.#unpacked[id] = term;
+      }
+    }
   }
 
   /** Where term `id`'s postings lie: entries `from` to `to - 1` of the three arrays. */
   #postings(id: number): TermPostings & { from: number; to: number } {
-    if (!this.#packed) return { docs: this.#docs, head: this.#head, body: this.#body, from: this.#offsets[id]!, to: this.#offsets[id + 1]! };
-    const df = this.df(id);
-    let term = this.#unpacked[id];
-    if (!term) {
-      term = unpackTerm(this.#packed, id, df);
-      // Bytes the store handed back damaged: the term matches nothing rather than anything.
-      if (!term) term = { docs: new Uint32Array(0), head: new Uint16Array(0), body: new Uint16Array(0) };
-      this.#unpacked[id] = term;
-    }
+    if (!this.#stored) return { docs: this.#docs, head: this.#head, body: this.#body, from: this.#offsets[id]!, to: this.#offsets[id + 1]! };
+    const term = this.#unpacked[id];
+    if (!term) throw new Error(`term ${id} searched before it was loaded`);
     return { ...term, from: 0, to: term.docs.length };
   }
 
@@ -165,7 +198,7 @@ export class LexicalIndex {
    * `ceiling`: the score of a chunk of average length holding every group's best term
    * once (the sum of their idf). A chunk scores the best alternative of each group, never
    * their sum, so that a word's two stems never count it twice. Costs the postings of
-   * the query's terms, not the scope.
+   * the query's terms, not the scope; those of a stored index must be `load`ed first.
    */
   search(groups: readonly TermGroup[], k: number, keep: (position: number) => boolean): { hits: LexicalHit[]; ceiling: number } {
     const total = this.#total;
@@ -214,4 +247,16 @@ export class LexicalIndex {
     for (let m = 0; m < matchedCount; m++) total[matched[m]!] = 0;
     return { hits, ceiling };
   }
+}
+
+/** The block holding term `id`: the last whose first term is not past it. */
+function blockOf(firstTerms: Uint32Array, id: number): number {
+  let lo = 0;
+  let hi = firstTerms.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (firstTerms[mid]! <= id) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }

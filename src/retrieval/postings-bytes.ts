@@ -14,6 +14,27 @@ export interface PackedPostings {
   bytes: Uint8Array;
 }
 
+/**
+ * Postings kept in the store in blocks (decisions, D-600): where each block starts, in
+ * terms and in bytes (one more than the blocks), each block's CRC32, and how to read
+ * blocks. A query reads the blocks of its terms only.
+ */
+export interface StoredPostings {
+  starts: Uint32Array;
+  firstTerms: Uint32Array;
+  byteStarts: Uint32Array;
+  crcs: Uint32Array;
+  read(blocks: readonly number[]): Promise<Map<number, Uint8Array>>;
+}
+
+/** Stored bytes of an index that came back unlike they were written: it is built again (D-601). */
+export class DamagedScopeIndex extends Error {
+  constructor(what: string) {
+    super(`stored scope index damaged: ${what}`);
+    this.name = 'DamagedScopeIndex';
+  }
+}
+
 /** One term's postings, unpacked. */
 export interface TermPostings {
   docs: Uint32Array;
@@ -57,16 +78,40 @@ export function packPostings(offsets: Uint32Array, docs: Uint32Array, head: Uint
   return { starts, bytes: out.slice(0, at) };
 }
 
-/** The `count` postings of term `id`, or undefined when the bytes do not hold them. */
-export function unpackTerm(packed: PackedPostings, id: number, count: number): TermPostings | undefined {
+/**
+ * Where to cut packed postings into blocks of about `size` bytes, at term boundaries: the
+ * first term id of each block, and each block's first byte (plus the end). A term
+ * longer than `size` makes a block of its own size.
+ */
+export function postingBlocks(starts: Uint32Array, size: number): { firstTerms: Uint32Array; byteStarts: Uint32Array } {
+  const firstTerms: number[] = [];
+  const byteStarts: number[] = [];
+  const terms = starts.length - 1;
+  let blockStart = -1;
+  for (let id = 0; id < terms; id++) {
+    if (blockStart < 0 || starts[id]! - blockStart >= size) {
+      blockStart = starts[id]!;
+      firstTerms.push(id);
+      byteStarts.push(blockStart);
+    }
+  }
+  byteStarts.push(starts[terms] ?? 0);
+  return { firstTerms: Uint32Array.from(firstTerms), byteStarts: Uint32Array.from(byteStarts) };
+}
+
+/**
+ * The `count` postings of term `id`, or undefined when the bytes do not hold them.
+ * `bytes` holds the packed postings from byte `base` on (a whole index's, or one block's).
+ */
+export function unpackTerm(packed: PackedPostings, id: number, count: number, base = 0): TermPostings | undefined {
   const bytes = packed.bytes;
   const docs = new Uint32Array(count);
   const head = new Uint16Array(count);
   const body = new Uint16Array(count);
   const values = [0, 0, 0];
-  let at = packed.starts[id]!;
-  const end = packed.starts[id + 1]!;
-  if (end > bytes.length) return undefined;
+  let at = packed.starts[id]! - base;
+  const end = packed.starts[id + 1]! - base;
+  if (at < 0 || end > bytes.length) return undefined;
   let previous = -1;
   for (let j = 0; j < count; j++) {
     if (at + 2 > end) return undefined;

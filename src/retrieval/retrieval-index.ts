@@ -2,7 +2,10 @@ import type { IndexedChunk, KnowledgeIndex, ScopeIndexStore } from '../knowledge
 import { snowballStem } from '../text/analyze.js';
 import { accentedWords } from '../text/words.js';
 import { LexicalIndex } from './lexical-index.js';
-import { canStoreScopeIndexes, decodeScopeIndex, encodeScopeIndex, type SourceMeta } from './scope-index-bytes.js';
+import { topPositions } from './top-positions.js';
+import { crc32Bytes } from '../platform/crypto.js';
+import { DamagedScopeIndex } from './postings-bytes.js';
+import { canStoreScopeIndexes, decodeScopeIndex, encodeScopeIndex, quantise, readTopicBlock, type EncodedScopeIndex, type QuantisedVectors, type SourceMeta } from './scope-index-bytes.js';
 
 /**
  * A chunk as a passage shows it, without its vector and terms, which the index lays
@@ -13,6 +16,7 @@ export type ChunkMeta = Omit<IndexedChunk, 'vector' | 'terms' | 'text'> & { text
 /** Where an index restored from the store reads the text and vectors it left out. */
 interface ChunkLoader {
   workspaceId: string;
+  agentId: string;
   store: ScopeIndexStore;
 }
 
@@ -23,6 +27,8 @@ export interface TopicEntry {
   centroid: Float32Array;
   /** Stems of the tag's words in both languages (`opening-hours`: `open`, `hour`), to route by name. */
   stems: string[];
+  /** A restored index's: the stored block of its members' quantised vectors, and its CRC32 (D-602). */
+  block?: { block: number; crc: number };
 }
 
 function normalise(vector: Float32Array): Float32Array {
@@ -43,24 +49,40 @@ function normalise(vector: Float32Array): Float32Array {
  */
 export class ScopeIndex {
   readonly size: number;
-  readonly chunks: ChunkMeta[];
+  /** Per position; a restored index makes each when first asked (`chunk`). */
+  readonly #chunks: (ChunkMeta | undefined)[];
+  readonly #restored: { make(position: number): ChunkMeta; topics(position: number): string[] } | undefined;
   readonly topics = new Map<string, TopicEntry>();
   readonly #vectors: (Float32Array | undefined)[];
   #columns: Float32Array | undefined;
+  /** A restored index's topics' quantised member vectors, read on first use. */
+  readonly #quantised = new Map<string, Promise<QuantisedVectors>>();
 
   private constructor(
     readonly version: string,
     readonly dims: number,
     /** The workspace's term dictionary the chunks' term ids come from. */
     readonly dictionary: ReadonlyMap<string, number>,
-    chunks: ChunkMeta[],
+    chunks: (ChunkMeta | undefined)[],
     readonly lexical: LexicalIndex,
     vectors: (Float32Array | undefined)[],
     readonly loader?: ChunkLoader,
+    restored?: { make(position: number): ChunkMeta; topics(position: number): string[] },
   ) {
     this.size = chunks.length;
-    this.chunks = chunks;
+    this.#chunks = chunks;
     this.#vectors = vectors;
+    this.#restored = restored;
+  }
+
+  /** The chunk at `position` (chunk-id order), without its vector and terms. */
+  chunk(position: number): ChunkMeta {
+    return (this.#chunks[position] ??= this.#restored!.make(position));
+  }
+
+  /** The topics of the chunk at `position`, without making its metadata. */
+  topicsOf(position: number): string[] {
+    return this.#chunks[position]?.topics ?? this.#restored!.topics(position);
   }
 
   /** Lays out `input` (any order) with the dictionary its term ids come from. */
@@ -101,11 +123,12 @@ export class ScopeIndex {
   }
 
   /** The index as bytes for the store (without text and vectors), or undefined where the format is not written. */
-  toBytes(): Uint8Array | undefined {
+  toBytes(): EncodedScopeIndex | undefined {
     if (!canStoreScopeIndexes) return undefined;
     const sources: SourceMeta[] = [];
     const sourceAt = new Map<string, number>();
-    const chunkSources = this.chunks.map((c) => {
+    const chunks = this.#chunks as ChunkMeta[];
+    const chunkSources = chunks.map((c) => {
       let at = sourceAt.get(c.sourceId);
       if (at === undefined) {
         sourceAt.set(c.sourceId, (at = sources.length));
@@ -117,14 +140,14 @@ export class ScopeIndex {
       version: this.version,
       dims: this.dims,
       sources,
-      chunkIds: this.chunks.map((c) => c.chunkId),
+      chunkIds: chunks.map((c) => c.chunkId),
       chunkSources,
-      langs: this.chunks.map((c) => c.lang),
-      tokenCounts: this.chunks.map((c) => c.tokenCount),
+      langs: chunks.map((c) => c.lang),
+      tokenCounts: chunks.map((c) => c.tokenCount),
       lexical: this.lexical.parts(),
       topics: [...this.topics].map(([name, t]) => ({ name, stems: t.stems, members: t.members, centroid: t.centroid })),
       terms: [...this.dictionary].filter(([, id]) => this.lexical.df(id) > 0),
-    });
+    }, [...this.topics.values()].map((t) => quantise(Array.from(t.members, (i) => this.#vectors[i]!), this.dims)));
   }
 
   /**
@@ -135,24 +158,29 @@ export class ScopeIndex {
   static fromBytes(bytes: Uint8Array, version: string, loader: ChunkLoader): ScopeIndex | undefined {
     const data = canStoreScopeIndexes ? decodeScopeIndex(bytes) : undefined;
     if (!data || data.version !== version) return undefined;
-    const sources = data.sources;
-    const chunks: ChunkMeta[] = data.chunkIds.map((chunkId, i) => {
-      const s = sources[data.chunkSources[i]!]!;
+    const { sources, chunkSources, tokenCounts } = data;
+    // 100,000 objects cost more than the rest of the restore: each is made when first asked for.
+    const make = (i: number): ChunkMeta => {
+      const s = sources[chunkSources[i]!]!;
       return {
-        chunkId, sourceId: s.sourceId, agentId: s.agentId, title: s.title, topics: s.topics,
-        lang: data.langs[i]!, ...(s.url !== undefined && { url: s.url }), tokenCount: data.tokenCounts[i]!,
+        chunkId: data.chunkId(i), sourceId: s.sourceId, agentId: s.agentId, title: s.title, topics: s.topics,
+        lang: data.lang(i), ...(s.url !== undefined && { url: s.url }), tokenCount: tokenCounts[i]!,
       };
-    });
-    const index = new ScopeIndex(version, data.dims, new Map(data.terms), chunks, new LexicalIndex(data.lexical), new Array<Float32Array | undefined>(chunks.length), loader);
-    for (const t of data.topics) index.topics.set(t.name, { members: t.members, centroid: t.centroid, stems: t.stems });
+    };
+    const topics = (i: number) => sources[chunkSources[i]!]!.topics;
+    const { workspaceId, agentId, store } = loader;
+    const lexical = new LexicalIndex({ ...data.lexical, stored: { ...data.lexical.stored, read: (blocks) => store.readBlocks(workspaceId, agentId, version, blocks) } });
+    const size = data.size;
+    const index = new ScopeIndex(version, data.dims, new Map(data.terms), new Array<ChunkMeta | undefined>(size), lexical, new Array<Float32Array | undefined>(size), loader, { make, topics });
+    data.topics.forEach((t, k) => index.topics.set(t.name, { members: t.members, centroid: t.centroid, stems: t.stems, block: data.topicBlocks[k]! }));
     return index;
   }
 
   /** The text of the chunks at `positions`, from memory or, for a restored index, from the store. */
   async texts(positions: readonly number[]): Promise<(string | undefined)[]> {
-    const missing = positions.filter((p) => this.chunks[p]!.text === undefined).map((p) => this.chunks[p]!.chunkId);
+    const missing = positions.filter((p) => this.chunk(p).text === undefined).map((p) => this.chunk(p).chunkId);
     const read = missing.length && this.loader ? await this.loader.store.texts(this.loader.workspaceId, missing) : undefined;
-    return positions.map((p) => this.chunks[p]!.text ?? read?.get(this.chunks[p]!.chunkId));
+    return positions.map((p) => this.chunk(p).text ?? read?.get(this.chunk(p).chunkId));
   }
 
   /**
@@ -169,10 +197,48 @@ export class ScopeIndex {
       if (this.#vectors[p] === undefined) missing.push(p);
     }
     if (missing.length === 0) return;
-    const read = await loader.store.vectors(loader.workspaceId, missing.map((p) => this.chunks[p]!.chunkId));
+    const read = await loader.store.vectors(loader.workspaceId, missing.map((p) => this.chunk(p).chunkId));
     // A chunk deleted since the build scores nothing: the next query sees a new version.
     const none = new Float32Array(0);
-    for (const p of missing) this.#vectors[p] = read.get(this.chunks[p]!.chunkId) ?? none;
+    for (const p of missing) this.#vectors[p] = read.get(this.chunk(p).chunkId) ?? none;
+  }
+
+  /**
+   * The `k` members of `topic` that `keep` accepts whose vectors are nearest `query`
+   * (cosine, ties by member order), best first, as positions. A restored index reads
+   * the topic's quantised vectors first (D-602): their bounds leave out every member
+   * that cannot be among the `k`, and only the others' vectors are read, so the answer
+   * is the exact one at a fraction of the reads.
+   */
+  async nearestMembers(topic: string, query: Float32Array, k: number, keep: (position: number) => boolean): Promise<number[]> {
+    const entry = this.topics.get(topic)!;
+    const members = entry.members;
+    let among: number[] | undefined;
+    if (entry.block && this.loader && members.some((p) => this.#vectors[p] === undefined)) {
+      among = candidates(await this.#quantisedOf(topic, entry), query, this.dims, k, (j) => keep(members[j]!));
+    }
+    const look = among ?? Array.from(members.keys());
+    await this.loadVectors(look.map((j) => members[j]!));
+    const near = new Float64Array(members.length);
+    for (const j of look) near[j] = this.similarity(members[j]!, query);
+    return topPositions(near, k, (j) => keep(members[j]!), among).map((j) => members[j]!);
+  }
+
+  #quantisedOf(topic: string, entry: TopicEntry): Promise<QuantisedVectors> {
+    let q = this.#quantised.get(topic);
+    if (!q) {
+      const { workspaceId, agentId, store } = this.loader!;
+      const { block, crc } = entry.block!;
+      q = store.readBlocks(workspaceId, agentId, this.version, [block]).then((read) => {
+        const bytes = read.get(block);
+        const vectors = bytes && crc32Bytes(bytes) === crc ? readTopicBlock(bytes, entry.members.length, this.dims) : undefined;
+        if (!vectors) throw new DamagedScopeIndex(`vectors of topic ${topic}`);
+        return vectors;
+      });
+      this.#quantised.set(topic, q);
+      q.catch(() => this.#quantised.delete(topic));
+    }
+    return q;
   }
 
   /** The cosine of one chunk's vector with `query` (both are L2-normalised). */
@@ -261,12 +327,30 @@ export class ScopeIndexCache {
     this.#entries.clear();
   }
 
+  /**
+   * The scope's index built again from the chunks, in place of `damaged` (a stored index
+   * whose bytes came back unlike they were written, D-601); the new one is stored.
+   */
+  async rebuild(workspaceId: string, agentId: string, damaged: ScopeIndex): Promise<ScopeIndex> {
+    // Knowledge changed since (its rows were replaced by another version's): the current index.
+    if ((await this.knowledge.version(workspaceId, agentId)) !== damaged.version) return this.get(workspaceId, agentId);
+    const key = `${workspaceId}\u0000${agentId}`;
+    const entry = this.#entries.get(key);
+    if (entry && entry.version === damaged.version && (await entry.index.catch(() => damaged)) !== damaged) return entry.index;
+    const index = this.#build(workspaceId, agentId, damaged.version);
+    this.#entries.set(key, { version: damaged.version, index });
+    index.catch(() => {
+      if (this.#entries.get(key)?.index === index) this.#entries.delete(key);
+    });
+    return index;
+  }
+
   /** The scope's index as the store kept it at this version, if it did (decisions, D-308). */
   async #restore(workspaceId: string, agentId: string, version: string): Promise<ScopeIndex | undefined> {
     const store = this.knowledge.scopeIndexes;
     const bytes = store && (await store.read(workspaceId, agentId, version));
     if (!store || !bytes) return undefined;
-    return ScopeIndex.fromBytes(bytes, version, { workspaceId, store });
+    return ScopeIndex.fromBytes(bytes, version, { workspaceId, agentId, store });
   }
 
   async #build(workspaceId: string, agentId: string, version: string): Promise<ScopeIndex> {
@@ -283,4 +367,40 @@ export class ScopeIndexCache {
     }
     return index;
   }
+}
+
+/**
+ * The members (indexes into the topic) that may be among the `k` nearest `query` that
+ * `keep` accepts: each quantised similarity is off by at most half a scale step times
+ * the query's L1 norm, so a member whose best case is below the `k`-th best worst case
+ * cannot be among them (D-602). In member order.
+ */
+function candidates(q: QuantisedVectors, query: Float32Array, dims: number, k: number, keep: (j: number) => boolean): number[] {
+  const n = q.scales.length;
+  const used: number[] = [];
+  let l1 = 0;
+  for (let d = 0; d < Math.min(dims, query.length); d++) {
+    if (query[d] === 0) continue;
+    used.push(d);
+    l1 += Math.abs(query[d]!);
+  }
+  const approx = new Float64Array(n);
+  const slack = new Float64Array(n);
+  const lower: number[] = [];
+  for (let j = 0; j < n; j++) {
+    if (!keep(j)) continue;
+    const scale = q.scales[j]!;
+    let sum = 0;
+    for (const d of used) sum += q.values[j * dims + d]! * query[d]!;
+    approx[j] = sum * scale;
+    // Half a step per value, and a margin for the rounding of both sums.
+    slack[j] = scale * 0.5 * l1 * (1 + 1e-6) + 1e-7;
+    lower.push(approx[j]! - slack[j]!);
+  }
+  if (lower.length <= k) return Array.from({ length: n }, (_, j) => j).filter(keep);
+  lower.sort((a, b) => b - a);
+  const floor = lower[k - 1]!;
+  const out: number[] = [];
+  for (let j = 0; j < n; j++) if (approx[j]! + slack[j]! >= floor && keep(j)) out.push(j);
+  return out;
 }

@@ -3,8 +3,12 @@ import { HashingEmbedder } from '../knowledge/pipeline/embedder.js';
 import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js';
 import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
 import { confidence, isInflectedForm } from './confidence.js';
+import { topPositions } from './top-positions.js';
 import type { LexicalHit, TermGroup } from './lexical-index.js';
+import { DamagedScopeIndex } from './postings-bytes.js';
 import { languageBalance, queryWords } from '../text/analyze.js';
+
+export { topPositions };
 
 /** What retrieval needs of agents: that one exists (else `404 svc.agent.not_found`). */
 export interface AgentLookup {
@@ -60,29 +64,29 @@ export class RetrievalService {
    */
   async search(workspaceId: string, agentId: string, input: SearchInput, options: { refuse?: boolean } = {}): Promise<QueryResult> {
     const index = await this.#cache.get(workspaceId, agentId);
+    try {
+      return await this.#rank(index, input, options);
+    } catch (error) {
+      // Read back from the store unlike it was written, or replaced meanwhile by a newer
+      // version's rows (D-601): the current index, built again from the chunks if need be.
+      if (!(error instanceof DamagedScopeIndex)) throw error;
+      this.deps.log?.('svc.retrieval: a stored scope index could not be read back whole; it is built again from the chunks', error);
+      return this.#rank(await this.#cache.rebuild(workspaceId, agentId, index), input, options);
+    }
+  }
+
+  async #rank(index: ScopeIndex, input: SearchInput, options: { refuse?: boolean }): Promise<QueryResult> {
     if (index.size === 0) return EMPTY;
+    const words = queryWords(input.query);
+    const { groups, unknown, inflected } = termGroups(index, words, input.query);
+    await index.lexical.load(groups.flat());
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
       if (requested.size === 0) return true;
-      const topics = index.chunks[i]!.topics;
+      const topics = index.topicsOf(i);
       return topics.length === 0 || topics.some((t) => requested.has(t));
     };
-
-    const words = queryWords(input.query);
     const lexical = index.lexical;
-    const groups: TermGroup[] = [];
-    let unknown = 0;
-    let inflected = 0;
-    let balance: number | undefined;
-    for (const word of words) {
-      const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && lexical.df(id) > 0);
-      if (ids.length) groups.push(ids);
-      else {
-        unknown += 1;
-        balance ??= languageBalance(input.query);
-        if (isInflectedForm(word.word, balance)) inflected += 1;
-      }
-    }
     const fused = !(this.deps.knowledge.embedder instanceof HashingEmbedder);
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
     const { hits, ceiling } = lexical.search(groups, pool, eligible);
@@ -115,18 +119,14 @@ export class RetrievalService {
     if (routed.size) {
       const query = await embedQuery();
       for (const topic of query ? routed : []) {
-        const members = index.topics.get(topic)!.members;
-        await index.loadVectors(members);
-        const near = Float64Array.from(members, (i) => index.similarity(i, query!));
-        for (const j of topPositions(near, pool, (j) => eligible(members[j]!))) {
-          const position = members[j]!;
+        for (const position of await index.nearestMembers(topic, query!, pool, eligible)) {
           if (!candidates.has(position)) candidates.set(position, { position, base: 0, byVector: false, byTopic: true });
         }
       }
-      for (const c of candidates.values()) c.byTopic ||= index.chunks[c.position]!.topics.some((t) => routed.has(t));
+      for (const c of candidates.values()) c.byTopic ||= index.topicsOf(c.position).some((t) => routed.has(t));
     }
 
-    const scored = [...candidates.values()].map((c) => ({ c, chunk: index.chunks[c.position]!, score: Math.min(1, c.base + (c.byTopic ? TOPIC_BONUS : 0)) }));
+    const scored = [...candidates.values()].map((c) => ({ c, chunk: index.chunk(c.position), score: Math.min(1, c.base + (c.byTopic ? TOPIC_BONUS : 0)) }));
     scored.sort((a, b) => b.score - a.score || b.c.base - a.c.base || a.c.position - b.c.position);
     // A chunk deleted since the index was built has no text: its passage is left out.
     const texts = await index.texts(scored.slice(0, input.limit).map((s) => s.c.position));
@@ -192,29 +192,27 @@ export class RetrievalService {
   }
 }
 
+/** Each query word's term ids the scope uses (its stems in both languages), and how many words it never uses. */
+function termGroups(index: ScopeIndex, words: ReturnType<typeof queryWords>, query: string): { groups: TermGroup[]; unknown: number; inflected: number } {
+  const groups: TermGroup[] = [];
+  let unknown = 0;
+  let inflected = 0;
+  let balance: number | undefined;
+  for (const word of words) {
+    const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && index.lexical.df(id) > 0);
+    if (ids.length) groups.push(ids);
+    else {
+      unknown += 1;
+      balance ??= languageBalance(query);
+      if (isInflectedForm(word.word, balance)) inflected += 1;
+    }
+  }
+  return { groups, unknown, inflected };
+}
+
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) sum += a[i]! * b[i]!;
   return sum;
-}
-
-/**
- * The `k` positions with the highest scores that pass `keep`, best first; over `among`
- * when given, else over every position. A bounded insertion list: linear in practice.
- */
-export function topPositions(scores: ArrayLike<number>, k: number, keep: (i: number) => boolean, among?: ArrayLike<number>): number[] {
-  const best: number[] = [];
-  const n = among ? among.length : scores.length;
-  for (let j = 0; j < n; j++) {
-    const i = among ? among[j]! : j;
-    const s = scores[i]!;
-    if (best.length === k && s <= scores[best[k - 1]!]!) continue;
-    if (!keep(i)) continue;
-    let at = best.length;
-    while (at > 0 && scores[best[at - 1]!]! < s) at--;
-    best.splice(at, 0, i);
-    if (best.length > k) best.pop();
-  }
-  return best;
 }

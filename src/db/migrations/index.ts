@@ -7,6 +7,7 @@ import { chat } from './0005-chat.js';
 import { sharedStore } from './0006-shared-store.js';
 import { retrievalTerms } from './0007-retrieval-terms.js';
 import { retrievalScopeIndexes } from './0008-retrieval-scope-indexes.js';
+import { retrievalScopeIndexParts } from './0009-retrieval-scope-index-parts.js';
 
 /**
  * Every migration, keyed by a name that sorts in application order. A part of the API
@@ -22,4 +23,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0006-shared-store': sharedStore,
   '0007-retrieval-terms': retrievalTerms,
   '0008-retrieval-scope-indexes': retrievalScopeIndexes,
+  '0009-retrieval-scope-index-parts': retrievalScopeIndexParts,
 };

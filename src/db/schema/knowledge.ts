@@ -75,13 +75,16 @@ export interface KnowledgeTermTable {
 }
 
 /**
- * A scope's built retrieval index as bytes (decisions, D-308): one row per agent scope,
- * the latest version written, so that a restart reads one value instead of every chunk.
+ * A scope's built retrieval index as bytes (decisions, D-308, D-600): a head row and
+ * the postings' blocks per agent scope, the latest version written, so that a restart
+ * reads the head and the blocks its queries use instead of every chunk.
  * Derived: a state leaves it out, and another `version` means it is built again.
  */
 export interface KnowledgeScopeIndexTable {
   workspace_id: string;
   agent_id: string;
+  /** 0 for the head, 1 + n for block n of the postings (decisions, D-600). */
+  part: number;
   version: string;
   data: Uint8Array;
 }
