@@ -163,7 +163,7 @@ function sourceIndex(chunks: Chunk[], lex: LexicalRetriever, options: LexicalOpt
   return { index: Bm25fIndex.build(docs, { ...DEFAULT_BM25F, ...options }), of: chunks.map((c) => at.get(c.sourceId)!) };
 }
 
-function lexicalApproach(name: string, options: LexicalOptions, expand?: (lex: LexicalRetriever) => Expander, confidence: Confidence = 'score'): Approach & { options: LexicalOptions } {
+export function lexicalApproach(name: string, options: LexicalOptions, expand?: (lex: LexicalRetriever) => Expander, confidence: Confidence = 'score'): Approach & { options: LexicalOptions } {
   return { name, build: lexical(options, expand, undefined, 0, confidence), options, ...(expand && { expand }) };
 }
 
