@@ -1,7 +1,8 @@
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { HashingEmbedder } from '../knowledge/pipeline/embedder.js';
 import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js';
-import { ScopeIndexCache, type ScopeIndex } from './retrieval-index.js';
+import type { ScopeIndex } from './retrieval-index.js';
+import { ScopeIndexCache } from './scope-index-cache.js';
 import { confidence, isInflectedForm } from './confidence.js';
 import { topPositions } from './top-positions.js';
 import type { LexicalHit, TermGroup } from './lexical-index.js';
