@@ -18,6 +18,17 @@ const READ_BATCH = 500;
 /** Parts of a stored scope index per insert: about 1 MB of blocks. */
 const WRITE_BATCH = 16;
 
+/**
+ * Locks an agent's row for the rest of `trx`, and says whether the agent still exists.
+ * A write of its stored scope index and its deletion both take it first, so that on a
+ * shared PostgreSQL (read committed) neither misses the other's rows (D-603); an update
+ * that changes nothing is the lock every dialect has (SQLite runs one writer anyway).
+ */
+export async function lockAgentRow(trx: Kysely<Database>, workspaceId: string, agentId: string): Promise<boolean> {
+  const locked = await trx.updateTable('agents').set((eb) => ({ id: eb.ref('id') })).where('workspace_id', '=', workspaceId).where('id', '=', agentId).executeTakeFirst();
+  return Number(locked.numUpdatedRows) > 0;
+}
+
 /** The folded, distinct words of a query; stopwords go unless nothing else is left. */
 export function queryTerms(query: string): string[] {
   const all = [...new Set(words(query))];
@@ -96,10 +107,9 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
             workspace_id: workspaceId, agent_id: agentId, part, version, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
           }));
           await db.transaction().execute(async (trx) => {
-            await trx.deleteFrom('knowledge_scope_indexes').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
             // Only while the agent exists: one deleted since the build would leave its rows behind (D-603).
-            const agent = await trx.selectFrom('agents').select('id').where('workspace_id', '=', workspaceId).where('id', '=', agentId).executeTakeFirst();
-            if (!agent) return;
+            if (!(await lockAgentRow(trx, workspaceId, agentId))) return;
+            await trx.deleteFrom('knowledge_scope_indexes').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
             for (let i = 0; i < values.length; i += WRITE_BATCH) await trx.insertInto('knowledge_scope_indexes').values(values.slice(i, i + WRITE_BATCH)).execute();
           });
         })();

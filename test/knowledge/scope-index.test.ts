@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import { tempDbPath } from '../support/backends.js';
@@ -5,6 +6,7 @@ import { freshDatabase } from '../support/postgres.js';
 import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
 import { addText } from './support.js';
+import { lockAgentRow } from '../../src/knowledge/sql-index.js';
 
 /*
  * A scope's built index kept in the store (decisions, D-308, D-600 to D-603): parts that
@@ -145,5 +147,43 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
     // After the writes under way were awaited (close), only the agent still there has rows.
     const left = await reopen(db, (emu) => emu.service.db.selectFrom('knowledge_scope_indexes').select('agent_id').distinct().execute());
     expect(left).toEqual([{ agent_id: other }]);
+  });
+});
+
+describe('stored scope indexes on a shared PostgreSQL', () => {
+  it("an agent deleted while another process writes its index leaves none of the index's rows", async () => {
+    const db = freshDatabase(inject('postgres'), 'scope_race');
+    const { key, agentId } = await setUp(db);
+    const writer = await createEmulator({ db, log: quiet });
+    const deleter = await createEmulator({ db, log: quiet });
+    try {
+      const { workspace_id } = await writer.service.db.selectFrom('agents').select('workspace_id').where('id', '=', agentId).executeTakeFirstOrThrow();
+      // The writing process holds the agent's row, as its index write does, until told to commit.
+      let commit!: () => void;
+      const told = new Promise<void>((resolve) => (commit = resolve));
+      let locked!: () => void;
+      const holding = new Promise<void>((resolve) => (locked = resolve));
+      const writing = writer.service.db.transaction().execute(async (trx) => {
+        expect(await lockAgentRow(trx, workspace_id, agentId)).toBe(true);
+        await trx.insertInto('knowledge_scope_indexes').values({ workspace_id, agent_id: agentId, part: 99, version: 'late', data: Buffer.from([1]) }).execute();
+        locked();
+        await told;
+      });
+      await holding;
+      const deleting = client(deleter, key).delete(`/v1/agents/${agentId}`);
+      // The deletion waits for the writer's row lock; then the writer commits.
+      for (let waiting = 0; waiting === 0; ) {
+        const row = await sql<{ n: number }>`select count(*)::int as n from pg_locks where not granted`.execute(writer.service.db);
+        waiting = row.rows[0]!.n;
+        if (!waiting) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      commit();
+      await writing;
+      expect((await deleting).status).toBe(200);
+      expect(await parts(writer, agentId)).toEqual([]);
+    } finally {
+      await writer.close();
+      await deleter.close();
+    }
   });
 });
