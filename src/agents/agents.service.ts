@@ -88,12 +88,15 @@ export class AgentsService {
   async delete(workspaceId: string, agentId: string): Promise<{ agentId: string; sourcesDeleted: number }> {
     return this.deps.db.transaction().execute(async (trx) => {
       await this.getAgentOrThrow(workspaceId, agentId, trx);
+      // The row goes first: its lock makes a dependent's write under way in another
+      // process (a stored scope index, D-603) commit before the cascades delete its rows,
+      // or find the agent gone. A blocker rolls it back with the rest.
+      await trx.deleteFrom('agents').where('workspace_id', '=', workspaceId).where('id', '=', agentId).execute();
       const blockers: FieldError[] = [];
       for (const d of this.#dependents) if (d.blockers) blockers.push(...(await d.blockers(trx, workspaceId, agentId)));
       if (blockers.length) throw new ServiceError('svc.agent.in_use', { errors: blockers });
       let sourcesDeleted = 0;
       for (const d of this.#dependents) if (d.cascade) sourcesDeleted += (await d.cascade(trx, workspaceId, agentId)).sourcesDeleted ?? 0;
-      await trx.deleteFrom('agents').where('id', '=', agentId).execute();
       return { agentId, sourcesDeleted };
     });
   }

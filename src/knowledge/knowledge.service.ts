@@ -16,7 +16,7 @@ import { guessUploadFormat, MEDIA_TYPES, type DocFormat } from './pipeline/forma
 import { TITLE_MAX } from './pipeline/pipeline.js';
 import type { AgentLookup, Embedder, IngestFaultHook, Web } from './ports.js';
 import { pendingRow, toSource } from './sources.js';
-import { lockAgentRow, SqlKnowledgeIndex } from './sql-index.js';
+import { SqlKnowledgeIndex } from './sql-index.js';
 import { TermDictionary } from './term-dictionary.js';
 import { listTopics, mergeTopics, type TopicCount } from './topics.js';
 
@@ -213,8 +213,6 @@ export class KnowledgeService {
     await trx.deleteFrom('knowledge_inputs').where('workspace_id', '=', workspaceId).where('source_id', 'in', ids).execute();
     const deleted = await trx.deleteFrom('knowledge_sources').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).executeTakeFirst();
     // The agent's built scope index goes with it (decisions, D-603): nothing would ever read it again.
-    // Its row locked first: a write of its index under way commits before, or finds it gone.
-    await lockAgentRow(trx, workspaceId, agentId);
     await trx.deleteFrom('knowledge_scope_indexes').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
     // The agent's transaction is the only connection: nothing can read before it commits.
     this.#index.changed(workspaceId);

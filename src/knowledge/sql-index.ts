@@ -20,9 +20,10 @@ const WRITE_BATCH = 16;
 
 /**
  * Locks an agent's row for the rest of `trx`, and says whether the agent still exists.
- * A write of its stored scope index and its deletion both take it first, so that on a
- * shared PostgreSQL (read committed) neither misses the other's rows (D-603); an update
- * that changes nothing is the lock every dialect has (SQLite runs one writer anyway).
+ * A write of its stored scope index takes it first, as the agent's deletion does by
+ * deleting the row before its cascades, so that on a shared PostgreSQL (read committed)
+ * neither misses the other's rows (D-603); an update that changes nothing is the lock
+ * every dialect has (SQLite runs one writer anyway).
  */
 export async function lockAgentRow(trx: Kysely<Database>, workspaceId: string, agentId: string): Promise<boolean> {
   const locked = await trx.updateTable('agents').set((eb) => ({ id: eb.ref('id') })).where('workspace_id', '=', workspaceId).where('id', '=', agentId).executeTakeFirst();
