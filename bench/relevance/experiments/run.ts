@@ -16,6 +16,7 @@ import { APPROACHES, CHOSEN, T_KNOWN, type Retriever } from './approaches.js';
 import { capture, loadQuestions, type Chunk } from './data.js';
 import { fixtureCheck } from './fixture.js';
 import { handbookDocuments, handbookInstalled, handbookQuestions } from './handbook.js';
+import { installationDocuments, installationInstalled, installationQuestions } from './installation.js';
 import { measureScale } from './scale.js';
 import { calibrate, noAnswerFigures } from './threshold.js';
 
@@ -142,12 +143,20 @@ export async function run(): Promise<void> {
     if (VERBOSE || approach === CHOSEN || approach.name.includes('confidence')) console.log(`    ${fixtureCheck(approach, threshold)}`);
   }
 
-  if (handbookInstalled()) {
+  const checks = [
+    { name: 'second corpus, debian-handbook', installed: handbookInstalled(), documents: handbookDocuments, questions: handbookQuestions, hint: 'apt-get install -y debian-handbook' },
+    { name: 'third corpus, installation-guide-amd64 (blind)', installed: installationInstalled(), documents: installationDocuments, questions: installationQuestions, hint: 'apt-get install -y installation-guide-amd64' },
+  ];
+  for (const check of checks) {
+    if (!check.installed) {
+      console.log(`${check.name} skipped: ${check.hint}`);
+      continue;
+    }
     // Thresholds come from the development set's tuning half: nothing is fitted here.
-    const docs = handbookDocuments();
-    const hq = handbookQuestions(docs);
+    const docs = check.documents();
+    const hq = check.questions(docs);
     const hb = await capture(hq, docs);
-    console.log(`second corpus, debian-handbook: ${docs.length} pages (${docs.filter((d) => d.lang === 'en').length} English), ${hb.chunks.length} chunks; ${hq.length} questions (${hq.filter((q) => q.kind === 'no-answer').length} no-answer, ${hq.filter((q) => q.cross).length} cross-language); all questions, threshold from the development set`);
+    console.log(`${check.name}: ${docs.length} pages (${docs.filter((d) => d.lang === 'en').length} English), ${hb.chunks.length} chunks; ${hq.length} questions (${hq.filter((q) => q.kind === 'no-answer').length} no-answer, ${hq.filter((q) => q.cross).length} cross-language); all questions, threshold from the development set`);
     const all = [() => true];
     const emu = hq.map((question, i) => ({ question, rank: hb.emulator[i]!.rank, passages: hb.emulator[i]!.passages, sections: hb.emulator[i]!.sections, confidence: 1 }));
     console.log(row('emulator /query (main)', emu, 0.5, all));
@@ -160,7 +169,7 @@ export async function run(): Promise<void> {
       console.log(row(name, outcomes, threshold, all));
       if (approach === CHOSEN) console.log(row('  RRF with emulator /query', fuseSections(outcomes, emu), threshold, all));
     }
-  } else console.log('second corpus skipped: apt-get install -y debian-handbook');
+  }
 
   const size = Number(process.env.BENCH_EXPERIMENTS_SCALE ?? 100_000);
   if (size > 0) {
