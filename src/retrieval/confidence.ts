@@ -1,4 +1,5 @@
 import { snowballStem } from '../text/analyze.js';
+import { COMMON_EN, COMMON_ES } from '../text/common-words.js';
 import { fold } from '../text/words.js';
 
 /*
@@ -59,6 +60,23 @@ export function isInflectedForm(word: string, balance = 0): boolean {
   );
 }
 
+const EVERYDAY_EN: ReadonlySet<string> = new Set(COMMON_EN);
+const EVERYDAY_ES: ReadonlySet<string> = new Set(COMMON_ES);
+/** What an unknown everyday word counts against the evidence (D-710): nothing. */
+const EVERYDAY_WEIGHT = 0;
+
+/**
+ * True for a word among the 500 most frequent of spoken English or Spanish (of the
+ * question's language, `balance` as for `isInflectedForm`): "soon", "office", "room",
+ * "semana", "veo". Such a word is how a person talks ("as soon as the installer
+ * starts", "each week"); a knowledge base that never says it is no sign it lacks the
+ * subject, which is a rarer word ("brightness", "kubernetes"). `word` is lowercase with
+ * its accents (`accentedWords`).
+ */
+export function isEverydayWord(word: string, balance = 0): boolean {
+  return (balance <= 0 && EVERYDAY_EN.has(word)) || (balance >= 0 && EVERYDAY_ES.has(word));
+}
+
 export interface Evidence {
   /** The best eligible chunk's BM25F score (0 when none matched). */
   best: number;
@@ -69,6 +87,8 @@ export interface Evidence {
   unknown: number;
   /** Of the unknown words, those in an inflected verb or adjective form (`isInflectedForm`). */
   inflected: number;
+  /** Of the other unknown words, the everyday ones (`isEverydayWord`). */
+  everyday: number;
   /** The idf a word the scope never uses would have. */
   unseenIdf: number;
   /** Distinct terms the scope uses. */
@@ -79,12 +99,14 @@ export interface Evidence {
  * How sure retrieval is that it found something; below 0 it returns no passages.
  * `score` is the best chunk's score over the ceiling, each unknown word counting with
  * the idf of an unseen term; `known` is the share of the question's words the scope
- * uses (an unknown verb form counting half), plus 0.3 of `score`. A question
+ * uses (an unknown verb form counting half, an everyday word nothing), plus 0.3 of
+ * `score`. A question
  * naming Kubernetes or WireGuard to a Debian manual uses words it never does.
  */
 export function confidence(e: Evidence): number {
   const richness = Math.min(1, e.vocabulary / RICH_VOCABULARY);
   const score = e.best / Math.max(1e-9, e.ceiling + e.unknown * e.unseenIdf);
-  const known = 1 - (e.unknown - (1 - INFLECTED_WEIGHT) * e.inflected) / Math.max(1, e.words) + SCORE_WEIGHT * score;
+  const discounted = (1 - INFLECTED_WEIGHT) * e.inflected + (1 - EVERYDAY_WEIGHT) * e.everyday;
+  const known = 1 - (e.unknown - discounted) / Math.max(1, e.words) + SCORE_WEIGHT * score;
   return richness * (known - KNOWN_THRESHOLD) + (1 - richness) * (score - SCORE_THRESHOLD);
 }

@@ -3,7 +3,7 @@ import { HashingEmbedder } from '../knowledge/pipeline/embedder.js';
 import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js';
 import type { ScopeIndex } from './retrieval-index.js';
 import { ScopeIndexCache } from './scope-index-cache.js';
-import { confidence, isInflectedForm } from './confidence.js';
+import { confidence, isEverydayWord, isInflectedForm } from './confidence.js';
 import { topPositions } from './top-positions.js';
 import type { LexicalHit, TermGroup } from './lexical-index.js';
 import { DamagedScopeIndex } from './postings-bytes.js';
@@ -79,7 +79,7 @@ export class RetrievalService {
   async #rank(index: ScopeIndex, input: SearchInput, options: { refuse?: boolean }): Promise<QueryResult> {
     if (index.size === 0) return EMPTY;
     const words = queryWords(input.query);
-    const { groups, unknown, inflected } = termGroups(index, words, input.query);
+    const { groups, unknown, inflected, everyday } = termGroups(index, words, input.query);
     await index.lexical.load(groups.flat());
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -92,7 +92,7 @@ export class RetrievalService {
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
     const { hits, ceiling } = lexical.search(groups, pool, eligible);
     const sure = confidence({
-      best: hits[0]?.score ?? 0, ceiling, words: words.length, unknown, inflected,
+      best: hits[0]?.score ?? 0, ceiling, words: words.length, unknown, inflected, everyday,
       unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
     });
     if (sure < 0 && options.refuse !== false) return EMPTY;
@@ -193,11 +193,12 @@ export class RetrievalService {
   }
 }
 
-/** Each query word's term ids the scope uses (its stems in both languages), and how many words it never uses. */
-function termGroups(index: ScopeIndex, words: ReturnType<typeof queryWords>, query: string): { groups: TermGroup[]; unknown: number; inflected: number } {
+/** Each query word's term ids the scope uses (its stems in both languages), and how many words it never uses, of which how many inflected forms and everyday words. */
+function termGroups(index: ScopeIndex, words: ReturnType<typeof queryWords>, query: string): { groups: TermGroup[]; unknown: number; inflected: number; everyday: number } {
   const groups: TermGroup[] = [];
   let unknown = 0;
   let inflected = 0;
+  let everyday = 0;
   let balance: number | undefined;
   for (const word of words) {
     const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && index.lexical.df(id) > 0);
@@ -206,9 +207,10 @@ function termGroups(index: ScopeIndex, words: ReturnType<typeof queryWords>, que
       unknown += 1;
       balance ??= languageBalance(query);
       if (isInflectedForm(word.word, balance)) inflected += 1;
+      else if (isEverydayWord(word.word, balance)) everyday += 1;
     }
   }
-  return { groups, unknown, inflected };
+  return { groups, unknown, inflected, everyday };
 }
 
 function dot(a: Float32Array, b: Float32Array): number {

@@ -55,3 +55,24 @@ it('answers a question put with a verb the knowledge never uses, and refuses one
   expect(polite.body.components).toEqual([]);
   expect(polite.body.reply).toMatch(/^I'm sorry, I don't have information about that yet\..*Debian Notes/);
 });
+
+it('answers a question whose only words the knowledge never uses are everyday ones, and still refuses one naming a subject it lacks', async () => {
+  const { api, agentId } = await manual();
+
+  // "week" and "night" are among the most common words people say (D-710): the
+  // knowledge never uses them, but the subject (disk space, console messages) is there.
+  for (const [query, title] of [
+    ['Which directories take the disk space? I need it back by next week.', 'Disk usage'],
+    ['Kernel messages show up on my console all night. How do I stop them?', 'Kernel console messages'],
+  ]) {
+    const res = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
+    expect(res.status).toBe(200);
+    expect(res.body.passages[0]?.title, query).toBe(title);
+  }
+
+  // An everyday word does not make a question about a missing subject answerable.
+  for (const query of ['How do I make the screen brightness right again?', 'Which headphones work with this machine?']) {
+    const absent = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
+    expect(absent.body.passages, query).toEqual([]);
+  }
+});

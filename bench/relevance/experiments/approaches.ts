@@ -7,6 +7,7 @@ import { fold, langBalance, queryWords } from './analyze.js';
 import { Bm25fIndex, DEFAULT_BM25F, topK } from './bm25f.js';
 import type { Chunk } from './data.js';
 import { SCORE_WEIGHT, verbForm } from './evidence.js';
+import { COMMON_EN, COMMON_ES } from '../../../src/text/common-words.js';
 import { chain, cognates, loadMyThes, nearSpellings, fromLexicon, loadFreeDict, loadWordNet, prf, type Expander, type Lexicon } from './expand.js';
 import { DenseIndex, rrf } from './fusion.js';
 import { LexicalRetriever, type LexicalOptions } from './lexical.js';
@@ -30,7 +31,7 @@ export interface Approach {
  * (without `BENCH_WORDLIST_DIR` it is `known`). `adaptive`: an unknown word weighs by the
  * vocabulary's richness; `adaptive+names`: a word no list holds weighs fully.
  */
-export type Confidence = 'score' | 'known' | 'names' | 'adaptive' | 'adaptive+names' | 'blend' | 'verbs';
+export type Confidence = 'score' | 'known' | 'names' | 'adaptive' | 'adaptive+names' | 'blend' | 'verbs' | 'common';
 
 /**
  * `blend`: two detectors in a vote weighted by the vocabulary's richness. A rich
@@ -54,9 +55,10 @@ const T_KNOWN_VERBS = 1.0428;
  */
 const RICH_VOCABULARY = 5_000;
 
-function confidenceOf(kind: Confidence, best: number, ceiling: number, missing: number, words: number, unseen: number, richness = 1, inflected = 0): number {
+function confidenceOf(kind: Confidence, best: number, ceiling: number, missing: number, words: number, unseen: number, richness = 1, inflected = 0, common = 0): number {
   const score = best / Math.max(1e-9, ceiling + missing * unseen);
   if (kind === 'score') return score;
+  if (kind === 'common') return richness * (1 - (missing - 0.5 * inflected - (1 - COMMON.weight) * common) / Math.max(1, words) + SCORE_WEIGHT * score - T_KNOWN_VERBS) + (1 - richness) * (score - T_SCORE);
   if (kind === 'verbs') return richness * (1 - (missing - 0.5 * inflected) / Math.max(1, words) + SCORE_WEIGHT * score - T_KNOWN_VERBS) + (1 - richness) * (score - T_SCORE);
   const known = 1 - missing / Math.max(1, words) + score / 10;
   if (kind === 'blend') return richness * (known - T_KNOWN) + (1 - richness) * (score - T_SCORE);
@@ -84,6 +86,42 @@ function getDictionary(): Set<string> {
 }
 
 /**
+ * Round 3 (CONFIDENCE.md, D-710): the most common words of spoken English and Spanish, by
+ * rank: by default the 500 of each that `src/text/common-words.ts` ships (OpenSubtitles
+ * 2024 through `@zxcvbn-ts/language-*`); longer lists from `BENCH_COMMON_DIR` and
+ * `BENCH_COMMON_FILES` (two files under it, `.txt` one word a line or `.json` arrays), for
+ * the grid of `common-words.ts`. An unknown word among the
+ * `COMMON.rank` most common of the question's language ("soon", "office", "semana",
+ * "leo") is how a person talks, not the subject asked about; it counts `COMMON.weight`.
+ */
+export const COMMON = { rank: Number(process.env.COMMON_N ?? 500), weight: Number(process.env.COMMON_W ?? 0) };
+const COMMON_DIR = process.env.BENCH_COMMON_DIR;
+let commonLists: { en: Map<string, number>; es: Map<string, number> } | undefined;
+function getCommon(): { en: Map<string, number>; es: Map<string, number> } {
+  if (commonLists) return commonLists;
+  // Without the lists: the 500 words of each that src/ ships (D-710).
+  if (!COMMON_DIR) return (commonLists = { en: new Map(COMMON_EN.map((w, i) => [w, i])), es: new Map(COMMON_ES.map((w, i) => [w, i])) });
+  const read = (file: string) => {
+    const out = new Map<string, number>();
+    const path = `${COMMON_DIR}/${file}`;
+    const list = path.endsWith('.json') ? (JSON.parse(readFileSync(path, 'utf8')) as string[]) : readFileSync(path, 'utf8').split('\n');
+    list.forEach((w) => {
+      const word = w.trim().toLowerCase();
+      if (word && /^\p{L}+$/u.test(word) && !out.has(word)) out.set(word, out.size);
+    });
+    return out;
+  };
+  const [en, es] = (process.env.BENCH_COMMON_FILES ?? 'build/resources/english.txt,build/resources/spanish.txt').split(',');
+  return (commonLists = { en: read(en!), es: read(es!) });
+}
+export function isCommonWord(word: string, balance: number): boolean {
+  const lists = getCommon();
+  const w = word.toLowerCase();
+  const inList = (m: Map<string, number>) => (m.get(w) ?? Infinity) < COMMON.rank;
+  return (balance <= 0 && inList(lists.en)) || (balance >= 0 && inList(lists.es));
+}
+
+/**
  * BM25F over the chunks, with an optional query expansion, an optional fusion with the
  * hashed vectors (`dense`: the weight of their ranking in RRF) and an optional
  * multi-granularity term (`sourceWeight`: each whole source is also one document of a
@@ -99,13 +137,16 @@ function lexical(options: LexicalOptions, expand?: (lex: LexicalRetriever) => Ex
     const unseen = Math.log(1 + (lex.index.size + 0.5) / 0.5);
     return (query, limit) => {
       let groups = lex.groups(query);
-      const qw = confidence.includes('names') || confidence === 'verbs' ? queryWords(query) : undefined;
+      const qw = confidence.includes('names') || confidence === 'verbs' || confidence === 'common' ? queryWords(query) : undefined;
       const richness = Math.min(1, lex.index.vocabularySize / RICH_VOCABULARY);
       let missing = 0;
       let inflected = 0;
+      let common = 0;
       groups.forEach((g, i) => {
         if (g.length > 0) return;
-        if (confidence === 'verbs' && verbForm(qw![i]!.word, langBalance(query))) inflected += 1;
+        const verb = (confidence === 'verbs' || confidence === 'common') && verbForm(qw![i]!.word, langBalance(query));
+        if (verb) inflected += 1;
+        else if (confidence === 'common' && isCommonWord(qw![i]!.word, langBalance(query))) common += 1;
         const listed = qw ? getDictionary().has(fold(qw[i]!.word)) : true;
         if (confidence === 'names') missing += listed ? 0 : 1;
         else if (confidence === 'adaptive+names') missing += listed ? richness : 1;
@@ -126,7 +167,7 @@ function lexical(options: LexicalOptions, expand?: (lex: LexicalRetriever) => Ex
       let positions = hits.map((h) => h.position);
       const best = hits[0]?.score ?? 0;
       if (vectors) positions = rrf([{ positions, weight: 1 }, { positions: topK(vectors.scores(query), 100), weight: dense! }], limit);
-      return { positions, confidence: confidenceOf(confidence, best, ceiling, missing, words, unseen, richness, inflected) };
+      return { positions, confidence: confidenceOf(confidence, best, ceiling, missing, words, unseen, richness, inflected, common) };
     };
   };
 }
@@ -174,10 +215,10 @@ const wordnetSynonyms = (lex: LexicalRetriever) => fromLexicon(lex, getWordNet()
  * ship (FreeDict is GPL; WordNet is 35 MB for a gain within noise). On the tuning half
  * it ties with `both-stems x2 +title` (0.710 against 0.721, within noise); it is kept for
  * the second corpus (+0.06), for stemming each paragraph in the language it is written
- * in, and for a third fewer index terms. Its confidence is `verbs` since the second round
- * (CONFIDENCE.md; `blend` was the first).
+ * in, and for a third fewer index terms. Its confidence is `common` since the third round
+ * (CONFIDENCE.md; `blend` was the first, `verbs` the second).
  */
-export const CHOSEN = lexicalApproach('bm25f block-lang x2 +title', { langMode: 'block', headWeight: 2, title: true }, undefined, 'verbs');
+export const CHOSEN = lexicalApproach('bm25f block-lang x2 +title', { langMode: 'block', headWeight: 2, title: true }, undefined, 'common');
 
 export const APPROACHES: Approach[] = [
   // Analysis and fields, alone.
