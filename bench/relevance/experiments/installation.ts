@@ -4,10 +4,11 @@
  * Spanish, every third page in Spanish only. Thirty-six questions of
  * `installation-guide.json` (30 answerable, six not); nothing is tuned on them.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Question } from '../metrics.js';
 import type { UploadDocument } from './data.js';
+import { everyThirdSpanishOnly, labelledQuestions } from './handbook.js';
 
 export const INSTALLATION_DIR = '/usr/share/doc/installation-guide-amd64';
 
@@ -26,25 +27,9 @@ export function installationDocuments(): UploadDocument[] {
   const pages = readdirSync(join(INSTALLATION_DIR, 'en'))
     .filter((f) => f.endsWith('.html') && !NAVIGATION_ONLY.has(f.replace(/\.html$/, '')))
     .sort();
-  const docs: UploadDocument[] = [];
-  pages.forEach((page, i) => {
-    const section = page.replace(/\.html$/, '');
-    const langs: ('en' | 'es')[] = i % 3 === 0 ? ['es'] : ['en', 'es'];
-    for (const lang of langs) {
-      const html = readFileSync(join(INSTALLATION_DIR, lang, page), 'utf8');
-      docs.push({ key: `${section}@${lang}`, section, lang, html, filename: page });
-    }
-  });
-  return docs;
+  return everyThirdSpanishOnly(pages, (page, lang) => join(INSTALLATION_DIR, lang, page));
 }
 
 export function installationQuestions(docs: UploadDocument[]): Question[] {
-  const { questions } = JSON.parse(readFileSync(new URL('./installation-guide.json', import.meta.url), 'utf8')) as { questions: Question[] };
-  const langsOf = new Map<string, Set<string>>();
-  for (const d of docs) langsOf.set(d.section, (langsOf.get(d.section) ?? new Set()).add(d.lang));
-  return questions.map((q) => {
-    for (const s of q.relevant) if (!langsOf.has(s)) throw new Error(`${q.id}: ${s} is not a page of this guide`);
-    const cross = q.relevant.length > 0 && q.relevant.every((s) => !langsOf.get(s)!.has(q.lang));
-    return { ...q, cross };
-  });
+  return labelledQuestions(new URL('./installation-guide.json', import.meta.url), docs);
 }
