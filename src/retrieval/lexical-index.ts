@@ -20,8 +20,12 @@ export interface LexicalParts {
   head?: Uint16Array;
   body?: Uint16Array;
   stored?: StoredPostings;
-  headNorm: Float32Array;
-  bodyNorm: Float32Array;
+  /**
+   * Per chunk, the lengths of its two fields: kept rather than the norms, which depend
+   * on the average lengths and so change with every chunk added or removed (D-610).
+   */
+  headLengths: Uint32Array;
+  bodyLengths: Uint32Array;
 }
 
 export interface LexicalHit {
@@ -53,6 +57,8 @@ export class LexicalIndex {
   /** Per chunk, BM25's length normalisation of each field: `1 - b + b * length / average`. */
   readonly #headNorm: Float32Array;
   readonly #bodyNorm: Float32Array;
+  readonly #headLengths: Uint32Array;
+  readonly #bodyLengths: Uint32Array;
   // Scratch arrays every query reuses: it resets only the entries it touched.
   readonly #total: Float64Array;
   readonly #best: Float64Array;
@@ -64,11 +70,12 @@ export class LexicalIndex {
     const n = terms.length;
     const df = new Uint32Array(dictionarySize);
     let entries = 0;
-    let sumHead = 0;
-    let sumBody = 0;
-    for (const t of terms) {
-      sumHead += t.headLength;
-      sumBody += t.bodyLength;
+    const headLengths = new Uint32Array(n);
+    const bodyLengths = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const t = terms[i]!;
+      headLengths[i] = t.headLength;
+      bodyLengths[i] = t.bodyLength;
       for (let k = 0; k < t.ids.length; k++) {
         const id = t.ids[k]!;
         if (id < dictionarySize) {
@@ -87,14 +94,8 @@ export class LexicalIndex {
     const docs = new Uint32Array(entries);
     const head = new Uint16Array(entries);
     const body = new Uint16Array(entries);
-    const avgHead = Math.max(1e-9, sumHead / Math.max(1, n));
-    const avgBody = Math.max(1e-9, sumBody / Math.max(1, n));
-    const headNorm = new Float32Array(n);
-    const bodyNorm = new Float32Array(n);
     for (let i = 0; i < n; i++) {
       const t = terms[i]!;
-      headNorm[i] = 1 - B + (B * t.headLength) / avgHead;
-      bodyNorm[i] = 1 - B + (B * t.bodyLength) / avgBody;
       for (let k = 0; k < t.ids.length; k++) {
         const id = t.ids[k]!;
         if (id >= dictionarySize) continue;
@@ -104,7 +105,7 @@ export class LexicalIndex {
         body[at] = t.body[k]!;
       }
     }
-    return new LexicalIndex({ size: n, vocabularySize: vocabulary, offsets, docs, head, body, headNorm, bodyNorm });
+    return new LexicalIndex({ size: n, vocabularySize: vocabulary, offsets, docs, head, body, headLengths, bodyLengths });
   }
 
   /** An index from the arrays `parts` gave (a built index read back from the store, D-308). */
@@ -117,8 +118,10 @@ export class LexicalIndex {
     this.#head = parts.head ?? new Uint16Array(0);
     this.#body = parts.body ?? new Uint16Array(0);
     this.#stored = parts.stored;
-    this.#headNorm = parts.headNorm;
-    this.#bodyNorm = parts.bodyNorm;
+    this.#headLengths = parts.headLengths;
+    this.#bodyLengths = parts.bodyLengths;
+    this.#headNorm = norms(parts.headLengths);
+    this.#bodyNorm = norms(parts.bodyLengths);
     this.#total = new Float64Array(n);
     this.#best = new Float64Array(n);
     this.#touched = new Uint32Array(n);
@@ -128,7 +131,7 @@ export class LexicalIndex {
   /** Everything the index is made of, to be written and read back as it is. */
   parts(): LexicalParts {
     return {
-      size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, headNorm: this.#headNorm, bodyNorm: this.#bodyNorm,
+      size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, headLengths: this.#headLengths, bodyLengths: this.#bodyLengths,
       ...(this.#stored ? { stored: this.#stored } : { docs: this.#docs, head: this.#head, body: this.#body }),
     };
   }
@@ -247,6 +250,17 @@ export class LexicalIndex {
     for (let m = 0; m < matchedCount; m++) total[matched[m]!] = 0;
     return { hits, ceiling };
   }
+}
+
+/** BM25's length normalisation of one field per chunk, `1 - b + b * length / average`, from all the chunks' lengths. */
+function norms(lengths: Uint32Array): Float32Array {
+  const n = lengths.length;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += lengths[i]!;
+  const average = Math.max(1e-9, sum / Math.max(1, n));
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) out[i] = 1 - B + (B * lengths[i]!) / average;
+  return out;
 }
 
 /** The block holding term `id`: the last whose first term is not past it. */

@@ -154,3 +154,104 @@ export function unpackTerm(packed: PackedPostings, id: number, count: number, ba
   }
   return at === end ? { docs, head, body } : undefined;
 }
+
+/** Postings laid out as a built `LexicalIndex` holds them: term `id`'s are entries `offsets[id]` to `offsets[id + 1] - 1`. */
+export interface FlatPostings {
+  offsets: Uint32Array;
+  docs: Uint32Array;
+  head: Uint16Array;
+  body: Uint16Array;
+}
+
+/**
+ * A stored index's postings (all its blocks, checked) with the chunks `remap` sends to -1
+ * dropped and the others moved to `remap[position]`, merged with `added`'s (already at
+ * their new positions), for `terms` term ids (decisions, D-610). `remap` must keep the
+ * order of the chunks it keeps, so each term's list stays ascending. Throws
+ * `DamagedScopeIndex` where the bytes do not hold what the offsets say.
+ */
+export function mergePostings(
+  stored: Pick<StoredPostings, 'starts' | 'firstTerms' | 'byteStarts'> & { offsets: Uint32Array; blocks: readonly Uint8Array[] },
+  remap: Int32Array,
+  added: FlatPostings,
+  terms: number,
+): FlatPostings {
+  const { offsets: oldOffsets, starts, firstTerms, byteStarts, blocks } = stored;
+  const oldTerms = oldOffsets.length - 1;
+  const capacity = oldOffsets[oldTerms]! + added.docs.length;
+  const docs = new Uint32Array(capacity);
+  const head = new Uint16Array(capacity);
+  const body = new Uint16Array(capacity);
+  const offsets = new Uint32Array(terms + 1);
+  const values = [0, 0, 0];
+  let out = 0;
+  let block = 0;
+  for (let id = 0; id < terms; id++) {
+    let a = added.offsets[id] ?? 0;
+    const aEnd = added.offsets[id + 1] ?? a;
+    const count = id < oldTerms ? oldOffsets[id + 1]! - oldOffsets[id]! : 0;
+    if (count > 0) {
+      while (block + 1 < firstTerms.length && firstTerms[block + 1]! <= id) block++;
+      const bytes = blocks[block]!;
+      let at = starts[id]! - byteStarts[block]!;
+      const end = starts[id + 1]! - byteStarts[block]!;
+      if (at < 0 || end > bytes.length) throw new DamagedScopeIndex(`postings of term ${id}`);
+      let previous = -1;
+      for (let j = 0; j < count; j++) {
+        if (at + 2 > end) throw new DamagedScopeIndex(`postings of term ${id}`);
+        const first = bytes[at]!;
+        if (first < 0x80 && bytes[at + 1] !== ESCAPE) {
+          const c = bytes[at + 1]!;
+          at += 2;
+          previous += first + 1;
+          values[1] = c >>> 4;
+          values[2] = c & 15;
+        } else {
+          // The general case, as `unpackTerm` reads it.
+          for (let k = 0; k < 3; k++) {
+            let value = 0;
+            let scale = 1;
+            let byte: number;
+            do {
+              if (at >= end) throw new DamagedScopeIndex(`postings of term ${id}`);
+              byte = bytes[at++]!;
+              value += (byte & 0x7f) * scale;
+              scale *= 128;
+            } while (byte & 0x80);
+            values[k] = value;
+            if (k === 0) {
+              if (at >= end) throw new DamagedScopeIndex(`postings of term ${id}`);
+              const c = bytes[at++]!;
+              if (c !== ESCAPE) {
+                values[1] = c >>> 4;
+                values[2] = c & 15;
+                break;
+              }
+            }
+          }
+          previous += values[0]! + 1;
+        }
+        if (previous >= remap.length) throw new DamagedScopeIndex(`postings of term ${id}`);
+        const to = remap[previous]!;
+        if (to < 0) continue;
+        for (; a < aEnd && added.docs[a]! < to; a++, out++) {
+          docs[out] = added.docs[a]!;
+          head[out] = added.head[a]!;
+          body[out] = added.body[a]!;
+        }
+        docs[out] = to;
+        head[out] = values[1]!;
+        body[out] = values[2]!;
+        out++;
+      }
+      if (at !== end) throw new DamagedScopeIndex(`postings of term ${id}`);
+    }
+    for (; a < aEnd; a++, out++) {
+      docs[out] = added.docs[a]!;
+      head[out] = added.head[a]!;
+      body[out] = added.body[a]!;
+    }
+    offsets[id + 1] = out;
+  }
+  return { offsets, docs: docs.slice(0, out), head: head.slice(0, out), body: body.slice(0, out) };
+}
