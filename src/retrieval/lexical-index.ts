@@ -21,6 +21,11 @@ export interface LexicalParts {
   body?: Uint16Array;
   stored?: StoredPostings;
   /**
+   * Or made per term when a query first uses it, by whoever gave the index (one brought
+   * up to date from a stored one of an older version, D-610).
+   */
+  terms?: (ids: readonly number[]) => Promise<Map<number, TermPostings>>;
+  /**
    * Per chunk, the lengths of its two fields: kept rather than the norms, which depend
    * on the average lengths and so change with every chunk added or removed (D-610).
    */
@@ -50,6 +55,7 @@ export class LexicalIndex {
   readonly #head: Uint16Array;
   readonly #body: Uint16Array;
   readonly #stored: StoredPostings | undefined;
+  readonly #terms: ((ids: readonly number[]) => Promise<Map<number, TermPostings>>) | undefined;
   /** Blocks of a stored index read so far, kept: each is read once (at most the whole postings, packed). */
   readonly #blocks: (Uint8Array | undefined)[] = [];
   /** Terms of a stored index read so far (a query reads the terms it uses, once: `load`). */
@@ -118,6 +124,7 @@ export class LexicalIndex {
     this.#head = parts.head ?? new Uint16Array(0);
     this.#body = parts.body ?? new Uint16Array(0);
     this.#stored = parts.stored;
+    this.#terms = parts.terms;
     this.#headLengths = parts.headLengths;
     this.#bodyLengths = parts.bodyLengths;
     this.#headNorm = norms(parts.headLengths);
@@ -128,8 +135,9 @@ export class LexicalIndex {
     this.#matched = new Uint32Array(n);
   }
 
-  /** Everything the index is made of, to be written and read back as it is. */
+  /** Everything the index is made of, to be written and read back as it is (not one whose terms are made on demand: `inMemory`). */
   parts(): LexicalParts {
+    if (this.#terms) throw new Error('the postings of this index are made per term: see inMemory');
     return {
       size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, headLengths: this.#headLengths, bodyLengths: this.#bodyLengths,
       ...(this.#stored ? { stored: this.#stored } : { docs: this.#docs, head: this.#head, body: this.#body }),
@@ -142,6 +150,11 @@ export class LexicalIndex {
    * `DamagedScopeIndex` when a block is missing or unlike it was written.
    */
   async load(ids: Iterable<number>): Promise<void> {
+    if (this.#terms) {
+      const missing = [...new Set(ids)].filter((id) => this.df(id) > 0 && !this.#unpacked[id]);
+      for (const [id, term] of missing.length ? await this.#terms(missing) : []) this.#unpacked[id] = term;
+      return;
+    }
     const stored = this.#stored;
     if (!stored) return;
     const wanted = new Map<number, number[]>();
@@ -174,10 +187,34 @@ export class LexicalIndex {
 
   /** Where term `id`'s postings lie: entries `from` to `to - 1` of the three arrays. */
   #postings(id: number): TermPostings & { from: number; to: number } {
-    if (!this.#stored) return { docs: this.#docs, head: this.#head, body: this.#body, from: this.#offsets[id]!, to: this.#offsets[id + 1]! };
+    if (!this.#stored && !this.#terms) return { docs: this.#docs, head: this.#head, body: this.#body, from: this.#offsets[id]!, to: this.#offsets[id + 1]! };
     const term = this.#unpacked[id];
     if (!term) throw new Error(`term ${id} searched before it was loaded`);
     return { ...term, from: 0, to: term.docs.length };
+  }
+
+  /**
+   * This index with every term's postings in memory, laid out as a build lays them out:
+   * itself, unless its terms are made on demand (then all of them are made, and not kept).
+   */
+  async inMemory(): Promise<LexicalIndex> {
+    if (!this.#terms) return this;
+    const ids: number[] = [];
+    for (let id = 0; id + 1 < this.#offsets.length; id++) if (this.df(id) > 0) ids.push(id);
+    const made = await this.#terms(ids);
+    const entries = this.#offsets[this.#offsets.length - 1]!;
+    const docs = new Uint32Array(entries);
+    const head = new Uint16Array(entries);
+    const body = new Uint16Array(entries);
+    for (const id of ids) {
+      const term = made.get(id)!;
+      docs.set(term.docs, this.#offsets[id]!);
+      head.set(term.head, this.#offsets[id]!);
+      body.set(term.body, this.#offsets[id]!);
+    }
+    return new LexicalIndex({
+      size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, docs, head, body, headLengths: this.#headLengths, bodyLengths: this.#bodyLengths,
+    });
   }
 
   /** In how many chunks of the scope a term occurs (0 for an id the scope never uses). */
@@ -264,7 +301,7 @@ function norms(lengths: Uint32Array): Float32Array {
 }
 
 /** The block holding term `id`: the last whose first term is not past it. */
-function blockOf(firstTerms: Uint32Array, id: number): number {
+export function blockOf(firstTerms: Uint32Array, id: number): number {
   let lo = 0;
   let hi = firstTerms.length - 1;
   while (lo < hi) {

@@ -155,103 +155,90 @@ export function unpackTerm(packed: PackedPostings, id: number, count: number, ba
   return at === end ? { docs, head, body } : undefined;
 }
 
-/** Postings laid out as a built `LexicalIndex` holds them: term `id`'s are entries `offsets[id]` to `offsets[id + 1] - 1`. */
-export interface FlatPostings {
-  offsets: Uint32Array;
-  docs: Uint32Array;
-  head: Uint16Array;
-  body: Uint16Array;
+/**
+ * How many postings of each stored term `keep` accepts (a chunk position of the stored
+ * index), reading every term from `blocks` (all of them, checked): what the terms' counts
+ * become when chunks are dropped (decisions, D-610). Throws `DamagedScopeIndex` where
+ * the bytes do not hold what the offsets say.
+ */
+export function keptCounts(
+  stored: Pick<StoredPostings, 'starts' | 'firstTerms' | 'byteStarts'> & { offsets: Uint32Array; blocks: readonly Uint8Array[] },
+  keep: Uint8Array,
+): Uint32Array {
+  const { offsets, starts, firstTerms, byteStarts, blocks } = stored;
+  const terms = offsets.length - 1;
+  const out = new Uint32Array(terms);
+  let block = 0;
+  for (let id = 0; id < terms; id++) {
+    const count = offsets[id + 1]! - offsets[id]!;
+    if (count === 0) continue;
+    while (block + 1 < firstTerms.length && firstTerms[block + 1]! <= id) block++;
+    out[id] = keptOfTerm(blocks[block]!, starts[id]! - byteStarts[block]!, starts[id + 1]! - byteStarts[block]!, count, keep);
+    if (out[id]! > count) throw new DamagedScopeIndex(`postings of term ${id}`);
+  }
+  return out;
+}
+
+/** One term's kept postings, or more than `count` when the bytes do not hold `count` (a small function: V8 optimises it early). */
+function keptOfTerm(bytes: Uint8Array, at: number, end: number, count: number, keep: Uint8Array): number {
+  if (at < 0 || end > bytes.length) return count + 1;
+  let kept = 0;
+  let previous = -1;
+  for (let j = 0; j < count; j++) {
+    if (at + 2 > end) return count + 1;
+    const first = bytes[at]!;
+    if (first < 0x80 && bytes[at + 1] !== ESCAPE) {
+      at += 2;
+      previous += first + 1;
+    } else {
+      // The general case, as `unpackTerm` reads it: the gap, then the counts' byte or ESCAPE and two varints.
+      for (let k = 0; k < 3; k++) {
+        let value = 0;
+        let scale = 1;
+        let byte: number;
+        do {
+          if (at >= end) return count + 1;
+          byte = bytes[at++]!;
+          value += (byte & 0x7f) * scale;
+          scale *= 128;
+        } while (byte & 0x80);
+        if (k === 0) {
+          previous += value + 1;
+          if (at >= end) return count + 1;
+          if (bytes[at++] !== ESCAPE) break;
+        }
+      }
+    }
+    if (previous >= keep.length) return count + 1;
+    kept += keep[previous]!;
+  }
+  return at === end ? kept : count + 1;
 }
 
 /**
- * A stored index's postings (all its blocks, checked) with the chunks `remap` sends to -1
- * dropped and the others moved to `remap[position]`, merged with `added`'s (already at
- * their new positions), for `terms` term ids (decisions, D-610). `remap` must keep the
- * order of the chunks it keeps, so each term's list stays ascending. Throws
- * `DamagedScopeIndex` where the bytes do not hold what the offsets say.
+ * A stored term's postings with the chunks `remap` sends to -1 dropped and the others
+ * moved to `remap[position]`, merged with `added` (entries `from` to `to - 1`, already at
+ * their new positions), into `count` entries. `remap` keeps the order of the chunks it
+ * keeps, so the list stays ascending.
  */
-export function mergePostings(
-  stored: Pick<StoredPostings, 'starts' | 'firstTerms' | 'byteStarts'> & { offsets: Uint32Array; blocks: readonly Uint8Array[] },
-  remap: Int32Array,
-  added: FlatPostings,
-  terms: number,
-): FlatPostings {
-  const { offsets: oldOffsets, starts, firstTerms, byteStarts, blocks } = stored;
-  const oldTerms = oldOffsets.length - 1;
-  const capacity = oldOffsets[oldTerms]! + added.docs.length;
-  const docs = new Uint32Array(capacity);
-  const head = new Uint16Array(capacity);
-  const body = new Uint16Array(capacity);
-  const offsets = new Uint32Array(terms + 1);
-  const values = [0, 0, 0];
-  let out = 0;
-  let block = 0;
-  for (let id = 0; id < terms; id++) {
-    let a = added.offsets[id] ?? 0;
-    const aEnd = added.offsets[id + 1] ?? a;
-    const count = id < oldTerms ? oldOffsets[id + 1]! - oldOffsets[id]! : 0;
-    if (count > 0) {
-      while (block + 1 < firstTerms.length && firstTerms[block + 1]! <= id) block++;
-      const bytes = blocks[block]!;
-      let at = starts[id]! - byteStarts[block]!;
-      const end = starts[id + 1]! - byteStarts[block]!;
-      if (at < 0 || end > bytes.length) throw new DamagedScopeIndex(`postings of term ${id}`);
-      let previous = -1;
-      for (let j = 0; j < count; j++) {
-        if (at + 2 > end) throw new DamagedScopeIndex(`postings of term ${id}`);
-        const first = bytes[at]!;
-        if (first < 0x80 && bytes[at + 1] !== ESCAPE) {
-          const c = bytes[at + 1]!;
-          at += 2;
-          previous += first + 1;
-          values[1] = c >>> 4;
-          values[2] = c & 15;
-        } else {
-          // The general case, as `unpackTerm` reads it.
-          for (let k = 0; k < 3; k++) {
-            let value = 0;
-            let scale = 1;
-            let byte: number;
-            do {
-              if (at >= end) throw new DamagedScopeIndex(`postings of term ${id}`);
-              byte = bytes[at++]!;
-              value += (byte & 0x7f) * scale;
-              scale *= 128;
-            } while (byte & 0x80);
-            values[k] = value;
-            if (k === 0) {
-              if (at >= end) throw new DamagedScopeIndex(`postings of term ${id}`);
-              const c = bytes[at++]!;
-              if (c !== ESCAPE) {
-                values[1] = c >>> 4;
-                values[2] = c & 15;
-                break;
-              }
-            }
-          }
-          previous += values[0]! + 1;
-        }
-        if (previous >= remap.length) throw new DamagedScopeIndex(`postings of term ${id}`);
-        const to = remap[previous]!;
-        if (to < 0) continue;
-        for (; a < aEnd && added.docs[a]! < to; a++, out++) {
-          docs[out] = added.docs[a]!;
-          head[out] = added.head[a]!;
-          body[out] = added.body[a]!;
-        }
-        docs[out] = to;
-        head[out] = values[1]!;
-        body[out] = values[2]!;
-        out++;
-      }
-      if (at !== end) throw new DamagedScopeIndex(`postings of term ${id}`);
-    }
-    for (; a < aEnd; a++, out++) {
-      docs[out] = added.docs[a]!;
-      head[out] = added.head[a]!;
-      body[out] = added.body[a]!;
-    }
-    offsets[id + 1] = out;
+export function remapTerm(old: TermPostings | undefined, remap: Int32Array, added: TermPostings & { from: number; to: number }, count: number): TermPostings {
+  const out: TermPostings = { docs: new Uint32Array(count), head: new Uint16Array(count), body: new Uint16Array(count) };
+  let a = added.from;
+  let n = 0;
+  const put = (docs: Uint32Array, head: Uint16Array, body: Uint16Array, j: number, doc: number) => {
+    if (n >= count) throw new DamagedScopeIndex('postings longer than their count');
+    out.docs[n] = doc;
+    out.head[n] = head[j]!;
+    out.body[n] = body[j]!;
+    n++;
+  };
+  for (let j = 0; old && j < old.docs.length; j++) {
+    const to = remap[old.docs[j]!] ?? -1;
+    if (to < 0) continue;
+    for (; a < added.to && added.docs[a]! < to; a++) put(added.docs, added.head, added.body, a, added.docs[a]!);
+    put(old.docs, old.head, old.body, j, to);
   }
-  return { offsets, docs: docs.slice(0, out), head: head.slice(0, out), body: body.slice(0, out) };
+  for (; a < added.to; a++) put(added.docs, added.head, added.body, a, added.docs[a]!);
+  if (n !== count) throw new DamagedScopeIndex('postings shorter than their count');
+  return out;
 }

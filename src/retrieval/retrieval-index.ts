@@ -160,6 +160,10 @@ export class ScopeIndex {
 
   /** The index as bytes for the store (without text and vectors), or undefined where the format is not written. */
   toBytes(): EncodedScopeIndex | undefined {
+    return this.#bytes(this.lexical);
+  }
+
+  #bytes(lexical: LexicalIndex): EncodedScopeIndex | undefined {
     if (!canStoreScopeIndexes) return undefined;
     const sources: SourceMeta[] = [];
     const sourceAt = new Map<string, number>();
@@ -180,7 +184,7 @@ export class ScopeIndex {
       chunkSources,
       langs: chunks.map((c) => c.lang),
       tokenCounts: chunks.map((c) => c.tokenCount),
-      lexical: this.lexical.parts(),
+      lexical: lexical.parts(),
       topics: [...this.topics].map(([name, t]) => ({ name, stems: t.stems, members: t.members, centroid: t.centroid })),
       terms: [...this.dictionary].filter(([, id]) => this.lexical.df(id) > 0),
       prints: this.prints,
@@ -192,14 +196,19 @@ export class ScopeIndex {
     }));
   }
 
-  /** `toBytes`, after reading the stored quantised vectors of the topics whose vectors are not all in memory. */
+  /**
+   * `toBytes`, after making every term's postings (of an index whose terms are made on
+   * demand) and reading the stored quantised vectors of the topics whose vectors are not
+   * all in memory.
+   */
   async encode(): Promise<EncodedScopeIndex | undefined> {
+    if (!canStoreScopeIndexes) return undefined;
     const pending: Promise<QuantisedVectors>[] = [];
     for (const [name, t] of this.topics) {
       if (t.block && this.loader && !t.members.every((i) => this.#vectors[i] !== undefined)) pending.push(this.#quantisedOf(name, t));
     }
     await Promise.all(pending);
-    return this.toBytes();
+    return this.#bytes(await this.lexical.inMemory());
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { IndexedChunk } from '../knowledge/knowledge-index.js';
-import { LexicalIndex } from './lexical-index.js';
-import { DamagedScopeIndex, mergePostings, type FlatPostings } from './postings-bytes.js';
+import { blockOf, LexicalIndex } from './lexical-index.js';
+import { DamagedScopeIndex, keptCounts, remapTerm, unpackTerm, type TermPostings } from './postings-bytes.js';
 import { ScopeIndex, storedChunks, topicEntry, type ChunkLoader, type ChunkMeta, type TopicEntry } from './retrieval-index.js';
 import type { DecodedScopeIndex } from './scope-index-bytes.js';
 import { crc32Bytes } from '../platform/crypto.js';
@@ -9,9 +9,12 @@ import { crc32Bytes } from '../platform/crypto.js';
  * A stored scope index brought up to date with a later version of its knowledge
  * (decisions, D-610): the chunks of the sources whose print changed (or that went) are
  * dropped, those of the changed and new sources added, and the result is the index a
- * full build of the later version makes, without reading every chunk row: the old
- * postings (every block, checked), the new sources' chunks, and the exact vectors of
- * the topics those chunks join or leave.
+ * full build of the later version makes, without reading every chunk row: the new
+ * sources' chunks, the exact vectors of the topics those chunks join or leave, and the
+ * old postings, all of them only when chunks were dropped (to count what is left of
+ * each term). A term's postings are made when a query first uses it, from the stored
+ * block holding it, as a restored index unpacks its terms; all of them when the index
+ * is written (after the answer), which reads every block before the rows are replaced.
  */
 
 export interface ScopeIndexUpdate {
@@ -84,19 +87,8 @@ export async function updateScopeIndex(update: ScopeIndexUpdate): Promise<ScopeI
     bodyLengths[p] = f >= 0 ? old.lexical.bodyLengths[f]! : added[-1 - f]!.terms.bodyLength;
   }
 
-  // Every block of the old postings, checked as a query checks the blocks it reads.
-  const stored = old.lexical.stored;
-  const count = stored.firstTerms.length;
-  const read = await loader.store.readBlocks(loader.workspaceId, loader.agentId, old.version, Array.from({ length: count }, (_, b) => b));
-  const blocks = Array.from({ length: count }, (_, b) => {
-    const bytes = read.get(b);
-    if (!bytes || bytes.byteLength !== stored.byteStarts[b + 1]! - stored.byteStarts[b]! || crc32Bytes(bytes) !== stored.crcs[b]) throw new DamagedScopeIndex(`postings block ${b}`);
-    return bytes;
-  });
-  const merged = mergePostings({ ...stored, offsets: old.lexical.offsets, blocks }, remap, transpose(added, addedAt, dictionary.size), dictionary.size);
-  let vocabularySize = 0;
-  for (let id = 0; id < dictionary.size; id++) if (merged.offsets[id + 1]! > merged.offsets[id]!) vocabularySize += 1;
-  const lexical = new LexicalIndex({ size, vocabularySize, ...merged, headLengths, bodyLengths });
+  const made = await postings(old, loader, remap, dropped.length > 0, transpose(added, addedAt, dictionary.size));
+  const lexical = new LexicalIndex({ size, ...made, headLengths, bodyLengths });
 
   const chunks = new Array<ChunkMeta | undefined>(size);
   const vectors = new Array<Float32Array | undefined>(size);
@@ -111,6 +103,65 @@ export async function updateScopeIndex(update: ScopeIndexUpdate): Promise<ScopeI
     version: update.version, dims, dictionary, chunks, lexical, vectors, loader, topics, prints: update.prints,
     restored: { make: (p) => make(from[p]!), topics: topicsOf },
   });
+}
+
+/** Postings of every term in flat arrays: term `id`'s are entries `offsets[id]` to `offsets[id + 1] - 1`. */
+type FlatPostings = TermPostings & { offsets: Uint32Array };
+
+/**
+ * The merged postings' counts, and how to make a term's: the stored postings of the kept
+ * chunks (moved by `remap`) and the added chunks'. The stored blocks are read once each,
+ * checked, and kept; every one of them at once when chunks were `dropped`, since each
+ * term's count of kept postings is read from them.
+ */
+async function postings(
+  old: DecodedScopeIndex,
+  loader: ChunkLoader,
+  remap: Int32Array,
+  dropped: boolean,
+  added: FlatPostings,
+): Promise<{ vocabularySize: number; offsets: Uint32Array; terms: (ids: readonly number[]) => Promise<Map<number, TermPostings>> }> {
+  const { stored, offsets: oldOffsets } = old.lexical;
+  const oldDf = (id: number) => (id + 1 < oldOffsets.length ? oldOffsets[id + 1]! - oldOffsets[id]! : 0);
+  const blocks = new Map<number, Uint8Array>();
+  const read = async (wanted: readonly number[]) => {
+    const missing = [...new Set(wanted)].filter((b) => !blocks.has(b)).sort((a, b) => a - b);
+    const got = missing.length ? await loader.store.readBlocks(loader.workspaceId, loader.agentId, old.version, missing) : new Map<number, Uint8Array>();
+    for (const b of missing) {
+      const bytes = got.get(b);
+      if (!bytes || bytes.byteLength !== stored.byteStarts[b + 1]! - stored.byteStarts[b]! || crc32Bytes(bytes) !== stored.crcs[b]) throw new DamagedScopeIndex(`postings block ${b}`);
+      blocks.set(b, bytes);
+    }
+  };
+  let kept: Uint32Array | undefined;
+  if (dropped) {
+    const all = Array.from(stored.firstTerms, (_, b) => b);
+    await read(all);
+    kept = keptCounts({ ...stored, offsets: oldOffsets, blocks: all.map((b) => blocks.get(b)!) }, Uint8Array.from(remap, (to) => (to >= 0 ? 1 : 0)));
+  }
+  const terms = added.offsets.length - 1;
+  const offsets = new Uint32Array(terms + 1);
+  let vocabularySize = 0;
+  for (let id = 0; id < terms; id++) {
+    const df = (kept ? kept[id] ?? 0 : oldDf(id)) + added.offsets[id + 1]! - added.offsets[id]!;
+    offsets[id + 1] = offsets[id]! + df;
+    if (df > 0) vocabularySize += 1;
+  }
+  const make = async (ids: readonly number[]) => {
+    await read(ids.filter((id) => oldDf(id) > 0).map((id) => blockOf(stored.firstTerms, id)));
+    const out = new Map<number, TermPostings>();
+    for (const id of ids) {
+      let term: TermPostings | undefined;
+      if (oldDf(id) > 0) {
+        const b = blockOf(stored.firstTerms, id);
+        term = unpackTerm({ starts: stored.starts, bytes: blocks.get(b)! }, id, oldDf(id), stored.byteStarts[b]!);
+        if (!term) throw new DamagedScopeIndex(`postings of term ${id}`);
+      }
+      out.set(id, remapTerm(term, remap, { ...added, from: added.offsets[id]!, to: added.offsets[id + 1]! }, offsets[id + 1]! - offsets[id]!));
+    }
+    return out;
+  };
+  return { vocabularySize, offsets, terms: make };
 }
 
 /** The added chunks' postings at their new positions (ascending, as `addedAt` is). */
