@@ -62,15 +62,28 @@ export async function updateScopeIndex(update: ScopeIndexUpdate): Promise<ScopeI
   const remap = new Int32Array(old.size).fill(-1);
   const from: number[] = [];
   const dropped: number[] = [];
+  const droppedSource = old.sources.map((source) => changed.has(source.sourceId));
+  // Where each added chunk goes among the old ones, by binary search: decoding every old chunk id costs more.
+  const before: number[] = [];
+  for (const c of added) {
+    let lo = 0;
+    let hi = old.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (old.chunkId(mid) < c.chunkId) lo = mid + 1;
+      else hi = mid;
+    }
+    // A chunk both kept and added: the prints did not tell what changed.
+    if (lo < old.size && old.chunkId(lo) === c.chunkId && !droppedSource[old.chunkSources[lo]!]) return undefined;
+    before.push(lo);
+  }
   let j = 0;
   for (let i = 0; i < old.size; i++) {
-    if (changed.has(old.sources[old.chunkSources[i]!]!.sourceId)) {
+    for (; j < added.length && before[j]! <= i; j++) from.push(-1 - j);
+    if (droppedSource[old.chunkSources[i]!]) {
       dropped.push(i);
       continue;
     }
-    const id = old.chunkId(i);
-    for (; j < added.length && added[j]!.chunkId < id; j++) from.push(-1 - j);
-    if (j < added.length && added[j]!.chunkId === id) return undefined;
     remap[i] = from.length;
     from.push(i);
   }
