@@ -222,23 +222,30 @@ function keptOfTerm(bytes: Uint8Array, at: number, end: number, count: number, k
  * keeps, so the list stays ascending.
  */
 export function remapTerm(old: TermPostings | undefined, remap: Int32Array, added: TermPostings & { from: number; to: number }, count: number): TermPostings {
-  const out: TermPostings = { docs: new Uint32Array(count), head: new Uint16Array(count), body: new Uint16Array(count) };
+  const docs = new Uint32Array(count);
+  const head = new Uint16Array(count);
+  const body = new Uint16Array(count);
   let a = added.from;
   let n = 0;
-  const put = (docs: Uint32Array, head: Uint16Array, body: Uint16Array, j: number, doc: number) => {
-    if (n >= count) throw new DamagedScopeIndex('postings longer than their count');
-    out.docs[n] = doc;
-    out.head[n] = head[j]!;
-    out.body[n] = body[j]!;
-    n++;
-  };
   for (let j = 0; old && j < old.docs.length; j++) {
     const to = remap[old.docs[j]!] ?? -1;
     if (to < 0) continue;
-    for (; a < added.to && added.docs[a]! < to; a++) put(added.docs, added.head, added.body, a, added.docs[a]!);
-    put(old.docs, old.head, old.body, j, to);
+    for (; a < added.to && added.docs[a]! < to && n < count; a++, n++) {
+      docs[n] = added.docs[a]!;
+      head[n] = added.head[a]!;
+      body[n] = added.body[a]!;
+    }
+    if (n >= count) throw new DamagedScopeIndex('postings longer than their count');
+    docs[n] = to;
+    head[n] = old.head[j]!;
+    body[n] = old.body[j]!;
+    n++;
   }
-  for (; a < added.to; a++) put(added.docs, added.head, added.body, a, added.docs[a]!);
-  if (n !== count) throw new DamagedScopeIndex('postings shorter than their count');
-  return out;
+  for (; a < added.to && n < count; a++, n++) {
+    docs[n] = added.docs[a]!;
+    head[n] = added.head[a]!;
+    body[n] = added.body[a]!;
+  }
+  if (n !== count || a !== added.to) throw new DamagedScopeIndex('postings not as many as their count');
+  return { docs, head, body };
 }

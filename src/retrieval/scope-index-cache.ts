@@ -15,8 +15,6 @@ const UPDATE_LIMIT = 500;
  */
 export class ScopeIndexCache {
   readonly #entries = new Map<string, { version: string; index: Promise<ScopeIndex> }>();
-  /** How each index was made, for tests and benchmarks. */
-  readonly made = { restored: 0, updated: 0, built: 0 };
 
   constructor(
     private readonly knowledge: KnowledgeIndex,
@@ -75,16 +73,11 @@ export class ScopeIndexCache {
     if (!store || !head) return undefined;
     const loader = { workspaceId, agentId, store };
     if (head.version === version) {
-      const restored = ScopeIndex.fromBytes(head.data, version, loader);
-      if (restored) this.made.restored += 1;
-      return restored;
+      return ScopeIndex.fromBytes(head.data, version, loader);
     }
     // Anything that does not fit, damaged bytes included, leaves it to a full build.
     const updated = await this.#update(workspaceId, agentId, version, head.data).catch(() => undefined);
-    if (updated) {
-      this.made.updated += 1;
-      this.#store(workspaceId, agentId, updated);
-    }
+    if (updated) this.#store(workspaceId, agentId, updated);
     return updated;
   }
 
@@ -119,7 +112,6 @@ export class ScopeIndexCache {
     // A plugged embedder may learn its length from its first answer: the stored vectors tell it too.
     const dims = this.knowledge.embedder.dimensions || (chunks[0]?.vector.length ?? 0);
     const index = ScopeIndex.build(version, chunks, dims, dictionary, sources?.version === version ? sources.prints : undefined);
-    this.made.built += 1;
     this.#store(workspaceId, agentId, index);
     return index;
   }

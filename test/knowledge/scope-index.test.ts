@@ -164,7 +164,7 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
   });
 
   it('after a restart and a change of knowledge, bring the older stored index up to date: the index and answers of a full build', () =>
-    upToDate(store()));
+    upToDate(store()), 90_000);
 
   // Part 0 is the head, part 1 the postings' only block, part 2 the topic's quantised vectors.
   for (const [what, part] of [['head', 0], ['postings block', 1], ['topic vectors', 2]] as const) {
@@ -220,7 +220,8 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
 
 describe('stored scope indexes (pglite)', () => {
   it('after a restart and a change of knowledge, bring the older stored index up to date: the index and answers of a full build', () =>
-    upToDate({ kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'svc-pglite-')) }));
+    // Eleven processes on PGlite, each opening its data directory: slower than the others.
+    upToDate({ kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'svc-pglite-')) }), 120_000);
 });
 
 describe('stored scope indexes on a shared PostgreSQL', () => {
