@@ -98,8 +98,6 @@ export interface ScopeSources {
  * blocks, decisions D-308, D-600), and the chunk data they leave out.
  */
 export interface ScopeIndexStore {
-  /** The head of the scope's stored index when it was built at `version`. */
-  read(workspaceId: string, agentId: string, version: string): Promise<Uint8Array | undefined>;
   /** The head of the scope's stored index, whatever version it was built at (D-610). */
   readHead(workspaceId: string, agentId: string): Promise<{ version: string; data: Uint8Array } | undefined>;
   /** Blocks (numbered from 0) of the scope's stored index at `version`; a block not there is missing. */

@@ -87,7 +87,6 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
     const parts = (workspaceId: string, agentId: string, version: string) =>
       db.selectFrom('knowledge_scope_indexes').select(['part', 'data']).where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).where('version', '=', version);
     this.scopeIndexes = {
-      read: async (workspaceId, agentId, version) => (await parts(workspaceId, agentId, version).where('part', '=', 0).executeTakeFirst())?.data,
       readHead: async (workspaceId, agentId) => {
         const row = await db.selectFrom('knowledge_scope_indexes').select(['version', 'data']).where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).where('part', '=', 0).executeTakeFirst();
         return row && { version: row.version, data: row.data };
