@@ -51,11 +51,8 @@ export function topicEntry(topic: string, members: readonly number[], vectorOf: 
     for (let d = 0; d < Math.min(dims, v.length); d++) centroid[d]! += v[d]!;
   }
   const words = accentedWords(topic.replace(/-/g, ' '));
-  return {
-    members: Uint32Array.from(members),
-    centroid: normalise(centroid),
-    stems: [...new Set(words.flatMap((w) => [snowballStem(w, 'en'), snowballStem(w, 'es')]))],
-  };
+  const stems = [...new Set(words.flatMap((w) => [snowballStem(w, 'en'), snowballStem(w, 'es')]))];
+  return { members: Uint32Array.from(members), centroid: normalise(centroid), stems };
 }
 
 /** What `ScopeIndex.assemble` makes an index of (see the constructor). */
@@ -158,7 +155,7 @@ export class ScopeIndex {
     return index;
   }
 
-  /** The index as bytes for the store (without text and vectors), or undefined where the format is not written. */
+  /** The index as bytes for the store (without text and vectors; see `encode`), or undefined where the format is not written. */
   toBytes(): EncodedScopeIndex | undefined {
     return this.#bytes(this.lexical);
   }
@@ -167,7 +164,8 @@ export class ScopeIndex {
     if (!canStoreScopeIndexes) return undefined;
     const sources: SourceMeta[] = [];
     const sourceAt = new Map<string, number>();
-    const chunks = Array.from({ length: this.size }, (_, i) => this.chunk(i));
+    // Made, not kept, where the index made none yet: a restored part stays without them.
+    const chunks = Array.from({ length: this.size }, (_, i) => this.#chunks[i] ?? this.#restored!.make(i));
     const chunkSources = chunks.map((c) => {
       let at = sourceAt.get(c.sourceId);
       if (at === undefined) {
