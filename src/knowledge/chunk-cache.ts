@@ -110,6 +110,19 @@ export class ChunkCache {
     return out;
   }
 
+  /**
+   * The ready chunks of those sources eligible for the agent, read from the store and not
+   * kept: what a stored index brought up to date needs (D-610), without the reading of the
+   * whole workspace that filling this cache costs after a restart.
+   */
+  async ofSources(workspaceId: string, agentId: string, sourceIds: readonly string[]): Promise<IndexedChunk[]> {
+    const out: IndexedChunk[] = [];
+    for (const source of (await this.#read(workspaceId, [...sourceIds])).values()) {
+      if (source.agentId === null || source.agentId === agentId) out.push(...source.chunks);
+    }
+    return out;
+  }
+
   async #current(workspaceId: string): Promise<WorkspaceChunks> {
     let cached = this.#workspaces.get(workspaceId);
     if (!cached) {

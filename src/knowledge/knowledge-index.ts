@@ -63,6 +63,16 @@ export interface KnowledgeIndex {
    */
   version(workspaceId: string, agentId: string): Promise<string>;
   /**
+   * Optional, with `versionOf` and `sourceChunks`: what a version is made of, so that an
+   * index of an older version is brought up to date by reading only the sources whose
+   * print changed (decisions, D-610).
+   */
+  sources?(workspaceId: string, agentId: string): Promise<ScopeSources>;
+  /** The version `prints` make with today's embedder and analyzer (`sources(…).version` for its own prints). */
+  versionOf?(prints: readonly (readonly [string, string])[]): string;
+  /** The `ready` chunks of those sources eligible for the agent, as `eligibleChunks` would list them (any order). */
+  sourceChunks?(workspaceId: string, agentId: string, sourceIds: readonly string[]): Promise<IndexedChunk[]>;
+  /**
    * Optional, with a store: where retrieval keeps each scope's built index between
    * restarts, and where it reads the text and vectors an index restored from it does not
    * hold (decisions, D-308).
@@ -70,20 +80,34 @@ export interface KnowledgeIndex {
   readonly scopeIndexes?: ScopeIndexStore;
 }
 
+/** A stored scope index's values: the head and the blocks. */
+export interface EncodedParts {
+  head: Uint8Array;
+  blocks: readonly Uint8Array[];
+}
+
+/** The prints of a scope's ready sources, in the order its version hashes them, and that version. */
+export interface ScopeSources {
+  version: string;
+  /** Source id and print: a source whose print is unchanged has the same chunks, terms and vectors. */
+  prints: [sourceId: string, print: string][];
+}
+
 /**
  * Built scope indexes as bytes, one per agent scope, in parts (a head and the postings'
  * blocks, decisions D-308, D-600), and the chunk data they leave out.
  */
 export interface ScopeIndexStore {
-  /** The head of the scope's stored index when it was built at `version`. */
-  read(workspaceId: string, agentId: string, version: string): Promise<Uint8Array | undefined>;
+  /** The head of the scope's stored index, whatever version it was built at (D-610). */
+  readHead(workspaceId: string, agentId: string): Promise<{ version: string; data: Uint8Array } | undefined>;
   /** Blocks (numbered from 0) of the scope's stored index at `version`; a block not there is missing. */
   readBlocks(workspaceId: string, agentId: string, version: string, blocks: readonly number[]): Promise<Map<number, Uint8Array>>;
   /**
    * Keeps what `data` returns as the scope's index at `version` (replacing an older one),
-   * calling it once the caller's current work is done; nothing when it returns undefined.
+   * calling it once the caller's current work is done; nothing when it returns (or
+   * resolves to) undefined.
    */
-  write(workspaceId: string, agentId: string, version: string, data: () => { head: Uint8Array; blocks: readonly Uint8Array[] } | undefined): Promise<void>;
+  write(workspaceId: string, agentId: string, version: string, data: () => EncodedParts | undefined | Promise<EncodedParts | undefined>): Promise<void>;
   /** The text of those chunks (a chunk deleted since is missing). */
   texts(workspaceId: string, chunkIds: readonly string[]): Promise<Map<string, string>>;
   /** The vectors of those chunks (a chunk deleted since is missing). */

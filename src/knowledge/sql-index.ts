@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { SqlDialect } from '../db/dialects/sql-dialect.js';
 import type { Database } from '../db/schema/index.js';
 import { sha256Hex } from '../platform/crypto.js';
-import type { IndexedChunk, KnowledgeIndex, LexicalHit, ScopeIndexStore } from './knowledge-index.js';
+import type { IndexedChunk, KnowledgeIndex, LexicalHit, ScopeIndexStore, ScopeSources } from './knowledge-index.js';
 import { unpackVector } from './pipeline/embedder.js';
 import type { Embedder } from './ports.js';
 import { ChunkCache } from './chunk-cache.js';
@@ -48,7 +48,7 @@ export function queryTerms(query: string): string[] {
 export class SqlKnowledgeIndex implements KnowledgeIndex {
   // Bumped after every commit that changes what some agent of the workspace can retrieve.
   readonly #generations = new Map<string, number>();
-  readonly #versions = new Map<string, { generation: number; version: string }>();
+  readonly #versions = new Map<string, { generation: number; sources: ScopeSources }>();
   #epoch = 0;
 
   readonly #chunks: ChunkCache;
@@ -87,7 +87,10 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
     const parts = (workspaceId: string, agentId: string, version: string) =>
       db.selectFrom('knowledge_scope_indexes').select(['part', 'data']).where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).where('version', '=', version);
     this.scopeIndexes = {
-      read: async (workspaceId, agentId, version) => (await parts(workspaceId, agentId, version).where('part', '=', 0).executeTakeFirst())?.data,
+      readHead: async (workspaceId, agentId) => {
+        const row = await db.selectFrom('knowledge_scope_indexes').select(['version', 'data']).where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).where('part', '=', 0).executeTakeFirst();
+        return row && { version: row.version, data: row.data };
+      },
       readBlocks: async (workspaceId, agentId, version, blocks) => {
         const out = new Map<number, Uint8Array>();
         for (let i = 0; i < blocks.length; i += READ_BATCH) {
@@ -102,8 +105,8 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
           await new Promise((resolve) => setImmediate(resolve));
           // A state import since the build replaced the chunks its term ids come from.
           if (epoch !== this.#epoch) return;
-          const encoded = data();
-          if (!encoded) return;
+          const encoded = await data();
+          if (!encoded || epoch !== this.#epoch) return;
           const values = [encoded.head, ...encoded.blocks].map((bytes, part) => ({
             workspace_id: workspaceId, agent_id: agentId, part, version, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
           }));
@@ -178,10 +181,14 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
   }
 
   async version(workspaceId: string, agentId: string): Promise<string> {
+    return (await this.sources(workspaceId, agentId)).version;
+  }
+
+  async sources(workspaceId: string, agentId: string): Promise<ScopeSources> {
     const generation = this.#epoch * 1e9 + (this.#generations.get(workspaceId) ?? 0);
     const key = `${workspaceId}\n${agentId}`;
     const memo = this.deps.shared ? undefined : this.#versions.get(key);
-    if (memo && memo.generation === generation) return memo.version;
+    if (memo && memo.generation === generation) return memo.sources;
     const rows = await this.deps.db
       .selectFrom('knowledge_sources')
       .select(['id', 'content_hash', 'topics', 'title', 'lang', 'resolved_url', 'chunk_count'])
@@ -190,9 +197,18 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
       .where((eb) => eb.or([eb('agent_id', '=', agentId), eb('agent_id', 'is', null)]))
       .orderBy('id')
       .execute();
-    const print = rows.map((r) => JSON.stringify([r.id, r.content_hash, r.topics, r.title, r.lang, r.resolved_url, r.chunk_count])).join('\n');
-    const version = `kv_${sha256Hex(`${this.embedder.id}\n${ANALYZER_ID}\n${print}`).slice(0, 24)}`;
-    this.#versions.set(key, { generation, version });
-    return version;
+    const prints = rows.map((r): [string, string] => [r.id, JSON.stringify([r.id, r.content_hash, r.topics, r.title, r.lang, r.resolved_url, r.chunk_count])]);
+    const sources = { version: this.versionOf(prints), prints };
+    this.#versions.set(key, { generation, sources });
+    return sources;
+  }
+
+  versionOf(prints: readonly (readonly [string, string])[]): string {
+    const print = prints.map(([, p]) => p).join('\n');
+    return `kv_${sha256Hex(`${this.embedder.id}\n${ANALYZER_ID}\n${print}`).slice(0, 24)}`;
+  }
+
+  async sourceChunks(workspaceId: string, agentId: string, sourceIds: readonly string[]): Promise<IndexedChunk[]> {
+    return this.#chunks.ofSources(workspaceId, agentId, sourceIds);
   }
 }

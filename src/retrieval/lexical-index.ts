@@ -20,8 +20,17 @@ export interface LexicalParts {
   head?: Uint16Array;
   body?: Uint16Array;
   stored?: StoredPostings;
-  headNorm: Float32Array;
-  bodyNorm: Float32Array;
+  /**
+   * Or made per term when a query first uses it, by whoever gave the index (one brought
+   * up to date from a stored one of an older version, D-610).
+   */
+  terms?: (ids: readonly number[]) => Promise<Map<number, TermPostings>>;
+  /**
+   * Per chunk, the lengths of its two fields: kept rather than the norms, which depend
+   * on the average lengths and so change with every chunk added or removed (D-610).
+   */
+  headLengths: Uint32Array;
+  bodyLengths: Uint32Array;
 }
 
 export interface LexicalHit {
@@ -46,6 +55,7 @@ export class LexicalIndex {
   readonly #head: Uint16Array;
   readonly #body: Uint16Array;
   readonly #stored: StoredPostings | undefined;
+  readonly #terms: ((ids: readonly number[]) => Promise<Map<number, TermPostings>>) | undefined;
   /** Blocks of a stored index read so far, kept: each is read once (at most the whole postings, packed). */
   readonly #blocks: (Uint8Array | undefined)[] = [];
   /** Terms of a stored index read so far (a query reads the terms it uses, once: `load`). */
@@ -53,6 +63,8 @@ export class LexicalIndex {
   /** Per chunk, BM25's length normalisation of each field: `1 - b + b * length / average`. */
   readonly #headNorm: Float32Array;
   readonly #bodyNorm: Float32Array;
+  readonly #headLengths: Uint32Array;
+  readonly #bodyLengths: Uint32Array;
   // Scratch arrays every query reuses: it resets only the entries it touched.
   readonly #total: Float64Array;
   readonly #best: Float64Array;
@@ -64,11 +76,12 @@ export class LexicalIndex {
     const n = terms.length;
     const df = new Uint32Array(dictionarySize);
     let entries = 0;
-    let sumHead = 0;
-    let sumBody = 0;
-    for (const t of terms) {
-      sumHead += t.headLength;
-      sumBody += t.bodyLength;
+    const headLengths = new Uint32Array(n);
+    const bodyLengths = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const t = terms[i]!;
+      headLengths[i] = t.headLength;
+      bodyLengths[i] = t.bodyLength;
       for (let k = 0; k < t.ids.length; k++) {
         const id = t.ids[k]!;
         if (id < dictionarySize) {
@@ -87,14 +100,8 @@ export class LexicalIndex {
     const docs = new Uint32Array(entries);
     const head = new Uint16Array(entries);
     const body = new Uint16Array(entries);
-    const avgHead = Math.max(1e-9, sumHead / Math.max(1, n));
-    const avgBody = Math.max(1e-9, sumBody / Math.max(1, n));
-    const headNorm = new Float32Array(n);
-    const bodyNorm = new Float32Array(n);
     for (let i = 0; i < n; i++) {
       const t = terms[i]!;
-      headNorm[i] = 1 - B + (B * t.headLength) / avgHead;
-      bodyNorm[i] = 1 - B + (B * t.bodyLength) / avgBody;
       for (let k = 0; k < t.ids.length; k++) {
         const id = t.ids[k]!;
         if (id >= dictionarySize) continue;
@@ -104,7 +111,7 @@ export class LexicalIndex {
         body[at] = t.body[k]!;
       }
     }
-    return new LexicalIndex({ size: n, vocabularySize: vocabulary, offsets, docs, head, body, headNorm, bodyNorm });
+    return new LexicalIndex({ size: n, vocabularySize: vocabulary, offsets, docs, head, body, headLengths, bodyLengths });
   }
 
   /** An index from the arrays `parts` gave (a built index read back from the store, D-308). */
@@ -117,18 +124,22 @@ export class LexicalIndex {
     this.#head = parts.head ?? new Uint16Array(0);
     this.#body = parts.body ?? new Uint16Array(0);
     this.#stored = parts.stored;
-    this.#headNorm = parts.headNorm;
-    this.#bodyNorm = parts.bodyNorm;
+    this.#terms = parts.terms;
+    this.#headLengths = parts.headLengths;
+    this.#bodyLengths = parts.bodyLengths;
+    this.#headNorm = norms(parts.headLengths);
+    this.#bodyNorm = norms(parts.bodyLengths);
     this.#total = new Float64Array(n);
     this.#best = new Float64Array(n);
     this.#touched = new Uint32Array(n);
     this.#matched = new Uint32Array(n);
   }
 
-  /** Everything the index is made of, to be written and read back as it is. */
+  /** Everything the index is made of, to be written and read back as it is (not one whose terms are made on demand: `inMemory`). */
   parts(): LexicalParts {
+    if (this.#terms) throw new Error('the postings of this index are made per term: see inMemory');
     return {
-      size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, headNorm: this.#headNorm, bodyNorm: this.#bodyNorm,
+      size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, headLengths: this.#headLengths, bodyLengths: this.#bodyLengths,
       ...(this.#stored ? { stored: this.#stored } : { docs: this.#docs, head: this.#head, body: this.#body }),
     };
   }
@@ -139,6 +150,11 @@ export class LexicalIndex {
    * `DamagedScopeIndex` when a block is missing or unlike it was written.
    */
   async load(ids: Iterable<number>): Promise<void> {
+    if (this.#terms) {
+      const missing = [...new Set(ids)].filter((id) => this.df(id) > 0 && !this.#unpacked[id]);
+      for (const [id, term] of missing.length ? await this.#terms(missing) : []) this.#unpacked[id] = term;
+      return;
+    }
     const stored = this.#stored;
     if (!stored) return;
     const wanted = new Map<number, number[]>();
@@ -171,10 +187,34 @@ export class LexicalIndex {
 
   /** Where term `id`'s postings lie: entries `from` to `to - 1` of the three arrays. */
   #postings(id: number): TermPostings & { from: number; to: number } {
-    if (!this.#stored) return { docs: this.#docs, head: this.#head, body: this.#body, from: this.#offsets[id]!, to: this.#offsets[id + 1]! };
+    if (!this.#stored && !this.#terms) return { docs: this.#docs, head: this.#head, body: this.#body, from: this.#offsets[id]!, to: this.#offsets[id + 1]! };
     const term = this.#unpacked[id];
     if (!term) throw new Error(`term ${id} searched before it was loaded`);
     return { ...term, from: 0, to: term.docs.length };
+  }
+
+  /**
+   * This index with every term's postings in memory, laid out as a build lays them out:
+   * itself, unless its terms are made on demand (then all of them are made, and not kept).
+   */
+  async inMemory(): Promise<LexicalIndex> {
+    if (!this.#terms) return this;
+    const ids: number[] = [];
+    for (let id = 0; id + 1 < this.#offsets.length; id++) if (this.df(id) > 0) ids.push(id);
+    const made = await this.#terms(ids);
+    const entries = this.#offsets[this.#offsets.length - 1]!;
+    const docs = new Uint32Array(entries);
+    const head = new Uint16Array(entries);
+    const body = new Uint16Array(entries);
+    for (const id of ids) {
+      const term = made.get(id)!;
+      docs.set(term.docs, this.#offsets[id]!);
+      head.set(term.head, this.#offsets[id]!);
+      body.set(term.body, this.#offsets[id]!);
+    }
+    return new LexicalIndex({
+      size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, docs, head, body, headLengths: this.#headLengths, bodyLengths: this.#bodyLengths,
+    });
   }
 
   /** In how many chunks of the scope a term occurs (0 for an id the scope never uses). */
@@ -249,8 +289,19 @@ export class LexicalIndex {
   }
 }
 
+/** BM25's length normalisation of one field per chunk, `1 - b + b * length / average`, from all the chunks' lengths. */
+function norms(lengths: Uint32Array): Float32Array {
+  const n = lengths.length;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += lengths[i]!;
+  const average = Math.max(1e-9, sum / Math.max(1, n));
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) out[i] = 1 - B + (B * lengths[i]!) / average;
+  return out;
+}
+
 /** The block holding term `id`: the last whose first term is not past it. */
-function blockOf(firstTerms: Uint32Array, id: number): number {
+export function blockOf(firstTerms: Uint32Array, id: number): number {
   let lo = 0;
   let hi = firstTerms.length - 1;
   while (lo < hi) {

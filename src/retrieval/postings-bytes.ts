@@ -154,3 +154,98 @@ export function unpackTerm(packed: PackedPostings, id: number, count: number, ba
   }
   return at === end ? { docs, head, body } : undefined;
 }
+
+/**
+ * How many postings of each stored term `keep` accepts (a chunk position of the stored
+ * index), reading every term from `blocks` (all of them, checked): what the terms' counts
+ * become when chunks are dropped (decisions, D-610). Throws `DamagedScopeIndex` where
+ * the bytes do not hold what the offsets say.
+ */
+export function keptCounts(
+  stored: Pick<StoredPostings, 'starts' | 'firstTerms' | 'byteStarts'> & { offsets: Uint32Array; blocks: readonly Uint8Array[] },
+  keep: Uint8Array,
+): Uint32Array {
+  const { offsets, starts, firstTerms, byteStarts, blocks } = stored;
+  const terms = offsets.length - 1;
+  const out = new Uint32Array(terms);
+  let block = 0;
+  for (let id = 0; id < terms; id++) {
+    const count = offsets[id + 1]! - offsets[id]!;
+    if (count === 0) continue;
+    while (block + 1 < firstTerms.length && firstTerms[block + 1]! <= id) block++;
+    out[id] = keptOfTerm(blocks[block]!, starts[id]! - byteStarts[block]!, starts[id + 1]! - byteStarts[block]!, count, keep);
+    if (out[id]! > count) throw new DamagedScopeIndex(`postings of term ${id}`);
+  }
+  return out;
+}
+
+/** One term's kept postings, or more than `count` when the bytes do not hold `count` (a small function: V8 optimises it early). */
+function keptOfTerm(bytes: Uint8Array, at: number, end: number, count: number, keep: Uint8Array): number {
+  if (at < 0 || end > bytes.length) return count + 1;
+  let kept = 0;
+  let previous = -1;
+  for (let j = 0; j < count; j++) {
+    if (at + 2 > end) return count + 1;
+    const first = bytes[at]!;
+    if (first < 0x80 && bytes[at + 1] !== ESCAPE) {
+      at += 2;
+      previous += first + 1;
+    } else {
+      // The general case, as `unpackTerm` reads it: the gap, then the counts' byte or ESCAPE and two varints.
+      for (let k = 0; k < 3; k++) {
+        let value = 0;
+        let scale = 1;
+        let byte: number;
+        do {
+          if (at >= end) return count + 1;
+          byte = bytes[at++]!;
+          value += (byte & 0x7f) * scale;
+          scale *= 128;
+        } while (byte & 0x80);
+        if (k === 0) {
+          previous += value + 1;
+          if (at >= end) return count + 1;
+          if (bytes[at++] !== ESCAPE) break;
+        }
+      }
+    }
+    if (previous >= keep.length) return count + 1;
+    kept += keep[previous]!;
+  }
+  return at === end ? kept : count + 1;
+}
+
+/**
+ * A stored term's postings with the chunks `remap` sends to -1 dropped and the others
+ * moved to `remap[position]`, merged with `added` (entries `from` to `to - 1`, already at
+ * their new positions), into `count` entries. `remap` keeps the order of the chunks it
+ * keeps, so the list stays ascending.
+ */
+export function remapTerm(old: TermPostings | undefined, remap: Int32Array, added: TermPostings & { from: number; to: number }, count: number): TermPostings {
+  const docs = new Uint32Array(count);
+  const head = new Uint16Array(count);
+  const body = new Uint16Array(count);
+  let a = added.from;
+  let n = 0;
+  for (let j = 0; old && j < old.docs.length; j++) {
+    const to = remap[old.docs[j]!] ?? -1;
+    if (to < 0) continue;
+    for (; a < added.to && added.docs[a]! < to && n < count; a++, n++) {
+      docs[n] = added.docs[a]!;
+      head[n] = added.head[a]!;
+      body[n] = added.body[a]!;
+    }
+    if (n >= count) throw new DamagedScopeIndex('postings longer than their count');
+    docs[n] = to;
+    head[n] = old.head[j]!;
+    body[n] = old.body[j]!;
+    n++;
+  }
+  for (; a < added.to && n < count; a++, n++) {
+    docs[n] = added.docs[a]!;
+    head[n] = added.head[a]!;
+    body[n] = added.body[a]!;
+  }
+  if (n !== count || a !== added.to) throw new DamagedScopeIndex('postings not as many as their count');
+  return { docs, head, body };
+}

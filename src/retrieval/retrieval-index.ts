@@ -5,7 +5,7 @@ import { LexicalIndex } from './lexical-index.js';
 import { topPositions } from './top-positions.js';
 import { crc32Bytes } from '../platform/crypto.js';
 import { DamagedScopeIndex } from './postings-bytes.js';
-import { canStoreScopeIndexes, decodeScopeIndex, encodeScopeIndex, quantise, readTopicBlock, type EncodedScopeIndex, type QuantisedVectors, type SourceMeta } from './scope-index-bytes.js';
+import { canStoreScopeIndexes, decodeScopeIndex, encodeScopeIndex, quantise, readTopicBlock, type DecodedScopeIndex, type EncodedScopeIndex, type QuantisedVectors, type SourceMeta } from './scope-index-bytes.js';
 
 /**
  * A chunk as a passage shows it, without its vector and terms, which the index lays
@@ -14,7 +14,7 @@ import { canStoreScopeIndexes, decodeScopeIndex, encodeScopeIndex, quantise, rea
 export type ChunkMeta = Omit<IndexedChunk, 'vector' | 'terms' | 'text'> & { text?: string };
 
 /** Where an index restored from the store reads the text and vectors it left out. */
-interface ChunkLoader {
+export interface ChunkLoader {
   workspaceId: string;
   agentId: string;
   store: ScopeIndexStore;
@@ -27,8 +27,12 @@ export interface TopicEntry {
   centroid: Float32Array;
   /** Stems of the tag's words in both languages (`opening-hours`: `open`, `hour`), to route by name. */
   stems: string[];
-  /** A restored index's: the stored block of its members' quantised vectors, and its CRC32 (D-602). */
-  block?: { block: number; crc: number };
+  /**
+   * A restored index's: the stored block of its members' quantised vectors, and its CRC32
+   * (D-602); in the rows of `version` when not the index's own (an index brought up to
+   * date from an older one, D-610).
+   */
+  block?: { block: number; crc: number; version?: string };
 }
 
 function normalise(vector: Float32Array): Float32Array {
@@ -37,6 +41,32 @@ function normalise(vector: Float32Array): Float32Array {
   const norm = Math.sqrt(sum);
   if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
   return vector;
+}
+
+/** A topic's entry: its centroid summed in member order (a float32 sum, so the order matters), its stems. */
+export function topicEntry(topic: string, members: readonly number[], vectorOf: (position: number) => Float32Array, dims: number): TopicEntry {
+  const centroid = new Float32Array(dims);
+  for (const i of members) {
+    const v = vectorOf(i);
+    for (let d = 0; d < Math.min(dims, v.length); d++) centroid[d]! += v[d]!;
+  }
+  const words = accentedWords(topic.replace(/-/g, ' '));
+  const stems = [...new Set(words.flatMap((w) => [snowballStem(w, 'en'), snowballStem(w, 'es')]))];
+  return { members: Uint32Array.from(members), centroid: normalise(centroid), stems };
+}
+
+/** What `ScopeIndex.assemble` makes an index of (see the constructor). */
+export interface ScopeIndexParts {
+  version: string;
+  dims: number;
+  dictionary: ReadonlyMap<string, number>;
+  chunks: (ChunkMeta | undefined)[];
+  lexical: LexicalIndex;
+  vectors: (Float32Array | undefined)[];
+  loader: ChunkLoader;
+  restored: { make(position: number): ChunkMeta; topics(position: number): string[] };
+  topics: [string, TopicEntry][];
+  prints: [string, string][] | undefined;
 }
 
 /**
@@ -57,6 +87,10 @@ export class ScopeIndex {
   #columns: Float32Array | undefined;
   /** A restored index's topics' quantised member vectors, read on first use. */
   readonly #quantised = new Map<string, Promise<QuantisedVectors>>();
+  /** Those read so far, for `toBytes`. */
+  readonly #quantisedRead = new Map<string, QuantisedVectors>();
+  /** The prints of the sources the version is made of, stored with the index when known (D-610). */
+  prints: [string, string][] | undefined;
 
   private constructor(
     readonly version: string,
@@ -86,7 +120,7 @@ export class ScopeIndex {
   }
 
   /** Lays out `input` (any order) with the dictionary its term ids come from. */
-  static build(version: string, input: IndexedChunk[], dims: number, dictionary: ReadonlyMap<string, number>): ScopeIndex {
+  static build(version: string, input: IndexedChunk[], dims: number, dictionary: ReadonlyMap<string, number>, prints?: [string, string][]): ScopeIndex {
     // The knowledge index lists chunks by source and position, which is usually chunk-id order already.
     let inOrder = true;
     for (let i = 1; i < input.length && inOrder; i++) inOrder = input[i - 1]!.chunkId < input[i]!.chunkId;
@@ -98,6 +132,7 @@ export class ScopeIndex {
       dictionary.size,
     );
     const index = new ScopeIndex(version, dims, dictionary, sorted, lexical, sorted.map((c) => c.vector));
+    index.prints = prints;
     const members = new Map<string, number[]>();
     sorted.forEach((chunk, i) => {
       for (const topic of chunk.topics) {
@@ -107,27 +142,30 @@ export class ScopeIndex {
       }
     });
     for (const [topic, list] of [...members].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const centroid = new Float32Array(dims);
-      for (const i of list) {
-        const v = index.#vectors[i]!;
-        for (let d = 0; d < Math.min(dims, v.length); d++) centroid[d]! += v[d]!;
-      }
-      const words = accentedWords(topic.replace(/-/g, ' '));
-      index.topics.set(topic, {
-        members: Uint32Array.from(list),
-        centroid: normalise(centroid),
-        stems: [...new Set(words.flatMap((w) => [snowballStem(w, 'en'), snowballStem(w, 'es')]))],
-      });
+      index.topics.set(topic, topicEntry(topic, list, (i) => index.#vectors[i]!, dims));
     }
     return index;
   }
 
-  /** The index as bytes for the store (without text and vectors), or undefined where the format is not written. */
+  /** An index of parts made elsewhere: one brought up to date from an older stored one (D-610). */
+  static assemble(parts: ScopeIndexParts): ScopeIndex {
+    const index = new ScopeIndex(parts.version, parts.dims, parts.dictionary, parts.chunks, parts.lexical, parts.vectors, parts.loader, parts.restored);
+    for (const [name, entry] of parts.topics) index.topics.set(name, entry);
+    index.prints = parts.prints;
+    return index;
+  }
+
+  /** The index as bytes for the store (without text and vectors; see `encode`), or undefined where the format is not written. */
   toBytes(): EncodedScopeIndex | undefined {
+    return this.#bytes(this.lexical);
+  }
+
+  #bytes(lexical: LexicalIndex): EncodedScopeIndex | undefined {
     if (!canStoreScopeIndexes) return undefined;
     const sources: SourceMeta[] = [];
     const sourceAt = new Map<string, number>();
-    const chunks = this.#chunks as ChunkMeta[];
+    // Made, not kept, where the index made none yet: a restored part stays without them.
+    const chunks = Array.from({ length: this.size }, (_, i) => this.#chunks[i] ?? this.#restored!.make(i));
     const chunkSources = chunks.map((c) => {
       let at = sourceAt.get(c.sourceId);
       if (at === undefined) {
@@ -144,10 +182,31 @@ export class ScopeIndex {
       chunkSources,
       langs: chunks.map((c) => c.lang),
       tokenCounts: chunks.map((c) => c.tokenCount),
-      lexical: this.lexical.parts(),
+      lexical: lexical.parts(),
       topics: [...this.topics].map(([name, t]) => ({ name, stems: t.stems, members: t.members, centroid: t.centroid })),
       terms: [...this.dictionary].filter(([, id]) => this.lexical.df(id) > 0),
-    }, [...this.topics.values()].map((t) => quantise(Array.from(t.members, (i) => this.#vectors[i]!), this.dims)));
+      prints: this.prints,
+    }, [...this.topics].map(([name, t]) => {
+      if (t.members.every((i) => this.#vectors[i] !== undefined)) return quantise(Array.from(t.members, (i) => this.#vectors[i]!), this.dims);
+      const read = this.#quantisedRead.get(name);
+      if (!read) throw new Error(`topic ${name}: neither its vectors nor their stored quantised values are in memory`);
+      return read;
+    }));
+  }
+
+  /**
+   * `toBytes`, after making every term's postings (of an index whose terms are made on
+   * demand) and reading the stored quantised vectors of the topics whose vectors are not
+   * all in memory.
+   */
+  async encode(): Promise<EncodedScopeIndex | undefined> {
+    if (!canStoreScopeIndexes) return undefined;
+    const pending: Promise<QuantisedVectors>[] = [];
+    for (const [name, t] of this.topics) {
+      if (t.block && this.loader && !t.members.every((i) => this.#vectors[i] !== undefined)) pending.push(this.#quantisedOf(name, t));
+    }
+    await Promise.all(pending);
+    return this.#bytes(await this.lexical.inMemory());
   }
 
   /**
@@ -158,21 +217,13 @@ export class ScopeIndex {
   static fromBytes(bytes: Uint8Array, version: string, loader: ChunkLoader): ScopeIndex | undefined {
     const data = canStoreScopeIndexes ? decodeScopeIndex(bytes) : undefined;
     if (!data || data.version !== version) return undefined;
-    const { sources, chunkSources, tokenCounts } = data;
-    // 100,000 objects cost more than the rest of the restore: each is made when first asked for.
-    const make = (i: number): ChunkMeta => {
-      const s = sources[chunkSources[i]!]!;
-      return {
-        chunkId: data.chunkId(i), sourceId: s.sourceId, agentId: s.agentId, title: s.title, topics: s.topics,
-        lang: data.lang(i), ...(s.url !== undefined && { url: s.url }), tokenCount: tokenCounts[i]!,
-      };
-    };
-    const topics = (i: number) => sources[chunkSources[i]!]!.topics;
+    const { make, topics } = storedChunks(data);
     const { workspaceId, agentId, store } = loader;
     const lexical = new LexicalIndex({ ...data.lexical, stored: { ...data.lexical.stored, read: (blocks) => store.readBlocks(workspaceId, agentId, version, blocks) } });
     const size = data.size;
     const index = new ScopeIndex(version, data.dims, new Map(data.terms), new Array<ChunkMeta | undefined>(size), lexical, new Array<Float32Array | undefined>(size), loader, { make, topics });
     data.topics.forEach((t, k) => index.topics.set(t.name, { members: t.members, centroid: t.centroid, stems: t.stems, block: data.topicBlocks[k]! }));
+    index.prints = data.prints;
     return index;
   }
 
@@ -228,11 +279,12 @@ export class ScopeIndex {
     let q = this.#quantised.get(topic);
     if (!q) {
       const { workspaceId, agentId, store } = this.loader!;
-      const { block, crc } = entry.block!;
-      q = store.readBlocks(workspaceId, agentId, this.version, [block]).then((read) => {
+      const { block, crc, version } = entry.block!;
+      q = store.readBlocks(workspaceId, agentId, version ?? this.version, [block]).then((read) => {
         const bytes = read.get(block);
         const vectors = bytes && crc32Bytes(bytes) === crc ? readTopicBlock(bytes, entry.members.length, this.dims) : undefined;
         if (!vectors) throw new DamagedScopeIndex(`vectors of topic ${topic}`);
+        this.#quantisedRead.set(topic, vectors);
         return vectors;
       });
       this.#quantised.set(topic, q);
@@ -288,6 +340,24 @@ export class ScopeIndex {
     });
     return columns;
   }
+}
+
+/**
+ * The chunks of a decoded head, each made when first asked for: 100,000 objects cost
+ * more than the rest of a restore.
+ */
+export function storedChunks(data: DecodedScopeIndex): { make(position: number): ChunkMeta; topics(position: number): string[] } {
+  const { sources, chunkSources, tokenCounts } = data;
+  return {
+    make: (i) => {
+      const s = sources[chunkSources[i]!]!;
+      return {
+        chunkId: data.chunkId(i), sourceId: s.sourceId, agentId: s.agentId, title: s.title, topics: s.topics,
+        lang: data.lang(i), ...(s.url !== undefined && { url: s.url }), tokenCount: tokenCounts[i]!,
+      };
+    },
+    topics: (i) => sources[chunkSources[i]!]!.topics,
+  };
 }
 
 /**

@@ -15,7 +15,7 @@ import { packPostings, postingBlocks, type StoredPostings } from './postings-byt
  * are left out: a restored index reads the few it needs from the store.
  */
 
-const MAGIC = 'svc-scope-index-5';
+const MAGIC = 'svc-scope-index-6';
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /** Small enough that a query's few terms read little, big enough that a scope is a few hundred values. */
 const BLOCK_BYTES = 64 * 1024;
@@ -43,6 +43,12 @@ export interface ScopeIndexData {
   topics: { name: string; stems: string[]; members: Uint32Array; centroid: Float32Array }[];
   /** The dictionary's terms the scope uses, with their ids: all a query looks up. */
   terms: [string, number][];
+  /**
+   * The print of each of the scope's sources the version was made of, when known: an
+   * index of a later version is made from this one by reading only the sources whose
+   * print changed (D-610).
+   */
+  prints?: [sourceId: string, print: string][] | undefined;
 }
 
 /** What `encodeScopeIndex` needs besides the data: each topic's member vectors, quantised (see `quantise`). */
@@ -123,6 +129,7 @@ interface Header {
   /** Kind and length of each array, in order: chunk id offsets and bytes, languages, the lexical ones, then members and centroid per topic. */
   arrays: ['u32' | 'u16' | 'f32' | 'u8', number][];
   terms: [string, number][];
+  prints: [string, string][] | null;
 }
 
 /** Whether this platform writes and reads the format (its typed arrays are little-endian). */
@@ -150,7 +157,7 @@ export function encodeScopeIndex(data: ScopeIndexData, quantised: QuantisedTopic
   const langs = Uint8Array.from(data.langs, (l) => (l === 'es' ? 1 : 0));
   const arrays: Typed[] = [
     idStarts, chunkIds, langs, Uint32Array.from(data.chunkSources), Uint32Array.from(data.tokenCounts),
-    lex.offsets, packed.starts, firstTerms, byteStarts, crcs, lex.headNorm, lex.bodyNorm, ...data.topics.flatMap((t) => [t.members, t.centroid]),
+    lex.offsets, packed.starts, firstTerms, byteStarts, crcs, lex.headLengths, lex.bodyLengths, ...data.topics.flatMap((t) => [t.members, t.centroid]),
   ];
   const header: Header = {
     magic: MAGIC,
@@ -163,6 +170,7 @@ export function encodeScopeIndex(data: ScopeIndexData, quantised: QuantisedTopic
     topicBlocks,
     arrays: arrays.map((a) => [a instanceof Uint32Array ? 'u32' : a instanceof Uint16Array ? 'u16' : a instanceof Float32Array ? 'f32' : 'u8', a.length]),
     terms: data.terms,
+    prints: data.prints ?? null,
   };
   const json = new TextEncoder().encode(JSON.stringify(header));
   let size = align(PREFIX + json.length);
@@ -213,12 +221,13 @@ export function decodeScopeIndex(stored: Uint8Array): DecodedScopeIndex | undefi
     );
     at += align(n * width);
   }
-  const [idStarts, chunkIdBytes, langs, chunkSources, tokenCounts, offsets, starts, firstTerms, byteStarts, crcs, headNorm, bodyNorm, ...topicArrays] = arrays;
+  const [idStarts, chunkIdBytes, langs, chunkSources, tokenCounts, offsets, starts, firstTerms, byteStarts, crcs, headLengths, bodyLengths, ...topicArrays] = arrays;
   const postingBlocks = firstTerms?.length ?? 0;
   if (offsets?.length !== starts?.length || byteStarts?.length !== postingBlocks + 1) return undefined;
   if (header.topicBlocks !== postingBlocks || crcs?.length !== postingBlocks + header.topics.length) return undefined;
   const n = header.size;
   if (idStarts?.length !== n + 1 || idStarts[n] !== chunkIdBytes?.length || chunkSources?.length !== n || langs?.length !== n) return undefined;
+  if (headLengths?.length !== n || bodyLengths?.length !== n || topicArrays.length !== 2 * header.topics.length) return undefined;
   const decoder = new TextDecoder();
   return {
     version: header.version,
@@ -232,10 +241,11 @@ export function decodeScopeIndex(stored: Uint8Array): DecodedScopeIndex | undefi
     lexical: {
       size: header.size, vocabularySize: header.vocabularySize, offsets: offsets as Uint32Array,
       stored: { starts: starts as Uint32Array, firstTerms: firstTerms as Uint32Array, byteStarts: byteStarts as Uint32Array, crcs: (crcs as Uint32Array).subarray(0, postingBlocks) },
-      headNorm: headNorm as Float32Array, bodyNorm: bodyNorm as Float32Array,
+      headLengths: headLengths as Uint32Array, bodyLengths: bodyLengths as Uint32Array,
     },
     topics: header.topics.map(([name, stems], k) => ({ name, stems, members: topicArrays[2 * k] as Uint32Array, centroid: topicArrays[2 * k + 1] as Float32Array })),
     terms: header.terms,
+    prints: header.prints ?? undefined,
     topicBlocks: header.topics.map((_, k) => ({ block: postingBlocks + k, crc: (crcs as Uint32Array)[postingBlocks + k]! })),
   };
 }

@@ -1,5 +1,8 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import { tempDbPath } from '../support/backends.js';
 import { freshDatabase } from '../support/postgres.js';
@@ -7,14 +10,18 @@ import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
 import { addText } from './support.js';
 import { lockAgentRow } from '../../src/knowledge/sql-index.js';
+import type { DatabaseOptions } from '../../src/db/database.js';
 
 /*
  * A scope's built index kept in the store (decisions, D-308, D-600 to D-603): parts that
  * come back damaged are detected and the index built again; a deleted agent's parts go
- * with it.
+ * with it; after a change of knowledge, the stored index of the older version is
+ * brought up to date from the changed sources alone (D-610).
  */
 
-async function reopen<T>(db: string, fn: (emu: Emulator) => Promise<T>): Promise<T> {
+type Db = string | DatabaseOptions;
+
+async function reopen<T>(db: Db, fn: (emu: Emulator) => Promise<T>): Promise<T> {
   const emu = await createEmulator({ db, log: quiet });
   try {
     return await fn(emu);
@@ -32,7 +39,7 @@ async function parts(emu: Emulator, agentId: string): Promise<Part[]> {
 const QUESTION = { query: 'Who polishes the lantern?', topics: ['harbour'], limit: 2 };
 
 /** A workspace, an agent, two sources tagged with a topic, and the agent's index built and stored. */
-async function setUp(db: string) {
+async function setUp(db: Db) {
   return reopen(db, async (emu) => {
     const ws = await emu.createWorkspace();
     const api = client(emu, ws.apiKey.secret);
@@ -55,6 +62,64 @@ const WORDS = [
 function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => ((a = (Math.imul(a, 1664525) + 1013904223) >>> 0) / 4294967296);
+}
+
+/**
+ * On one store, a change of knowledge per process, each answered by bringing the index the
+ * previous process stored up to date (D-610): the answers and stored rows of a full build.
+ */
+async function upToDate(db: Db): Promise<void> {
+  const rand = seeded(11);
+  const note = (n: number) => `${Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]!).join(' ')}.`;
+  const { key, workspaceId, agentId, ids } = await reopen(db, async (emu) => {
+    const ws = await emu.createWorkspace();
+    const api = client(emu, ws.apiKey.secret);
+    const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id as string;
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const topics = [['harbour'], ['galley'], [], ['harbour', 'galley']][i % 4]!;
+      ids.push(await addText(api, { title: `Note ${i}`, text: note(15 + (i % 5) * 10), topics, ...(i % 2 ? { agentId } : {}) }));
+    }
+    await emu.drain();
+    await api.post(`/v1/agents/${agentId}/query`, QUESTION);
+    return { key: ws.apiKey.secret, workspaceId: ws.workspaceId, agentId, ids };
+  });
+  const queries = Array.from({ length: 16 }, (_, i) => ({ query: note(2 + (i % 3)), topics: i % 4 === 3 ? ['harbour'] : [], limit: 8 }));
+  const answer = (emu: Emulator) => Promise.all(queries.map((q) => emu.service.retrieval.search(workspaceId, agentId, q, { refuse: false })));
+  // Each change in its own process: the index stored by the previous one is of an older version.
+  const changes: [string, (api: ReturnType<typeof client>) => Promise<unknown>][] = [
+    // A long source moves every average field length, and so every chunk's norm.
+    ['a long source added', (api) => addText(api, { title: 'Logbook', text: note(900), agentId })],
+    ['a source added to a topic', (api) => addText(api, { title: 'Galley list', text: note(40), topics: ['galley'] })],
+    ['sources retagged', (api) => api.post('/v1/knowledge/topics/merge', { from: 'galley', into: 'harbour' })],
+    ['a source deleted', (api) => api.delete(`/v1/knowledge/sources/${ids[4]}`)],
+    ['another source deleted', (api) => api.delete(`/v1/knowledge/sources/${ids[1]}`)],
+  ];
+  for (const [what, change] of changes) {
+    const updated = await reopen(db, async (emu) => {
+      const api = client(emu, key);
+      await change(api);
+      await emu.drain();
+      const full = vi.spyOn(emu.service.knowledge.index, 'eligibleChunks');
+      const answers = await answer(emu);
+      expect(full, what).not.toHaveBeenCalled();
+      await emu.service.flush();
+      return { answers, parts: await parts(emu, agentId) };
+    });
+    // The same knowledge built from every chunk: the stored rows gone first.
+    const built = await reopen(db, async (emu) => {
+      await emu.service.db.deleteFrom('knowledge_scope_indexes').where('agent_id', '=', agentId).execute();
+      const full = vi.spyOn(emu.service.knowledge.index, 'eligibleChunks');
+      const answers = await answer(emu);
+      expect(full, what).toHaveBeenCalled();
+      await emu.service.flush();
+      return { answers, parts: await parts(emu, agentId) };
+    });
+    expect(updated.answers.some((a) => a.passages.length > 0), what).toBe(true);
+    expect(updated.answers, what).toEqual(built.answers);
+    expect(updated.parts.length, what).toBeGreaterThan(2);
+    expect(updated.parts, what).toEqual(built.parts);
+  }
 }
 
 /** The stores kept across a restart: a SQLite file, and a database on the run's PostgreSQL server. */
@@ -97,6 +162,9 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
       expect(after).toEqual(before);
     });
   });
+
+  it('after a restart and a change of knowledge, bring the older stored index up to date: the index and answers of a full build', () =>
+    upToDate(store()), 90_000);
 
   // Part 0 is the head, part 1 the postings' only block, part 2 the topic's quantised vectors.
   for (const [what, part] of [['head', 0], ['postings block', 1], ['topic vectors', 2]] as const) {
@@ -148,6 +216,12 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
     const left = await reopen(db, (emu) => emu.service.db.selectFrom('knowledge_scope_indexes').select('agent_id').distinct().execute());
     expect(left).toEqual([{ agent_id: other }]);
   });
+});
+
+describe('stored scope indexes (pglite)', () => {
+  it('after a restart and a change of knowledge, bring the older stored index up to date: the index and answers of a full build', () =>
+    // Eleven processes on PGlite, each opening its data directory: slower than the others.
+    upToDate({ kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'svc-pglite-')) }), 120_000);
 });
 
 describe('stored scope indexes on a shared PostgreSQL', () => {
