@@ -166,6 +166,26 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
   it('after a restart and a change of knowledge, bring the older stored index up to date: the index and answers of a full build', () =>
     upToDate(store()), 90_000);
 
+  it('after a change of knowledge, build from the chunks when the older stored index is damaged', async () => {
+    const db = store();
+    const { key, agentId, answer } = await setUp(db);
+    await reopen(db, async (emu) => {
+      // The postings' block damaged, then a source deleted: bringing the index up to date reads every block.
+      const [, block] = await parts(emu, agentId);
+      const data = Uint8Array.from(block!.data);
+      data[data.length - 3]! ^= 0x5a;
+      await emu.service.db.updateTable('knowledge_scope_indexes').set({ data: Buffer.from(data) }).where('agent_id', '=', agentId).where('part', '=', 1).execute();
+      const api = client(emu, key);
+      const sources = (await api.get('/v1/knowledge/sources')).body.data as { id: string; title: string }[];
+      expect((await api.delete(`/v1/knowledge/sources/${sources.find((s) => s.title === 'Bakery')!.id}`)).status).toBe(200);
+      const full = vi.spyOn(emu.service.knowledge.index, 'eligibleChunks');
+      const res = await api.post(`/v1/agents/${agentId}/query`, QUESTION);
+      expect(full).toHaveBeenCalled();
+      expect(res.body.passages.map((p: { title: string }) => p.title)).toEqual(['Lighthouse']);
+      expect(res.body.passages[0]).toEqual({ ...answer.passages[0], score: res.body.passages[0].score });
+    });
+  });
+
   // Part 0 is the head, part 1 the postings' only block, part 2 the topic's quantised vectors.
   for (const [what, part] of [['head', 0], ['postings block', 1], ['topic vectors', 2]] as const) {
     it(`detect a damaged ${what}, answer from the chunks, and store the index again`, async () => {
