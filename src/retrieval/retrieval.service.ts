@@ -50,7 +50,7 @@ export class RetrievalService {
   readonly #cache: ScopeIndexCache;
 
   constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex; log?: (message: string, error?: unknown) => void }) {
-    this.#cache = new ScopeIndexCache(deps.knowledge);
+    this.#cache = new ScopeIndexCache(deps.knowledge, undefined, deps.log);
   }
 
   /** `POST /v1/agents/{id}/query`: costs no credit. */

@@ -19,6 +19,7 @@ export class ScopeIndexCache {
   constructor(
     private readonly knowledge: KnowledgeIndex,
     private readonly maxScopes = 64,
+    private readonly log?: (message: string, error?: unknown) => void,
   ) {}
 
   async get(workspaceId: string, agentId: string): Promise<ScopeIndex> {
@@ -76,7 +77,10 @@ export class ScopeIndexCache {
       return ScopeIndex.fromBytes(head.data, version, loader);
     }
     // Anything that does not fit, damaged bytes included, leaves it to a full build.
-    const updated = await this.#update(workspaceId, agentId, version, head.data).catch(() => undefined);
+    const updated = await this.#update(workspaceId, agentId, version, head.data).catch((error: unknown) => {
+      this.log?.('svc.retrieval: a stored scope index could not be brought up to date; it is built from the chunks', error);
+      return undefined;
+    });
     if (updated) this.#store(workspaceId, agentId, updated);
     return updated;
   }

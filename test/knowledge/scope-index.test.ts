@@ -169,7 +169,9 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
   it('after a change of knowledge, build from the chunks when the older stored index is damaged', async () => {
     const db = store();
     const { key, agentId, answer } = await setUp(db);
-    await reopen(db, async (emu) => {
+    const logged: string[] = [];
+    const emu = await createEmulator({ db, log: (message) => logged.push(String(message)) });
+    await (async () => {
       // The postings' block damaged, then a source deleted: bringing the index up to date reads every block.
       const [, block] = await parts(emu, agentId);
       const data = Uint8Array.from(block!.data);
@@ -183,7 +185,9 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
       expect(full).toHaveBeenCalled();
       expect(res.body.passages.map((p: { title: string }) => p.title)).toEqual(['Lighthouse']);
       expect(res.body.passages[0]).toEqual({ ...answer.passages[0], score: res.body.passages[0].score });
-    });
+      // The operator hears why the update was given up.
+      expect(logged).toContain('svc.retrieval: a stored scope index could not be brought up to date; it is built from the chunks');
+    })().finally(() => emu.close());
   });
 
   // Part 0 is the head, part 1 the postings' only block, part 2 the topic's quantised vectors.
