@@ -47,6 +47,8 @@ export class JobQueue {
   #scanFailing = false;
   #rescan = false;
   #ran = 0;
+  /** `#ran` when the last drain answered (D-713). */
+  #reported = 0;
   #running = false;
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -162,10 +164,11 @@ export class JobQueue {
 
   /**
    * Resolves once no due job is queued or running (in any process sharing the store);
-   * answers how many jobs this process ran meanwhile.
+   * answers how many jobs this process finished since the last drain answered, also those
+   * the background ran before this call (D-713): the same requests get the same answer
+   * whether a job was still queued when the drain came or had just finished.
    */
   async drain(): Promise<number> {
-    const before = this.#ran;
     for (;;) {
       this.kick();
       await this.#scanning;
@@ -176,7 +179,9 @@ export class JobQueue {
       // Queued but not claimable yet, or running elsewhere: look again shortly.
       await new Promise((resolve) => setTimeout(resolve, DRAIN_WAIT_MS));
     }
-    return this.#ran - before;
+    const ran = this.#ran - this.#reported;
+    this.#reported = this.#ran;
+    return ran;
   }
 
   async #scan(): Promise<void> {

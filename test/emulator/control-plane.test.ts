@@ -88,6 +88,17 @@ describe('control plane', () => {
     expect(res.body).toEqual({ ran: 0 });
   });
 
+  it('queue drain counts the jobs finished since the last drain, also one the background finished first', async () => {
+    const ws = await workspace(emulator);
+    await control.post('/_emulator/queue/drain');
+    const id = (await ws.api.post('/v1/knowledge/text', { title: 'Gift cards', text: 'Gift cards never expire.' })).body.id as string;
+    // The queue runs jobs as they come: wait, without draining, until this one is done.
+    for (let i = 0; i < 500 && (await ws.api.get(`/v1/knowledge/sources/${id}`)).body.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await ws.api.get(`/v1/knowledge/sources/${id}`)).body.status).toBe('ready');
+    expect((await control.post('/_emulator/queue/drain')).body).toEqual({ ran: 1 });
+    expect((await control.post('/_emulator/queue/drain')).body).toEqual({ ran: 0 });
+  });
+
   it('state export and import round-trip to identical API answers', async () => {
     const ws = await workspace(emulator);
     await ws.api.post('/v1/agents', { name: 'Kept', identity: { businessName: 'B' } });
