@@ -208,7 +208,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
   );
 
   router.add(
-    { method: 'POST', path: '/_emulator/queue/drain', operationId: 'drainQueue', tags, security, summary: 'Answer once every queued job has finished', responses: { 200: { description: 'Jobs run', schema: DrainedSchema } } },
+    { method: 'POST', path: '/_emulator/queue/drain', operationId: 'drainQueue', tags, security, summary: 'Answer once every queued job has finished', responses: { 200: { description: 'How many jobs this process finished since the last drain', schema: DrainedSchema } } },
     async () => ({ status: 200, body: { ran: await emulator.drain() } }),
   );
 
