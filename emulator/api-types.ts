@@ -2754,7 +2754,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Jobs run */
+            /** @description How many jobs this process finished since the last drain */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
