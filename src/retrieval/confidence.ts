@@ -100,8 +100,8 @@ export interface Evidence {
  * `score` is the best chunk's score over the ceiling, each unknown word counting with
  * the idf of an unseen term; `known` is the share of the question's words the scope
  * uses (an unknown verb form counting half, an everyday word nothing), plus 0.3 of
- * `score`. A question
- * naming Kubernetes or WireGuard to a Debian manual uses words it never does.
+ * `score`. A question naming Kubernetes or WireGuard to a Debian manual uses words it
+ * never does.
  */
 export function confidence(e: Evidence): number {
   const richness = Math.min(1, e.vocabulary / RICH_VOCABULARY);

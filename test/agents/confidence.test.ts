@@ -27,30 +27,42 @@ async function manual() {
   return { api, agentId };
 }
 
+type Api = Awaited<ReturnType<typeof manual>>['api'];
+
+/** Each query's best passage is from the page titled so. */
+async function expectAnswered(api: Api, agentId: string, cases: [query: string, title: string][]) {
+  for (const [query, title] of cases) {
+    const res = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
+    expect(res.status).toBe(200);
+    expect(res.body.passages[0]?.title, query).toBe(title);
+  }
+}
+
+/** Each query gets no passages: the agent cannot answer it. */
+async function expectRefused(api: Api, agentId: string, queries: string[]) {
+  for (const query of queries) {
+    const absent = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
+    expect(absent.status).toBe(200);
+    expect(absent.body.passages, query).toEqual([]);
+  }
+}
+
 it('answers a question put with a verb the knowledge never uses, and refuses one whose subject it never names', async () => {
   const { api, agentId } = await manual();
 
   // "eating" and "flooding" are words this knowledge never uses, but they only say how
   // the user puts it: the subject (directories, disk space, console messages) is there.
-  for (const [query, title] of [
+  await expectAnswered(api, agentId, [
     ['Which directories are eating my disk space?', 'Disk usage'],
     ['How do I stop the kernel from flooding my console with messages?', 'Kernel console messages'],
-  ]) {
-    const res = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
-    expect(res.status).toBe(200);
-    expect(res.body.passages[0]?.title, query).toBe(title);
-  }
+  ]);
   const cited = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Which directories are eating my disk space?' });
   expect(cited.status).toBe(200);
   expect(cited.body.components).toHaveLength(1);
 
   // "brightness" is the subject of the question, and nothing here names it; nor
   // "wallpaper", which ends like a Spanish infinitive but is asked in English.
-  for (const query of ['How do I change the screen brightness?', 'How do I change the screen wallpaper?']) {
-    const absent = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
-    expect(absent.status).toBe(200);
-    expect(absent.body.passages, query).toEqual([]);
-  }
+  await expectRefused(api, agentId, ['How do I change the screen brightness?', 'How do I change the screen wallpaper?']);
   const polite = await api.post(`/v1/agents/${agentId}/chat`, { message: 'How do I change the screen brightness?' });
   expect(polite.body.components).toEqual([]);
   expect(polite.body.reply).toMatch(/^I'm sorry, I don't have information about that yet\..*Debian Notes/);
@@ -61,18 +73,11 @@ it('answers a question whose only words the knowledge never uses are everyday on
 
   // "week" and "night" are among the most common words people say (D-710): the
   // knowledge never uses them, but the subject (disk space, console messages) is there.
-  for (const [query, title] of [
+  await expectAnswered(api, agentId, [
     ['Which directories take the disk space? I need it back by next week.', 'Disk usage'],
     ['Kernel messages show up on my console all night. How do I stop them?', 'Kernel console messages'],
-  ]) {
-    const res = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
-    expect(res.status).toBe(200);
-    expect(res.body.passages[0]?.title, query).toBe(title);
-  }
+  ]);
 
   // An everyday word does not make a question about a missing subject answerable.
-  for (const query of ['How do I make the screen brightness right again?', 'Which headphones work with this machine?']) {
-    const absent = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
-    expect(absent.body.passages, query).toEqual([]);
-  }
+  await expectRefused(api, agentId, ['How do I make the screen brightness right again?', 'Which headphones work with this machine?']);
 });
