@@ -58,7 +58,10 @@ describe('every answer the tests received, against the served OpenAPI descriptio
     expect(wrong({ headers: base.headers.filter((h) => h !== 'ratelimit') })).toMatch(/required header RateLimit/);
     // A problem whose code the route does not declare for that status.
     const problem = { type: 'http://localhost/docs/errors/svc.page.not_found', title: 'Page not found', status: 404, detail: 'd', instance: '/v1/agents/agt_1', code: 'svc.page.not_found', requestId: 'req_1' };
-    expect(wrong({ status: 404, contentType: 'application/problem+json', body: JSON.stringify(problem) })).toMatch(/\/code must be equal to one of the allowed values \["svc.agent.not_found"\]/);
+    const problemHeaders = [...base.headers, 'x-content-type-options'];
+    expect(wrong({ status: 404, contentType: 'application/problem+json', headers: problemHeaders, body: JSON.stringify(problem) })).toMatch(/\/code must be equal to one of the allowed values \["svc.agent.not_found"\]/);
+    // A problem document sent without nosniff (D-872).
+    expect(wrong({ status: 404, contentType: 'application/problem+json', body: JSON.stringify({ ...problem, code: 'svc.agent.not_found' }) })).toMatch(/lacks the required header X-Content-Type-Options/);
     expect(wrong({ method: 'PUT', path: '/v1/nothing', status: 200, body: '{}' })).toMatch(/not an answer of an unknown route/);
 
     // An injected fault: any status and code of the registry, as a problem with nosniff (D-874).
