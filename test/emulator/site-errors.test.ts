@@ -23,9 +23,9 @@ beforeAll(async () => {
 });
 
 /** A request on the port with a Host header of our choosing (fetch would not let us). */
-function onPort(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function onPort(path: string, headers: Record<string, string>, to = port): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
+    const req = request({ host: '127.0.0.1', port: to, path, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -115,6 +115,14 @@ describe('problem documents: nosniff, and a type that resolves', () => {
     expect(evil.status).toBe(401);
     expect(JSON.parse(evil.text).type).toBe(`http://127.0.0.1:${port}/docs/errors/svc.api_key.invalid`);
     expect(evil.headers['x-content-type-options']).toBe('nosniff');
+    // Listening on every interface: the address the client reached, which it can reach again.
+    const wildcard = await emulator.listen({ host: '0.0.0.0', port: 0 });
+    try {
+      const { type } = JSON.parse((await onPort('/v1/me', { host: 'evil.example' }, wildcard.port)).text);
+      expect(type).toBe(`http://127.0.0.1:${wildcard.port}/docs/errors/svc.api_key.invalid`);
+    } finally {
+      await wildcard.close();
+    }
   });
 
   it("on a site's host, the type points at the emulator's own error reference, which answers 200", async () => {
