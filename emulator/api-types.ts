@@ -1876,6 +1876,8 @@ export interface components {
         RateLimitPolicy: string;
         /** @description Seconds to wait, never fewer than the `t` of `RateLimit`. Sent with `svc.rate_limit.exceeded`, not with the daily cap (`svc.usage.budget_exceeded`). */
         RetryAfter: number;
+        /** @description `nosniff` on every problem document: a browser reads it as JSON, never as a page or a script (D-872). */
+        XContentTypeOptions: "nosniff";
         /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key` and body: nothing was created or charged again. */
         IdempotentReplayed: "true";
     };
@@ -1906,12 +1908,41 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code: "svc.auth.forbidden";
+                    };
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
                     };
                 };
             };
@@ -1940,6 +1971,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1953,6 +1985,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1962,10 +1995,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2000,6 +2048,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2013,6 +2062,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2022,10 +2072,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2064,6 +2129,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2077,6 +2143,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2090,6 +2157,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2103,6 +2171,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2112,10 +2181,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2153,6 +2237,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2166,6 +2251,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2179,6 +2265,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2188,10 +2275,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2229,6 +2331,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2242,6 +2345,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2255,6 +2359,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2264,10 +2369,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2309,6 +2429,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2322,6 +2443,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2335,6 +2457,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2348,6 +2471,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2361,6 +2485,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2370,10 +2495,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2408,6 +2548,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2421,6 +2562,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2430,10 +2572,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2468,6 +2625,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2481,6 +2639,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,10 +2649,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2532,6 +2706,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2545,6 +2720,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2558,6 +2734,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2571,6 +2748,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2580,10 +2758,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2618,6 +2811,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2631,6 +2825,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2640,10 +2835,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2682,6 +2892,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2695,6 +2906,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2708,6 +2920,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2721,6 +2934,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2730,10 +2944,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2768,6 +2997,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2781,6 +3011,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2790,10 +3021,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,6 +3074,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2841,6 +3088,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2850,10 +3098,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2892,6 +3155,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2905,6 +3169,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2918,6 +3183,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2931,6 +3197,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2940,10 +3207,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2978,6 +3260,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2991,6 +3274,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3000,10 +3284,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3042,6 +3341,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3055,6 +3355,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3068,6 +3369,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3081,6 +3383,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3090,10 +3393,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3128,6 +3446,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3141,6 +3460,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3150,10 +3470,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3191,6 +3526,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3204,6 +3540,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3217,6 +3554,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3226,10 +3564,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3268,6 +3621,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3281,6 +3635,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3294,6 +3649,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3307,6 +3663,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3316,10 +3673,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3357,6 +3729,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3370,6 +3743,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3383,6 +3757,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3392,10 +3767,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3433,6 +3823,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3446,6 +3837,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3459,6 +3851,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3468,10 +3861,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3516,6 +3924,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3529,6 +3938,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3542,6 +3952,7 @@ export interface operations {
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3555,6 +3966,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3568,6 +3980,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3581,6 +3994,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3594,6 +4008,7 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3607,6 +4022,7 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3638,6 +4054,45 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listErrorTypes: {
@@ -3658,6 +4113,45 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorTypeIndex"];
                     "text/html": string;
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3689,6 +4183,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3696,6 +4191,45 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.resource.not_found";
                     };
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3717,6 +4251,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3749,6 +4322,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3762,6 +4336,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -3777,10 +4352,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3788,6 +4378,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3825,6 +4426,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3838,6 +4440,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3851,6 +4454,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3864,6 +4468,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3873,10 +4478,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3884,6 +4504,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3918,6 +4549,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3931,6 +4563,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3944,6 +4577,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3957,6 +4591,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3970,6 +4605,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3983,6 +4619,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3992,10 +4629,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4003,6 +4655,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4035,6 +4698,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4048,6 +4712,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4061,6 +4726,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4070,10 +4736,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4081,6 +4762,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4120,6 +4812,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4138,6 +4831,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4151,6 +4845,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4169,6 +4864,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4184,10 +4880,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4195,6 +4906,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4235,6 +4957,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4253,6 +4976,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4266,6 +4990,7 @@ export interface operations {
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4284,6 +5009,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4302,6 +5028,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4320,6 +5047,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4338,6 +5066,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4356,6 +5085,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4371,10 +5101,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4382,6 +5127,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4417,6 +5173,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4430,6 +5187,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4448,6 +5206,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4466,6 +5225,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4481,10 +5241,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4492,6 +5267,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4527,6 +5313,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4540,6 +5327,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4558,6 +5346,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4576,6 +5365,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4594,6 +5384,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4609,10 +5400,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4620,6 +5426,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4659,6 +5476,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4677,6 +5495,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4690,6 +5509,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4708,6 +5528,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4726,6 +5547,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4744,6 +5566,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4759,10 +5582,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4770,6 +5608,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4790,6 +5639,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4803,6 +5653,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4821,6 +5672,7 @@ export interface operations {
             410: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4839,6 +5691,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4854,10 +5707,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4865,6 +5733,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4885,6 +5764,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4898,6 +5778,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4916,6 +5797,7 @@ export interface operations {
             410: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4934,6 +5816,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -4949,10 +5832,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4960,6 +5858,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5003,6 +5912,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5021,6 +5931,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5034,6 +5945,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5052,6 +5964,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5070,6 +5983,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5088,6 +6002,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5106,6 +6021,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5124,6 +6040,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5139,10 +6056,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5150,6 +6082,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5194,6 +6137,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5212,6 +6156,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5225,6 +6170,7 @@ export interface operations {
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5243,6 +6189,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5261,6 +6208,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5279,6 +6227,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5297,6 +6246,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5315,6 +6265,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5333,6 +6284,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5352,11 +6304,7 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5370,6 +6318,7 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5377,6 +6326,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5417,6 +6377,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5435,6 +6396,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5448,6 +6410,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5466,6 +6429,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5484,6 +6448,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5499,10 +6464,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5510,6 +6490,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5545,6 +6536,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5558,6 +6550,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5576,6 +6569,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5594,6 +6588,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5609,10 +6604,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5620,6 +6630,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5655,6 +6676,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5668,6 +6690,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5686,6 +6709,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5704,6 +6728,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5719,10 +6744,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5730,6 +6770,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5770,6 +6821,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5788,6 +6840,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5801,6 +6854,7 @@ export interface operations {
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5819,6 +6873,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5837,6 +6892,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5855,6 +6911,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5873,6 +6930,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5891,6 +6949,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5909,6 +6968,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5924,10 +6984,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5935,6 +7010,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5975,6 +7061,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -5993,6 +7080,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6006,6 +7094,7 @@ export interface operations {
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6024,6 +7113,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6042,6 +7132,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6060,6 +7151,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6078,6 +7170,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6096,6 +7189,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6114,6 +7208,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6129,10 +7224,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6140,6 +7250,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6180,6 +7301,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6198,6 +7320,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6211,6 +7334,7 @@ export interface operations {
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6229,6 +7353,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6247,6 +7372,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6265,6 +7391,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6283,6 +7410,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6301,6 +7429,7 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6319,6 +7448,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6337,6 +7467,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6352,10 +7483,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6363,6 +7509,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6403,6 +7560,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6421,6 +7579,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6434,6 +7593,7 @@ export interface operations {
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6452,6 +7612,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6470,6 +7631,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6488,6 +7650,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6506,6 +7669,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6524,6 +7688,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6542,6 +7707,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6557,10 +7723,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6568,6 +7749,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6608,6 +7800,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6626,6 +7819,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6639,6 +7833,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6657,6 +7852,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6675,6 +7871,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6690,10 +7887,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6701,6 +7913,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6741,6 +7964,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6759,6 +7983,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6772,6 +7997,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6790,6 +8016,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6808,6 +8035,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6826,6 +8054,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6844,6 +8073,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6862,6 +8092,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6877,10 +8108,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6888,6 +8134,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6927,6 +8184,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6945,6 +8203,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6958,6 +8217,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6976,6 +8236,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -6991,10 +8252,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7002,6 +8278,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7042,6 +8329,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7060,6 +8348,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7073,6 +8362,7 @@ export interface operations {
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7091,6 +8381,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7109,6 +8400,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7127,6 +8419,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7145,6 +8438,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7163,6 +8457,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7178,10 +8473,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7189,6 +8499,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7224,6 +8545,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7237,6 +8559,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7255,6 +8578,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7273,6 +8597,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7288,10 +8613,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7299,6 +8639,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7334,6 +8685,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7347,6 +8699,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7365,6 +8718,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7383,6 +8737,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7398,10 +8753,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7409,6 +8779,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7448,6 +8829,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7466,6 +8848,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7479,6 +8862,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7497,6 +8881,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7515,6 +8900,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7533,6 +8919,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7548,10 +8935,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7559,6 +8961,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7598,6 +9011,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7616,6 +9030,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7629,6 +9044,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7647,6 +9063,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7665,6 +9082,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7683,6 +9101,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7701,6 +9120,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7716,10 +9136,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7727,6 +9162,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7770,6 +9216,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7788,6 +9235,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7801,6 +9249,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7819,6 +9268,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7837,6 +9287,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7852,10 +9303,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7863,6 +9329,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7906,6 +9383,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7924,6 +9402,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7937,6 +9416,7 @@ export interface operations {
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7955,6 +9435,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7973,6 +9454,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -7991,6 +9473,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8009,6 +9492,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8027,6 +9511,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8045,6 +9530,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8060,10 +9546,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8071,6 +9572,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8106,6 +9618,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8119,6 +9632,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8137,6 +9651,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8155,6 +9670,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8170,10 +9686,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8181,6 +9712,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8216,6 +9758,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8229,6 +9772,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8247,6 +9791,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8265,6 +9810,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8283,6 +9829,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8298,10 +9845,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8309,6 +9871,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8348,6 +9921,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8366,6 +9940,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8379,6 +9954,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8397,6 +9973,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8415,6 +9992,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8433,6 +10011,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8451,6 +10030,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8466,10 +10046,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8477,6 +10072,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8516,6 +10122,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8534,6 +10141,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8547,6 +10155,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8565,6 +10174,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8583,6 +10193,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8601,6 +10212,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8619,6 +10231,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8634,10 +10247,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8645,6 +10273,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8684,6 +10323,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8702,6 +10342,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8715,6 +10356,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8733,6 +10375,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8751,6 +10394,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8769,6 +10413,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8787,6 +10432,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8802,10 +10448,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8813,6 +10474,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8848,6 +10520,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8861,6 +10534,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8879,6 +10553,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8897,6 +10572,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8912,10 +10588,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8923,6 +10614,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8962,6 +10664,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -8980,6 +10683,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8993,6 +10697,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9011,6 +10716,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9029,6 +10735,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9047,6 +10754,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9062,10 +10770,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9073,6 +10796,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9115,6 +10849,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9133,6 +10868,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9146,6 +10882,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9164,6 +10901,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9179,10 +10917,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9190,6 +10943,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9230,6 +10994,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9248,6 +11013,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9261,6 +11027,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9279,6 +11046,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9297,6 +11065,7 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9315,6 +11084,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9333,6 +11103,7 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9351,6 +11122,7 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9369,6 +11141,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9384,10 +11157,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9395,6 +11183,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9430,6 +11229,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9443,6 +11243,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9461,6 +11262,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9479,6 +11281,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9494,10 +11297,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9505,6 +11323,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9540,6 +11369,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9553,6 +11383,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9571,6 +11402,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9589,6 +11421,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9604,10 +11437,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9615,6 +11463,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9678,6 +11537,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9691,6 +11551,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9704,6 +11565,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9711,6 +11573,45 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.asset.not_found";
                     };
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9746,6 +11647,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9759,6 +11661,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9777,6 +11680,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9795,6 +11699,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9810,10 +11715,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9821,6 +11741,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9860,6 +11791,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9878,6 +11810,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9891,6 +11824,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9909,6 +11843,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9927,6 +11862,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9945,6 +11881,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -9960,10 +11897,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9971,6 +11923,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10012,6 +11975,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10030,6 +11994,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10043,6 +12008,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10061,6 +12027,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10079,6 +12046,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10097,6 +12065,7 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10115,6 +12084,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10130,10 +12100,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10141,6 +12126,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10178,6 +12174,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10196,6 +12193,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10209,6 +12207,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10227,6 +12226,7 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10245,6 +12245,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10260,10 +12261,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10271,6 +12287,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -10303,6 +12330,7 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10316,6 +12344,7 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10334,6 +12363,7 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
@@ -10349,10 +12379,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
             /** @description Problem: svc.service.unavailable */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10360,6 +12405,17 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.service.unavailable";
                     };
+                };
+            };
+            /** @description Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

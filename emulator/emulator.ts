@@ -132,7 +132,8 @@ export class Emulator implements EmulatorControl, FixtureHost {
     });
     const record = this.journal.recorder(service.clock);
     const { app, openapi } = createApp(service, {
-      intercept: (c) => this.faults.intercept(c) ?? sites(c),
+      intercept: (c) => this.faults.intercept(c) ?? sites.serve(c),
+      problemPage: (c, error) => sites.problemPage(c, error),
       onResponse: (c) => {
         this.#requestLog?.note(c);
         return record(c);

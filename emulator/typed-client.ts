@@ -61,13 +61,24 @@ export type AnswerFor<S, B> = `${S & number}` extends `2${string}`
   ? AnswerCommon & { status: S; ok: true; body: B; data: B; error?: undefined }
   : AnswerCommon & { status: S; ok: false; body: B; data?: undefined; error: B };
 
+type Digit = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+type AsNumber<T> = T extends `${infer N extends number}` ? N : never;
+/** Every status a problem may have, 400 to 599. */
+export type ErrorStatus = AsNumber<`${4 | 5}${Digit}${Digit}`>;
+
+// `default` (what an injected fault may answer, D-874): any error status the route does
+// not declare, so `res.status === 404` still narrows to the route's own 404.
+type DefaultAnswer<O, P extends ParseAs | undefined> = 'default' extends keyof ResponsesOf<O>
+  ? AnswerCommon & { status: Exclude<ErrorStatus, keyof ResponsesOf<O>>; ok: false; body: Parsed<ContentOf<ResponsesOf<O>['default']>, P>; data?: undefined; error: Parsed<ContentOf<ResponsesOf<O>['default']>, P> }
+  : never;
+
 /**
  * The answer of a typed call: a union over the statuses the route declares, so
  * `if (res.status === 201) res.body.name` narrows to the record.
  */
-export type TypedAnswer<O, P extends ParseAs | undefined = undefined> = {
-  [S in keyof ResponsesOf<O>]: AnswerFor<S, Parsed<ContentOf<ResponsesOf<O>[S]>, P>>;
-}[keyof ResponsesOf<O>];
+export type TypedAnswer<O, P extends ParseAs | undefined = undefined> =
+  | { [S in Exclude<keyof ResponsesOf<O>, 'default'>]: AnswerFor<S, Parsed<ContentOf<ResponsesOf<O>[S]>, P>> }[Exclude<keyof ResponsesOf<O>, 'default'>]
+  | DefaultAnswer<O, P>;
 
 type TypedCall<M extends HttpMethod> = <P extends PathsWith<M>, I extends RequestInitFor<OperationOf<P, M>>>(
   path: P,
