@@ -83,6 +83,9 @@ export const OpenApiDocumentSchema = named(
   }),
 );
 
+/** The rendered OpenAPI document, as far as `OpenApiDocumentSchema` describes it. */
+export type OpenApiDocument = v.InferOutput<typeof OpenApiDocumentSchema>;
+
 const PATH_PARAM = /:([A-Za-z0-9_]+)/g;
 const BINARY = { type: 'string', format: 'binary' };
 
@@ -116,7 +119,7 @@ function problemCodes(route: RouteDoc): Map<number, ErrorCode[]> {
 export class OpenApiRegistry {
   readonly #routes: RouteDoc[] = [];
   readonly #operationIds = new Set<string>();
-  #cached: object | undefined;
+  #cached: OpenApiDocument | undefined;
 
   add(route: RouteDoc): void {
     if (this.#operationIds.has(route.operationId)) throw new Error(`OpenAPI: operationId ${route.operationId} is used twice`);
@@ -132,12 +135,12 @@ export class OpenApiRegistry {
     return this.#routes;
   }
 
-  document(): object {
+  document(): OpenApiDocument {
     this.#cached ??= this.#build();
     return this.#cached;
   }
 
-  #build(): object {
+  #build(): OpenApiDocument {
     const catalog = new SchemaCatalog();
     const paths: Record<string, Record<string, unknown>> = {};
     for (const route of this.#routes) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { compile, expectMarkedErrors, markedErrors, withoutMarkers, type Diagnostic } from '../support/type-markers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CONSUMER = join(import.meta.dirname, 'consumer.ts');
@@ -38,14 +39,8 @@ async function installPacked(): Promise<void> {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }, null, 2));
 }
 
-interface Diagnostic {
-  file: string;
-  line: number;
-  code: string;
-}
-
-/** `tsc --strict` in the consumer project, with its own TypeScript; answers every error. */
-async function compile(files: string[]): Promise<Diagnostic[]> {
+/** `tsc --strict` in the consumer project, with its own TypeScript. */
+async function compileConsumer(files: string[]): Promise<Diagnostic[]> {
   const tsconfig = {
     compilerOptions: {
       strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext',
@@ -57,14 +52,7 @@ async function compile(files: string[]): Promise<Diagnostic[]> {
     files,
   };
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
-  const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = await run(process.execPath, [tsc, '-p', join(project, 'tsconfig.json'), '--pretty', 'false'], { cwd: project, maxBuffer: 64 * 1024 * 1024 })
-    .catch((error: { stdout: string }) => error);
-  return result.stdout
-    .split('\n')
-    .map((line) => /^(.+?)\((\d+),\d+\): error (TS\d+):/.exec(line))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ file: m[1]!, line: Number(m[2]), code: m[3]! }));
+  return compile(join(project, 'node_modules', 'typescript', 'bin', 'tsc'), join(project, 'tsconfig.json'), project);
 }
 
 describe('a consumer project', () => {
@@ -72,22 +60,10 @@ describe('a consumer project', () => {
     expect(existsSync(join(ROOT, 'dist', 'emulator', 'main.d.ts')), 'dist is missing: run npm run build').toBe(true);
     await installPacked();
     const source = readFileSync(CONSUMER, 'utf8');
-    // `// @ts-expect-error TS2353 why`: the next line must fail with that code once the marker is gone.
-    const expected = source.split('\n').flatMap((line, i) => {
-      const marker = /^\s*\/\/ @ts-expect-error (TS\d+) /.exec(line);
-      if (/^\s*\/\/ @ts-expect-error/.test(line) && !marker) throw new Error(`consumer.ts:${i + 1}: name the error a @ts-expect-error stands for`);
-      return marker ? [{ line: i + 2, code: marker[1]! }] : [];
-    });
+    const expected = markedErrors(source, 'consumer.ts');
     expect(expected.length).toBeGreaterThanOrEqual(12);
     writeFileSync(join(project, 'consumer.ts'), source);
-    writeFileSync(join(project, 'loose.ts'), source.replace(/^(\s*)\/\/ @ts-expect-error/gm, '$1// was refused:'));
-
-    const errors = await compile(['consumer.ts', 'loose.ts']);
-    // As written: no error at all (an unused @ts-expect-error is one, TS2578).
-    expect(errors.filter((e) => !e.file.endsWith('loose.ts'))).toEqual([]);
-    // Without the markers: exactly the marked lines fail, each with the error it names.
-    const loose = errors.filter((e) => e.file.endsWith('loose.ts'));
-    expect([...new Set(loose.map((e) => e.line))].sort((a, b) => a - b), JSON.stringify(loose)).toEqual(expected.map((e) => e.line));
-    for (const { line, code } of expected) expect(loose.filter((e) => e.line === line).map((e) => e.code), `consumer.ts:${line}`).toContain(code);
+    writeFileSync(join(project, 'loose.ts'), withoutMarkers(source));
+    expectMarkedErrors(await compileConsumer(['consumer.ts', 'loose.ts']), { written: 'consumer.ts', loose: 'loose.ts' }, expected);
   });
 });
