@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +8,7 @@ import { compile, expectMarkedErrors, markedErrors, withoutMarkers, type Diagnos
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CONSUMER = join(import.meta.dirname, 'consumer.ts');
+const EXAMPLES = join(ROOT, 'test', 'examples');
 const run = promisify(execFile);
 const project = mkdtempSync(join(tmpdir(), 'svc-emulator-consumer-'));
 afterAll(() => rmSync(project, { recursive: true, force: true }));
@@ -15,9 +16,9 @@ afterAll(() => rmSync(project, { recursive: true, force: true }));
 /**
  * A fresh project outside this checkout with the packed package installed: the tarball
  * `npm pack` makes of `dist/` as built, unpacked where `npm install` puts it, and the
- * package's declared dependencies and peers (plus `typescript` and `@types/node`, the
- * consumer's own) linked from this checkout's `node_modules`, so that nothing resolves
- * that a real install would not give it (decisions, D-803).
+ * package's declared dependencies and peers (plus the consumer's own `typescript`,
+ * `@types/node` and `openapi-fetch`) linked from this checkout's `node_modules`, so that
+ * nothing resolves that a real install would not give it (decisions, D-803).
  */
 async function installPacked(): Promise<void> {
   const packs = join(project, 'packs');
@@ -29,7 +30,8 @@ async function installPacked(): Promise<void> {
   mkdirSync(installed, { recursive: true });
   await run('tar', ['-xzf', join(packs, filename), '-C', installed, '--strip-components=1']);
   const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
-  const names = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {}), 'typescript', '@types/node'];
+  // The consumer's own: its compiler, Node's types, and the client docs/testing.md hands `emulator.fetch` to.
+  const names = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {}), 'typescript', '@types/node', 'openapi-fetch'];
   for (const name of names) {
     const link = join(project, 'node_modules', name);
     mkdirSync(dirname(link), { recursive: true });
@@ -56,7 +58,7 @@ async function compileConsumer(files: string[]): Promise<Diagnostic[]> {
 }
 
 describe('a consumer project', () => {
-  it('compiles what users write against the packed package under tsc --strict, and refuses each mistake marked in it', { timeout: 300_000 }, async () => {
+  it('compiles what users write, and the docs\' examples, against the packed package under tsc --strict, and refuses each mistake marked in it', { timeout: 300_000 }, async () => {
     expect(existsSync(join(ROOT, 'dist', 'emulator', 'main.d.ts')), 'dist is missing: run npm run build').toBe(true);
     await installPacked();
     const source = readFileSync(CONSUMER, 'utf8');
@@ -64,6 +66,12 @@ describe('a consumer project', () => {
     expect(expected.length).toBeGreaterThanOrEqual(12);
     writeFileSync(join(project, 'consumer.ts'), source);
     writeFileSync(join(project, 'loose.ts'), withoutMarkers(source));
-    expectMarkedErrors(await compileConsumer(['consumer.ts', 'loose.ts']), { written: 'consumer.ts', loose: 'loose.ts' }, expected);
+    // The TypeScript examples README.md and docs/testing.md quote, as they are.
+    cpSync(EXAMPLES, join(project, 'examples'), { recursive: true });
+    const examples = readdirSync(join(project, 'examples')).filter((name) => name.endsWith('.ts')).map((name) => `examples/${name}`);
+    expect(examples.length).toBeGreaterThanOrEqual(6);
+    const errors = await compileConsumer(['consumer.ts', 'loose.ts', ...examples]);
+    expect(errors.filter((e) => e.file.startsWith('examples/'))).toEqual([]);
+    expectMarkedErrors(errors, { written: 'consumer.ts', loose: 'loose.ts' }, expected);
   });
 });
