@@ -125,8 +125,7 @@ export class Router {
     const { shell } = this;
     // The wrapper parses the query and the body with the spec's own schemas and takes the
     // parameters Hono matched on the spec's path: what it hands over has the handler's types.
-    const typed = handler as AnyHandler;
-    const run = (c: Context<AppEnv>) => this.#run(c, spec, typed, { gated, hasParams, idempotentByDefault });
+    const run = (c: Context<AppEnv>) => this.#run(c, spec, handler as AnyHandler, { gated, hasParams, idempotentByDefault });
 
     // Synchronous whenever nothing on the way is not (a cached key, no body): most
     // requests then never wait on a promise they did not need.
