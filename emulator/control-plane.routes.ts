@@ -108,7 +108,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       responses: { 200: { description: 'ok', schema: HealthSchema } },
       errors: ['svc.auth.forbidden'],
     },
-    () => ({ status: 200, body: { status: 'ok', version: packageVersion() } }),
+    () => ({ status: 200, body: { status: 'ok' as const, version: packageVersion() } }),
   );
 
   router.add(
@@ -138,7 +138,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       method: 'GET', path: '/_emulator/workspaces/:workspaceId', operationId: 'getWorkspace', tags, security, params: workspaceId, summary: 'Settings of a workspace',
       responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } }, errors: ['svc.tenant.not_found'],
     },
-    async ({ params }) => ({ status: 200, body: await emulator.getWorkspace(params.workspaceId!) }),
+    async ({ params }) => ({ status: 200, body: await emulator.getWorkspace(params.workspaceId) }),
   );
   router.add(
     {
@@ -147,7 +147,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       body: WorkspaceSettingsPatchSchema, responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
       errors: ['svc.request.validation_failed', 'svc.tenant.not_found'],
     },
-    async ({ params, body }) => ({ status: 200, body: await emulator.updateWorkspace(params.workspaceId!, body) }),
+    async ({ params, body }) => ({ status: 200, body: await emulator.updateWorkspace(params.workspaceId, body) }),
   );
   router.add(
     {
@@ -156,8 +156,8 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       errors: ['svc.tenant.not_found'],
     },
     async ({ params }) => {
-      await emulator.deleteWorkspace(params.workspaceId!);
-      return { status: 200, body: { workspaceId: params.workspaceId, deleted: true } };
+      await emulator.deleteWorkspace(params.workspaceId);
+      return { status: 200, body: { workspaceId: params.workspaceId, deleted: true as const } };
     },
   );
 
@@ -165,7 +165,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
     { method: 'POST', path: '/_emulator/reset', operationId: 'resetEmulator', tags, security, summary: 'Back to the loaded fixtures', responses: { 200: { description: 'Reset done', schema: ResetSchema } } },
     async () => {
       await emulator.reset();
-      return { status: 200, body: { reset: true } };
+      return { status: 200, body: { reset: true as const } };
     },
   );
   router.add(
@@ -181,7 +181,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
     },
     async ({ body }) => {
       await emulator.importState(body);
-      return { status: 200, body: { imported: true } };
+      return { status: 200, body: { imported: true as const } };
     },
   );
 

@@ -62,7 +62,7 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
       responses: { 200: { description: 'Resources of the workspace', schema: WorkspaceResourcesSchema } },
       errors: ['svc.tenant.not_found'],
     },
-    async ({ c, params }) => ({ status: 200, body: await inspector.resources(params.workspaceId!, requestOrigin(c)) }),
+    async ({ c, params }) => ({ status: 200, body: await inspector.resources(params.workspaceId, requestOrigin(c)) }),
   );
 
   router.add(

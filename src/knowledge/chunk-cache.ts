@@ -215,7 +215,7 @@ export class ChunkCache {
     const analyses: ChunkAnalysis[] = [];
     for (let i = 0; i < rows.length; i += REANALYSE_BATCH) {
       const batch = rows.slice(i, i + REANALYSE_BATCH).map(({ text, labels, lang }) => ({ text, labels, lang }));
-      analyses.push(...(await this.deps.workers.run<ChunkAnalysis[]>(EXTRACT_WORKER, 'analyze', batch)));
+      analyses.push(...(await this.deps.workers.run(EXTRACT_WORKER, 'analyze', batch)));
     }
     const out = new Map<string, ChunkTerms>();
     try {

@@ -141,7 +141,7 @@ export class KnowledgeService {
     const format = guessUploadFormat(file.name, file.type, bytes);
     if (format !== 'json') return format;
     try {
-      return (await this.deps.workers.run<boolean>(EXTRACT_WORKER, 'isJson', bytes)) ? format : undefined;
+      return (await this.deps.workers.run(EXTRACT_WORKER, 'isJson', bytes)) ? format : undefined;
     } catch (error) {
       if (!(error instanceof WorkerLimitError)) throw error;
       throw new ServiceError('svc.knowledge.format_unsupported', { errors: [{ field: 'file', reason: `checking the file ran over its ${error.limit} limit` }] });

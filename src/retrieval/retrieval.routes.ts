@@ -15,6 +15,6 @@ export function registerRetrievalRoutes(router: Router, retrieval: RetrievalServ
       responses: { 200: { description: 'Passages best first and how each strategy found them', schema: QueryResultSchema } },
       errors: ['svc.request.validation_failed', 'svc.request.invalid', 'svc.agent.not_found'],
     },
-    async ({ auth, params, body }) => ({ status: 200, body: await retrieval.query(auth.workspaceId, params.agentId!, body) }),
+    async ({ auth, params, body }) => ({ status: 200, body: await retrieval.query(auth.workspaceId, params.agentId, body) }),
   );
 }
