@@ -1,9 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createEmulator, type Emulator, type ListeningServer } from '../../emulator/emulator.js';
 import { client, type Client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
 import { expectProblem, launch, openUi, shot } from './ui-support.js';
+
+// Each test walks the UI through many one-second polls in a real browser: on a busy
+// 2-core machine that takes longer than the suite's default.
+vi.setConfig({ testTimeout: 120_000 });
 
 let emulator: Emulator;
 let server: ListeningServer;
@@ -110,7 +114,7 @@ describe('the emulator UI: agents and chat through /v1', () => {
     await finish('chat-fault', [/^\/v1\/agents\/[^/]+\/chat$/]);
   });
 
-  it('keys for the chat: a mint at the two-key limit shows its problem; a minted key chats until revoked; a pasted key is checked', { timeout: 60_000 }, async () => {
+  it('keys for the chat: a mint at the two-key limit shows its problem; a minted key chats until revoked; a pasted key is checked', async () => {
     const { page, finish } = await open(`/_emulator/ui/agents?workspace=${demoId}`);
     const chat = page.locator('#chat');
     await chat.locator('#chat-key option', { hasText: 'demo-full' }).waitFor({ state: 'attached' });

@@ -1,11 +1,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createEmulator, type Emulator, type ListeningServer } from '../../emulator/emulator.js';
 import { UI_SECTIONS } from '../../emulator/ui/ui-paths.js';
 import { client, type Client } from '../support/client.js';
 import { SHOTS, expectProblem, fitsScreen, FULL_KEY, launch, openUi, shot } from './ui-support.js';
+
+// Each test walks the UI through many one-second polls in a real browser: on a busy
+// 2-core machine that takes longer than the suite's default.
+vi.setConfig({ testTimeout: 120_000 });
 
 let emulator: Emulator;
 let server: ListeningServer;

@@ -42,11 +42,14 @@ function show(focus) {
   document.getElementById('main').scrollTop = 0;
 }
 
-function changed(before) {
-  for (const listener of listeners) listener({ section: route.section !== before.section, workspace: route.workspace !== before.workspace });
+function changed(before, byUi = false) {
+  for (const listener of listeners) listener({ section: route.section !== before.section, workspace: route.workspace !== before.workspace, byUi });
 }
 
-/** Calls `listener({ section, workspace })` (which of them changed) after every move. */
+/**
+ * Calls `listener({ section, workspace, byUi })` after every move: which of them
+ * changed, and whether the UI moved by itself (`replace`) rather than the user.
+ */
 export function onRoute(listener) {
   listeners.push(listener);
 }
@@ -57,7 +60,7 @@ export function navigate(section, { replace = false } = {}) {
   route.section = sections.includes(section) ? section : sections[0];
   history[replace ? 'replaceState' : 'pushState'](null, '', address(route));
   show(route.section !== before.section);
-  changed(before);
+  changed(before, replace);
 }
 
 /** Chooses the workspace the scoped sections show (`replace` for a choice the UI made itself). */
@@ -66,7 +69,7 @@ export function chooseWorkspace(workspace, { replace = false } = {}) {
   const before = { ...route };
   route.workspace = workspace || undefined;
   history[replace ? 'replaceState' : 'pushState'](null, '', address(route));
-  changed(before);
+  changed(before, replace);
 }
 
 document.addEventListener('click', (event) => {

@@ -48,7 +48,7 @@ async function poll() {
     api('GET', '/_emulator/clock'),
     api('GET', '/_emulator/workspaces'),
     scoped ? api('GET', `/_emulator/workspaces/${encodeURIComponent(workspace)}/resources`) : undefined,
-    section === 'requests' && !journalPaused() ? api('GET', '/_emulator/requests?limit=200') : undefined,
+    section === 'requests' && !journalPaused() ? api('GET', '/_emulator/requests?limit=1000') : undefined,
     section === 'queue' ? api('GET', '/_emulator/queue?limit=200') : undefined,
     section === 'faults' ? api('GET', '/_emulator/faults') : undefined,
     section === 'agents' ? api('GET', '/_emulator/fixture-keys') : undefined,
@@ -95,9 +95,12 @@ function refresh() {
 onRoute((moved) => {
   hideSecret(route.workspace);
   if (moved.workspace) {
-    // What was said about another workspace no longer applies (an action's own note comes after this).
-    clearMessages(document.getElementById('workspace-detail'));
-    clearMessages(document.getElementById('chat'));
+    // What was said about another workspace no longer applies once the user picks one;
+    // a choice the UI makes itself (after a delete, on first load) keeps the note.
+    if (!moved.byUi) {
+      clearMessages(document.getElementById('workspace-detail'));
+      clearMessages(document.getElementById('chat'));
+    }
     shown.delete('resources');
     shown.delete('workspaces');
     if (!route.workspace) showScoped(false);
