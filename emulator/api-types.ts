@@ -42,7 +42,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every workspace with its settings, oldest first */
+        /** Every workspace with its settings and message credits (`messages`, as GET /v1/usage counts them), oldest first */
         get: operations["listWorkspaces"];
         put?: never;
         /** Create an isolated workspace with one key */
@@ -188,6 +188,23 @@ export interface paths {
         };
         /** The request journal, newest first (the last 1,000) */
         get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/fixture-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The keys the loaded fixtures made that are still active, with their secrets, as the CLI prints them at start-up (none after `--fixtures none` or a state import) */
+        get: operations["listFixtureKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1125,6 +1142,17 @@ export interface components {
         FaultsCleared: {
             cleared: number;
         };
+        FixtureKey: {
+            id: string;
+            workspaceId: string;
+            name: string;
+            prefix: string;
+            scopes: string[];
+            secret: string;
+        };
+        FixtureKeyList: {
+            data: components["schemas"]["FixtureKey"][];
+        };
         Health: {
             /** @constant */
             status: "ok";
@@ -1805,7 +1833,7 @@ export interface components {
             deleted: true;
         };
         WorkspaceList: {
-            data: components["schemas"]["Workspace"][];
+            data: components["schemas"]["WorkspaceSummary"][];
         };
         WorkspacePatch: {
             name?: string;
@@ -1855,6 +1883,32 @@ export interface components {
             assets: {
                 data: components["schemas"]["Asset"][];
                 hasMore: boolean;
+            };
+        };
+        WorkspaceSummary: {
+            id: string;
+            name: string;
+            plan: string;
+            rateLimit: {
+                limit: number;
+                windowSeconds: number;
+            };
+            dailyActivityCap: number | null;
+            credits: number;
+            caps: {
+                projects: number | null;
+                agents: number | null;
+                pages: number | null;
+                knowledgeDocuments: number | null;
+                customDomains: number | null;
+                seats: number | null;
+            };
+            createdAt: string;
+            updatedAt: string;
+            messages: {
+                used: number;
+                limit: number;
+                remaining: number;
             };
         };
     };
@@ -3583,6 +3637,66 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listFixtureKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fixture keys */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixtureKeyList"];
+                };
+            };
+            /** @description Problem: svc.auth.unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

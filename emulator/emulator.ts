@@ -143,7 +143,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
         app.use('/_emulator/*', guarded);
         app.use('/workspaces/*', guarded);
         registerControlPlane(router, this);
-        registerInspectRoutes(router, serviceInspector(service));
+        registerInspectRoutes(router, serviceInspector(service, () => this.fixtureKeys));
         registerUi(app);
         registerHomePage(router, service);
         registerErrorPages(router);
