@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createEmulator } from '../../../emulator/emulator.js';
-import { loadCorpus, type CorpusDocument } from '../corpus.js';
+import { loadCorpus, type CorpusDocument } from '../corpora/reference-reader.js';
 import { distinctSections, rankOf, type Question } from '../metrics.js';
 
-const QUESTIONS = new URL('../debian-reference.json', import.meta.url);
+const QUESTIONS = new URL('../corpora/debian-reference.json', import.meta.url);
 const LIMIT = 10;
 
 /** One chunk as the emulator produced it, with the section its document came from. */
@@ -80,14 +80,8 @@ function readdirSorted(dir: URL): Dirent[] {
   return readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
-/** A document to upload: its section key, language, HTML and the file name it is uploaded under. */
-export interface UploadDocument {
-  key: string;
-  section: string;
-  lang: 'en' | 'es';
-  html: string;
-  filename: string;
-}
+export type { UploadDocument } from '../corpora/pages.js';
+import type { UploadDocument } from '../corpora/pages.js';
 
 /** The Debian Reference, uploaded as `bench/relevance` does. */
 export function referenceDocuments(): UploadDocument[] {
