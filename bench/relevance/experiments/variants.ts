@@ -130,7 +130,13 @@ export function buildVariant(v: Variant, chunks: CapturedChunk[]): (query: strin
   };
   return (query, k) => {
     const words = [...new Set(a.tokens(query))];
-    const groups = words.map((w) => [...new Set([a.stem(w, 'en'), a.stem(w, 'es')])].filter((s) => df.has(s)));
+    // A stem an earlier word brought counts once (as in a bag of stems), as src does.
+    const taken = new Set<string>();
+    const groups = words.map((w) => {
+      const fresh = [...new Set([a.stem(w, 'en'), a.stem(w, 'es')])].filter((s) => df.has(s) && !taken.has(s));
+      for (const t of fresh) taken.add(t);
+      return fresh;
+    });
     const total = new Map<number, number>();
     if (v.query === 'sum') {
       for (const t of new Set(groups.flat())) for (const i of postings.get(t)!) total.set(i, (total.get(i) ?? 0) + termScore(t, i));
