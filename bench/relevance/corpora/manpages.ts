@@ -56,7 +56,7 @@ export const SPANISH_ONLY = [
 /** The Debian packages whose pages the fixed lists read (`dpkg -S`, bookworm). */
 export const MAN_PACKAGES = [
   'manpages-es', 'mandoc', 'manpages', 'coreutils', 'adduser', 'apt', 'bsdutils', 'bzip2', 'debconf', 'debianutils',
-  'diffutils', 'dpkg', 'e2fsprogs', 'fakeroot', 'file', 'findutils', 'grep', 'gzip', 'hostname', 'iproute2', 'less',
+  'diffutils', 'dpkg', 'e2fsprogs', 'file', 'findutils', 'grep', 'gzip', 'hostname', 'iproute2', 'less',
   'locales', 'lsof', 'make', 'man-db', 'mount', 'net-tools', 'openssh-client', 'passwd', 'procps', 'psmisc', 'sed',
   'systemd', 'tar', 'time', 'unzip', 'util-linux', 'xz-utils',
 ];
