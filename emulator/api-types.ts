@@ -1442,6 +1442,7 @@ export interface components {
             sourceId: string;
             title: string;
             text: string;
+            /** @description How much of the question this passage holds: its BM25 score over the highest BM25 the question could give (every word of it, those the knowledge never uses included, as often as saturation allows), so 1 is out of reach and a passage holding each word once scores about 0.45 (0.15 more for a passage of a routed topic, at most 1). Comparable across questions to the same agent; with an embeddings endpoint configured, the fused rank over its best. Strictly decreasing down the list, 6 decimals: passages with the same evidence are ordered by chunk and shown 0.000001 apart; only the same text twice shares a score. */
             score: number;
             topics: string[];
             /** @enum {string} */
@@ -6023,7 +6024,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Passages best first and how each strategy found them */
+            /** @description Passages best first (BM25 over the chunks with Snowball stems; `score` says how much of the question each holds) and how each strategy found them. No passages when the agent has no ready knowledge, or cannot answer: the question names a subject the knowledge never mentions. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

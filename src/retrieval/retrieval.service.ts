@@ -3,11 +3,12 @@ import { HashingEmbedder } from '../knowledge/pipeline/embedder.js';
 import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js';
 import type { ScopeIndex } from './retrieval-index.js';
 import { ScopeIndexCache } from './scope-index-cache.js';
-import { confidence, isEverydayWord, isInflectedForm } from './confidence.js';
+import { confidence } from './confidence.js';
+import { questionTerms } from './question-terms.js';
 import { topPositions } from './top-positions.js';
-import type { LexicalHit, TermGroup } from './lexical-index.js';
+import type { LexicalHit } from './lexical-index.js';
 import { DamagedScopeIndex } from './postings-bytes.js';
-import { languageBalance, queryWords } from '../text/analyze.js';
+import { queryWords } from '../text/analyze.js';
 
 export { topPositions };
 
@@ -31,17 +32,18 @@ const EMPTY: QueryResult = { passages: [], strategies: { topics: 0, vector: 0 } 
 
 interface Candidate {
   position: number;
-  /** 0..1 before the topic bonus: BM25F over the query's ceiling, or the fused rank. */
+  /** 0..1 before the topic bonus: BM25 over the best score the question allows, or the fused rank. */
   base: number;
   byVector: boolean;
   byTopic: boolean;
 }
 
 /**
- * Retrieval over the knowledge index (decisions, D-090 to D-094, D-302, D-303). The
- * similarity strategy is BM25F over the chunks' stored terms (headings and titles
- * weigh twice, every question word looked up under its stems in both languages); with
- * a plugged embedder its ranking is fused with the vectors' by reciprocal rank. Topic
+ * Retrieval over the knowledge index (decisions, D-090 to D-094, D-302, D-303, D-760 to
+ * D-763). The similarity strategy is a textbook BM25 over the chunks' stored terms
+ * (Snowball stems of the chunk's language, k1 1.2, b 0.75; every question word looked
+ * up under its stems in both languages, counted once); with a plugged embedder its
+ * ranking is fused with the vectors' by reciprocal rank. Topic
  * routing (the request's topics, the topics the question names, or the nearest
  * centroid) adds a bonus to the passages of the routed topics. When the evidence is
  * weak (`confidence`) there are no passages at all: the agent cannot answer yet.
@@ -78,8 +80,9 @@ export class RetrievalService {
 
   async #rank(index: ScopeIndex, input: SearchInput, options: { refuse?: boolean }): Promise<QueryResult> {
     if (index.size === 0) return EMPTY;
-    const words = queryWords(input.query);
-    const { groups, unknown, inflected, everyday } = termGroups(index, words, input.query);
+    // The question's words, each with the term ids the scope knows it by: the one step
+    // where a query's terms are chosen (an expansion of the question belongs there).
+    const { groups, words, unknown, inflected, everyday } = questionTerms(index, input.query);
     await index.lexical.load(groups.flat());
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -92,7 +95,7 @@ export class RetrievalService {
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
     const { hits, ceiling } = lexical.search(groups, pool, eligible);
     const sure = confidence({
-      best: hits[0]?.score ?? 0, ceiling, words: words.length, unknown, inflected, everyday,
+      best: hits[0]?.score ?? 0, ceiling, words, unknown, inflected, everyday,
       unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
     });
     if (sure < 0 && options.refuse !== false) return EMPTY;
@@ -107,7 +110,12 @@ export class RetrievalService {
           return undefined;
         },
       ));
-    const normalised = (score: number) => Math.min(1, score / Math.max(1e-9, ceiling));
+    // A passage's score: its BM25 over the highest BM25 this question could give, every
+    // word of it (those the scope never uses at the idf of an unseen term) in one chunk
+    // as often as saturation allows. Within 0..1 without a cap, so it keeps BM25's order
+    // (D-761).
+    const highest = lexical.highestScore(ceiling + unknown * lexical.unseenIdf);
+    const normalised = (score: number) => score / Math.max(1e-9, highest);
     const queryVector = fused ? await embedQuery() : undefined;
     if (queryVector) await index.loadVectors();
     const proposed = queryVector
@@ -116,7 +124,7 @@ export class RetrievalService {
     const candidates = new Map(proposed.map((c) => [c.position, c]));
     // Topic routing proposes the routed topics' chunks nearest the question, also those
     // that share no word with it; it adds its bonus to every passage of those topics.
-    const routed = await this.#route(index, words.flatMap((w) => w.stems), requested, embedQuery);
+    const routed = await this.#route(index, queryWords(input.query).flatMap((w) => w.stems), requested, embedQuery);
     if (routed.size) {
       const query = await embedQuery();
       for (const topic of query ? routed : []) {
@@ -132,12 +140,13 @@ export class RetrievalService {
     // A chunk deleted since the index was built has no text: its passage is left out.
     const texts = await index.texts(scored.slice(0, input.limit).map((s) => s.c.position));
     const top = scored.slice(0, input.limit).flatMap((s, k) => (texts[k] === undefined ? [] : [{ ...s, text: texts[k] }]));
+    const shown = separated(top.map((t) => t.score), top.map((t) => t.text));
     return {
-      passages: top.map(({ chunk, score, text }) => ({
+      passages: top.map(({ chunk, text }, k) => ({
         sourceId: chunk.sourceId,
         title: chunk.title,
         text,
-        score: Math.round(score * 10_000) / 10_000,
+        score: shown[k]!,
         topics: chunk.topics,
         lang: chunk.lang,
         ...(chunk.url !== undefined && { url: chunk.url }),
@@ -193,24 +202,24 @@ export class RetrievalService {
   }
 }
 
-/** Each query word's term ids the scope uses (its stems in both languages), and how many words it never uses, of which how many inflected forms and everyday words. */
-function termGroups(index: ScopeIndex, words: ReturnType<typeof queryWords>, query: string): { groups: TermGroup[]; unknown: number; inflected: number; everyday: number } {
-  const groups: TermGroup[] = [];
-  let unknown = 0;
-  let inflected = 0;
-  let everyday = 0;
-  let balance: number | undefined;
-  for (const word of words) {
-    const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && index.lexical.df(id) > 0);
-    if (ids.length) groups.push(ids);
-    else {
-      unknown += 1;
-      balance ??= languageBalance(query);
-      if (isInflectedForm(word.word, balance)) inflected += 1;
-      else if (isEverydayWord(word.word, balance)) everyday += 1;
-    }
-  }
-  return { groups, unknown, inflected, everyday };
+/** Decimals of a passage's score. */
+const SCORE_DECIMALS = 1_000_000;
+
+/**
+ * The scores passages show, best first, rounded to 6 decimals: a passage whose score
+ * would equal or pass the one above it (a tie of evidence, ordered by chunk id, or two
+ * scores within rounding) shows 0.000001 less, so that different passages never tie;
+ * exact duplicates (the same text) keep their tie (D-761).
+ */
+export function separated(scores: readonly number[], texts: readonly string[]): number[] {
+  const out: number[] = [];
+  scores.forEach((score, k) => {
+    let shown = Math.round(score * SCORE_DECIMALS) / SCORE_DECIMALS;
+    if (k > 0 && shown >= out[k - 1]! && texts[k] !== texts[k - 1]) shown = Math.max(0, Math.round((out[k - 1]! - 1 / SCORE_DECIMALS) * SCORE_DECIMALS) / SCORE_DECIMALS);
+    if (k > 0 && texts[k] === texts[k - 1]) shown = Math.min(shown, out[k - 1]!);
+    out.push(shown);
+  });
+  return out;
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
