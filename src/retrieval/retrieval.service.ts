@@ -8,6 +8,8 @@ import { topPositions } from './top-positions.js';
 import type { LexicalHit, TermGroup } from './lexical-index.js';
 import { DamagedScopeIndex } from './postings-bytes.js';
 import { languageBalance, queryWords } from '../text/analyze.js';
+import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
+import { expandWord, type LexiconLookup } from './query-expansion.js';
 
 export { topPositions };
 
@@ -29,6 +31,12 @@ const MIN_CENTROID = 0.25;
 
 const EMPTY: QueryResult = { passages: [], strategies: { topics: 0, vector: 0 } };
 
+/** How `search` ranks: `refuse: false` also when the evidence is weak; `expand: false` without the lexicon. */
+export interface SearchOptions {
+  refuse?: boolean;
+  expand?: boolean;
+}
+
 interface Candidate {
   position: number;
   /** 0..1 before the topic bonus: BM25F over the query's ceiling, or the fused rank. */
@@ -49,7 +57,7 @@ interface Candidate {
 export class RetrievalService {
   readonly #cache: ScopeIndexCache;
 
-  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex; log?: (message: string, error?: unknown) => void }) {
+  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex; lexicons?: LexiconLookup | undefined; log?: (message: string, error?: unknown) => void }) {
     this.#cache = new ScopeIndexCache(deps.knowledge, undefined, deps.log);
   }
 
@@ -61,25 +69,28 @@ export class RetrievalService {
 
   /**
    * The ranking itself, for an agent known to exist. `refuse: false` ranks also when
-   * the evidence is weak (benchmarks measure the ranking and the refusal apart).
+   * the evidence is weak, `expand: false` without the lexicon (benchmarks measure each
+   * step apart).
    */
-  async search(workspaceId: string, agentId: string, input: SearchInput, options: { refuse?: boolean } = {}): Promise<QueryResult> {
+  async search(workspaceId: string, agentId: string, input: SearchInput, options: SearchOptions = {}): Promise<QueryResult> {
     const index = await this.#cache.get(workspaceId, agentId);
+    const lexicon = options.expand === false ? undefined : await this.deps.lexicons?.get(workspaceId);
     try {
-      return await this.#rank(index, input, options);
+      return await this.#rank(index, input, lexicon, options);
     } catch (error) {
       // Read back from the store unlike it was written, or replaced meanwhile by a newer
       // version's rows (D-601): the current index, built again from the chunks if need be.
       if (!(error instanceof DamagedScopeIndex)) throw error;
       this.deps.log?.('svc.retrieval: a stored scope index could not be read back whole; it is built again from the chunks', error);
-      return this.#rank(await this.#cache.rebuild(workspaceId, agentId, index), input, options);
+      return this.#rank(await this.#cache.rebuild(workspaceId, agentId, index), input, lexicon, options);
     }
   }
 
-  async #rank(index: ScopeIndex, input: SearchInput, options: { refuse?: boolean }): Promise<QueryResult> {
+  async #rank(index: ScopeIndex, input: SearchInput, lexicon: Lexicon | undefined, options: SearchOptions): Promise<QueryResult> {
     if (index.size === 0) return EMPTY;
     const words = queryWords(input.query);
-    const { groups, unknown, inflected, everyday } = termGroups(index, words, input.query);
+    // Expand the query terms before ranking: each word's own forms, then its translations (D-791).
+    const { groups, weights, unknown, inflected, everyday } = termGroups(index, words, input.query, lexicon);
     await index.lexical.load(groups.flat());
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -90,7 +101,7 @@ export class RetrievalService {
     const lexical = index.lexical;
     const fused = !(this.deps.knowledge.embedder instanceof HashingEmbedder);
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
-    const { hits, ceiling } = lexical.search(groups, pool, eligible);
+    const { hits, ceiling } = lexical.search(groups, pool, eligible, weights);
     const sure = confidence({
       best: hits[0]?.score ?? 0, ceiling, words: words.length, unknown, inflected, everyday,
       unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
@@ -149,6 +160,16 @@ export class RetrievalService {
     };
   }
 
+  /**
+   * What its answers for the agent depend on: the scope's knowledge version, and the
+   * workspace's lexicon when it has one (a chat answer cached under another is not reused, D-792).
+   */
+  async version(workspaceId: string, agentId: string): Promise<string> {
+    const knowledge = await this.deps.knowledge.version(workspaceId, agentId);
+    const lexicon = (await this.deps.lexicons?.print(workspaceId)) ?? '';
+    return lexicon ? `${knowledge}+${lexicon}` : knowledge;
+  }
+
   /** Forgets every in-memory index (after a state import). */
   clear(): void {
     this.#cache.clear();
@@ -193,24 +214,35 @@ export class RetrievalService {
   }
 }
 
-/** Each query word's term ids the scope uses (its stems in both languages), and how many words it never uses, of which how many inflected forms and everyday words. */
-function termGroups(index: ScopeIndex, words: ReturnType<typeof queryWords>, query: string): { groups: TermGroup[]; unknown: number; inflected: number; everyday: number } {
+/**
+ * Each query word's term ids the scope uses (its stems in both languages, then its
+ * translations, weighing less), and how many words it never uses, of which how many
+ * inflected forms and everyday words. A word only its translation finds is not unknown:
+ * the knowledge holds it, in the other language.
+ */
+function termGroups(index: ScopeIndex, words: ReturnType<typeof queryWords>, query: string, lexicon: Lexicon | undefined): { groups: TermGroup[]; weights: number[][]; unknown: number; inflected: number; everyday: number } {
   const groups: TermGroup[] = [];
+  const weights: number[][] = [];
   let unknown = 0;
   let inflected = 0;
   let everyday = 0;
-  let balance: number | undefined;
+  const balance = languageBalance(query);
+  const id = (stem: string) => {
+    const found = index.dictionary.get(stem);
+    return found !== undefined && index.lexical.df(found) > 0 ? found : undefined;
+  };
   for (const word of words) {
-    const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && index.lexical.df(id) > 0);
-    if (ids.length) groups.push(ids);
-    else {
+    const expanded = expandWord(word, id, lexicon, balance);
+    if (expanded.ids.length) {
+      groups.push(expanded.ids);
+      weights.push(expanded.weights);
+    } else {
       unknown += 1;
-      balance ??= languageBalance(query);
       if (isInflectedForm(word.word, balance)) inflected += 1;
       else if (isEverydayWord(word.word, balance)) everyday += 1;
     }
   }
-  return { groups, unknown, inflected, everyday };
+  return { groups, weights, unknown, inflected, everyday };
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
