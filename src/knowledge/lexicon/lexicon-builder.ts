@@ -131,10 +131,12 @@ export class LexiconBuilder {
     const { print, rows } = await sourcePrint(db, workspaceId);
     const stored = await db.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirst();
     if (stored?.print === print) return;
-    const sources = await this.#sources(workspaceId, rows);
+    // One language only (no claim, chunks of one language): nothing to pair, and no text to read.
+    const langs = await db.selectFrom('knowledge_chunks').select('lang').where('workspace_id', '=', workspaceId).groupBy('lang').execute();
+    const bilingual = langs.length > 1 || rows.some((r) => r.kind === 'claim');
+    const sources = bilingual ? await this.#sources(workspaceId, rows) : [];
     let learned = NO_LEXICON;
-    // One language only: nothing to pair, and nothing to read further.
-    if (new Set(sources.flatMap((s) => (s.claim ? ['en', 'es'] : s.langs))).size > 1) {
+    if (bilingual && new Set(sources.flatMap((s) => (s.claim ? ['en', 'es'] : s.langs))).size > 1) {
       try {
         learned = await this.deps.workers.run<LearnedLexicon>(LEXICON_WORKER, 'learn', sources.map(({ langs: _, ...s }) => s), { background: true });
       } catch (error) {
