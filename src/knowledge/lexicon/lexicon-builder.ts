@@ -32,7 +32,10 @@ async function sourcePrint(db: Db, workspaceId: string): Promise<{ print: string
     .where('status', '=', 'ready')
     .orderBy('id')
     .execute();
-  const print = `lx_${sha256Hex(rows.map((r) => JSON.stringify([r.id, r.content_hash, r.file_name, r.resolved_url ?? r.url])).join('\n')).slice(0, 24)}`;
+  // What the sources hold, not their ids: the same knowledge loaded under other ids (a
+  // relocated prebuilt demo, another seed) has the same lexicon and the same print.
+  const lines = rows.map((r) => JSON.stringify([r.kind, r.content_hash, r.file_name, r.resolved_url ?? r.url, r.claim])).sort();
+  const print = `lx_${sha256Hex(lines.join('\n')).slice(0, 24)}`;
   return { print, rows };
 }
 
