@@ -86,6 +86,29 @@ describe('npm test and npm pack build dist/ only when something that feeds it ch
     expect(readFileSync(join(bin, 'calls'), 'utf8')).toBe('run build\n');
   });
 
+  it('a build that fails fails build-if-stale with its status (so npm test and npm ci fail), and leaves dist/ stale', () => {
+    const root = project();
+    copyFileSync(join(packageRoot(), 'scripts/dist-stamp.mjs'), join(root, 'scripts/dist-stamp.mjs'));
+    // An npm whose build fails as the real one does: the stamp cleared first, never written.
+    const bin = mkdtempSync(join(tmpdir(), 'svc-emu-npm-'));
+    put(bin, 'npm', `#!/bin/sh\nrm -f '${join(root, 'dist/.build-stamp.json')}'\necho 'demo state differs' >&2\nexit 3\n`);
+    chmodSync(join(bin, 'npm'), 0o755);
+    const run = () => spawnSync(process.execPath, [join(root, 'scripts/dist-stamp.mjs'), 'build-if-stale'], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    writeFileSync(join(root, 'src/platform/a.ts'), 'changed\n');
+    const failed = run();
+    expect(failed.status).toBe(3);
+    expect(failed.stderr).toContain('demo state differs');
+    // The next npm test tries again rather than taking the half-built dist/ for current.
+    expect(staleness(root)).toBe('no build stamp');
+    expect(run().status).toBe(3);
+  });
+
+  it('a clean clone (no dist/ at all) is stale, so npm ci (prepare) builds it', () => {
+    const root = project();
+    rmSync(join(root, 'dist'), { recursive: true });
+    expect(staleness(root)).toBe('no build stamp');
+  });
+
   it('the real build: clears the stamp first and writes it last; every folder it compiles is an input; test and pack build only if stale', () => {
     const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     const steps = pkg.scripts.build!.split(' && ');
