@@ -1,6 +1,6 @@
-// Bundles the CLI into one file: loading kysely's and hono's hundreds of small ESM
-// modules costs more start-up time than everything else the emulator does.
-import { readdirSync, readFileSync } from 'node:fs';
+// Bundles the CLI: loading kysely's and hono's hundreds of small ESM modules costs more
+// start-up time than everything else the emulator does.
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -21,10 +21,21 @@ const names = workers.map((f) => basename(f, '.ts'));
 const twice = names.find((n, i) => names.indexOf(n) !== i);
 if (twice) throw new Error(`two worker modules are named ${twice}: the bundle needs unique names`);
 
+// Chunks of an earlier build would pile up: their names change with their content.
+const dist = new URL('../dist', import.meta.url).pathname;
+for (const name of existsSync(dist) ? readdirSync(dist) : []) if (/^chunk-\w+\.js(\.map)?$/.test(name)) rmSync(join(dist, name));
+
+// Split: what a start does not need (the emulator's code behind the command line, heavy
+// parts imported on first use) is in chunks loaded when imported, `dist/chunk-*.js`,
+// beside the entries so that `workerModule` finds the workers from any of them. The
+// bin, `dist/cli.js`, is a few lines that read the parent pid before anything loads
+// (decisions, D-742).
 await build({
-  entryPoints: [new URL('./cli.ts', import.meta.url).pathname, ...workers],
-  outdir: new URL('../dist', import.meta.url).pathname,
+  entryPoints: { cli: new URL('./cli.ts', import.meta.url).pathname, ...Object.fromEntries(workers.map((f) => [basename(f, '.ts'), f])) },
+  outdir: dist,
   entryNames: '[name]',
+  chunkNames: 'chunk-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -25,6 +25,7 @@ import { readFixture, type Fixture } from './fixtures.js';
 import { Journal, type JournalEntry, type JournalStore } from './journal.js';
 import { metaStore, type MetaStore } from './meta.js';
 import type { EmulatorOptions } from './options.js';
+import { checkEmulatorOptions } from './options-schema.js';
 import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { SiteChat } from './sites/site-chat.js';
 import { createSiteHandler } from './sites/site-handler.js';
@@ -410,8 +411,9 @@ export class Emulator implements EmulatorControl, FixtureHost {
   }
 }
 
-/** Builds and starts an emulator. */
-export function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+/** Builds and starts an emulator; a wrong option is refused first, by name (`EmulatorOptionsError`, D-743). */
+export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  checkEmulatorOptions(options);
   return openEmulator(options);
 }
 

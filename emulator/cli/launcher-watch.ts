@@ -14,12 +14,39 @@ function read(path: string): string | undefined {
   }
 }
 
-/** The parent pid of a process, from `/proc/<pid>/stat` (after the command name, which may hold spaces). */
-function parentOf(pid: number): number | undefined {
+/** A process's parent, process group and session, from `/proc/<pid>/stat` (after the command name, which may hold spaces). */
+function statOf(pid: number | 'self'): { ppid: number; pgid: number; sid: number } | undefined {
   const stat = read(`/proc/${pid}/stat`);
   if (!stat) return undefined;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[1]);
+  return { ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]) };
+}
+
+const parentOf = (pid: number) => statOf(pid)?.ppid;
+
+/**
+ * Whether the process that started us was gone before our first line ran (decisions,
+ * D-742), as in `sh -c 'svc-emulator & echo $!'`: that shell exits while node is still
+ * starting, so `startedBy` (the parent at the first line) is already whoever adopted us,
+ * init or a subreaper. Adoption changes the parent but not the process group and session
+ * the launcher gave us, so the launcher is known to be gone when our parent has no part in
+ * them: it neither leads our group nor belongs to it, nor (unless it is pid 1, which
+ * every process of a container shares a session with) leads our session or started our
+ * group's leader (a job-control shell runs a pipeline in the group of its first
+ * command), and nobody made us a group or session leader (a job-control shell, `setsid`,
+ * systemd, tini, supervisord, a detached spawn do). A supervisor or init that started us
+ * itself is therefore never taken for a launcher that left, and when we are pid 1 there
+ * is nothing to watch. Without `/proc` this cannot be told; only later changes are seen.
+ */
+export function launcherGoneAtStart(startedBy: number): boolean {
+  if (process.pid === 1) return false;
+  const self = statOf('self');
+  if (!self) return false;
+  const { pgid, sid } = self;
+  if (pgid === process.pid || sid === process.pid || startedBy === pgid) return false;
+  if (statOf(startedBy)?.pgid === pgid) return false;
+  if (startedBy !== 1 && (startedBy === sid || parentOf(pgid) === startedBy)) return false;
+  return true;
 }
 
 /** How many times a process went to sleep and woke up since it started. */
@@ -74,7 +101,10 @@ function wrapperShell(pid: number): { runner: number } | undefined {
 
 /**
  * Calls `onGone` once the process that started us is gone, so that a server started by
- * `npx svc-emulator &` stops when that `npx` is killed. What npm 11 does: `npm exec`
+ * `npx svc-emulator &` stops when that `npx` is killed. `startedBy` is our parent as
+ * the process's first line saw it (`emulator/cli.ts`, before any module is loaded): a
+ * launcher that exits while we load is seen as gone at once (one that was gone before
+ * that line is `launcherGoneAtStart`'s to tell). What npm 11 does: `npm exec`
  * runs the bin through `sh -c`, and forwards SIGINT and SIGTERM to that shell only. With
  * dash (Debian's and Ubuntu's sh), the shell does not exec the bin, so we are its child:
  *
@@ -88,18 +118,19 @@ function wrapperShell(pid: number): { runner: number } | undefined {
  * Elsewhere (no `/proc`, or a shell that execs, as bash does) only the parent is watched,
  * and npm's forwarded signals reach us directly. The timer never keeps the process alive.
  */
-export function watchLauncher(onGone: (why: string) => void): { stop(): void } {
-  const parent = process.ppid;
+export function watchLauncher(startedBy: number, onGone: (why: string) => void): { stop(): void } {
+  const parent = startedBy;
   const shell = read('/proc/self/stat') === undefined ? undefined : wrapperShell(parent);
   let wakes = shell ? wakeUps(parent) : undefined;
   // Wake-ups count only when the shell had no other child at this look and the last one.
   let alone = shell ? childrenOf(parent) === String(process.pid) : false;
   let last = performance.now();
+  let timer: NodeJS.Timeout | undefined;
   const gone = (why: string) => {
     clearInterval(timer);
     onGone(why);
   };
-  const timer = setInterval(() => {
+  const look = () => {
     if (process.ppid !== parent) return gone('the process that started it exited');
     if (!shell) return;
     if (parentOf(parent) !== shell.runner) return gone('the process that started its shell exited');
@@ -114,7 +145,13 @@ export function watchLauncher(onGone: (why: string) => void): { stop(): void } {
     }
     wakes = count;
     alone = only;
-  }, INTERVAL_MS);
+  };
+  // Gone between our first line and now: say so at once.
+  if (process.ppid !== parent) {
+    gone('the process that started it exited');
+    return { stop() {} };
+  }
+  timer = setInterval(look, INTERVAL_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

@@ -1,68 +1,57 @@
 import { parseArgs } from 'node:util';
-import { parseAllowedHosts, type AllowedHosts } from '../control-plane-guard.js';
+import * as v from 'valibot';
+import { camel, FLAGS, type FlagName, type FlagSpec, type FlagValues } from './flags.js';
 
-export const HELP = `Usage: svc-emulator [options]
+const PREAMBLE = `Usage: svc-emulator [options]
        svc-emulator exec [options] -- <command> [args...]
 
 exec starts the emulator (on a free port unless --port is given), runs the command
 with SVC_EMULATOR_URL, and SVC_EMULATOR_KEY and SVC_EMULATOR_WORKSPACE_ID when the
-fixtures give a key, in its environment, stops, and exits with the command's status.
+fixtures give a key, in its environment (removing them otherwise), stops, and exits
+with the command's status.
 
-Options (each also as an environment variable):
-  --port <n>            port to listen on, 0 picks a free one   SVC_EMULATOR_PORT    (4010)
-  --host <addr>         address to bind                         SVC_EMULATOR_HOST    (127.0.0.1)
-  --db <file|url>       SQLite file; state survives restarts;   SVC_EMULATOR_DB      (in memory)
-                        or postgres://user:pass@host:port/db,
-                        which several emulators may share
-  --lease <ms>          with a shared database: how long a      SVC_EMULATOR_LEASE_MS (15000)
-                        killed emulator's jobs wait before
-                        another takes them over
-  --fixtures <f|none>   fixture file, or none for an empty one  SVC_EMULATOR_FIXTURES (bundled demo)
-  --import <file>       start from a state file instead of      SVC_EMULATOR_IMPORT
-                        the fixtures
-  --export-on-exit <f>  write the state to this file on a       SVC_EMULATOR_EXPORT_ON_EXIT
-                        clean stop
-  --seed <n>            deterministic ids, keys and clock       SVC_EMULATOR_SEED
-  --admin-token <t>     guard /_emulator and console routes     SVC_EMULATOR_ADMIN_TOKEN
-  --allowed-host <h>    a Host /_emulator and console routes    SVC_EMULATOR_ALLOWED_HOSTS
-                        answer on besides localhost and IP
-                        addresses; repeat or comma-separate;
-                        .example.test: that name and those under
-                        it; all: no Host check
-  --live-fetch          fetch URL sources from the network      SVC_EMULATOR_LIVE_FETCH
-  --log requests        one line per request on stderr          SVC_EMULATOR_LOG
-  --outlive-parent      keep running when the process that      SVC_EMULATOR_OUTLIVE_PARENT
-                        started the emulator exits
-  --embeddings-url <u>  an OpenAI-compatible API root whose     SVC_EMULATOR_EMBEDDINGS_URL
-                        /embeddings embeds knowledge and
-                        questions (a local model server);
-                        default: the built-in offline embedder
-  --embeddings-model <m> the model it names (required with it)  SVC_EMULATOR_EMBEDDINGS_MODEL
-  --embeddings-key <k>  sent as a Bearer token                  SVC_EMULATOR_EMBEDDINGS_KEY
-  --embeddings-dimensions <n> the vectors' length, when the     SVC_EMULATOR_EMBEDDINGS_DIMENSIONS
-                        model can shorten them
-  -h, --help            this help
-  -v, --version         the version
+Options (each also as the environment variable shown; a flag wins, an empty variable
+counts as unset):
 `;
 
-/** A usage mistake: the CLI prints it with the help and exits 2. */
+const COLUMN = 28;
+const WIDTH = 88;
+
+/** Words of `text` in lines of at most `width` characters. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  return line ? [...lines, line] : lines;
+}
+
+/** `--help`, written from `FLAGS`. */
+function usage(): string {
+  const out = [PREAMBLE];
+  for (const [name, flag] of Object.entries(FLAGS) as [FlagName, FlagSpec][]) {
+    const head = `  ${flag.short ? `-${flag.short}, ` : ''}--${name}${flag.arg ? ` ${flag.arg}` : ''}`;
+    const notes = [flag.env, flag.shows && `default ${flag.shows}`].filter(Boolean).join('; ');
+    const body = [...wrap(flag.help, WIDTH - COLUMN), ...(notes ? wrap(`(${notes})`, WIDTH - COLUMN) : [])];
+    const first = head.length < COLUMN - 1 ? `${head.padEnd(COLUMN)}${body.shift()}` : head;
+    out.push(`${first}\n`, ...body.map((line) => `${' '.repeat(COLUMN)}${line}\n`));
+  }
+  return out.join('');
+}
+
+export const HELP = usage();
+
+/** A command line that cannot run: the CLI prints its one line and exits 1, having started nothing. */
 export class UsageError extends Error {}
 
-export interface CliOptions {
-  port: number;
-  host: string;
-  db: string | undefined;
-  fixtures: string;
-  import: string | undefined;
-  exportOnExit: string | undefined;
-  seed: string | undefined;
-  adminToken: string | undefined;
-  allowedHosts: AllowedHosts;
-  liveFetch: boolean;
-  logRequests: boolean;
-  outliveParent: boolean;
-  leaseMs: number | undefined;
-  /** An OpenAI-compatible `/embeddings` endpoint instead of the built-in embedder. */
+export interface CliOptions extends FlagValues {
+  /** An OpenAI-compatible `/embeddings` endpoint instead of the built-in embedder (the four `--embeddings-*` flags). */
   embeddings: { baseUrl: string; model: string; apiKey?: string; dimensions?: number } | undefined;
 }
 
@@ -72,30 +61,47 @@ export type Cli =
   | { kind: 'start'; options: CliOptions }
   | { kind: 'exec'; options: CliOptions; command: string; args: string[] };
 
-const FLAGS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  db: { type: 'string' },
-  fixtures: { type: 'string' },
-  import: { type: 'string' },
-  'export-on-exit': { type: 'string' },
-  seed: { type: 'string' },
-  'admin-token': { type: 'string' },
-  'allowed-host': { type: 'string', multiple: true },
-  'live-fetch': { type: 'boolean' },
-  log: { type: 'string' },
-  'outlive-parent': { type: 'boolean' },
-  lease: { type: 'string' },
-  'embeddings-url': { type: 'string' },
-  'embeddings-model': { type: 'string' },
-  'embeddings-key': { type: 'string' },
-  'embeddings-dimensions': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-} as const;
+const PARSE_ARGS = Object.fromEntries(
+  (Object.entries(FLAGS) as [FlagName, FlagSpec][]).map(([name, flag]) => [
+    name,
+    { type: flag.arg ? 'string' : 'boolean', ...(flag.multiple && { multiple: true }), ...(flag.short && { short: flag.short }) },
+  ]),
+) as Record<FlagName, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
 /** An on/off environment variable: anything but unset, empty, `0` and `false` is on. */
-const envFlag = (value: string | undefined) => value !== undefined && value !== '' && value !== '0' && value !== 'false';
+const envFlag = (value: string) => value !== '0' && value !== 'false';
+
+/** A value as a refusal quotes it: a URL's password is not repeated. */
+function quoted(raw: string | string[]): string {
+  const text = Array.isArray(raw) ? raw.join(',') : raw;
+  return JSON.stringify(text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@]*):[^/@]*@/i, '$1:***@'));
+}
+
+/** `parseArgs`' refusals, as one line that names the flag. */
+function argsProblem(error: unknown): string {
+  const { code, message } = error as { code?: string; message: string };
+  const named = /'([^']+)'/.exec(message)?.[1]?.replace(/ <value>$/, '') ?? '';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown flag ${named} (svc-emulator --help lists them)`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return message.includes('does not take') ? `${named} takes no value` : `${named} needs a value`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${JSON.stringify(named)} (flags start with --; exec takes its command after --)`;
+  return message;
+}
+
+/** One flag's value: the flag's, else its variable's, else its default; checked by its schema (D-743). */
+function flagValue(name: FlagName, flag: FlagSpec, given: string | boolean | string[] | undefined, env: NodeJS.ProcessEnv, exec: boolean): unknown {
+  let raw = given;
+  let source = `--${name}`;
+  const fromEnv = flag.env === undefined ? undefined : env[flag.env];
+  if (raw === undefined && fromEnv !== undefined && fromEnv !== '') {
+    source = flag.env!;
+    raw = flag.arg === undefined ? envFlag(fromEnv) : flag.multiple ? [fromEnv] : fromEnv;
+  }
+  if (raw === undefined) return exec && 'execDefault' in flag ? flag.execDefault : flag.default;
+  if (typeof raw === 'boolean' || !flag.schema) return raw;
+  const result = v.safeParse(flag.schema as v.GenericSchema<unknown>, raw);
+  if (!result.success) throw new UsageError(`${source} takes ${result.issues[0].message}, got ${quoted(raw)}`);
+  return result.output;
+}
 
 /** Reads the command line and the `SVC_EMULATOR_*` variables; flags win over variables. */
 export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Cli {
@@ -108,68 +114,30 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Cli {
     command = flags.slice(dashes + 1);
     flags = flags.slice(0, dashes);
   }
-  let values;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
-    ({ values } = parseArgs({ args: flags, options: FLAGS, strict: true, allowPositionals: false }));
+    values = parseArgs({ args: flags, options: PARSE_ARGS, strict: true, allowPositionals: false }).values as typeof values;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(argsProblem(error));
   }
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
 
-  // exec passes the address on, so a free port is the safe default there.
-  const port = values.port ?? env.SVC_EMULATOR_PORT ?? (exec ? '0' : '4010');
-  if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${port}"`);
-  let allowedHosts: AllowedHosts;
-  try {
-    allowedHosts = parseAllowedHosts(values['allowed-host'] ?? (env.SVC_EMULATOR_ALLOWED_HOSTS ? [env.SVC_EMULATOR_ALLOWED_HOSTS] : []));
-  } catch (error) {
-    throw new UsageError(`--allowed-host: ${(error as Error).message}`);
+  const given: Record<string, unknown> = {};
+  for (const [name, flag] of Object.entries(FLAGS) as [FlagName, FlagSpec][]) {
+    if (name !== 'help' && name !== 'version') given[camel(name)] = flagValue(name, flag, values[name], env, exec);
   }
-  const log = values.log ?? env.SVC_EMULATOR_LOG ?? '';
-  if (log !== '' && log !== 'requests' && log !== 'none') throw new UsageError(`--log takes "requests" (or "none"), got "${log}"`);
-  const nonEmpty = (value: string | undefined) => (value === '' ? undefined : value);
-  const lease = nonEmpty(values.lease ?? env.SVC_EMULATOR_LEASE_MS);
-  if (lease !== undefined && (!/^\d{1,9}$/.test(lease) || Number(lease) < 300)) throw new UsageError(`--lease takes milliseconds, at least 300, got "${lease}"`);
-  const embeddings = embeddingsOptions(
-    nonEmpty(values['embeddings-url'] ?? env.SVC_EMULATOR_EMBEDDINGS_URL),
-    nonEmpty(values['embeddings-model'] ?? env.SVC_EMULATOR_EMBEDDINGS_MODEL),
-    nonEmpty(values['embeddings-key'] ?? env.SVC_EMULATOR_EMBEDDINGS_KEY),
-    nonEmpty(values['embeddings-dimensions'] ?? env.SVC_EMULATOR_EMBEDDINGS_DIMENSIONS),
-  );
-
-  const options: CliOptions = {
-    port: Number(port),
-    host: values.host ?? env.SVC_EMULATOR_HOST ?? '127.0.0.1',
-    db: nonEmpty(values.db ?? env.SVC_EMULATOR_DB),
-    fixtures: values.fixtures ?? env.SVC_EMULATOR_FIXTURES ?? 'demo',
-    import: nonEmpty(values.import ?? env.SVC_EMULATOR_IMPORT),
-    exportOnExit: nonEmpty(values['export-on-exit'] ?? env.SVC_EMULATOR_EXPORT_ON_EXIT),
-    seed: nonEmpty(values.seed ?? env.SVC_EMULATOR_SEED),
-    adminToken: nonEmpty(values['admin-token'] ?? env.SVC_EMULATOR_ADMIN_TOKEN),
-    allowedHosts,
-    liveFetch: values['live-fetch'] ?? envFlag(env.SVC_EMULATOR_LIVE_FETCH),
-    logRequests: log === 'requests',
-    outliveParent: values['outlive-parent'] ?? envFlag(env.SVC_EMULATOR_OUTLIVE_PARENT),
-    leaseMs: lease === undefined ? undefined : Number(lease),
-    embeddings,
-  };
+  const flagged = given as unknown as FlagValues;
+  const options: CliOptions = { ...flagged, embeddings: embeddingsOptions(flagged) };
   return exec ? { kind: 'exec', options, command: command[0]!, args: command.slice(1) } : { kind: 'start', options };
 }
 
-function embeddingsOptions(url: string | undefined, model: string | undefined, apiKey: string | undefined, dimensions: string | undefined): CliOptions['embeddings'] {
+function embeddingsOptions(values: FlagValues): CliOptions['embeddings'] {
+  const { embeddingsUrl: url, embeddingsModel: model, embeddingsKey: apiKey, embeddingsDimensions: dimensions } = values;
   if (url === undefined) {
     if (model !== undefined || apiKey !== undefined || dimensions !== undefined) throw new UsageError('--embeddings-model, --embeddings-key and --embeddings-dimensions need --embeddings-url');
     return undefined;
   }
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError(`--embeddings-url must be an http(s) URL, got "${url}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--embeddings-url must be an http(s) URL, got "${url}"`);
   if (model === undefined) throw new UsageError('--embeddings-url needs --embeddings-model');
-  if (dimensions !== undefined && (!/^\d{1,5}$/.test(dimensions) || Number(dimensions) < 1)) throw new UsageError(`--embeddings-dimensions must be a positive integer, got "${dimensions}"`);
-  return { baseUrl: url, model, ...(apiKey !== undefined && { apiKey }), ...(dimensions !== undefined && { dimensions: Number(dimensions) }) };
+  return { baseUrl: url, model, ...(apiKey !== undefined && { apiKey }), ...(dimensions !== undefined && { dimensions }) };
 }

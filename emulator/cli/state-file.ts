@@ -1,11 +1,12 @@
-import { accessSync, closeSync, constants, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import * as v from 'valibot';
 import { ServiceError } from '../../src/platform/service-error.js';
 import { toFieldErrors } from '../../src/platform/validation.js';
 import type { Emulator } from '../emulator.js';
 import { createSealer, seedSecret } from '../seal.js';
+import { writeFileSafely } from './safe-file.js';
 import { PLAIN_HASH, SEALED_COLUMNS, STATE_FORMAT, STATE_VERSION, StateDocumentSchema, type StateDocument } from '../state.js';
 
 /** A state file that cannot be used; the message is one line that names the file. */
@@ -87,37 +88,24 @@ export function importFailure(path: string, error: unknown): StateFileError {
   return new StateFileError(`${path}: ${(error as Error).message}`);
 }
 
-/** Refuses an `--export-on-exit` path that could never be written, before anything starts. */
-export function checkExportTarget(path: string): void {
+/** Refuses a path we are to write later (`--export-on-exit`, `--write-env`) that could never be written, before anything starts. */
+export function checkExportTarget(path: string, flag = '--export-on-exit'): void {
   const dir = dirname(path);
   try {
     if (!statSync(dir).isDirectory()) throw new Error('not a directory');
     accessSync(dir, constants.W_OK);
   } catch (error) {
-    throw new StateFileError(`--export-on-exit ${path}: cannot write in ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new StateFileError(`${flag} ${path}: cannot write in ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  if (existsSync(path) && statSync(path).isDirectory()) throw new StateFileError(`--export-on-exit ${path} is a directory`);
+  if (existsSync(path) && statSync(path).isDirectory()) throw new StateFileError(`${flag} ${path} is a directory`);
 }
 
 /**
- * Writes the whole state to `path` atomically: a temporary file beside it, flushed to
- * disk, then renamed over it, so a reader never sees half a file. Key hashes are in the
- * clear (see `readStateFile`).
+ * Writes the whole state to `path` safely (a fresh 0600 file beside it, renamed over it:
+ * `writeFileSafely`, D-740), so a reader never sees half a file. Key hashes are in the
+ * clear (see `readStateFile`): the file is as private as a credential.
  */
 export async function writeStateFile(emulator: Emulator, path: string): Promise<void> {
   const doc = await emulator.exportState({ plainHashes: true });
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  try {
-    const fd = openSync(temp, 'w', 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify(doc, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  writeFileSafely(path, `${JSON.stringify(doc, null, 2)}\n`);
 }

@@ -2,7 +2,6 @@ import { imageStructureProblem } from '../assets/image-structure.js';
 import { readImageSize, sniffType } from '../assets/media.js';
 import { ServiceError } from '../platform/service-error.js';
 import type { BrandSlot } from './brand.schema.js';
-import { judgeSvg, looksLikeXml } from './svg-guard.js';
 
 export const SVG_TYPE = 'image/svg+xml';
 const RASTER = ['image/png', 'image/jpeg', 'image/webp'];
@@ -35,6 +34,8 @@ function unsupported(slot: BrandSlot, why: string): ServiceError {
  * anything is `400 svc.brand.svg_rejected` with one `errors` entry per reason.
  */
 export async function inspectBrandFile(slot: BrandSlot, bytes: Uint8Array): Promise<string> {
+  // Loaded on first use: the XML and CSS parsers are not needed to start (decisions, D-747).
+  const { judgeSvg, looksLikeXml } = await import('./svg-guard.js');
   // Text first: a UTF-16 byte order mark (FF FE) would pass for an MP3 frame with a sniffer.
   if (!looksLikeXml(bytes)) {
     const type = await sniffType(bytes);

@@ -1,9 +1,8 @@
 import type { Language } from './language.js';
 
-const sentenceSegmenters: Record<Language, Intl.Segmenter> = {
-  es: new Intl.Segmenter('es', { granularity: 'sentence' }),
-  en: new Intl.Segmenter('en', { granularity: 'sentence' }),
-};
+// Made on first use: building a segmenter loads ICU's rules, which a start does not need (D-747).
+const segmenters: Partial<Record<Language, Intl.Segmenter>> = {};
+const sentenceSegmenter = (lang: Language) => (segmenters[lang] ??= new Intl.Segmenter(lang, { granularity: 'sentence' }));
 
 export interface Sentence {
   text: string;
@@ -31,7 +30,7 @@ export function sentences(text: string, lang: Language): Sentence[] {
       heading = line;
       continue;
     }
-    for (const s of sentenceSegmenters[lang].segment(line)) {
+    for (const s of sentenceSegmenter(lang).segment(line)) {
       const sentence = s.segment.trim();
       if (sentence) out.push({ text: sentence, heading });
     }

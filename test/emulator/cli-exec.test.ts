@@ -43,6 +43,32 @@ describe('svc-emulator exec', () => {
     expect(key).toBeNull();
   });
 
+  it('a nested exec gives its command exactly the inner emulator: the outer key and workspace are removed, not left beside the new URL', async () => {
+    // Outer: the demo (URL, key, workspace). Inner: --fixtures none (a URL only).
+    const show = `console.log(JSON.stringify(['SVC_EMULATOR_URL', 'SVC_EMULATOR_KEY', 'SVC_EMULATOR_WORKSPACE_ID'].map((n) => process.env[n] ?? null)))`;
+    const run = await runToEnd(['exec', '--', process.execPath, CLI, 'exec', '--fixtures', 'none', '--', process.execPath, '-e', show], {
+      track: running,
+      // And from a CI job's own settings, stale values the outer exec replaces.
+      env: { SVC_EMULATOR_URL: 'http://stale.example', SVC_EMULATOR_KEY: 'svc_test_stale', SVC_EMULATOR_WORKSPACE_ID: 'ws_stale' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const [url, key, ws] = JSON.parse(run.stdout) as (string | null)[];
+    const urls = [...run.stderr.matchAll(/ready at (\S+);/g)].map((m) => m[1]);
+    expect(urls).toHaveLength(2);
+    expect(url).toBe(urls[1]);
+    expect(key).toBeNull();
+    expect(ws).toBeNull();
+
+    // Inner with the demo too (another seed, so other ids): its own workspace, which its key reads.
+    const check = `fetch(process.env.SVC_EMULATOR_URL + '/v1/me', { headers: { authorization: 'Bearer ' + process.env.SVC_EMULATOR_KEY } })
+      .then((r) => r.json()).then((me) => console.log(JSON.stringify([me.workspaceId, process.env.SVC_EMULATOR_WORKSPACE_ID])))`;
+    const both = await runToEnd(['exec', '--seed', '1', '--', process.execPath, CLI, 'exec', '--seed', '2', '--', process.execPath, '-e', check], { track: running });
+    expect(both.code, both.stderr).toBe(0);
+    const [read, given] = JSON.parse(both.stdout) as string[];
+    expect(given).toMatch(/^ws_/);
+    expect(read).toBe(given);
+  });
+
   it('a command that does not exist: one line, the emulator stopped cleanly, exit 127', async () => {
     const db = tempDbPath();
     const run = await runToEnd(['exec', '--fixtures', 'none', '--db', db, '--', 'svc-no-such-command-xyz', '--flag'], { track: running });
@@ -78,7 +104,7 @@ describe('svc-emulator exec', () => {
 
   it('refuses exec without a command after --', async () => {
     const run = await runToEnd(['exec', '--fixtures', 'none'], { track: running });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('exec needs a command after --');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('svc-emulator: exec needs a command after --: svc-emulator exec [options] -- <command> [args...]\n');
   });
 });

@@ -110,7 +110,7 @@ describe('CLI: Host and origin checks on a real port', () => {
     const child = spawn(process.execPath, [CLI, '--port', '0', '--allowed-host', 'emulator:4010'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    expect(await exited(child)).toBe(2);
-    expect(stderr).toContain('--allowed-host: not a host name: "emulator:4010"');
+    expect(await exited(child)).toBe(1);
+    expect(stderr).toBe('svc-emulator: --allowed-host takes host names, .example.test for a domain and the names under it, IP addresses, or all ("emulator:4010" is none of them), got "emulator:4010"\n');
   });
 });

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDbPath } from '../support/backends.js';
-import { CLI, closesWithin, exited, listening, runToEnd, startCli } from '../support/cli.js';
+import { CLI, closesWithin, exited, freePort, listening, runToEnd, startCli } from '../support/cli.js';
 
 const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
 const READ_ONLY_KEY = 'svc_test_DemoReadOnlyKey00000000000000001_1YUbBi';
@@ -109,7 +109,7 @@ describe('start-up a person can read', () => {
     expect(quietErr()).toBe('');
     await stop(logged.child);
     await stop(quiet.child);
-    expect((await runToEnd(['--log', 'everything'], { track: running })).code).toBe(2);
+    expect((await runToEnd(['--log', 'everything'], { track: running })).code).toBe(1);
   });
 
   it('GET / on a real port names the sites at that port, and no secret', async () => {
@@ -171,6 +171,79 @@ describe('the server stops when the process that started it goes', () => {
     parent.kill('SIGKILL');
     expect(await closesWithin(url, 4000)).toBeLessThan(4000);
     expect(alive(pid)).toBe(false);
+  });
+
+  async function untilListening(port: number): Promise<void> {
+    for (let i = 0; i < 400; i++) {
+      if (await listening(`http://127.0.0.1:${port}`)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`nothing listens on ${port}`);
+  }
+
+  /** The pid of the CLI started with `--port <port>`, from /proc. */
+  function serverPid(port: number): number | undefined {
+    for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+      try {
+        const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+        if (argv.includes(CLI) && argv[argv.indexOf('--port') + 1] === String(port)) return Number(name);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return undefined;
+  }
+
+  /** Runs `sh -c '<cli> <args> & echo $!'` and answers the server's pid and when the shell had exited. */
+  async function orphaned(args: string[]): Promise<{ pid: number; shellGone: number; stderr: () => string }> {
+    const quoted = [process.execPath, CLI, ...args].map((a) => `'${a}'`).join(' ');
+    const sh = spawn('sh', ['-c', `${quoted} & echo $!`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(sh);
+    let err = '';
+    sh.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    const pid = await new Promise<number>((resolve) => sh.stdout!.once('data', (c: Buffer) => resolve(Number(c.toString().trim()))));
+    await exited(sh);
+    return { pid, shellGone: Date.now(), stderr: () => err };
+  }
+
+  it("a launcher gone before the emulator was up (sh -c 'svc-emulator … & echo $!'): it ends within 2 s, not running on under pid 1", async () => {
+    const port = await freePort();
+    // What node takes to start at all on this machine now (a shared one may be slow): not ours to count.
+    const bare = Date.now();
+    expect(await exited(spawn(process.execPath, ['-e', '0']))).toBe(0);
+    const nodeStart = Date.now() - bare;
+    const { pid, shellGone, stderr } = await orphaned(['--port', String(port), '--fixtures', 'none']);
+    while (alive(pid) && Date.now() - shellGone < 10_000) await new Promise((r) => setTimeout(r, 25));
+    expect(alive(pid)).toBe(false);
+    expect(Date.now() - shellGone - nodeStart).toBeLessThan(2000);
+    expect(await listening(`http://127.0.0.1:${port}`)).toBe(false);
+    expect(stderr()).toBe('svc-emulator: not starting: the process that started it exited before it was up (its parent is now pid 1); --outlive-parent keeps it running\n');
+  });
+
+  it('the same launch with --outlive-parent serves on', async () => {
+    const port = await freePort();
+    const { pid } = await orphaned(['--port', String(port), '--fixtures', 'none', '--outlive-parent']);
+    try {
+      await untilListening(port);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await listening(`http://127.0.0.1:${port}`)).toBe(true);
+    } finally {
+      process.kill(pid, 'SIGTERM');
+    }
+  });
+
+  it('started as a supervisor starts a service (its own session, parent pid 1 from the start): not taken for a launcher that left', async () => {
+    const port = await freePort();
+    // setsid -f: a new session, and the process that ran setsid is gone at once, as under systemd or tini.
+    const setsid = spawn('setsid', ['-f', process.execPath, CLI, '--port', String(port), '--fixtures', 'none'], { stdio: 'ignore' });
+    expect(await exited(setsid)).toBe(0);
+    await untilListening(port);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await listening(`http://127.0.0.1:${port}`)).toBe(true);
+    const pid = serverPid(port);
+    expect(pid).toBeGreaterThan(1);
+    process.kill(pid!, 'SIGTERM');
+    expect(await closesWithin(`http://127.0.0.1:${port}`, 2000)).toBeLessThan(2000);
   });
 
   it('--outlive-parent keeps it running', async () => {

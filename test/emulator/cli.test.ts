@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, exited, startCli } from '../support/cli.js';
+import { FLAGS, type FlagSpec } from '../../emulator/cli/flags.js';
+import { packageRoot } from '../../emulator/package-info.js';
+import { CLI, exited, runToEnd, startCli } from '../support/cli.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDbPath } from '../support/backends.js';
@@ -63,10 +66,42 @@ describe('svc-emulator CLI', () => {
     expect(stderr).toContain('workspaces.0.keys.0.scopes');
   });
 
-  it('refuses unknown flags and bad ports', async () => {
-    expect((await run(['--bogus'])).code).toBe(2);
-    const bad = await run(['--port', '70000']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--port');
+  it('a flag of the wrong kind, an unknown flag, a bad --db: one line naming the flag and the value, exit 1, nothing started', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-emu-flags-'));
+    const cases: [string[], Record<string, string>, string][] = [
+      [['--seed', 'x'], {}, '--seed takes a whole number (up to 15 digits), got "x"'],
+      [['--port', 'abc'], {}, '--port takes an integer from 0 to 65535, got "abc"'],
+      [['--port', '70000'], {}, '--port takes an integer from 0 to 65535, got "70000"'],
+      [[], { SVC_EMULATOR_PORT: '-1' }, 'SVC_EMULATOR_PORT takes an integer from 0 to 65535, got "-1"'],
+      [['--lease', '10'], {}, '--lease takes milliseconds, at least 300, got "10"'],
+      [['--log', 'all'], {}, '--log takes "requests" or "none", got "all"'],
+      [['--db', '/nonexistent/dir/x.db'], {}, '--db takes a SQLite file in an existing folder (there is no folder /nonexistent/dir), got "/nonexistent/dir/x.db"'],
+      // An unknown URL scheme is not a SQLite file named "mysql:"; the password is not repeated.
+      [['--db', 'mysql://root:hunter2@127.0.0.1/x'], {}, '--db takes a SQLite file or a postgres:// URL (mysql: is not a database svc-emulator speaks), got "mysql://root:***@127.0.0.1/x"'],
+      [['--db', dir], {}, `--db takes a SQLite file, not a folder, got "${dir}"`],
+      [['--db', join(packageRoot(), 'README.md')], {}, `--db ${join(packageRoot(), 'README.md')}: cannot use it as a SQLite store: file is not a database`],
+      [['--bogus'], {}, 'unknown flag --bogus (svc-emulator --help lists them)'],
+      [['--port'], {}, '--port needs a value'],
+      [['serve'], {}, 'unexpected argument "serve" (flags start with --; exec takes its command after --)'],
+    ];
+    for (const [args, env, line] of cases) {
+      const run = await runToEnd(['--fixtures', 'none', ...args], { env });
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr, args.join(' ')).toBe(`svc-emulator: ${line}\n`);
+      expect(run.stdout, args.join(' ')).toBe('');
+    }
+    // Nothing was created in the way: not the folder's file, not a file named after the URL.
+    expect(existsSync(join(packageRoot(), 'mysql:'))).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  }, 120_000);
+
+  it('--help lists every flag of the table, with its variable and default', async () => {
+    const run = await runToEnd(['--help']);
+    expect(run.code).toBe(0);
+    for (const [name, flag] of Object.entries(FLAGS) as [string, FlagSpec][]) {
+      expect(run.stdout).toContain(`--${name}${flag.arg ? ` ${flag.arg}` : ''}`);
+      if (flag.env) expect(run.stdout).toContain(flag.env);
+      if (flag.shows) expect(run.stdout.replace(/\s+/g, ' ')).toContain(`default ${flag.shows}`);
+    }
   });
 });

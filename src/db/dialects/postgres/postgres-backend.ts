@@ -1,5 +1,5 @@
 import { PostgresDialect, sql, type Kysely } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Backend } from '../sql-dialect.js';
 import { POSTGRES_DIALECT } from './postgres-dialect.js';
 import { describePostgresUrl, passwordOf } from './postgres-url.js';
@@ -21,12 +21,12 @@ export class StoreOpenError extends Error {}
 // ours fits a double, and SQLite and PGlite give numbers.
 const INT8 = 20;
 const NUMERIC = 1700;
-const types = {
+const typesOf = (driver: typeof pg) => ({
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format as 'text');
+    return driver.types.getTypeParser(oid, format as 'text');
   },
-};
+});
 
 // SQLSTATE classes and codes that say the server is gone, not that the query was wrong.
 const LOST_STATES = /^(08|57P0[1-3]|53300)/;
@@ -79,13 +79,15 @@ const lockKey = (name: string) => sql`hashtextextended(${`svc-emulator:${name}`}
  */
 export async function openPostgres(options: PostgresOptions): Promise<Backend> {
   const where = describePostgresUrl(options.url);
-  const pool = new pg.Pool({
+  // Loaded on first use: a start on SQLite never needs the driver (decisions, D-747).
+  const { default: driver } = await import('pg');
+  const pool = new driver.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
     // A request waits this long for a connection before answering 503.
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
-    types,
+    types: typesOf(driver),
   });
   // An idle connection the server dropped must not end the process.
   pool.on('error', (error) => options.log?.(`PostgreSQL connection to ${where} lost`, error));
