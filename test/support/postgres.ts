@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from './ports.js';
@@ -9,26 +9,34 @@ export const PG_USER = 'svc';
 
 const SERVER_PROGRAMS = ['initdb', 'pg_ctl', 'psql'];
 
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The folder of PostgreSQL's server programs (`initdb`, `pg_ctl`, `psql`): `PG_BIN` when
  * set, else the first folder on `PATH` that has all three (Homebrew, Fedora, Arch, Nix,
  * a source build), else the newest version of Debian's `postgresql` package, whose
  * server programs are not on `PATH` (/usr/lib/postgresql/<version>/bin).
  */
-export function postgresBin(env: NodeJS.ProcessEnv = process.env): string {
-  const hasAll = (dir: string) => SERVER_PROGRAMS.every((p) => existsSync(join(dir, p)));
+export function postgresBin(env: NodeJS.ProcessEnv = process.env, debianRoot = '/usr/lib/postgresql'): string {
+  const hasAll = (dir: string) => SERVER_PROGRAMS.every((p) => isExecutable(join(dir, p)));
   if (env.PG_BIN) {
     if (hasAll(env.PG_BIN)) return env.PG_BIN;
     throw new Error(`PG_BIN=${env.PG_BIN}: ${SERVER_PROGRAMS.join(', ')} are not all there`);
   }
   const onPath = (env.PATH ?? '').split(delimiter).find((dir) => dir !== '' && hasAll(dir));
   if (onPath) return onPath;
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => hasAll(join(root, v, 'bin'))) : [];
+  const versions = existsSync(debianRoot) ? readdirSync(debianRoot).filter((v) => hasAll(join(debianRoot, v, 'bin'))) : [];
   versions.sort((a, b) => Number(b) - Number(a));
-  if (versions[0]) return join(root, versions[0], 'bin');
+  if (versions[0]) return join(debianRoot, versions[0], 'bin');
   throw new Error(
-    'PostgreSQL server programs (initdb, pg_ctl, psql) are neither on PATH nor under /usr/lib/postgresql/*/bin: install them ' +
+    `PostgreSQL server programs (initdb, pg_ctl, psql) are neither on PATH nor under ${debianRoot}/*/bin: install them ` +
       '(`apt-get install postgresql`, as .ci/run does; `brew install postgresql@17`; `dnf install postgresql-server`) or set PG_BIN to their folder',
   );
 }
