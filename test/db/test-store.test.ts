@@ -21,7 +21,7 @@ describe(`the run's store: ${name}`, () => {
     }
     expect((await fileEmulator()).service.store.kind).toBe(kind);
     expect(ctx.emulator.service.store.kind).toBe(kind);
-  });
+  }, 120_000); // two more emulators: a PGlite one boots its WASM and copies a data folder each
 
   it('a test that names a store keeps it', async () => {
     const named = await createEmulator({ db: { kind: 'memory' } });

@@ -22,7 +22,7 @@ function isExecutable(file: string): boolean {
  * The folder of PostgreSQL's server programs (`initdb`, `pg_ctl`, `psql`): `PG_BIN` when
  * set, else the first folder on `PATH` that has all three (Homebrew, Fedora, Arch, Nix,
  * a source build), else the newest version of Debian's `postgresql` package, whose
- * server programs are not on `PATH` (/usr/lib/postgresql/<version>/bin).
+ * server programs are not on `PATH` (/usr/lib/postgresql/<version>/bin; decisions, D-822).
  */
 export function postgresBin(env: NodeJS.ProcessEnv = process.env, debianRoot = '/usr/lib/postgresql'): string {
   const hasAll = (dir: string) => SERVER_PROGRAMS.every((p) => isExecutable(join(dir, p)));
