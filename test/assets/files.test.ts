@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
 import { client } from '../support/client.js';
-import { tempDbPath } from '../support/backends.js';
+import { reopenableStore } from '../support/store.js';
 import { fileEmulator, quiet, workspace } from '../support/emulator.js';
 import { fetchFile, fixture, upload } from './support.js';
 
@@ -111,8 +111,8 @@ describe('GET /files/{assetId}', () => {
 });
 
 describe('bytes are kept by the store', () => {
-  it('survive a restart on a --db file, and the URL signed before still works', async () => {
-    const path = tempDbPath();
+  it('survive a restart on the same store, and the URL signed before still works', async () => {
+    const path = reopenableStore();
     const first = await createEmulator({ db: path, seed: 3, log: quiet });
     const ws = await first.createWorkspace();
     const asset = (await upload(client(first, ws.apiKey.secret), 'video-2s.mp4')).body;

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, exited, startCli } from '../support/cli.js';
-import { tempDbPath } from '../support/backends.js';
+import { reopenableCliStore } from '../support/store.js';
 
 const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
 const running = new Set<ChildProcess>();
@@ -52,7 +52,7 @@ describe('CLI: admin token with every fixture and store combination', () => {
   });
 
   it('--admin-token with --seed and --db: starts, restarts on the same file, and reset returns to the demo', async () => {
-    const db = tempDbPath();
+    const db = reopenableCliStore();
     const args = ['--admin-token', 't0k', '--seed', '7', '--db', db];
     const admin = { authorization: 'Bearer t0k' };
     const first = await start(args);

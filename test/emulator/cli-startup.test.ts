@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDbPath } from '../support/backends.js';
+import { reopenableCliStore } from '../support/store.js';
 import { CLI, closesWithin, exited, freePort, listening, runToEnd, startCli } from '../support/cli.js';
 
 const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
@@ -64,7 +65,7 @@ describe('start-up a person can read', () => {
   });
 
   it('a revoked demo key is not shown again after a restart', async () => {
-    const db = tempDbPath();
+    const db = reopenableCliStore();
     const first = await start(['--db', db]);
     const ws = (/key demo-read-only \(Demo workspace, (ws_\w+)\)/.exec(first.stdout()) ?? [])[1];
     const keys = (await (await fetch(`${first.url}/workspaces/${ws}/keys`)).json()) as { data: { id: string; name: string }[] };

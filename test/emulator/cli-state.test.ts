@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDbPath } from '../support/backends.js';
+import { reopenableCliStore } from '../support/store.js';
 import { exited, runToEnd, startCli } from '../support/cli.js';
 
 const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
@@ -100,7 +101,7 @@ describe('--export-on-exit and --import', () => {
   });
 
   it('a GET /_emulator/state document of an unseeded --db emulator imports back into that file', async () => {
-    const db = tempDbPath();
+    const db = reopenableCliStore();
     const file = join(tempDir(), 'own.json');
     const first = await start(['--db', db]);
     const made = (await (await fetch(`${first.url}/_emulator/workspaces`, { method: 'POST' })).json()) as { apiKey: { secret: string } };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../emulator/package-info.js';
 import { CLI, startCli, type RunningCli } from '../support/cli.js';
 import { anchorsOf, docFiles, linksOf, missingLines, readDoc, shellBlocks, type ShellBlock } from '../support/doc-blocks.js';
+import { postgresForBlock } from '../support/doc-postgres.js';
 
 // Every ```sh block of README.md and docs/*.md runs in bash against a real emulator (the
 // built CLI with its defaults: the demo, no seed), as a reader would paste it. The blocks
@@ -30,6 +31,8 @@ writeFileSync(
     `echo "tests passed against $SVC_EMULATOR_URL"\n`,
 );
 chmodSync(join(bin, 'npm'), 0o755);
+// A block that runs as another user (doc-postgres.ts) reaches its folder and the stub through here.
+chmodSync(work, 0o755);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function freePort(): Promise<number> {
@@ -42,18 +45,19 @@ function freePort(): Promise<number> {
   });
 }
 
-function runBash(script: string, cwd: string): Promise<{ code: number | null; out: string; err: string }> {
+function runBash(script: string, cwd: string, as: { path?: string; user?: { uid: number; gid: number }; timeoutMs?: number } = {}): Promise<{ code: number | null; out: string; err: string }> {
   const child: ChildProcess = spawn('bash', ['-c', `set -euo pipefail\n${script}`], {
     cwd,
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    env: { ...process.env, PATH: [as.path, bin, process.env.PATH].filter(Boolean).join(':'), ...(as.user && { HOME: cwd }) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
+    ...as.user,
   });
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 60_000);
+  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), as.timeoutMs ?? 60_000);
   return new Promise((resolve) =>
     child.once('close', (code) => {
       clearTimeout(timer);
@@ -63,17 +67,26 @@ function runBash(script: string, cwd: string): Promise<{ code: number | null; ou
 }
 
 async function runBlock(block: ShellBlock, emulator: RunningCli): Promise<void> {
-  const port = block.mode.kind === 'own emulator' ? await freePort() : Number(new URL(emulator.url).port);
-  const withPort = (text: string) => text.replace(/\b4010\b/g, String(port));
-  const script = withPort(block.code).replaceAll('npx svc-emulator', `node ${CLI}`);
+  const own = block.mode.kind === 'own emulator';
   const cwd = mkdtempSync(join(work, 'block-'));
-  // Each block starts from the fixtures, as against a freshly started emulator (curl: a
-  // connection of its own, never a kept-alive one the server may be closing).
-  expect((await runBash(`curl -sf -o /dev/null -X POST ${emulator.url}/_emulator/reset`, cwd)).code).toBe(0);
-  const run = await runBash(script, cwd);
-  const where = `${block.file}:${block.line}\n--- stdout\n${run.out}\n--- stderr\n${run.err}`;
-  expect(run.code, `exit status of the block at ${where}`).toBe(0);
-  expect(missingLines(block.expected.map(withPort), run.out), `expected output of the block at ${where}`).toEqual([]);
+  const postgres = block.mode.kind === 'own emulator' && block.mode.postgres ? await postgresForBlock(block.mode.postgres, block.code, cwd) : undefined;
+  try {
+    // Ports the block names (4010, 4011; PostgreSQL's 5432...) become the test's.
+    const ports = new Map(postgres?.ports);
+    if (!own) ports.set(4010, Number(new URL(emulator.url).port));
+    else for (const port of new Set(block.code.match(/\b40[1-9]\d\b/g) ?? [])) ports.set(Number(port), await freePort());
+    const withPort = (text: string) => text.replace(/\b(40[1-9]\d|543\d)\b/g, (port) => String(ports.get(Number(port)) ?? port));
+    const script = withPort(block.code).replaceAll('npx svc-emulator', `node ${CLI}`);
+    // Each block starts from the fixtures, as against a freshly started emulator (curl: a
+    // connection of its own, never a kept-alive one the server may be closing).
+    expect((await runBash(`curl -sf -o /dev/null -X POST ${emulator.url}/_emulator/reset`, cwd)).code).toBe(0);
+    const run = await runBash(script, cwd, postgres && { path: postgres.path, user: postgres.user, timeoutMs: 150_000 });
+    const where = `${block.file}:${block.line}\n--- stdout\n${run.out}\n--- stderr\n${run.err}`;
+    expect(run.code, `exit status of the block at ${where}`).toBe(0);
+    expect(missingLines(block.expected.map(withPort), run.out), `expected output of the block at ${where}`).toEqual([]);
+  } finally {
+    postgres?.done();
+  }
 }
 
 it('has curl and jq to run the examples with (apt-get install -y curl jq; .ci/run does)', async () => {
@@ -96,7 +109,8 @@ describe.each(docFiles())('%s', (file) => {
   });
 
   for (const block of blocks.filter((b) => b.mode.kind !== 'not run')) {
-    it(`runs the shell block at line ${block.line}`, () => runBlock(block, emulator), 90_000);
+    const postgres = block.mode.kind === 'own emulator' && block.mode.postgres !== undefined;
+    it(`runs the shell block at line ${block.line}`, () => runBlock(block, emulator), postgres ? 180_000 : 90_000);
   }
 
   it('links only to files and headings that exist', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
 import type { Embedder } from '../../src/knowledge/ports.js';
-import { tempDbPath } from '../support/backends.js';
+import { reopenableStore } from '../support/store.js';
 import { client } from '../support/client.js';
 import { fileEmulator, quiet, workspace } from '../support/emulator.js';
 import { addText, settled } from './support.js';
@@ -152,8 +152,8 @@ describe('a replaceable embedder', () => {
     }
   });
 
-  it('re-embeds stored chunks when a file database reopens with another embedder, and the version moves', async () => {
-    const db = tempDbPath();
+  it('re-embeds stored chunks when a store reopens with another embedder, and the version moves', async () => {
+    const db = reopenableStore();
     const first = await createEmulator({ db, log: quiet });
     const ws = await first.createWorkspace();
     const id = await addText(client(first, ws.apiKey.secret), { title: 'T', text: 'Chunks written by the default embedder.' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator } from '../../emulator/emulator.js';
+import { createEmulator, type Emulator, type EmulatorOptions } from '../../emulator/emulator.js';
 import { ANALYZER_ID, analyzeChunk, textBlocks } from '../../src/text/analyze.js';
-import { tempDbPath } from '../support/backends.js';
+import { reopenableStore } from '../support/store.js';
 import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
 import { addText } from './support.js';
@@ -54,7 +54,7 @@ describe('block languages', () => {
 });
 
 describe('stored terms', () => {
-  async function reopen(db: string, fn: (emu: Emulator) => Promise<void>): Promise<void> {
+  async function reopen(db: EmulatorOptions['db'], fn: (emu: Emulator) => Promise<void>): Promise<void> {
     const emu = await createEmulator({ db, log: quiet });
     try {
       await fn(emu);
@@ -63,7 +63,7 @@ describe('stored terms', () => {
     }
   }
 
-  async function ingestOne(db: string) {
+  async function ingestOne(db: EmulatorOptions['db']) {
     let out = { key: '', agentId: '', sourceId: '' };
     await reopen(db, async (emu) => {
       const ws = await emu.createWorkspace();
@@ -87,7 +87,7 @@ describe('stored terms', () => {
   }
 
   it('are written at ingestion and read after a restart: the first query analyses no text', async () => {
-    const db = tempDbPath();
+    const db = reopenableStore();
     const { key, agentId, sourceId } = await ingestOne(db);
     await reopen(db, async (emu) => {
       const rows = await emu.service.db.selectFrom('knowledge_chunks').select(['analyzer_id', 'terms']).execute();
@@ -106,7 +106,7 @@ describe('stored terms', () => {
   });
 
   it('are analysed again, once, when the analyzer id they were stored with is not the current one', async () => {
-    const db = tempDbPath();
+    const db = reopenableStore();
     const { key, agentId, sourceId } = await ingestOne(db);
     await reopen(db, async (emu) => rewrite(emu, sourceId, 'Penguins waddle across the glacier.', 'svc-older-analyzer'));
     await reopen(db, async (emu) => {
@@ -121,7 +121,7 @@ describe('stored terms', () => {
   });
 
   it('build a scope index that a restart reads back whole: its first query reads no chunk terms, and a new source builds it again', async () => {
-    const db = tempDbPath();
+    const db = reopenableStore();
     const { key, agentId, sourceId } = await ingestOne(db);
     const ask = async (emu: Emulator, query: string) =>
       (await client(emu, key).post(`/v1/agents/${agentId}/query`, { query, limit: 1 })).body.passages.map((p: { sourceId: string; text: string }) => [p.sourceId, p.text]);

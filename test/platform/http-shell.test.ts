@@ -10,6 +10,7 @@ import { createService } from '../../src/service.js';
 import { send } from '../support/client.js';
 import { API_MD_CODES } from './api-codes.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
+import { openTestStore } from '../support/store.js';
 
 const emulator = await fileEmulator({ seed: 7 });
 const { api, key } = await workspace(emulator);
@@ -123,7 +124,8 @@ describe('unknown routes', () => {
 
 describe('unexpected failures', () => {
   it('become 500 svc.internal.error and leak nothing of the cause', async () => {
-    const store = await openStore();
+    const testStore = openTestStore();
+    const store = await openStore(testStore.db);
     const clock = new EmulatedClock();
     const logged: unknown[] = [];
     const service = createService({ db: store, clock, ids: createIdGenerator({ clock }), settings: resolveSettings({ secret: 's', log: (_m, e) => logged.push(e) }) });
@@ -139,7 +141,9 @@ describe('unexpected failures', () => {
     expect(res.body.detail).toBe('An unexpected error occurred.');
     expect(res.text).not.toMatch(/SQLITE|secret|srv|app\.ts/);
     expect(logged).toHaveLength(1);
+    await service.stop();
     await store.close();
+    testStore.discard();
   });
 });
 

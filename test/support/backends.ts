@@ -4,18 +4,22 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { DatabaseOptions } from '../../src/db/database.js';
 import { freshDatabase } from './postgres.js';
+import { testStoreName, type TestStoreName } from './store.js';
 
-/**
- * The four stores every shared suite runs on (kysely's `for (const dialect of DIALECTS)`):
- * SQLite in memory and in a file, PGlite, and a PostgreSQL server (a database of its
- * own on the run's test cluster).
- */
-export const BACKENDS: { name: string; options: () => DatabaseOptions }[] = [
+const ALL_BACKENDS: { name: TestStoreName; options: () => DatabaseOptions }[] = [
   { name: 'sqlite-memory', options: () => ({ kind: 'memory' }) },
   { name: 'sqlite-file', options: () => ({ kind: 'file', path: join(mkdtempSync(join(tmpdir(), 'svc-emu-')), 'store.db') }) },
   { name: 'pglite', options: () => ({ kind: 'pglite' }) },
   { name: 'postgres', options: () => ({ kind: 'postgres', url: freshDatabase(inject('postgres'), 'store') }) },
 ];
+
+/**
+ * The stores `test/db/store.test.ts` runs its cases on (kysely's `for (const dialect of
+ * DIALECTS)`): all four (SQLite in memory and in a file, PGlite, and a PostgreSQL
+ * server, each case on a store it migrates from nothing) in the default run; the run's
+ * store alone in a run on another (`SVC_TEST_STORE`), which runs the whole suite there.
+ */
+export const BACKENDS = testStoreName() === 'sqlite-memory' ? ALL_BACKENDS : ALL_BACKENDS.filter((b) => b.name === testStoreName());
 
 /** A fresh temporary file path for a SQLite database. */
 export function tempDbPath(): string {

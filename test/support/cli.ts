@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../../emulator/package-info.js';
+import { cliStore } from './store.js';
+
+export { freePort } from './ports.js';
 
 /** The built CLI (`npm run build`; `npm test` builds first). */
 export const CLI = join(packageRoot(), 'dist', 'cli.js');
@@ -20,7 +23,7 @@ export interface RunningCli {
  */
 export function startCli(args: string[], options: { env?: Record<string, string>; node?: string[]; track?: Set<ChildProcess>; cli?: string } = {}): Promise<RunningCli> {
   const child = spawn(process.execPath, [...(options.node ?? []), options.cli ?? CLI, '--port', '0', ...args], {
-    env: { ...process.env, ...options.env },
+    env: { ...process.env, ...onRunStore(args, options.env) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   options.track?.add(child);
@@ -35,6 +38,16 @@ export function startCli(args: string[], options: { env?: Record<string, string>
     child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`svc-emulator exited ${code} before ready: ${err}`)));
   });
+}
+
+/**
+ * The environment of a CLI a test starts: on the run's store (`SVC_EMULATOR_DB`, see
+ * `store.ts`) unless the test names one (`--db`, or `SVC_EMULATOR_DB` in `env`).
+ */
+function onRunStore(args: string[], env: Record<string, string> = {}): Record<string, string> {
+  if (args.includes('--db') || env.SVC_EMULATOR_DB !== undefined) return env;
+  const db = cliStore();
+  return db === undefined ? env : { ...env, SVC_EMULATOR_DB: db };
 }
 
 /** Resolves with the exit code once the process has ended (at once if it already has). */
@@ -55,7 +68,7 @@ export interface CliRun {
 /** Runs a command to its end (the built CLI when `command` is omitted) and collects both outputs. */
 export function runToEnd(args: string[], options: { command?: string; env?: Record<string, string>; cwd?: string; track?: Set<ChildProcess> } = {}): Promise<CliRun> {
   const child = spawn(options.command ?? process.execPath, options.command ? args : [CLI, ...args], {
-    env: { ...process.env, ...options.env },
+    env: { ...process.env, ...(options.command || args[0] !== 'exec' ? options.env : onRunStore(args, options.env)) },
     cwd: options.cwd ?? packageRoot(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -88,16 +101,4 @@ export async function closesWithin(url: string, withinMs: number): Promise<numbe
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${url} still accepts connections after ${withinMs} ms`);
-}
-
-/** A port nothing listens on right now (found by binding port 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -13,10 +13,17 @@ export const readDoc = (file: string) => readFileSync(join(packageRoot(), file),
 
 /**
  * How a shell block is run. The marker is an HTML comment on the line before the fence:
- * `<!-- not run: <why> -->` skips it; `<!-- own emulator -->` means the block starts an
- * emulator of its own, so its port 4010 is a fresh one, not the running emulator's.
+ * `<!-- not run: <why> -->` skips it; `<!-- own emulator -->` means the block starts
+ * emulators of its own, so its ports (4010, 4011...) are fresh ones, not the running
+ * emulator's. Two more start PostgreSQL too: `<!-- own emulator, a PostgreSQL cluster
+ * running -->` is a block written for a cluster a package runs (Debian's, on 5432,
+ * administered with `sudo -u postgres`), and `<!-- own emulator, own PostgreSQL -->` one
+ * that makes a cluster of its own with `initdb` and `pg_ctl` as an unprivileged user.
  */
-export type BlockMode = { kind: 'run' } | { kind: 'own emulator' } | { kind: 'not run'; reason: string };
+export type BlockMode =
+  | { kind: 'run' }
+  | { kind: 'own emulator'; postgres?: 'running' | 'own' }
+  | { kind: 'not run'; reason: string };
 
 export interface ShellBlock {
   file: string;
@@ -34,6 +41,8 @@ function modeOf(previous: Token | undefined): BlockMode {
   const comment = previous?.type === 'html' ? previous.raw.trim() : '';
   if (comment.startsWith('<!-- not run:')) return { kind: 'not run', reason: comment.slice('<!-- not run:'.length, -'-->'.length).trim() };
   if (comment === '<!-- own emulator -->') return { kind: 'own emulator' };
+  if (comment === '<!-- own emulator, a PostgreSQL cluster running -->') return { kind: 'own emulator', postgres: 'running' };
+  if (comment === '<!-- own emulator, own PostgreSQL -->') return { kind: 'own emulator', postgres: 'own' };
   return { kind: 'run' };
 }
 

@@ -82,7 +82,8 @@ function instrument(emulator: Emulator): void {
 }
 
 // Applied when a test file first imports the emulator (directly or through the package
-// entry), so files that never start one pay nothing.
+// entry), so files that never start one pay nothing. The same mock gives `createEmulator`
+// the run's store when a test names none (`store.ts`, `SVC_TEST_STORE`).
 vi.mock(import('../../emulator/emulator.js'), async (importOriginal) => {
   const module = await importOriginal();
   const init = module.Emulator.prototype.init;
@@ -90,7 +91,8 @@ vi.mock(import('../../emulator/emulator.js'), async (importOriginal) => {
     instrument(this);
     return init.apply(this, args);
   };
-  return module;
+  const { onTestStore } = await import('./store.js');
+  return { ...module, createEmulator: onTestStore(module.createEmulator) };
 });
 
 afterAll(async () => {

@@ -1,25 +1,48 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from './cli.js';
+import { delimiter, join } from 'node:path';
+import { freePort } from './ports.js';
 
 /** The superuser of a test cluster (trust authentication: no password). */
 export const PG_USER = 'svc';
 
-/** Where Debian's `postgresql` package puts the server programs (the newest version). */
-export function postgresBin(): string {
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
-  versions.sort((a, b) => Number(b) - Number(a));
-  if (!versions[0]) {
-    throw new Error('PostgreSQL server programs not found under /usr/lib/postgresql: install them with `apt-get install postgresql` (.ci/run does)');
+const SERVER_PROGRAMS = ['initdb', 'pg_ctl', 'psql'];
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
   }
-  return join(root, versions[0], 'bin');
+}
+
+/**
+ * The folder of PostgreSQL's server programs (`initdb`, `pg_ctl`, `psql`): `PG_BIN` when
+ * set, else the first folder on `PATH` that has all three (Homebrew, Fedora, Arch, Nix,
+ * a source build), else the newest version of Debian's `postgresql` package, whose
+ * server programs are not on `PATH` (/usr/lib/postgresql/<version>/bin; decisions, D-822).
+ */
+export function postgresBin(env: NodeJS.ProcessEnv = process.env, debianRoot = '/usr/lib/postgresql'): string {
+  const hasAll = (dir: string) => SERVER_PROGRAMS.every((p) => isExecutable(join(dir, p)));
+  if (env.PG_BIN) {
+    if (hasAll(env.PG_BIN)) return env.PG_BIN;
+    throw new Error(`PG_BIN=${env.PG_BIN}: ${SERVER_PROGRAMS.join(', ')} are not all there`);
+  }
+  const onPath = (env.PATH ?? '').split(delimiter).find((dir) => dir !== '' && hasAll(dir));
+  if (onPath) return onPath;
+  const versions = existsSync(debianRoot) ? readdirSync(debianRoot).filter((v) => hasAll(join(debianRoot, v, 'bin'))) : [];
+  versions.sort((a, b) => Number(b) - Number(a));
+  if (versions[0]) return join(debianRoot, versions[0], 'bin');
+  throw new Error(
+    `PostgreSQL server programs (initdb, pg_ctl, psql) are neither on PATH nor under ${debianRoot}/*/bin: install them ` +
+      '(`apt-get install postgresql`, as .ci/run does; `brew install postgresql@17`; `dnf install postgresql-server`) or set PG_BIN to their folder',
+  );
 }
 
 /** Who runs the server: initdb refuses root, so root hands it to `postgres` (or `nobody`). */
-function serverUser(): { uid: number; gid: number } | undefined {
+export function serverUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   for (const name of ['postgres', 'nobody']) {
     const found = spawnSync('id', ['-u', name], { encoding: 'utf8' });
@@ -100,12 +123,23 @@ declare module 'vitest' {
 
 let made = 0;
 
+/** `psql` arguments that run one command as the superuser on the cluster's `postgres` database. */
+const psqlArgs = (cluster: { host: string; port: number }, command: string) => ['-q', '-h', cluster.host, '-p', String(cluster.port), '-U', PG_USER, '-d', 'postgres', '-c', command];
+
 /**
  * A new empty database on the run's shared cluster; answers its URL. Synchronous (psql),
- * so that a backend's options can be built where a test needs them.
+ * so that a backend's options can be built where a test needs them. With `template`,
+ * a copy of that database (one whose migrations are applied: `postgres-setup.ts`).
  */
-export function freshDatabase(cluster: { host: string; port: number }, prefix = 'test'): string {
+export function freshDatabase(cluster: { host: string; port: number }, prefix = 'test', template?: string): string {
   const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${made++}`;
-  execFileSync(join(postgresBin(), 'psql'), ['-q', '-h', cluster.host, '-p', String(cluster.port), '-U', PG_USER, '-d', 'postgres', '-c', `CREATE DATABASE "${name}"`], { stdio: 'pipe' });
+  const copy = template ? ` TEMPLATE "${template}"` : '';
+  execFileSync(join(postgresBin(), 'psql'), psqlArgs(cluster, `CREATE DATABASE "${name}"${copy}`), { stdio: 'pipe' });
   return `postgres://${PG_USER}@${cluster.host}:${cluster.port}/${name}`;
+}
+
+/** Drops a database of `freshDatabase` in the background (its emulator has closed). */
+export function dropDatabase(cluster: { host: string; port: number }, url: string): void {
+  const name = new URL(url).pathname.slice(1);
+  execFile(join(postgresBin(), 'psql'), psqlArgs(cluster, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`), () => {});
 }

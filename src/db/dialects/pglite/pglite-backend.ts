@@ -1,6 +1,6 @@
 import { POSTGRES_DIALECT } from '../postgres/postgres-dialect.js';
 import type { Backend } from '../sql-dialect.js';
-import { createPgliteDialect } from './pglite-driver.js';
+import { PgliteDialect } from './pglite-driver.js';
 
 /** Postgres in process (PGlite): in memory without `dataDir`, else that directory. */
 export async function openPglite(dataDir?: string): Promise<Backend> {
@@ -8,7 +8,7 @@ export async function openPglite(dataDir?: string): Promise<Backend> {
   const pg = new PGlite(dataDir);
   await pg.waitReady;
   return {
-    kysely: createPgliteDialect(pg),
+    kysely: new PgliteDialect(pg),
     sql: POSTGRES_DIALECT,
     async close(db) {
       await db.destroy();
