@@ -7,6 +7,7 @@ import { ServiceError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import type { Service } from '../src/service.js';
 import { createSealer } from './seal.js';
+import { gateState, migrateTables } from './state-gate/index.js';
 
 export const STATE_FORMAT = 'svc-emulator-state';
 export const STATE_VERSION = 1;
@@ -48,17 +49,11 @@ export const StateDocumentSchema = named('StateDocument', v.strictObject({
   ),
 }));
 
-// Bytes travel as { $bytes: base64 } so the document stays JSON.
+// Bytes travel as { $bytes: base64 } so the document stays JSON (the gate reads them back).
 function encodeValue(value: unknown): unknown {
   return value instanceof Uint8Array ? { $bytes: Buffer.from(value).toString('base64') } : value;
 }
 
-function decodeValue(value: unknown): unknown {
-  if (value && typeof value === 'object' && '$bytes' in value && typeof (value as { $bytes: unknown }).$bytes === 'string') {
-    return Buffer.from((value as { $bytes: string }).$bytes, 'base64');
-  }
-  return value;
-}
 
 /** Columns that never leave the emulator in the clear: they are sealed in exports. */
 export const SEALED_COLUMNS: Record<string, string[]> = { api_keys: ['hash'] };
@@ -111,10 +106,13 @@ const INSERT_BATCH = 100;
  * by this emulator's secret, or, with `plainHashes`, may also be in the clear.
  */
 export async function importState(service: Service, clock: EmulatedClock, input: unknown, options: StateTransferOptions = {}): Promise<void> {
-  const doc = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
+  const parsed = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
+  // The caller's document is left as it was: hashes are opened in a copy of the rows.
+  const doc = { ...parsed, tables: migrateTables(parsed.tables) };
   const sealer = createSealer(service.settings.secret);
   for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
-    for (const [i, row] of (doc.tables[table] ?? []).entries()) {
+    doc.tables[table] = (doc.tables[table] ?? []).map((row) => ({ ...row }));
+    for (const [i, row] of doc.tables[table]!.entries()) {
       for (const column of columns) {
         const value = row[column];
         const opened =
@@ -128,6 +126,8 @@ export async function importState(service: Service, clock: EmulatedClock, input:
       }
     }
   }
+  // Every row as the service itself would have written it, or nothing changes (D-720).
+  const tables = gateState(doc);
   await service.stop();
   // Counters in memory belong to the state being replaced.
   service.workspaces.activity.forget();
@@ -137,7 +137,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
     await service.jobs.whileQuiet(() => service.db.transaction().execute(async (trx) => {
       for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
       for (const table of STATE_TABLES) {
-        const rows = (doc.tables[table] ?? []).map((r) => Object.fromEntries(Object.entries(r).map(([k, val]) => [k, decodeValue(val)])));
+        const rows = tables[table] ?? [];
         for (let i = 0; i < rows.length; i += INSERT_BATCH) {
           try {
             await trx.insertInto(table as 'jobs').values(rows.slice(i, i + INSERT_BATCH) as never).execute();

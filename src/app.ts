@@ -53,11 +53,14 @@ export function createApp(service: Service, options: AppOptions = {}) {
   });
   const router = new Router(app, openapi, service.idempotency, gate, shell);
 
+  // The problem says what the client may know; the cause is for the operator (D-158).
+  const logCause = (c: Context<AppEnv>, error: ServiceError) => {
+    if (error.cause !== undefined) service.settings.log(`${error.code} on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error.cause);
+  };
   app.onError((error, c) => {
     shell.begin(c);
     if (error instanceof ServiceError) {
-      // The problem says what the client may know; the cause is for the operator (D-158).
-      if (error.cause !== undefined) service.settings.log(`${error.code} on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error.cause);
+      logCause(c, error);
       return shell.finish(c, problemResponse(c, error));
     }
     // The database is out of reach: the request wrote nothing (its transaction did not
@@ -75,8 +78,9 @@ export function createApp(service: Service, options: AppOptions = {}) {
       if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) await gate(c);
       throw new ServiceError('svc.resource.not_found');
     } catch (error) {
-      if (error instanceof ServiceError) return shell.finish(c, problemResponse(c, error));
-      throw error;
+      if (!(error instanceof ServiceError)) throw error;
+      logCause(c, error);
+      return shell.finish(c, problemResponse(c, error));
     }
   });
   app.use('/workspaces/*', async (c, next) => {

@@ -8,6 +8,7 @@ import type { ChunkTerms, IndexedChunk } from './knowledge-index.js';
 import type { Embedder } from './ports.js';
 import { packVector, unpackVector } from './pipeline/embedder.js';
 import { sourceLabels } from './pipeline/pipeline.js';
+import { storedTopics } from './sources.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import type { TermDictionary } from './term-dictionary.js';
 
@@ -176,7 +177,7 @@ export class ChunkCache {
     const vectors = stale.length ? await this.#reembed(stale) : new Map<string, Float32Array>();
     const out = new Map<string, CachedSource>();
     for (const s of sources) out.set(s.id, { agentId: s.agent_id, chunks: [], print: printOf(s) });
-    const meta = new Map(sources.map((s) => [s.id, { ...s, topics: JSON.parse(s.topics) as string[] }]));
+    const meta = new Map(sources.map((s) => [s.id, { ...s, topics: storedTopics(s) }]));
     const unanalysed = rows.filter((r) => r.analyzer_id !== ANALYZER_ID || r.terms === null);
     const labels = (sourceId: string) => sourceLabels(meta.get(sourceId)!.title, meta.get(sourceId)!.file_name);
     const terms = unanalysed.length

@@ -124,3 +124,19 @@ export const SourceDeletedSchema = named('SourceDeleted', v.object({ sourceId: v
 export const TopicCountSchema = named('TopicCount', v.object({ topic: v.string(), sourceCount: v.number() }));
 export const TopicListSchema = namedListPage('TopicList', TopicCountSchema);
 export const TopicMergedSchema = named('TopicMerged', v.object({ from: v.string(), into: v.string(), sourcesUpdated: v.number() }));
+
+/** `knowledge_sources.topics` as the service writes it: normalised tags, at most 12, none twice. */
+export const StoredTopicsSchema = v.pipe(
+  v.array(TopicSchema),
+  v.maxLength(TOPICS_MAX, `must have at most ${TOPICS_MAX} items`),
+  v.check((topics) => new Set(topics).size === topics.length, 'must name each topic once'),
+);
+/** `knowledge_sources.claim`: both languages, under the rules of a claim add. */
+export const StoredClaimSchema = ClaimAddSchema.pipe[0].entries.claim;
+/** The scalar fields of a source a client sets: its title and re-crawl interval. */
+export const StoredSourceFields = {
+  // A document's own title (an HTML <title>) may be longer than a client's.
+  title: clientText({ min: 1, max: 1000 }),
+  url: UrlAddSchema.pipe[0].entries.url,
+  syncTtlMinutes: v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(SYNC_TTL_MAX)),
+};

@@ -1,0 +1,107 @@
+import * as v from 'valibot';
+import { TABLES } from '../../src/db/schema/index.js';
+import { ServiceError, type FieldError } from '../../src/platform/service-error.js';
+import { toFieldErrors } from '../../src/platform/validation.js';
+import { crossFaults } from './references.js';
+import { ROW_RULES } from './rows.js';
+
+type Row = Record<string, unknown>;
+
+/** What the gate reads: the clock, the id generator and every table's rows. */
+export interface GateInput {
+  clock: unknown;
+  ids: unknown;
+  tables: Record<string, Row[]>;
+}
+
+/** A refusal lists at most this many faults (the first ones, in table order). */
+export const MAX_FAULTS = 50;
+
+/**
+ * The latest instant a state's clock may stand at: the year 9000, so that a running clock
+ * has a thousand years before a timestamp needs a fifth year digit (decisions, D-723).
+ */
+export const MAX_CLOCK = Date.UTC(9000, 0, 1);
+
+// The 80-bit random part of the last id, with the top bit clear (the generator's headroom).
+const MAX_RANDOM = 2n ** 79n - 1n;
+
+const Instant = v.pipe(v.number('must be a number'), v.integer('must be whole milliseconds'), v.minValue(0, 'must not be before 1970'), v.maxValue(MAX_CLOCK, 'must not be after the year 9000'));
+
+const ClockSchema = v.strictObject({ frozen: v.boolean(), value: v.pipe(v.number('must be a number'), v.integer('must be whole milliseconds')) });
+const IdsSchema = v.strictObject({
+  // -1: no id drawn yet.
+  time: v.union([v.literal(-1), Instant], 'must be -1 or an instant from 1970 to the year 9000 (whole milliseconds)'),
+  random: v.pipe(v.string(), v.regex(/^\d{1,25}$/, 'must be a decimal number'), v.check((r) => BigInt(r) <= MAX_RANDOM, 'must be below 2^79')),
+  draws: v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer')),
+});
+
+const prefixed = (prefix: string, errors: FieldError[]) => errors.map((e) => ({ ...e, field: e.field === '(body)' ? prefix : `${prefix}.${e.field}` }));
+
+/** The clock and the id generator: finite, whole, and within the dates the service can write. */
+function clockAndIdFaults(input: GateInput, now: number): FieldError[] {
+  const faults: FieldError[] = [];
+  const clock = v.safeParse(ClockSchema, input.clock);
+  if (!clock.success) faults.push(...prefixed('clock', toFieldErrors(clock.issues)));
+  else {
+    // Frozen: the instant. Running: the offset added to real time.
+    const instant = clock.output.frozen ? clock.output.value : now + clock.output.value;
+    if (instant < 0 || instant > MAX_CLOCK) faults.push({ field: 'clock.value', reason: `puts the clock at ${instant}, outside 1970 to the year 9000` });
+  }
+  const ids = v.safeParse(IdsSchema, input.ids);
+  if (!ids.success) faults.push(...prefixed('ids', toFieldErrors(ids.issues)));
+  return faults;
+}
+
+/**
+ * The state gate (decisions, D-720): checks a state document's clock, id generator and
+ * every row of every table against what the service itself writes, before anything is
+ * written. Answers the rows to insert (bytes read into Buffers), or throws
+ * `400 svc.request.validation_failed` whose `errors` name each row and field at fault
+ * (`tables.api_keys.3.scopes`, with the row's id in `row`).
+ */
+export function gateState(input: GateInput, options: { now?: number } = {}): Record<string, Row[]> {
+  const faults: FieldError[] = clockAndIdFaults(input, options.now ?? Date.now());
+  const out: Record<string, Row[]> = {};
+  for (const table of TABLES) {
+    const rows = input.tables[table];
+    if (rows === undefined || (rows.length === 0 && !ROW_RULES[table].row)) continue;
+    const rule = ROW_RULES[table];
+    if (!rule.row) {
+      faults.push({ field: `tables.${table}`, reason: rule.absent === 'derived' ? 'is derived and built again after an import: leave it out' : 'is not state' });
+      continue;
+    }
+    const name = rule.name ?? ((r: Row) => String(r.id));
+    const decoded: Row[] = [];
+    rows.forEach((row, i) => {
+      if (faults.length >= MAX_FAULTS) return;
+      const at = `tables.${table}.${i}`;
+      const parsed = v.safeParse(rule.row!, row);
+      if (!parsed.success) {
+        for (const e of toFieldErrors(parsed.issues)) faults.push({ field: e.field === '(body)' ? at : `${at}.${e.field.split('.')[0]}`, reason: e.reason, row: name(row) });
+        return;
+      }
+      const cells = parsed.output as Row;
+      for (const f of rule.check?.(cells) ?? []) faults.push({ field: `${at}.${f.column}`, reason: f.reason, row: name(row) });
+      decoded.push(cells);
+    });
+    out[table] = decoded;
+  }
+  // References and keys are compared once every row reads as a row.
+  if (faults.length === 0) {
+    for (const f of crossFaults(out).slice(0, MAX_FAULTS)) {
+      const row = out[f.table]![f.index]!;
+      faults.push({ field: `tables.${f.table}.${f.index}.${f.column}`, reason: f.reason, row: (ROW_RULES[f.table as (typeof TABLES)[number]].name ?? ((r: Row) => String(r.id)))(row) });
+    }
+  }
+  if (faults.length > 0) {
+    throw new ServiceError('svc.request.validation_failed', {
+      detail: {
+        en: 'The state holds rows this service could not have written; nothing was imported.',
+        es: 'El estado contiene filas que este servicio no pudo haber escrito; no se importó nada.',
+      },
+      errors: faults.slice(0, MAX_FAULTS),
+    });
+  }
+  return out;
+}

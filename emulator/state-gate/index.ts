@@ -1,0 +1,3 @@
+export { gateState, MAX_CLOCK, MAX_FAULTS, type GateInput } from './gate.js';
+export { migrateTables } from './migrate.js';
+export { ROW_RULES, type TableRule } from './rows.js';
