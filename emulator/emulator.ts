@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../src/app.js';
-import { isPostgresUrl, openStore, type DatabaseOptions, type Store } from '../src/db/database.js';
+import { isPostgresUrl, openStore, StoreOpenError, type DatabaseOptions, type Store } from '../src/db/database.js';
 import type { WebDefinition } from '../src/knowledge/fetch/offline-web.js';
 import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
 import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
@@ -29,6 +29,8 @@ import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js
 import { SiteChat } from './sites/site-chat.js';
 import { createSiteHandler } from './sites/site-handler.js';
 import { exportState, importState, type StateDocument, type StateTransferOptions } from './state.js';
+import { clockAndIdFaults } from './state-gate/gate.js';
+import { checkStoreFile, GATE_MARK, GATE_VERSION } from './state-gate/store-file.js';
 import { registerErrorPages } from './docs/error-pages.js';
 import { registerHomePage } from './docs/home-page.js';
 import { RequestLog } from './request-log.js';
@@ -324,6 +326,9 @@ export class Emulator implements EmulatorControl, FixtureHost {
       if (this.service.store.shared) await this.reloadShared();
       else await this.#persist();
     }
+    // Every row in the store passed the gate (an import, the check of a file an older
+    // version wrote) or was written by this service: no need to read it whole again (D-725).
+    await this.#meta.set(GATE_MARK, GATE_VERSION);
   }
 
   /**
@@ -459,6 +464,9 @@ export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOpti
       : typeof options.db === 'string'
         ? isPostgresUrl(options.db) ? { kind: 'postgres', url: options.db } : { kind: 'file', path: options.db }
         : options.db;
+  // A file an older version wrote is checked once, before it is opened (D-725); an
+  // import replaces its rows, so they need no check then.
+  if (dbOptions.kind === 'file' && options.state === undefined) await checkStoreFile(dbOptions.path);
   const store = await openStore(dbOptions, options.log);
   let emulator: Emulator | undefined;
   try {
@@ -489,7 +497,15 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
   const meta = metaStore(store.db, () => service?.coherence);
   const seed = options.seed === undefined ? undefined : String(options.seed);
 
-  const clockState = await meta.get<ClockState>('clock');
+  const readMeta = <T>(key: string): Promise<T | undefined> =>
+    meta.get<T>(key).catch(() => {
+      throw new StoreOpenError(`cannot use ${store.where}: its meta.${key} is not JSON`);
+    });
+  const clockState = await readMeta<ClockState>('clock');
+  const idState = store.shared ? undefined : await readMeta<IdState>('ids');
+  // A clock or id state written into the store by hand stops the start, naming it (D-723).
+  const metaFaults = clockAndIdFaults({ ...(clockState && { clock: clockState }), ...(idState && { ids: idState }) });
+  if (metaFaults.length) throw new StoreOpenError(`cannot use ${store.where}: its meta.${metaFaults[0]!.field} cannot be read (${metaFaults[0]!.reason})`);
   const clock = seed !== undefined ? new EmulatedClock({ frozenAt: demo.epoch ?? SEED_EPOCH }) : new EmulatedClock();
   if (clockState) clock.restore(clockState);
 
@@ -501,7 +517,6 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
   const ids = tap.ids;
   demo.tap?.(tap);
   if (!store.shared) {
-    const idState = await meta.get<IdState>('ids');
     if (idState) {
       const clean = await meta.get<boolean>('clean');
       // After a crash the saved id state may be behind the last id handed out: step past it.

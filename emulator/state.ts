@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import * as v from 'valibot';
+import type { Database } from '../src/db/schema/index.js';
 import { named } from '../src/platform/named-schema.js';
 import { TABLES } from '../src/db/schema/index.js';
 import type { ClockState, EmulatedClock } from '../src/platform/clock.js';
@@ -7,7 +9,8 @@ import { ServiceError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import type { Service } from '../src/service.js';
 import { createSealer } from './seal.js';
-import { gateState, migrateTables } from './state-gate/index.js';
+import { gateState } from './state-gate/gate.js';
+import { migrateTables } from './state-gate/migrate.js';
 
 export const STATE_FORMAT = 'svc-emulator-state';
 export const STATE_VERSION = 1;
@@ -72,9 +75,20 @@ export interface StateTransferOptions {
 /** Reads the whole state in one transaction, rows in a stable order; key hashes sealed. */
 export async function exportState(service: Service, clock: EmulatedClock, options: StateTransferOptions = {}): Promise<StateDocument> {
   const sealer = options.plainHashes ? { seal: (value: string) => value } : createSealer(service.settings.secret);
-  const tables: StateDocument['tables'] = {};
   await service.flush();
-  await service.db.transaction().execute(async (trx) => {
+  return {
+    format: STATE_FORMAT,
+    version: STATE_VERSION,
+    clock: clock.snapshot(),
+    ids: service.ids.snapshot(),
+    tables: await readTables(service.db, sealer),
+  };
+}
+
+/** Every state table's rows in one transaction, in a stable order, bytes as `{ $bytes }`; `sealer` seals key hashes. */
+export async function readTables(db: Kysely<Database>, sealer: { seal(value: string): string }): Promise<StateDocument['tables']> {
+  const tables: StateDocument['tables'] = {};
+  await db.transaction().execute(async (trx) => {
     for (const table of STATE_TABLES) {
       if (DERIVED_TABLES.includes(table)) continue;
       const derived = DERIVED_COLUMNS[table] ?? {};
@@ -89,13 +103,7 @@ export async function exportState(service: Service, clock: EmulatedClock, option
       );
     }
   });
-  return {
-    format: STATE_FORMAT,
-    version: STATE_VERSION,
-    clock: clock.snapshot(),
-    ids: service.ids.snapshot(),
-    tables,
-  };
+  return tables;
 }
 
 const INSERT_BATCH = 100;

@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import * as v from 'valibot';
 import { StoredTimestampSchema } from '../../src/platform/stored.js';
-import { toFieldErrors } from '../../src/platform/validation.js';
-import { clientText } from '../../src/platform/validation.js';
+import { clientText, findUnsafeValue, toFieldErrors } from '../../src/platform/validation.js';
 
 // Column rules of the state gate: what one cell of a row may hold, as the service writes it.
 
@@ -77,6 +76,9 @@ export function json<S extends AnySchema>(schema: S, what: string) {
 
 /** Why `value` is not what `schema` stores (undefined when it is). */
 export function jsonValueProblem(schema: AnySchema, value: unknown): string | undefined {
+  // Too deep to walk, or text that would not read back the same: refused before any schema walks it.
+  const unsafe = findUnsafeValue(value);
+  if (unsafe) return unsafe.field === '(body)' ? unsafe.reason : `${unsafe.field}: ${unsafe.reason}`;
   // Valibot's object schemas take an array for an object: say it first.
   if (Array.isArray(value) && isObjectSchema(schema)) return 'an object, not an array';
   const result = v.safeParse(schema, value);

@@ -32,24 +32,37 @@ const ClockSchema = v.strictObject({ frozen: v.boolean(), value: v.pipe(v.number
 const IdsSchema = v.strictObject({
   // -1: no id drawn yet.
   time: v.union([v.literal(-1), Instant], 'must be -1 or an instant from 1970 to the year 9000 (whole milliseconds)'),
-  random: v.pipe(v.string(), v.regex(/^\d{1,25}$/, 'must be a decimal number'), v.check((r) => BigInt(r) <= MAX_RANDOM, 'must be below 2^79')),
+  random: v.pipe(v.string(), v.regex(/^\d{1,25}$/, 'must be a decimal number'), v.check((r) => /^\d{1,25}$/.test(r) && BigInt(r) <= MAX_RANDOM, 'must be below 2^79')),
   draws: v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer')),
 });
 
+/** How a fault names its row: `{ row: <id or key> }` when the row has one that reads as text. */
+function rowName(table: string): (row: unknown) => { row?: string } {
+  const rule = ROW_RULES[table as (typeof TABLES)[number]];
+  return (row) => {
+    if (row === null || typeof row !== 'object') return {};
+    const name = rule.name ? rule.name(row as Row) : (row as Row).id;
+    return typeof name === 'string' && name.length <= 300 && !name.includes('undefined') ? { row: name } : {};
+  };
+}
+
 const prefixed = (prefix: string, errors: FieldError[]) => errors.map((e) => ({ ...e, field: e.field === '(body)' ? prefix : `${prefix}.${e.field}` }));
 
-/** The clock and the id generator: finite, whole, and within the dates the service can write. */
-function clockAndIdFaults(input: GateInput, now: number): FieldError[] {
+/**
+ * The clock and the id generator: finite, whole, and within the dates the service can
+ * write (D-723). Either may be left out (`undefined`) when only the other is checked.
+ */
+export function clockAndIdFaults(input: { clock?: unknown; ids?: unknown }, now = Date.now()): FieldError[] {
   const faults: FieldError[] = [];
-  const clock = v.safeParse(ClockSchema, input.clock);
-  if (!clock.success) faults.push(...prefixed('clock', toFieldErrors(clock.issues)));
-  else {
+  const clock = 'clock' in input ? v.safeParse(ClockSchema, input.clock) : undefined;
+  if (clock && !clock.success) faults.push(...prefixed('clock', toFieldErrors(clock.issues)));
+  else if (clock) {
     // Frozen: the instant. Running: the offset added to real time.
     const instant = clock.output.frozen ? clock.output.value : now + clock.output.value;
     if (instant < 0 || instant > MAX_CLOCK) faults.push({ field: 'clock.value', reason: `puts the clock at ${instant}, outside 1970 to the year 9000` });
   }
-  const ids = v.safeParse(IdsSchema, input.ids);
-  if (!ids.success) faults.push(...prefixed('ids', toFieldErrors(ids.issues)));
+  const ids = 'ids' in input ? v.safeParse(IdsSchema, input.ids) : undefined;
+  if (ids && !ids.success) faults.push(...prefixed('ids', toFieldErrors(ids.issues)));
   return faults;
 }
 
@@ -71,18 +84,18 @@ export function gateState(input: GateInput, options: { now?: number } = {}): Rec
       faults.push({ field: `tables.${table}`, reason: rule.absent === 'derived' ? 'is derived and built again after an import: leave it out' : 'is not state' });
       continue;
     }
-    const name = rule.name ?? ((r: Row) => String(r.id));
+    const name = rowName(table);
     const decoded: Row[] = [];
     rows.forEach((row, i) => {
       if (faults.length >= MAX_FAULTS) return;
       const at = `tables.${table}.${i}`;
       const parsed = v.safeParse(rule.row!, row);
       if (!parsed.success) {
-        for (const e of toFieldErrors(parsed.issues)) faults.push({ field: e.field === '(body)' ? at : `${at}.${e.field.split('.')[0]}`, reason: e.reason, row: name(row) });
+        for (const e of toFieldErrors(parsed.issues)) faults.push({ field: e.field === '(body)' ? at : `${at}.${e.field.split('.')[0]}`, reason: e.reason, ...name(row) });
         return;
       }
       const cells = parsed.output as Row;
-      for (const f of rule.check?.(cells) ?? []) faults.push({ field: `${at}.${f.column}`, reason: f.reason, row: name(row) });
+      for (const f of rule.check?.(cells) ?? []) faults.push({ field: `${at}.${f.column}`, reason: f.reason, ...name(row) });
       decoded.push(cells);
     });
     out[table] = decoded;
@@ -91,7 +104,7 @@ export function gateState(input: GateInput, options: { now?: number } = {}): Rec
   if (faults.length === 0) {
     for (const f of crossFaults(out).slice(0, MAX_FAULTS)) {
       const row = out[f.table]![f.index]!;
-      faults.push({ field: `tables.${f.table}.${f.index}.${f.column}`, reason: f.reason, row: (ROW_RULES[f.table as (typeof TABLES)[number]].name ?? ((r: Row) => String(r.id)))(row) });
+      faults.push({ field: `tables.${f.table}.${f.index}.${f.column}`, reason: f.reason, ...rowName(f.table)(row) });
     }
   }
   if (faults.length > 0) {
