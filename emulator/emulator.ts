@@ -28,7 +28,7 @@ import type { EmulatorOptions } from './options.js';
 import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { SiteChat } from './sites/site-chat.js';
 import { createSiteHandler } from './sites/site-handler.js';
-import { exportState, importState, type StateDocument, type StateTransferOptions } from './state.js';
+import { exportState, importState, type StateDocument, type StateImportOptions, type StateTransferOptions } from './state.js';
 import { clockAndIdFaults } from './state-gate/gate.js';
 import { checkStoreFile, GATE_MARK, GATE_VERSION } from './state-gate/store-file.js';
 import { registerErrorPages } from './docs/error-pages.js';
@@ -99,6 +99,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
   /** Keys the fixtures created, for the start-up banner. */
   fixtureKeys: LoadedKey[] = [];
   #baseline: StateDocument | undefined;
+  #baselineOwn = false;
   readonly #servers = new Set<ServerType>();
   #closed = false;
   #persistTail: Promise<void> = Promise.resolve();
@@ -266,7 +267,12 @@ export class Emulator implements EmulatorControl, FixtureHost {
     return exportState(this.service, this.#clock, options);
   }
 
-  async importState(doc: unknown, options: StateTransferOptions = {}): Promise<void> {
+  /** Replaces the whole state; a document with rows this service could not have written is refused with 400 and changes nothing. */
+  importState(doc: unknown, options: StateTransferOptions = {}): Promise<void> {
+    return this.#import(doc, options);
+  }
+
+  async #import(doc: unknown, options: StateImportOptions): Promise<void> {
     await importState(this.service, this.#clock, doc, options);
     await this.siteChat.clear();
     await this.#persist();
@@ -274,7 +280,8 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   /** Back to exactly the state after the fixtures loaded (for every process sharing the store). */
   async reset(): Promise<void> {
-    if (this.#baseline) await this.importState(this.#baseline);
+    // A baseline this process exported is its own rows; one read from a store file is not (D-726).
+    if (this.#baseline) await this.#import(this.#baseline, { trusted: this.#baselineOwn });
     await this.journal.clear();
     await this.clearFaults();
   }
@@ -317,6 +324,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
         if (demo?.record) demo.record(demo.tap.take());
       }
       this.#baseline = await this.exportState();
+      this.#baselineOwn = true;
       await this.#meta.set('baseline', this.#baseline);
       await this.#meta.set('initialized', true);
       await this.#persist();
@@ -340,7 +348,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     const now = this.#clock.now();
     const outputs = tap.replay(prebuilt.calls);
     const tables = relocateTables(prebuilt.state.tables, outputs, prebuilt.epoch, now);
-    await importState(this.service, this.#clock, { ...prebuilt.state, tables, clock: this.#clock.snapshot(), ids: this.service.ids.snapshot() }, { plainHashes: true });
+    await importState(this.service, this.#clock, { ...prebuilt.state, tables, clock: this.#clock.snapshot(), ids: this.service.ids.snapshot() }, { plainHashes: true, trusted: true });
     this.fixtureKeys = prebuilt.keys.map((key) => ({ ...key, workspaceId: outputs.get(key.workspaceId) ?? key.workspaceId }));
   }
 

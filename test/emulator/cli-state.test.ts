@@ -143,7 +143,7 @@ describe('--import of a bad state file: one line naming the file, exit 1, nothin
     ['a key whose scopes are not a JSON array', changed((doc) => void (doc.tables.api_keys[0].scopes = 'nope')), (f) => `${f}: tables.api_keys.0.scopes (${written.tables.api_keys[0].id}): must be JSON text: a JSON array of scopes`],
     ['a workspace whose caps are not JSON', changed((doc) => void (doc.tables.workspaces[0].caps = '{')), (f) => `${f}: tables.workspaces.0.caps (${written.tables.workspaces[0].id}): must be JSON text`],
     ['a clock past any date', changed((doc) => void (doc.clock = { frozen: true, value: 1e17 })), (f) => `${f}: clock.value: puts the clock at 100000000000000000, outside 1970 to the year 9000`],
-    ['an id generator at Infinity', changed((doc) => void (doc.ids.time = 1e309)).replace('"time":null', '"time":1e309'), (f) => `${f}: field ids.time: `],
+    ['an id generator at Infinity', changed((doc) => void (doc.ids.time = 1e309)).replace('"time":null', '"time":1e309'), (f) => `${f}: ids.time: must be whole milliseconds`],
   ];
 
   for (const [what, content, message] of cases) {
