@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import type * as v from 'valibot';
 import { createApp } from '../src/app.js';
+import type { RouteDoc } from '../src/platform/openapi.js';
 import { isPostgresUrl, openStore, StoreOpenError, type DatabaseOptions, type Store } from '../src/db/database.js';
 import type { WebDefinition } from '../src/knowledge/fetch/offline-web.js';
 import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
@@ -100,6 +102,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
   fixtureKeys: LoadedKey[] = [];
   #baseline: StateDocument | undefined;
   #baselineOwn = false;
+  #replaySchemas: StateImportOptions['replays'];
   readonly #servers = new Set<ServerType>();
   #closed = false;
   #persistTail: Promise<void> = Promise.resolve();
@@ -272,8 +275,14 @@ export class Emulator implements EmulatorControl, FixtureHost {
     return this.#import(doc, options);
   }
 
+  /** The answers of routes under `Idempotency-Key`, by status: what a stored replay may be (D-722). */
+  get #replays(): NonNullable<StateImportOptions['replays']> {
+    this.#replaySchemas ??= replaySchemas(this.openapi.routes);
+    return this.#replaySchemas;
+  }
+
   async #import(doc: unknown, options: StateImportOptions): Promise<void> {
-    await importState(this.service, this.#clock, doc, options);
+    await importState(this.service, this.#clock, doc, { ...options, replays: this.#replays });
     await this.siteChat.clear();
     await this.#persist();
   }
@@ -309,7 +318,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     const initialized = await this.#meta.get<boolean>('initialized');
     if (!initialized || state !== undefined) {
       // A snapshot is taken as it is (its queued jobs run later); fixtures settle first.
-      if (state !== undefined) await importState(this.service, this.#clock, state, { plainHashes: true });
+      if (state !== undefined) await importState(this.service, this.#clock, state, { plainHashes: true, replays: this.#replays });
       else {
         const found = fixtures && demo?.lookup?.();
         if (found && 'state' in found) {
@@ -413,6 +422,18 @@ export class Emulator implements EmulatorControl, FixtureHost {
     await this.service.leave();
     await this.service.store.close();
   }
+}
+
+/** The 2xx answers of every route under `Idempotency-Key`, by status. */
+function replaySchemas(routes: readonly RouteDoc[]): NonNullable<StateImportOptions['replays']> {
+  const out = new Map<number, v.GenericSchema<unknown, unknown>[]>();
+  for (const route of routes) {
+    if (!route.idempotent) continue;
+    for (const [status, response] of Object.entries(route.responses)) {
+      if (Number(status) >= 200 && Number(status) < 300 && response.schema) out.set(Number(status), [...(out.get(Number(status)) ?? []), response.schema]);
+    }
+  }
+  return out;
 }
 
 /** Builds and starts an emulator. */

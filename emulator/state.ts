@@ -9,7 +9,7 @@ import { ServiceError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import type { Service } from '../src/service.js';
 import { createSealer } from './seal.js';
-import { gateState } from './state-gate/gate.js';
+import { gateState, type GateOptions } from './state-gate/gate.js';
 import { migrateTables } from './state-gate/migrate.js';
 
 export const STATE_FORMAT = 'svc-emulator-state';
@@ -79,6 +79,8 @@ export interface StateImportOptions extends StateTransferOptions {
    * which no option or variable points elsewhere, so it is not gated (decisions, D-726).
    */
   trusted?: boolean;
+  /** @internal The answers idempotent routes give, by status (see `GateOptions`). */
+  replays?: GateOptions['replays'];
 }
 
 /** Rows as they are inserted: bytes read back from `{ $bytes }`. */
@@ -151,7 +153,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
     }
   }
   // Every row as the service itself would have written it, or nothing changes (D-720).
-  const tables = options.trusted ? decodeTables(doc.tables) : gateState(doc);
+  const tables = options.trusted ? decodeTables(doc.tables) : gateState(doc, { ...(options.replays && { replays: options.replays }) });
   await service.stop();
   // Counters in memory belong to the state being replaced.
   service.workspaces.activity.forget();

@@ -14,6 +14,26 @@ export interface GateInput {
   tables: Record<string, Row[]>;
 }
 
+/** What the gate is told beyond the document. */
+export interface GateOptions {
+  /** Real time now, for a running clock (default `Date.now()`). */
+  now?: number;
+  /**
+   * The answers routes under `Idempotency-Key` give, by status (the emulator's routes):
+   * a stored replay must be one of them. Without it, a replay's body need only be JSON.
+   */
+  replays?: ReadonlyMap<number, readonly v.GenericSchema<unknown, unknown>[]>;
+}
+
+/** Why a recorded answer is none the routes give (undefined when it is one). */
+function replayFault(row: Row, replays: GateOptions['replays']): { column: string; reason: string } | undefined {
+  if (!replays || row.state !== 'done') return undefined;
+  const schemas = replays.get(row.status as number);
+  if (!schemas) return { column: 'status', reason: `must be a status an idempotent route answers (${[...replays.keys()].join(', ')})` };
+  const body = JSON.parse(row.body as string) as unknown;
+  return schemas.some((schema) => v.is(schema, body)) ? undefined : { column: 'body', reason: `must be an answer an idempotent route gives with ${row.status}` };
+}
+
 /** A refusal lists at most this many faults (the first ones, in table order). */
 export const MAX_FAULTS = 50;
 
@@ -73,7 +93,7 @@ export function clockAndIdFaults(input: { clock?: unknown; ids?: unknown }, now 
  * `400 svc.request.validation_failed` whose `errors` name each row and field at fault
  * (`tables.api_keys.3.scopes`, with the row's id in `row`).
  */
-export function gateState(input: GateInput, options: { now?: number } = {}): Record<string, Row[]> {
+export function gateState(input: GateInput, options: GateOptions = {}): Record<string, Row[]> {
   const faults: FieldError[] = clockAndIdFaults(input, options.now ?? Date.now());
   const out: Record<string, Row[]> = {};
   for (const table of TABLES) {
@@ -95,7 +115,9 @@ export function gateState(input: GateInput, options: { now?: number } = {}): Rec
         return;
       }
       const cells = parsed.output as Row;
-      for (const f of rule.check?.(cells) ?? []) faults.push({ field: `${at}.${f.column}`, reason: f.reason, ...name(row) });
+      const cellFaults = rule.check?.(cells) ?? [];
+      const replay = table === 'idempotency' && cellFaults.length === 0 ? replayFault(cells, options.replays) : undefined;
+      for (const f of replay ? [replay] : cellFaults) faults.push({ field: `${at}.${f.column}`, reason: f.reason, ...name(row) });
       decoded.push(cells);
     });
     out[table] = decoded;

@@ -110,6 +110,17 @@ describe('PUT /_emulator/state refuses rows the service could not have written (
     }
   });
 
+  it('a stored idempotent answer that is not the answer its route gives', async () => {
+    const res = await importChanged((doc) => {
+      const { r } = row(doc, 'idempotency');
+      const { id: _id, ...withoutId } = JSON.parse(r.body);
+      r.body = JSON.stringify(withoutId);
+    });
+    expectRefused(res, 'tables.idempotency.0.body');
+    expectRefused(await importChanged((doc) => void (row(doc, 'idempotency').r.status = 202)), 'tables.idempotency.0.body');
+    expectRefused(await importChanged((doc) => void (row(doc, 'idempotency').r.status = 203)), 'tables.idempotency.0.status');
+  });
+
   it('a theme token that is not a 6-digit hex colour (CSS injection)', async () => {
     const res = await importChanged((doc) => {
       const { r } = row(doc, 'themes');

@@ -117,6 +117,29 @@ describe('a value the service cannot read answers a problem naming its row', () 
   });
 });
 
+describe('a stored replay that is not the answer its route gives', () => {
+  it('answers 503 naming the row, not a body its route never sends', async () => {
+    const path = tempDbPath();
+    const first = await createEmulator({ db: path, fixtures: 'none', log });
+    const made = await first.createWorkspace({ name: 'Replays' });
+    const api = client(first, made.apiKey.secret);
+    expect((await api.post('/v1/agents', { name: 'Once', identity: { businessName: 'B' } }, { 'idempotency-key': 'k' })).status).toBe(201);
+    await first.close();
+    bySqlite(path, (db) => {
+      const row = db.prepare('SELECT body FROM idempotency').get() as { body: string };
+      const { id: _id, ...rest } = JSON.parse(row.body);
+      db.prepare('UPDATE idempotency SET body = ?').run(JSON.stringify(rest));
+    });
+    const again = await createEmulator({ db: path, fixtures: 'none', log });
+    try {
+      const res = await client(again, made.apiKey.secret).post('/v1/agents', { name: 'Once', identity: { businessName: 'B' } }, { 'idempotency-key': 'k' });
+      expectUnreadable(res, `idempotency.${made.apiKey.id}/k.body`);
+    } finally {
+      await again.close();
+    }
+  });
+});
+
 describe('on the wire, a stored file is sent with its own length', () => {
   it('byte_size 4 over 120 bytes: content-length is the real length, and nothing follows on the connection', async () => {
     const server = await emulator.listen();
