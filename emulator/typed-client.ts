@@ -39,7 +39,13 @@ type IsRequired<O> = [PathParamsOf<O>] extends [never] ? (O extends { requestBod
 export type InitArgs<O> = IsRequired<O> extends true ? [init: RequestInitFor<O>] : [init?: RequestInitFor<O>];
 
 type ResponsesOf<O> = O extends { responses: infer R } ? R : never;
-type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
+// `application/json`, `application/problem+json`.
+type JsonKeys<C> = Extract<keyof C, `${string}json`>;
+/**
+ * What a status's body reads as by default: its JSON form when it has one (a typed call
+ * asks for JSON, D-802), else the text the default read gives; nothing without content.
+ */
+type ContentOf<R> = R extends { content: infer C } ? ([JsonKeys<C>] extends [never] ? string : C[JsonKeys<C>]) : undefined;
 type Parsed<B, P extends ParseAs | undefined> = P extends 'text'
   ? string
   : P extends 'arrayBuffer'
@@ -61,18 +67,36 @@ export type AnswerFor<S, B> = `${S & number}` extends `2${string}`
   ? AnswerCommon & { status: S; ok: true; body: B; data: B; error?: undefined }
   : AnswerCommon & { status: S; ok: false; body: B; data?: undefined; error: B };
 
+type Digit = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+type AsNumber<T> = T extends `${infer N extends number}` ? N : never;
+/** Every status a problem may have, 400 to 599. */
+export type ErrorStatus = AsNumber<`${4 | 5}${Digit}${Digit}`>;
+
+// `default` (what an injected fault may answer, D-874): any error status the route does
+// not declare, so `res.status === 404` still narrows to the route's own 404.
+type DefaultAnswer<O, P extends ParseAs | undefined> = 'default' extends keyof ResponsesOf<O>
+  ? AnswerCommon & { status: Exclude<ErrorStatus, keyof ResponsesOf<O>>; ok: false; body: Parsed<ContentOf<ResponsesOf<O>['default']>, P>; data?: undefined; error: Parsed<ContentOf<ResponsesOf<O>['default']>, P> }
+  : never;
+
 /**
  * The answer of a typed call: a union over the statuses the route declares, so
  * `if (res.status === 201) res.body.name` narrows to the record.
  */
-export type TypedAnswer<O, P extends ParseAs | undefined = undefined> = {
-  [S in keyof ResponsesOf<O>]: AnswerFor<S, Parsed<ContentOf<ResponsesOf<O>[S]>, P>>;
-}[keyof ResponsesOf<O>];
+export type TypedAnswer<O, P extends ParseAs | undefined = undefined> =
+  | { [S in Exclude<keyof ResponsesOf<O>, 'default'>]: AnswerFor<S, Parsed<ContentOf<ResponsesOf<O>[S]>, P>> }[Exclude<keyof ResponsesOf<O>, 'default'>]
+  | DefaultAnswer<O, P>;
+
+/**
+ * The `parseAs` an init argument names, else `undefined`. Without an init argument `I`
+ * is its constraint, whose `parseAs` is optional: reading `I['parseAs']` would then
+ * give every form at once (D-800), so only a `parseAs` actually given counts.
+ */
+type ParseAsOf<I> = [I] extends [{ parseAs: infer X extends ParseAs }] ? X : undefined;
 
 type TypedCall<M extends HttpMethod> = <P extends PathsWith<M>, I extends RequestInitFor<OperationOf<P, M>>>(
   path: P,
   ...init: IsRequired<OperationOf<P, M>> extends true ? [init: I] : [init?: I]
-) => Promise<TypedAnswer<OperationOf<P, M>, I['parseAs']>>;
+) => Promise<TypedAnswer<OperationOf<P, M>, ParseAsOf<I>>>;
 
 /** Calls typed by path and method, in the openapi-fetch style (`GET`, `POST`, ...). */
 export interface TypedCalls {
@@ -119,6 +143,17 @@ export function toFormIfFiles(body: unknown): unknown {
     else form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
   }
   return form;
+}
+
+/**
+ * The headers a typed call sends: it asks for JSON (the form its answer types describe,
+ * D-802) unless the caller names an `Accept` of its own or reads the body another way.
+ */
+export function typedHeaders(init: UntypedInit): Record<string, string> | undefined {
+  const given = init.headers;
+  if (init.parseAs !== undefined && init.parseAs !== 'json') return given;
+  if (given && Object.keys(given).some((name) => name.toLowerCase() === 'accept')) return given;
+  return { accept: 'application/json', ...given };
 }
 
 /** Reads an answer's body as asked; by default parsed JSON when it says JSON, else text. */

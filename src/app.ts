@@ -25,6 +25,11 @@ export interface AppOptions {
    * answer and no route runs (the emulator's fault injection and hosted sites).
    */
   intercept?: (c: Context<AppEnv>) => Response | Promise<Response | undefined> | undefined;
+  /**
+   * How a problem is shown when not as its document: a page for a browser on a hosted
+   * site's host (the emulator's sites, D-873). Undefined keeps the problem document.
+   */
+  problemPage?: (c: Context<AppEnv>, error: ServiceError) => Promise<Response> | undefined;
   /** Called with every answer before it leaves (the request journal). */
   onResponse?: (c: Context<AppEnv>) => void | Promise<void>;
   /** Registers extra routes (the emulator's control plane) before the service's own. */
@@ -52,6 +57,10 @@ export function createApp(service: Service, options: AppOptions = {}) {
     sync: () => service.coherence.sync(),
   });
   const router = new Router(app, openapi, service.idempotency, gate, shell);
+  const problem = (c: Context<AppEnv>, error: ServiceError): Response | Promise<Response> => {
+    const page = options.problemPage?.(c, error);
+    return page ? page.then((res) => shell.finish(c, res)) : shell.finish(c, problemResponse(c, error));
+  };
 
   // The problem says what the client may know; the cause is for the operator (D-158).
   const logCause = (c: Context<AppEnv>, error: ServiceError) => {
@@ -61,13 +70,13 @@ export function createApp(service: Service, options: AppOptions = {}) {
     shell.begin(c);
     if (error instanceof ServiceError) {
       logCause(c, error);
-      return shell.finish(c, problemResponse(c, error));
+      return problem(c, error);
     }
     // The database is out of reach: the request wrote nothing (its transaction did not
     // commit), and a retry once the database is back will do (D-206).
-    if (service.store.unavailable(error)) return shell.finish(c, problemResponse(c, new ServiceError('svc.service.unavailable', { detail: UNAVAILABLE })));
+    if (service.store.unavailable(error)) return problem(c, new ServiceError('svc.service.unavailable', { detail: UNAVAILABLE }));
     service.settings.log(`unexpected error on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error);
-    return shell.finish(c, problemResponse(c, new ServiceError('svc.internal.error')));
+    return problem(c, new ServiceError('svc.internal.error'));
   });
   app.notFound(async (c) => {
     shell.begin(c);
@@ -80,7 +89,7 @@ export function createApp(service: Service, options: AppOptions = {}) {
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       logCause(c, error);
-      return shell.finish(c, problemResponse(c, error));
+      return problem(c, error);
     }
   });
   app.use('/workspaces/*', async (c, next) => {

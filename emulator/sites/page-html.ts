@@ -2,8 +2,8 @@ import { isLinkTarget } from '../../src/brand/brand.schema.js';
 import type { Page } from '../../src/pages/pages.schema.js';
 import type { Language } from '../../src/text/language.js';
 import type { Project } from '../../src/projects/projects.schema.js';
-import type { Theme } from '../../src/theme/theme.schema.js';
 import { escapeHtml } from './markdown.js';
+import type { InlineStyle } from './theme-style.js';
 
 type LangText = Record<Language, string>;
 
@@ -50,11 +50,11 @@ const UI: Record<Language, ChatTexts> = {
 const text = (value: LangText | string | undefined, lang: Language): string =>
   value === undefined ? '' : typeof value === 'string' ? value : value[lang] ?? '';
 
-/** The site's stylesheet: the theme's CSS variables and the page layout (`/_site/theme.css`). */
-export function siteStylesheet(theme: Theme): string {
-  const vars = Object.entries(theme.cssVariables).map(([name, value]) => `${name}:${value}`).join(';');
-  return `:root{${vars}}
-*{box-sizing:border-box}
+/**
+ * The site's stylesheet (`/_site/theme.css`): the layout, in the theme's CSS variables,
+ * which each page carries inline (D-871). The same for every site.
+ */
+export const SITE_STYLESHEET = `*{box-sizing:border-box}
 body{margin:0;background:var(--color-surface);color:var(--color-ink);font-family:var(--font-body);line-height:1.6}
 h1,h2,h3,h4{font-family:var(--font-heading);line-height:1.2}
 a{color:var(--color-primary)}
@@ -74,8 +74,8 @@ table{border-collapse:collapse}td,th{border:1px solid var(--color-muted);padding
 .chat-log .agent{align-self:flex-start;white-space:pre-wrap}
 .chat-log .agent[data-failed]{color:var(--color-muted);font-style:italic}
 .chat form{display:flex;gap:.5rem}.chat input{flex:1;padding:.6rem;border:1px solid var(--color-muted);border-radius:var(--radius);font:inherit}
+.problem .home{display:inline-block;margin-top:1rem}.problem-code{color:var(--color-muted);font-size:.85rem}
 `;
-}
 
 // Links are checked when written; checked again here because an imported state
 // document or an older store may hold one written before the rule.
@@ -83,7 +83,11 @@ function links(items: { label: LangText; href: string }[], lang: Language): stri
   return items.filter((l) => isLinkTarget(l.href)).map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(text(l.label, lang))}</a>`).join('');
 }
 
-function header(view: PageView): string {
+/** What the brand's header and footer need: the site, its brand and the language shown. */
+export type Frame = Pick<PageView, 'project' | 'brand' | 'lang'>;
+
+/** The brand's header: logo (or the site's name) linking home, navbar links and CTA. */
+export function header(view: Frame): string {
   const { brand, project, lang } = view;
   const logo = brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(project.name)}">` : `<strong>${escapeHtml(project.name)}</strong>`;
   const nav = brand.navbar ? `<nav>${links(brand.navbar.links, lang)}</nav>` : '';
@@ -91,7 +95,8 @@ function header(view: PageView): string {
   return `<header class="site-header"><a class="brand" href="/">${logo}</a>${nav}${cta}</header>`;
 }
 
-function footer(view: PageView): string {
+/** The brand's footer: its text (or the site's name) and links. */
+export function footer(view: Frame): string {
   const { brand, project, lang } = view;
   const note = text(brand.footer?.text, lang) || project.name;
   const nav = brand.footer?.links.length ? `<nav>${links(brand.footer.links, lang)}</nav>` : '';
@@ -113,8 +118,11 @@ function agentMain(view: PageView): string {
 </main>`;
 }
 
-/** A complete HTML document for a published page in one of the site's languages. */
-export function renderPage(view: PageView, origin: string): string {
+/**
+ * A complete HTML document for a published page in one of the site's languages, its
+ * theme's variables inline in `style` (the CSP allows them by `style.source`).
+ */
+export function renderPage(view: PageView, origin: string, style: InlineStyle): string {
   const { project, page, home, lang } = view;
   const seoTitle = text(page.seo.title, lang) || text(home?.seo.title, lang) || project.name;
   const seoDescription = text(page.seo.description, lang) || text(home?.seo.description, lang);
@@ -131,6 +139,7 @@ export function renderPage(view: PageView, origin: string): string {
 ${seoDescription ? `<meta name="description" content="${escapeHtml(seoDescription)}">` : ''}
 ${view.brand.faviconUrl ? `<link rel="icon" href="${escapeHtml(view.brand.faviconUrl)}">` : ''}
 ${alternates}
+<style>${style.css}</style>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 ${page.kind === 'agent' ? `<script src="${WIDGET_PATH}" defer></script>` : ''}
 </head>

@@ -1,23 +1,29 @@
 /**
- * The Content-Security-Policy of every answer on a hosted site. The page's script and
- * stylesheet are files the site serves (`/_site/widget.js`, `/_site/theme.css`), so
- * nothing inline is allowed: an injected `<script>` or `style` attribute would not run
- * even if it got past the Markdown sanitiser. Images: the brand files and assets come
- * from signed `/files/` URLs on the site's own host, and a Markdown body may show any
- * https image. The emulator has no registered origins for a site (site keys are only
- * named in API.md), so only the site itself may frame its pages.
+ * The Content-Security-Policy of the answers of a hosted site. The page's script and
+ * stylesheet are files the site serves (`/_site/widget.js`, `/_site/theme.css`); the
+ * one inline thing is a page's `:root` rule of theme variables, allowed by the hash of
+ * its exact text (D-871), so an injected `<script>`, `<style>` or `style` attribute
+ * would not run even if it got past the Markdown sanitiser. Images: the brand files
+ * and assets come from signed `/files/` URLs on the site's own host, and a Markdown
+ * body may show any https image. The emulator has no registered origins for a site
+ * (site keys are only named in API.md), so only the site itself may frame its pages.
  */
-export const SITE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' https:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'self'",
-].join('; ');
+export function siteCsp(styleSources: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    ["style-src 'self'", ...styleSources].join(' '),
+    "img-src 'self' https:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+}
+
+/** The policy of every answer of a site that has no inline style (text files, chat, JSON problems). */
+export const SITE_CSP = siteCsp();
 
 /** Headers every answer of a hosted site carries: pages, text files, chat and the 404. */
 export const SITE_HEADERS: Readonly<Record<string, string>> = {

@@ -33,6 +33,10 @@ export const SHARED_HEADERS: Record<string, { component: string } & HeaderDoc> =
     component: 'RetryAfter', schema: { type: 'integer', minimum: 1 },
     description: 'Seconds to wait, never fewer than the `t` of `RateLimit`. Sent with `svc.rate_limit.exceeded`, not with the daily cap (`svc.usage.budget_exceeded`).',
   },
+  'X-Content-Type-Options': {
+    component: 'XContentTypeOptions', required: true, schema: { type: 'string', const: 'nosniff' },
+    description: '`nosniff` on every problem document: a browser reads it as JSON, never as a page or a script (D-872).',
+  },
   'Idempotent-Replayed': {
     component: 'IdempotentReplayed', schema: { type: 'string', const: 'true' },
     description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key` and body: nothing was created or charged again.',
@@ -46,6 +50,8 @@ export interface HeaderContext {
   gated: boolean;
   /** A route that honours `Idempotency-Key`. */
   idempotent: boolean;
+  /** A problem document (status 0: the `default` response). */
+  problem?: boolean;
   /** Headers the route declares itself (a file's `ETag`...). */
   own?: Record<string, HeaderDoc> | undefined;
 }
@@ -53,14 +59,21 @@ export interface HeaderContext {
 const RATE_LIMIT = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'];
 const ref = (name: string) => ({ $ref: `#/components/headers/${SHARED_HEADERS[name]!.component}` });
 
+// Answers that may come before the gate counted the request: 401 (no key), 500 (an
+// unexpected failure, or a fault, which answers before the gate), 503 (a shared store
+// out of reach may fail the key check itself, D-206), and the faults' `default` (0).
+const BEFORE_THE_GATE = new Set([0, 401, 500, 503]);
+
 /**
  * The `headers` of one response: the request id on every answer; behind the gate the
- * rate-limit headers on every answer but the 401 (it has no key) and the 503 (a shared
- * store out of reach may fail the key check itself, D-206), `Retry-After` on 429; `Idempotent-Replayed` on the success of a replayable request.
+ * rate-limit headers on every answer the gate counted (not `BEFORE_THE_GATE`),
+ * `Retry-After` on 429; `Idempotent-Replayed` on the success of a replayable request;
+ * `X-Content-Type-Options` on every problem.
  */
 export function responseHeaders(ctx: HeaderContext): Record<string, object> {
   const out: Record<string, object> = { 'x-request-id': ref('x-request-id') };
-  if (ctx.gated && ctx.status !== 401 && ctx.status !== 503) for (const name of RATE_LIMIT) out[name] = ref(name);
+  if (ctx.problem) out['X-Content-Type-Options'] = ref('X-Content-Type-Options');
+  if (ctx.gated && !BEFORE_THE_GATE.has(ctx.status)) for (const name of RATE_LIMIT) out[name] = ref(name);
   if (ctx.gated && ctx.status === 429) out['Retry-After'] = ref('Retry-After');
   if (ctx.idempotent && ctx.status >= 200 && ctx.status < 300) out['Idempotent-Replayed'] = ref('Idempotent-Replayed');
   for (const [name, doc] of Object.entries(ctx.own ?? {})) out[name] = { description: doc.description, required: doc.required ?? false, schema: doc.schema };

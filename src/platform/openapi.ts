@@ -83,7 +83,12 @@ export const OpenApiDocumentSchema = named(
   }),
 );
 
+/** The rendered OpenAPI document, as far as `OpenApiDocumentSchema` describes it. */
+export type OpenApiDocument = v.InferOutput<typeof OpenApiDocumentSchema>;
+
 const PATH_PARAM = /:([A-Za-z0-9_]+)/g;
+/** The emulator's control plane: no fault applies there. */
+const CONTROL_PLANE = '/_emulator/';
 const BINARY = { type: 'string', format: 'binary' };
 
 /** The problem codes a route can answer: its own, and what its features add. */
@@ -100,6 +105,9 @@ function problemCodes(route: RouteDoc): Map<number, ErrorCode[]> {
   if (route.security === 'apiKey' || route.security === 'admin') codes.add('svc.service.unavailable');
   if (route.query) codes.add('svc.request.validation_failed');
   if (route.body) codes.add('svc.request.invalid').add('svc.request.payload_too_large').add(route.invalid ?? 'svc.request.validation_failed');
+  // Any route may fail unexpectedly, and any route answers 503 while a shared database is
+  // out of reach (the shell reads it before routing, D-206); a fault injects either (D-874).
+  codes.add('svc.internal.error').add('svc.service.unavailable');
   const byStatus = new Map<number, ErrorCode[]>();
   const put = (status: number, code: ErrorCode) => byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
   for (const code of codes) put(ERROR_CODES[code].status, code);
@@ -116,7 +124,7 @@ function problemCodes(route: RouteDoc): Map<number, ErrorCode[]> {
 export class OpenApiRegistry {
   readonly #routes: RouteDoc[] = [];
   readonly #operationIds = new Set<string>();
-  #cached: object | undefined;
+  #cached: OpenApiDocument | undefined;
 
   add(route: RouteDoc): void {
     if (this.#operationIds.has(route.operationId)) throw new Error(`OpenAPI: operationId ${route.operationId} is used twice`);
@@ -132,12 +140,12 @@ export class OpenApiRegistry {
     return this.#routes;
   }
 
-  document(): object {
+  document(): OpenApiDocument {
     this.#cached ??= this.#build();
     return this.#cached;
   }
 
-  #build(): object {
+  #build(): OpenApiDocument {
     const catalog = new SchemaCatalog();
     const paths: Record<string, Record<string, unknown>> = {};
     for (const route of this.#routes) {
@@ -232,8 +240,17 @@ export class OpenApiRegistry {
       const schema = { allOf: [problem, { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: codes } } }] };
       responses[String(status)] ??= {
         description: `Problem: ${codes.join(', ')}`,
-        headers: responseHeaders({ status, gated, idempotent }),
+        headers: responseHeaders({ status, gated, idempotent, problem: true }),
         content: { [problemType]: { schema } },
+      };
+    }
+    // An injected fault answers any status 400-599 with any code of the registry on every
+    // route but the control plane's (D-025); the statuses above keep their own codes (D-874).
+    if (!route.path.startsWith(CONTROL_PLANE)) {
+      responses.default = {
+        description: 'Problem: any other status and code, as an injected fault (`POST /_emulator/faults`) answers them',
+        headers: responseHeaders({ status: 0, gated, idempotent, problem: true }),
+        content: { [problemType]: { schema: problem } },
       };
     }
     const op: Record<string, unknown> = {

@@ -3,6 +3,7 @@ import { getErrorSpec, type ErrorCode } from './error-codes.js';
 import { ServiceError, type FieldError } from './service-error.js';
 import { preferredLanguage } from './language.js';
 import type { AppEnv } from './context.js';
+import { ownBaseUrl } from './own-origin.js';
 import { respond } from './response.js';
 
 export interface ProblemDocument {
@@ -35,18 +36,21 @@ export function problemBody(c: Context<AppEnv>, error: ServiceError): ProblemDoc
   return body;
 }
 
-/** The problem document as a response; console routes send it as plain JSON. */
+/**
+ * The problem document as a response; console routes send it as plain JSON. Never
+ * sniffed: a browser shown a problem that echoes client text reads it as JSON only.
+ */
 export function problemResponse(c: Context<AppEnv>, error: ServiceError): Response {
   return respond(c, error.status, JSON.stringify(problemBody(c, error)), {
     'content-type': c.get('plainJsonErrors') ? 'application/json' : 'application/problem+json',
     ...error.headers,
+    'x-content-type-options': 'nosniff',
   });
 }
 
-function docsBase(c: Context<AppEnv>): string {
+/** `{docs_url}`: the setting, else `/docs` under the service's own address (D-870), never the `Host` header. */
+export function docsBase(c: Context<AppEnv>): string {
   const configured = c.get('docsUrl');
   if (configured) return configured.replace(/\/+$/, '');
-  if (c.env?.publicUrl) return `${c.env.publicUrl}/docs`;
-  const host = c.req.header('host') ?? 'localhost';
-  return `http://${host}/docs`;
+  return `${ownBaseUrl(c)}/docs`;
 }

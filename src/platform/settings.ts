@@ -9,7 +9,11 @@ import { DEFAULT_WORKER_POOL, type WorkerPoolOptions } from './worker-pool.js';
 export interface Settings {
   /** `{site_domain}`: public sites answer on `<slug>.<siteDomain>`. Default `localhost`. */
   siteDomain: string;
-  /** `{docs_url}`. Default unset: `http://<request host>/docs`. */
+  /**
+   * `{docs_url}`, where problem `type` links point. Default unset: `/docs` under the
+   * address the emulator listens on (`http://127.0.0.1:4010/docs`), `http://localhost/docs`
+   * in process; never the request's `Host` (D-870).
+   */
   docsUrl: string | undefined;
   /** Fetch URL sources from the network instead of the offline web. Default `false`. */
   liveFetch: boolean;

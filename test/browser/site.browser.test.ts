@@ -24,6 +24,19 @@ async function watchPolicy(page: Page): Promise<() => Promise<string[]>> {
   return async () => [...(await page.evaluate(() => (globalThis as unknown as { __violations: string[] }).__violations)), ...logged];
 }
 
+/** A CSS variable as the browser computed it on the document element. */
+function rootVariable(page: Page, name: string): Promise<string> {
+  return page.evaluate((n) => {
+    const g = globalThis as unknown as { getComputedStyle(e: unknown): { getPropertyValue(p: string): string }; document: { documentElement: unknown } };
+    return g.getComputedStyle(g.document.documentElement).getPropertyValue(n).trim();
+  }, name);
+}
+
+/** The computed value of one property of the first element `selector` finds. */
+function computed(page: Page, selector: string, property: string): Promise<string> {
+  return page.locator(selector).first().evaluate((el, p) => (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el)[p]!, property);
+}
+
 beforeAll(async () => {
   // One question per visitor and minute: the second one shows the page's polite notice.
   emulator = await createEmulator({ fixtures: 'demo', seed: 1, siteChat: { visitorTurns: 1 } });
@@ -50,6 +63,9 @@ describe('the demo site in a real browser', () => {
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
     expect(await page.title()).toBe('Café Aurora · Specialty roasters');
+    // The theme's variables are in the page (CONTRACT, Public sites), inline under the CSP.
+    expect(await rootVariable(page, '--color-primary')).toBe('#7a4a2b');
+    expect(await rootVariable(page, '--radius')).toBe('0.5rem');
     // The theme's primary colour (#7a4a2b) reaches the rendered button.
     const button = page.locator('.chat button');
     expect(await button.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor)).toBe('rgb(122, 74, 43)');
@@ -79,6 +95,29 @@ describe('the demo site in a real browser', () => {
     await page.addScriptTag({ content: 'document.title = "inline ran"' }).catch(() => undefined);
     expect(await page.title()).toBe('Café Aurora · Specialty roasters');
     expect((await violations()).join('\n')).toMatch(/script-src/);
+    await page.close();
+  });
+
+  it('shows a missing page as the themed 404 in the site language, and an unknown host as a neutral one, with no CSP violation', async () => {
+    const page = await browser.newPage();
+    const violations = await watchPolicy(page);
+    const missing = await page.goto(`http://cafe-aurora.localhost:${server.port}/no-such-page`);
+    expect(missing?.status()).toBe(404);
+    expect(missing?.headers()['content-type']).toBe('text/html; charset=utf-8');
+    expect(await page.title()).toBe('Página no encontrada · Café Aurora');
+    expect(await rootVariable(page, '--color-primary')).toBe('#7a4a2b');
+    // The site's stylesheet and the inline variables both applied: the link home is the theme's button.
+    expect(await computed(page, 'a.home', 'backgroundColor')).toBe('rgb(122, 74, 43)');
+    expect(await page.locator('header nav a').allTextContents()).toEqual(['Inicio', 'Carta', 'Nosotros']);
+    await page.locator('a.home').click();
+    await page.waitForURL(`http://cafe-aurora.localhost:${server.port}/`);
+    expect(await page.title()).toBe('Café Aurora · Tostadores de especialidad');
+
+    const nobody = await page.goto(`http://nobody-here.localhost:${server.port}/`);
+    expect(nobody?.status()).toBe(404);
+    expect(await page.locator('h1').textContent()).toBe('No site here');
+    expect(await computed(page, 'body', 'fontFamily')).toContain('system-ui');
+    expect(await violations()).toEqual([]);
     await page.close();
   });
 

@@ -37,7 +37,7 @@ describe('every answer the tests received, against the served OpenAPI descriptio
     const exercised = new Set(checked.map((v) => v.operation));
     console.info(
       `OpenAPI conformance: ${answers.length} answers; ${checked.length} checked (${checked.filter((v) => v.bodyChecked).length} JSON bodies validated), ` +
-        `${count('unknown-route')} to unknown routes, ${count('aside')} aside (injected faults, hosted sites, UI files); ` +
+        `${count('unknown-route')} to unknown routes, ${answers.filter((a) => a.faulted && !a.site).length} injected faults checked as problems, ${count('aside')} aside (hosted sites, UI files); ` +
         `${exercised.size} of ${operations} operations exercised`,
     );
   });
@@ -58,8 +58,31 @@ describe('every answer the tests received, against the served OpenAPI descriptio
     expect(wrong({ headers: base.headers.filter((h) => h !== 'ratelimit') })).toMatch(/required header RateLimit/);
     // A problem whose code the route does not declare for that status.
     const problem = { type: 'http://localhost/docs/errors/svc.page.not_found', title: 'Page not found', status: 404, detail: 'd', instance: '/v1/agents/agt_1', code: 'svc.page.not_found', requestId: 'req_1' };
-    expect(wrong({ status: 404, contentType: 'application/problem+json', body: JSON.stringify(problem) })).toMatch(/\/code must be equal to one of the allowed values \["svc.agent.not_found"\]/);
+    const problemHeaders = [...base.headers, 'x-content-type-options'];
+    expect(wrong({ status: 404, contentType: 'application/problem+json', headers: problemHeaders, body: JSON.stringify(problem) })).toMatch(/\/code must be equal to one of the allowed values \["svc.agent.not_found"\]/);
+    // A problem document sent without nosniff (D-872).
+    expect(wrong({ status: 404, contentType: 'application/problem+json', body: JSON.stringify({ ...problem, code: 'svc.agent.not_found' }) })).toMatch(/lacks the required header X-Content-Type-Options/);
     expect(wrong({ method: 'PUT', path: '/v1/nothing', status: 200, body: '{}' })).toMatch(/not an answer of an unknown route/);
+
+    // An injected fault: any status and code of the registry, as a problem with nosniff (D-874).
+    const fault: RecordedAnswer = {
+      ...base, faulted: true, status: 418, contentType: 'application/problem+json', headers: ['x-request-id', 'x-content-type-options'],
+      body: JSON.stringify({ ...problem, status: 418, code: 'svc.auth.forbidden' }),
+    };
+    expect(checker.check(fault)).toEqual({ kind: 'checked', operation: 'GET /v1/agents/{agentId}', bodyChecked: true });
+    expect(checker.check({ ...fault, status: 404, body: JSON.stringify({ ...problem, code: 'svc.billing.limit_reached' }) }).kind).toBe('checked');
+    const wrongFault = (change: Partial<RecordedAnswer>) => (checker.check({ ...fault, ...change }) as { reason?: string }).reason;
+    expect(wrongFault({ headers: ['x-request-id'] })).toMatch(/lacks the required header X-Content-Type-Options/);
+    expect(wrongFault({ body: JSON.stringify({ ...problem, code: 'svc.nope' }) })).toMatch(/\/code must be equal to one of the allowed values/);
+    expect(wrongFault({ contentType: 'text/html', body: undefined })).toMatch(/sends text\/html/);
+    // The control plane takes no fault: a status it does not declare is a mismatch there.
+    expect(wrongFault({ path: '/_emulator/clock' })).toMatch(/not declared and the route has no default/);
+    // Every answer the emulator may give unasked-for is declared: 500 and 503 on every route.
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['500', '503', ...(path.startsWith('/_emulator/') ? [] : ['default'])]));
+      }
+    }
 
     // Among good answers, one wrong one makes the report (and so the test above) fail, naming it.
     const recorded = [base, { ...base, test: 'sends a number for a name', body: JSON.stringify({ ...agent, name: 42 }) }, base];

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseHTML } from 'linkedom';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -51,11 +52,21 @@ function policy(res: ApiResponse): Record<string, string[]> {
   return Object.fromEntries(header.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name!, sources]));
 }
 
-function expectSiteHeaders(res: ApiResponse, what: string): void {
+/** The CSP source of an inline style: its SHA-256, base64. */
+const hashOf = (css: string) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
+
+/** The `<style>` texts of an HTML answer (none for other answers). */
+function inlineStyles(res: ApiResponse): string[] {
+  if (!res.headers.get('content-type')?.startsWith('text/html')) return [];
+  return [...parseHTML(res.text).document.querySelectorAll('style')].map((s) => s.textContent ?? '');
+}
+
+function expectSiteHeaders(res: ApiResponse, what: string, styles = inlineStyles(res)): void {
   expect(policy(res), what).toEqual({
     'default-src': ["'none'"],
     'script-src': ["'self'"],
-    'style-src': ["'self'"],
+    // Besides the site's files, exactly the page's own inline style, by its hash (D-871).
+    'style-src': ["'self'", ...styles.map(hashOf)],
     'img-src': ["'self'", 'https:'],
     'connect-src': ["'self'"],
     'object-src': ["'none'"],
@@ -92,9 +103,11 @@ describe('every answer of a hosted site', () => {
       ['wrong method', await site('/menu', { method: 'DELETE' }), 404],
       ['unknown host', await send(emulator, 'GET', 'http://nobody-here.localhost/'), 404],
     ];
+    const home = inlineStyles(answers[0]![1]);
     for (const [what, res, status] of answers) {
       expect(res.status, what).toBe(status);
-      expectSiteHeaders(res, what);
+      // A HEAD has no body to read the style from: it is the page's.
+      expectSiteHeaders(res, what, what.startsWith('HEAD') ? home : inlineStyles(res));
     }
   });
 
@@ -119,14 +132,18 @@ describe('every answer of a hosted site', () => {
 });
 
 describe('the page under its CSP', () => {
-  it('uses only what the CSP allows: its own script and stylesheet files, nothing inline', async () => {
+  it('uses only what the CSP allows: its own script and stylesheet files, and one inline style allowed by its hash', async () => {
     for (const path of ['/', '/menu']) {
       const res = await site(path);
       const { document } = parseHTML(res.text);
       const scripts = [...document.querySelectorAll('script')];
       expect(scripts.map((s) => s.getAttribute('src')), path).toEqual(path === '/' ? ['/_site/widget.js'] : []);
       expect(scripts.every((s) => s.textContent === ''), path).toBe(true);
-      expect(document.querySelectorAll('style').length, path).toBe(0);
+      // The theme's variables, nothing else, and the CSP names exactly that text.
+      const styles = [...document.querySelectorAll('style')].map((s) => s.textContent ?? '');
+      expect(styles, path).toHaveLength(1);
+      expect(styles[0], path).toMatch(/^:root\{(--[a-z-]+:[^;{}<>]+;)*--[a-z-]+:[^;{}<>]+\}$/);
+      expect(policy(res)['style-src'], path).toEqual(["'self'", hashOf(styles[0]!)]);
       const sheets = [...document.querySelectorAll('link[rel="stylesheet"]')].map((l) => l.getAttribute('href'));
       expect(sheets, path).toEqual(['/_site/theme.css']);
       // No inline style or handler anywhere, which the CSP would block.

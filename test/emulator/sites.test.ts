@@ -53,12 +53,13 @@ describe('hosted sites', () => {
     expect(res.text).toMatch(/^<!doctype html>\n<html lang="es">/);
     expect(res.text).toContain('<title>Café de especialidad</title>');
     expect(res.text).toContain('<meta name="description" content="Tostado en Valencia">');
-    // The theme is the site's own stylesheet, linked from the page (no inline style).
+    // The theme's variables are in the page, the layout in the site's stylesheet (D-871).
+    expect(res.text).toContain('<style>:root{--color-primary:#7a4a2b;');
+    expect(res.text).toContain("--font-heading:'Lora', ui-serif, Georgia, serif;");
     const sheet = /<link rel="stylesheet" href="([^"]+)">/.exec(res.text)?.[1];
     const css = await site(sheet!);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
-    expect(css.text).toContain('--color-primary:#7a4a2b');
-    expect(css.text).toContain("--font-heading:'Lora'");
+    expect(css.text).toContain('background:var(--color-primary)');
     expect(res.text).toContain('Pregunta a <span class="accent">Aurora</span>');
     expect(res.text).toContain('hreflang="en" href="http://cafe-test.localhost/?lang=en"');
     const en = await site('/?lang=en');

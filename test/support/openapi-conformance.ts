@@ -15,7 +15,7 @@ export interface OpenApiDoc {
 export type Verdict =
   | { kind: 'checked'; operation: string; bodyChecked: boolean }
   | { kind: 'unknown-route' }
-  | { kind: 'aside'; why: 'fault' | 'site' | 'ui' }
+  | { kind: 'aside'; why: 'site' | 'ui' }
   | { kind: 'mismatch'; operation: string; reason: string };
 
 // What any request may answer on a path the description does not list (CONTRACT: an
@@ -57,8 +57,8 @@ export class ConformanceChecker {
   }
 
   check(answer: RecordedAnswer): Verdict {
-    if (answer.faulted) return { kind: 'aside', why: 'fault' };
     if (answer.site) return { kind: 'aside', why: 'site' };
+    if (answer.faulted) return this.#checkFault(answer);
     if (answer.path === '/_emulator/ui' || answer.path.startsWith('/_emulator/ui/')) return { kind: 'aside', why: 'ui' };
     const media = answer.contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
     const found = this.route(answer.method, answer.path);
@@ -90,6 +90,30 @@ export class ConformanceChecker {
     }
     const errors = this.#validate(`${name} ${answer.status} ${media}`, schema, body);
     return errors ? mismatch(`${answer.status} ${media} body: ${errors}`) : { kind: 'checked', operation: name, bodyChecked: true };
+  }
+
+  /**
+   * An injected fault's answer (any status 400-599, any code of the registry, D-874): its
+   * status is declared, or the route's `default` covers it; it is a problem document of
+   * the registry (not held to the codes the route answers by itself) with the headers
+   * the `default` response requires (a fault answers before the key gate counts it).
+   */
+  #checkFault(answer: RecordedAnswer): Verdict {
+    const media = answer.contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
+    const found = this.route(answer.method, answer.path);
+    const name = found?.name ?? `${answer.method} ${answer.path} (no such route)`;
+    const mismatch = (reason: string): Verdict => ({ kind: 'mismatch', operation: name, reason });
+    const declared = found && (found.op.responses[String(answer.status)] ?? found.op.responses.default);
+    if (found && !declared) return mismatch(`injected ${answer.status} is not declared and the route has no default (declared: ${Object.keys(found.op.responses).join(', ')})`);
+    if (declared && !Object.keys(declared.content ?? {}).includes(media)) return mismatch(`injected ${answer.status} sends ${media || 'no content type'}; declared: ${Object.keys(declared.content ?? {}).join(', ')}`);
+    for (const [header, ref] of Object.entries(found?.op.responses.default?.headers ?? {})) {
+      if (this.#header(ref).required && !answer.headers.includes(header.toLowerCase())) return mismatch(`injected ${answer.status} lacks the required header ${header}`);
+    }
+    const problem = this.#problemOf(answer);
+    if (!problem) return mismatch(`injected ${answer.status} ${media}: not a problem document`);
+    const errors = this.#validate('#/components/schemas/Problem', { $ref: '#/components/schemas/Problem' }, problem);
+    if (errors) return mismatch(`injected ${answer.status} problem document: ${errors}`);
+    return found ? { kind: 'checked', operation: name, bodyChecked: true } : { kind: 'unknown-route' };
   }
 
   #problemOf(answer: RecordedAnswer): { code: string } | undefined {

@@ -59,12 +59,17 @@ function record(request: Request, response: Response, siteSuffix: string): void 
 function instrument(emulator: Emulator): void {
   const siteSuffix = `.${emulator.service.settings.siteDomain.toLowerCase()}`;
   const intercept = emulator.faults.intercept.bind(emulator.faults);
+  const mark = (c: Parameters<typeof intercept>[0], error: unknown): never => {
+    faulted.add(c.req.raw);
+    throw error;
+  };
   emulator.faults.intercept = (c) => {
     try {
-      return intercept(c);
+      const result = intercept(c);
+      // Faults shared through the store (SharedFaults) answer as a rejected promise.
+      return result instanceof Promise ? result.catch((error: unknown) => mark(c, error)) : result;
     } catch (error) {
-      faulted.add(c.req.raw);
-      throw error;
+      return mark(c, error);
     }
   };
   const app = emulator.app as { fetch: (request: Request, ...rest: unknown[]) => Response | Promise<Response> };
