@@ -39,7 +39,7 @@ const REFERENCES: Record<string, Reference[]> = {
 };
 
 /** Keys no two rows of a table share: a name for the message and the key of a row (undefined: not keyed). */
-const UNIQUE: Record<string, [string, (row: Row) => string | undefined][]> = {
+export const UNIQUE: Record<string, [string, (row: Row) => string | undefined][]> = {
   workspaces: [['id', (r) => String(r.id)]],
   api_keys: [['id', (r) => String(r.id)], ['hash', (r) => String(r.hash)]],
   idempotency: [['idem_key', (r) => `${r.key_id}\n${r.idem_key}`]],
@@ -51,6 +51,7 @@ const UNIQUE: Record<string, [string, (row: Row) => string | undefined][]> = {
   knowledge_sources: [['id', (r) => String(r.id)]],
   knowledge_inputs: [['source_id', (r) => String(r.source_id)]],
   knowledge_chunks: [['id', (r) => String(r.id)]],
+  knowledge_lexicons: [['workspace_id', (r) => String(r.workspace_id)]],
   projects: [['id', (r) => String(r.id)]],
   project_slugs: [['slug', (r) => String(r.slug)]],
   pages: [['id', (r) => String(r.id)], ['path', (r) => `${r.project_id}\n${r.path}`]],

@@ -7,7 +7,7 @@ import { BRAND_SLOTS, StoredFooterSchema, StoredNavbarSchema, type BrandSlot } f
 import { StoredComponentsSchema } from '../../src/chat/chat.schema.js';
 import type { TABLES } from '../../src/db/schema/index.js';
 import { INGEST_JOB, RECRAWL_JOB } from '../../src/knowledge/ingestion.js';
-import { StoredClaimSchema, StoredSourceFields, StoredTopicsSchema } from '../../src/knowledge/knowledge.schema.js';
+import { StoredClaimSchema, StoredLexiconSchema, StoredSourceFields, StoredTopicsSchema } from '../../src/knowledge/knowledge.schema.js';
 import { MEDIA_TYPES } from '../../src/knowledge/pipeline/formats.js';
 import { StoredBodySchema, StoredEditorialSchema, StoredMachineTextsSchema, StoredPageFields, StoredPageSitemapSchema, StoredSeoSchema } from '../../src/pages/pages.schema.js';
 import { REPLAYED_STATUSES, StoredReplayHeadersSchema, isJsonText } from '../../src/platform/idempotency.js';
@@ -248,6 +248,15 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
       for (let i = 0; i < embedding.byteLength; i += 4) if (!Number.isFinite(view.getFloat32(i, true))) return [{ column: 'embedding', reason: 'must hold finite numbers' }];
       return [];
     },
+  },
+  knowledge_lexicons: {
+    row: v.strictObject({
+      workspace_id: workspaceId,
+      // The print of the sources it was learned from (a stale one is learned again).
+      print: v.pipe(v.string(), v.regex(/^lx_[0-9a-f]{24}$/, 'must be a lexicon print (lx_ and 24 hex digits)')),
+      data: json(StoredLexiconSchema, 'a lexicon { pairs: [es, en, weight], twins, units }'),
+    }),
+    name: (row) => String(row.workspace_id),
   },
   projects: {
     row: v.strictObject({

@@ -6,6 +6,7 @@ import { openStore } from '../../src/db/database.js';
 import { TABLES } from '../../src/db/schema/index.js';
 import { ROW_RULES } from '../../emulator/state-gate/rows.js';
 import { clockAndIdFaults, gateState } from '../../emulator/state-gate/gate.js';
+import { UNIQUE } from '../../emulator/state-gate/references.js';
 
 describe('the row schema registry', () => {
   it('has a rule for every table of TABLES, and nothing else', () => {
@@ -28,6 +29,12 @@ describe('the row schema registry', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('checks the keys of every table a state carries (primary and unique keys the store keeps)', () => {
+    const carried = TABLES.filter((table) => ROW_RULES[table].row);
+    expect(carried.filter((table) => !UNIQUE[table]?.length)).toEqual([]);
+    expect(Object.keys(UNIQUE).filter((table) => !(carried as string[]).includes(table))).toEqual([]);
   });
 });
 

@@ -129,7 +129,44 @@ describe('PUT /_emulator/state refuses rows the service could not have written (
       r.tokens = JSON.stringify(tokens);
     });
     expectRefused(res, 'tables.themes.0.tokens');
+    // Neither the stylesheet nor the variables inline in each page (D-871) carry it.
     expect((await site('/_site/theme.css')).text).not.toContain('evil.example');
+    const page = await site('/');
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('evil.example');
+  });
+});
+
+describe('the workspace lexicon (knowledge_lexicons) is gated like every table', () => {
+  it('the demo state carries a learned lexicon, and imports as exported', async () => {
+    const doc = JSON.parse(baseline) as Doc;
+    const { r } = row(doc, 'knowledge_lexicons');
+    expect(JSON.parse(r.data).pairs.length).toBeGreaterThan(0);
+    expect((await control.put('/_emulator/state', doc)).status).toBe(200);
+  });
+
+  it.each([
+    ['a weight past 1 (1e309 reads as Infinity)', (r: Record<string, any>) => void (r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['envio', 'ship', 0.5]] }).replace('0.5', '1e309'))],
+    ['a weight that is no number', (r: Record<string, any>) => void (r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['envio', 'ship', 'high']] }))],
+    ['a pair of three stems', (r: Record<string, any>) => void (r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['envio', 'ship', 'x', 0.5]] }))],
+    ['a one-letter stem', (r: Record<string, any>) => void (r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['e', 'ship', 0.5]] }))],
+    ['a fractional count', (r: Record<string, any>) => void (r.data = JSON.stringify({ ...JSON.parse(r.data), twins: 1.5 }))],
+    ['data that is not JSON', (r: Record<string, any>) => void (r.data = '{')],
+  ])('refuses %s, naming the row', async (_what, change) => {
+    let at = -1;
+    const res = await importChanged((doc) => {
+      const { i, r } = row(doc, 'knowledge_lexicons');
+      change(r);
+      at = i;
+    });
+    expectRefused(res, `tables.knowledge_lexicons.${at}.data`);
+    expect(res.body.errors.find((e: { field: string }) => e.field === `tables.knowledge_lexicons.${at}.data`).row).toMatch(/^ws_/);
+  });
+
+  it('refuses a print that is not one, a lexicon of no workspace in the state, and two of one workspace', async () => {
+    expectRefused(await importChanged((doc) => void (row(doc, 'knowledge_lexicons').r.print = 'lx_x')), /^tables\.knowledge_lexicons\.\d+\.print$/);
+    expectRefused(await importChanged((doc) => void (row(doc, 'knowledge_lexicons').r.workspace_id = 'ws_00000000000000000000000000')), /^tables\.knowledge_lexicons\.\d+\.workspace_id$/);
+    expectRefused(await importChanged((doc) => void doc.tables.knowledge_lexicons!.push({ ...row(doc, 'knowledge_lexicons').r })), /^tables\.knowledge_lexicons\.\d+\.workspace_id$/);
   });
 });
 

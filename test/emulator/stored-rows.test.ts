@@ -98,9 +98,18 @@ describe('a value the service cannot read answers a problem naming its row', () 
   });
 
   it('a theme token that is not a hex colour never reaches CSS', async () => {
+    // The stylesheet is the layout only; the variables are inline in each page (D-871).
     const css = await send(emulator, 'GET', 'http://cafe-aurora.localhost/_site/theme.css');
-    expect(css.status).toBe(503);
+    expect(css.status).toBe(200);
     expect(css.text).not.toContain('evil.example');
+    const page = await send(emulator, 'GET', 'http://cafe-aurora.localhost/menu');
+    // 503 naming a stored row of the site (its home page's editorial is unreadable too).
+    expect(page.status).toBe(503);
+    expect(page.text).not.toContain('evil.example');
+    const shown = await send(emulator, 'GET', 'http://cafe-aurora.localhost/menu', { headers: { accept: 'text/html' } });
+    expect(shown.status).toBe(503);
+    expect(shown.headers.get('content-type')).toContain('text/html');
+    expect(shown.text).not.toContain('evil.example');
     expectUnreadable(await client(emulator, READ_KEY).get(`/v1/projects/${ids.project}/theme`), `themes.${ids.project}.tokens`);
   });
 
@@ -153,6 +162,30 @@ describe('on the wire, a stored file is sent with its own length', () => {
       expect(responses[1]!.body.toString()).toContain('"status":"ok"');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('a stored lexicon the service cannot read', () => {
+  it('costs the expansion, never the query: answers as without a lexicon, and the log names the row', async () => {
+    const path = tempDbPath();
+    await (await createEmulator({ db: path, seed: 24, fixtures: 'demo', log })).close();
+    let workspace = '';
+    bySqlite(path, (db) => {
+      workspace = (db.prepare('SELECT workspace_id FROM knowledge_lexicons').get() as { workspace_id: string }).workspace_id;
+      // 1e309 reads as Infinity: no weight the service writes.
+      expect(db.prepare('UPDATE knowledge_lexicons SET data = ?').run('{"pairs":[["envi","ship",1e309]],"twins":1,"units":1}').changes).toBe(1);
+    });
+    const reopened = await createEmulator({ db: path, seed: 24, fixtures: 'demo', log });
+    try {
+      const api = client(reopened, DEMO_KEY);
+      const agent = ((await api.get('/v1/agents')).body.data as { id: string }[])[0]!.id;
+      const res = await api.post(`/v1/agents/${agent}/query`, { query: '¿Cuándo me lo enviáis?' });
+      expect(res.status, res.text).toBe(200);
+      expect((await client(reopened).get(`/_emulator/workspaces/${workspace}/lexicon`)).body).toMatchObject({ twins: 0, pairs: [] });
+      expect(logged.some((line) => line.includes(`stored row knowledge_lexicons ${workspace}: column data`)), logged.join('\n')).toBe(true);
+    } finally {
+      await reopened.close();
     }
   });
 });

@@ -271,6 +271,8 @@ export function walkOf(doc: Doc, workspaceId: string, replayAgentPath = '/v1/age
     cp('GET', '/_emulator/workspaces', 'GET /_emulator/workspaces'),
     cp('GET', `/_emulator/workspaces/${ws}`, 'GET /_emulator/workspaces/{workspaceId}'),
     cp('GET', `/_emulator/workspaces/${ws}/resources`, 'GET /_emulator/workspaces/{workspaceId}/resources'),
+    cp('GET', `/_emulator/workspaces/${ws}/lexicon`, 'GET /_emulator/workspaces/{workspaceId}/lexicon'),
+    cp('GET', '/_emulator/fixture-keys', 'GET /_emulator/fixture-keys'),
     cp('GET', '/_emulator/clock', 'GET /_emulator/clock'),
     cp('GET', '/_emulator/queue', 'GET /_emulator/queue'),
     cp('GET', '/_emulator/web', 'GET /_emulator/web'),
