@@ -137,6 +137,15 @@ describe('PUT /_emulator/state refuses rows the service could not have written (
   });
 });
 
+describe('the description says what the gate refuses', () => {
+  it('PUT /_emulator/state declares its 400 problem', async () => {
+    const doc = (await control.get('/v1/openapi.json')).body;
+    const put = doc.paths['/_emulator/state'].put;
+    expect(put.summary).toMatch(/refused with 400/);
+    expect(Object.keys(put.responses['400'].content)).toEqual(['application/problem+json']);
+  });
+});
+
 describe('the workspace lexicon (knowledge_lexicons) is gated like every table', () => {
   it('the demo state carries a learned lexicon, and imports as exported', async () => {
     const doc = JSON.parse(baseline) as Doc;
