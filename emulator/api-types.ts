@@ -115,7 +115,7 @@ export interface paths {
         };
         /** Export the whole state (snapshot) */
         get: operations["exportState"];
-        /** Import a whole state (restore) */
+        /** Import a whole state (restore); a row the emulator could not have written is refused with 400 naming it, and nothing changes */
         put: operations["importState"];
         post?: never;
         delete?: never;

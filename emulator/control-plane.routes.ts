@@ -197,7 +197,8 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
   );
   router.add(
     {
-      method: 'PUT', path: '/_emulator/state', operationId: 'importState', tags, security, summary: 'Import a whole state (restore)',
+      method: 'PUT', path: '/_emulator/state', operationId: 'importState', tags, security,
+      summary: 'Import a whole state (restore); a row the emulator could not have written is refused with 400 naming it, and nothing changes',
       body: v.unknown(), bodyLimit: BODY_LIMITS.control,
       responses: { 200: { description: 'Imported', schema: ImportedSchema } },
       errors: ['svc.request.validation_failed', 'svc.request.payload_too_large'],

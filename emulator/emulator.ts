@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import type * as v from 'valibot';
 import { createApp } from '../src/app.js';
-import { isPostgresUrl, openStore, type DatabaseOptions, type Store } from '../src/db/database.js';
+import type { RouteDoc } from '../src/platform/openapi.js';
+import { isPostgresUrl, openStore, StoreOpenError, type DatabaseOptions, type Store } from '../src/db/database.js';
 import type { WebDefinition } from '../src/knowledge/fetch/offline-web.js';
 import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
 import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
@@ -29,7 +31,9 @@ import { checkEmulatorOptions } from './options-schema.js';
 import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { SiteChat } from './sites/site-chat.js';
 import { createSiteHandler } from './sites/site-handler.js';
-import { exportState, importState, type StateDocument, type StateTransferOptions } from './state.js';
+import { exportState, importState, type StateDocument, type StateImportOptions, type StateTransferOptions } from './state.js';
+import { clockAndIdFaults } from './state-gate/gate.js';
+import { checkStoreFile, GATE_MARK, GATE_VERSION } from './state-gate/store-file.js';
 import { registerErrorPages } from './docs/error-pages.js';
 import { registerHomePage } from './docs/home-page.js';
 import { RequestLog } from './request-log.js';
@@ -98,6 +102,8 @@ export class Emulator implements EmulatorControl, FixtureHost {
   /** Keys the fixtures created, for the start-up banner. */
   fixtureKeys: LoadedKey[] = [];
   #baseline: StateDocument | undefined;
+  #baselineOwn = false;
+  #replaySchemas: StateImportOptions['replays'];
   readonly #servers = new Set<ServerType>();
   #closed = false;
   #persistTail: Promise<void> = Promise.resolve();
@@ -273,15 +279,27 @@ export class Emulator implements EmulatorControl, FixtureHost {
     return exportState(this.service, this.#clock, options);
   }
 
-  async importState(doc: unknown, options: StateTransferOptions = {}): Promise<void> {
-    await importState(this.service, this.#clock, doc, options);
+  /** Replaces the whole state; a document with rows this service could not have written is refused with 400 and changes nothing. */
+  importState(doc: unknown, options: StateTransferOptions = {}): Promise<void> {
+    return this.#import(doc, options);
+  }
+
+  /** The answers of routes under `Idempotency-Key`, by status: what a stored replay may be (D-722). */
+  get #replays(): NonNullable<StateImportOptions['replays']> {
+    this.#replaySchemas ??= replaySchemas(this.openapi.routes);
+    return this.#replaySchemas;
+  }
+
+  async #import(doc: unknown, options: StateImportOptions): Promise<void> {
+    await importState(this.service, this.#clock, doc, { ...options, replays: this.#replays });
     await this.siteChat.clear();
     await this.#persist();
   }
 
   /** Back to exactly the state after the fixtures loaded (for every process sharing the store). */
   async reset(): Promise<void> {
-    if (this.#baseline) await this.importState(this.#baseline);
+    // A baseline this process exported is its own rows; one read from a store file is not (D-726).
+    if (this.#baseline) await this.#import(this.#baseline, { trusted: this.#baselineOwn });
     await this.journal.clear();
     await this.clearFaults();
   }
@@ -309,7 +327,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     const initialized = await this.#meta.get<boolean>('initialized');
     if (!initialized || state !== undefined) {
       // A snapshot is taken as it is (its queued jobs run later); fixtures settle first.
-      if (state !== undefined) await importState(this.service, this.#clock, state, { plainHashes: true });
+      if (state !== undefined) await importState(this.service, this.#clock, state, { plainHashes: true, replays: this.#replays });
       else {
         const found = fixtures && demo?.lookup?.();
         if (found && 'state' in found) {
@@ -324,6 +342,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
         if (demo?.record) demo.record(demo.tap.take());
       }
       this.#baseline = await this.exportState();
+      this.#baselineOwn = true;
       await this.#meta.set('baseline', this.#baseline);
       await this.#meta.set('initialized', true);
       await this.#persist();
@@ -333,6 +352,9 @@ export class Emulator implements EmulatorControl, FixtureHost {
       if (this.service.store.shared) await this.reloadShared();
       else await this.#persist();
     }
+    // Every row in the store passed the gate (an import, the check of a file an older
+    // version wrote) or was written by this service: no need to read it whole again (D-725).
+    await this.#meta.set(GATE_MARK, GATE_VERSION);
   }
 
   /**
@@ -344,7 +366,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     const now = this.#clock.now();
     const outputs = tap.replay(prebuilt.calls);
     const tables = relocateTables(prebuilt.state.tables, outputs, prebuilt.epoch, now);
-    await importState(this.service, this.#clock, { ...prebuilt.state, tables, clock: this.#clock.snapshot(), ids: this.service.ids.snapshot() }, { plainHashes: true });
+    await importState(this.service, this.#clock, { ...prebuilt.state, tables, clock: this.#clock.snapshot(), ids: this.service.ids.snapshot() }, { plainHashes: true, trusted: true });
     this.fixtureKeys = prebuilt.keys.map((key) => ({ ...key, workspaceId: outputs.get(key.workspaceId) ?? key.workspaceId }));
   }
 
@@ -411,6 +433,18 @@ export class Emulator implements EmulatorControl, FixtureHost {
   }
 }
 
+/** The 2xx answers of every route under `Idempotency-Key`, by status. */
+function replaySchemas(routes: readonly RouteDoc[]): NonNullable<StateImportOptions['replays']> {
+  const out = new Map<number, v.GenericSchema<unknown, unknown>[]>();
+  for (const route of routes) {
+    if (!route.idempotent) continue;
+    for (const [status, response] of Object.entries(route.responses)) {
+      if (Number(status) >= 200 && Number(status) < 300 && response.schema) out.set(Number(status), [...(out.get(Number(status)) ?? []), response.schema]);
+    }
+  }
+  return out;
+}
+
 /** Builds and starts an emulator; a wrong option is refused first, by name (`EmulatorOptionsError`, D-743). */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   checkEmulatorOptions(options);
@@ -469,6 +503,9 @@ export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOpti
       : typeof options.db === 'string'
         ? isPostgresUrl(options.db) ? { kind: 'postgres', url: options.db } : { kind: 'file', path: options.db }
         : options.db;
+  // A file an older version wrote is checked once, before it is opened (D-725); an
+  // import replaces its rows, so they need no check then.
+  if (dbOptions.kind === 'file' && options.state === undefined) await checkStoreFile(dbOptions.path);
   const store = await openStore(dbOptions, options.log);
   let emulator: Emulator | undefined;
   try {
@@ -499,7 +536,15 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
   const meta = metaStore(store.db, () => service?.coherence);
   const seed = options.seed === undefined ? undefined : String(options.seed);
 
-  const clockState = await meta.get<ClockState>('clock');
+  const readMeta = <T>(key: string): Promise<T | undefined> =>
+    meta.get<T>(key).catch(() => {
+      throw new StoreOpenError(`cannot use ${store.where}: its meta.${key} is not JSON`);
+    });
+  const clockState = await readMeta<ClockState>('clock');
+  const idState = store.shared ? undefined : await readMeta<IdState>('ids');
+  // A clock or id state written into the store by hand stops the start, naming it (D-723).
+  const metaFaults = clockAndIdFaults({ ...(clockState && { clock: clockState }), ...(idState && { ids: idState }) });
+  if (metaFaults.length) throw new StoreOpenError(`cannot use ${store.where}: its meta.${metaFaults[0]!.field} cannot be read (${metaFaults[0]!.reason})`);
   const clock = seed !== undefined ? new EmulatedClock({ frozenAt: demo.epoch ?? SEED_EPOCH }) : new EmulatedClock();
   if (clockState) clock.restore(clockState);
 
@@ -511,7 +556,6 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
   const ids = tap.ids;
   demo.tap?.(tap);
   if (!store.shared) {
-    const idState = await meta.get<IdState>('ids');
     if (idState) {
       const clean = await meta.get<boolean>('clean');
       // After a crash the saved id state may be behind the last id handed out: step past it.

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import * as v from 'valibot';
+import type { Database } from '../src/db/schema/index.js';
 import { named } from '../src/platform/named-schema.js';
 import { TABLES } from '../src/db/schema/index.js';
 import type { ClockState, EmulatedClock } from '../src/platform/clock.js';
@@ -7,6 +9,8 @@ import { ServiceError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import type { Service } from '../src/service.js';
 import { createSealer } from './seal.js';
+import { gateState, type GateOptions } from './state-gate/gate.js';
+import { migrateTables } from './state-gate/migrate.js';
 
 export const STATE_FORMAT = 'svc-emulator-state';
 export const STATE_VERSION = 1;
@@ -48,17 +52,11 @@ export const StateDocumentSchema = named('StateDocument', v.strictObject({
   ),
 }));
 
-// Bytes travel as { $bytes: base64 } so the document stays JSON.
+// Bytes travel as { $bytes: base64 } so the document stays JSON (the gate reads them back).
 function encodeValue(value: unknown): unknown {
   return value instanceof Uint8Array ? { $bytes: Buffer.from(value).toString('base64') } : value;
 }
 
-function decodeValue(value: unknown): unknown {
-  if (value && typeof value === 'object' && '$bytes' in value && typeof (value as { $bytes: unknown }).$bytes === 'string') {
-    return Buffer.from((value as { $bytes: string }).$bytes, 'base64');
-  }
-  return value;
-}
 
 /** Columns that never leave the emulator in the clear: they are sealed in exports. */
 export const SEALED_COLUMNS: Record<string, string[]> = { api_keys: ['hash'] };
@@ -74,12 +72,41 @@ export interface StateTransferOptions {
   plainHashes?: boolean;
 }
 
+/** How a state is imported. */
+export interface StateImportOptions extends StateTransferOptions {
+  /**
+   * @internal The prebuilt demo only: written by our own build into the package's `dist/`,
+   * which no option or variable points elsewhere, so it is not gated (decisions, D-726).
+   */
+  trusted?: boolean;
+  /** @internal The answers idempotent routes give, by status (see `GateOptions`). */
+  replays?: GateOptions['replays'];
+}
+
+/** Rows as they are inserted: bytes read back from `{ $bytes }`. */
+function decodeTables(tables: StateDocument['tables']): StateDocument['tables'] {
+  const decode = (value: unknown) =>
+    value !== null && typeof value === 'object' && typeof (value as { $bytes?: unknown }).$bytes === 'string' ? Buffer.from((value as { $bytes: string }).$bytes, 'base64') : value;
+  return Object.fromEntries(Object.entries(tables).map(([table, rows]) => [table, rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, val]) => [k, decode(val)])))]));
+}
+
 /** Reads the whole state in one transaction, rows in a stable order; key hashes sealed. */
 export async function exportState(service: Service, clock: EmulatedClock, options: StateTransferOptions = {}): Promise<StateDocument> {
   const sealer = options.plainHashes ? { seal: (value: string) => value } : createSealer(service.settings.secret);
-  const tables: StateDocument['tables'] = {};
   await service.flush();
-  await service.db.transaction().execute(async (trx) => {
+  return {
+    format: STATE_FORMAT,
+    version: STATE_VERSION,
+    clock: clock.snapshot(),
+    ids: service.ids.snapshot(),
+    tables: await readTables(service.db, sealer),
+  };
+}
+
+/** Every state table's rows in one transaction, in a stable order, bytes as `{ $bytes }`; `sealer` seals key hashes. */
+export async function readTables(db: Kysely<Database>, sealer: { seal(value: string): string }): Promise<StateDocument['tables']> {
+  const tables: StateDocument['tables'] = {};
+  await db.transaction().execute(async (trx) => {
     for (const table of STATE_TABLES) {
       if (DERIVED_TABLES.includes(table)) continue;
       const derived = DERIVED_COLUMNS[table] ?? {};
@@ -94,13 +121,7 @@ export async function exportState(service: Service, clock: EmulatedClock, option
       );
     }
   });
-  return {
-    format: STATE_FORMAT,
-    version: STATE_VERSION,
-    clock: clock.snapshot(),
-    ids: service.ids.snapshot(),
-    tables,
-  };
+  return tables;
 }
 
 const INSERT_BATCH = 100;
@@ -110,11 +131,14 @@ const INSERT_BATCH = 100;
  * changes. Background jobs stop first and resume afterwards. Key hashes must be sealed
  * by this emulator's secret, or, with `plainHashes`, may also be in the clear.
  */
-export async function importState(service: Service, clock: EmulatedClock, input: unknown, options: StateTransferOptions = {}): Promise<void> {
-  const doc = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
+export async function importState(service: Service, clock: EmulatedClock, input: unknown, options: StateImportOptions = {}): Promise<void> {
+  const parsed = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
+  // The caller's document is left as it was: hashes are opened in a copy of the rows.
+  const doc = { ...parsed, tables: migrateTables(parsed.tables) };
   const sealer = createSealer(service.settings.secret);
   for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
-    for (const [i, row] of (doc.tables[table] ?? []).entries()) {
+    doc.tables[table] = (doc.tables[table] ?? []).map((row) => ({ ...row }));
+    for (const [i, row] of doc.tables[table]!.entries()) {
       for (const column of columns) {
         const value = row[column];
         const opened =
@@ -128,6 +152,8 @@ export async function importState(service: Service, clock: EmulatedClock, input:
       }
     }
   }
+  // Every row as the service itself would have written it, or nothing changes (D-720).
+  const tables = options.trusted ? decodeTables(doc.tables) : gateState(doc, { ...(options.replays && { replays: options.replays }) });
   await service.stop();
   // Counters in memory belong to the state being replaced.
   service.workspaces.activity.forget();
@@ -137,7 +163,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
     await service.jobs.whileQuiet(() => service.db.transaction().execute(async (trx) => {
       for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
       for (const table of STATE_TABLES) {
-        const rows = (doc.tables[table] ?? []).map((r) => Object.fromEntries(Object.entries(r).map(([k, val]) => [k, decodeValue(val)])));
+        const rows = tables[table] ?? [];
         for (let i = 0; i < rows.length; i += INSERT_BATCH) {
           try {
             await trx.insertInto(table as 'jobs').values(rows.slice(i, i + INSERT_BATCH) as never).execute();

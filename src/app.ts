@@ -62,11 +62,14 @@ export function createApp(service: Service, options: AppOptions = {}) {
     return page ? page.then((res) => shell.finish(c, res)) : shell.finish(c, problemResponse(c, error));
   };
 
+  // The problem says what the client may know; the cause is for the operator (D-158).
+  const logCause = (c: Context<AppEnv>, error: ServiceError) => {
+    if (error.cause !== undefined) service.settings.log(`${error.code} on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error.cause);
+  };
   app.onError((error, c) => {
     shell.begin(c);
     if (error instanceof ServiceError) {
-      // The problem says what the client may know; the cause is for the operator (D-158).
-      if (error.cause !== undefined) service.settings.log(`${error.code} on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error.cause);
+      logCause(c, error);
       return problem(c, error);
     }
     // The database is out of reach: the request wrote nothing (its transaction did not
@@ -84,8 +87,9 @@ export function createApp(service: Service, options: AppOptions = {}) {
       if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) await gate(c);
       throw new ServiceError('svc.resource.not_found');
     } catch (error) {
-      if (error instanceof ServiceError) return problem(c, error);
-      throw error;
+      if (!(error instanceof ServiceError)) throw error;
+      logCause(c, error);
+      return problem(c, error);
     }
   });
   app.use('/workspaces/*', async (c, next) => {

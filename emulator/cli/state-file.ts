@@ -8,6 +8,8 @@ import type { Emulator } from '../emulator.js';
 import { createSealer, seedSecret } from '../seal.js';
 import { writeFileSafely } from './safe-file.js';
 import { PLAIN_HASH, SEALED_COLUMNS, STATE_FORMAT, STATE_VERSION, StateDocumentSchema, type StateDocument } from '../state.js';
+import { gateState, MAX_FAULTS } from '../state-gate/gate.js';
+import { migrateTables } from '../state-gate/migrate.js';
 
 /** A state file that cannot be used; the message is one line that names the file. */
 export class StateFileError extends Error {}
@@ -76,14 +78,23 @@ export function readStateFile(path: string, target: { db: string | undefined; se
       }
     }
   }
+  // Every row as the service writes it, before a store is opened (D-720).
+  try {
+    gateState({ ...state, tables: migrateTables(state.tables) });
+  } catch (error) {
+    throw importFailure(path, error);
+  }
   return state;
 }
 
-/** The one line a refused import says, from the emulator's error. */
+/** The one line a refused import says, from the emulator's error: the first fault, and how many more. */
 export function importFailure(path: string, error: unknown): StateFileError {
   if (error instanceof ServiceError) {
-    const first = error.errors?.[0];
-    return new StateFileError(`${path}: ${first ? `${first.field}: ${first.reason}` : error.message}`);
+    const [first, ...more] = error.errors ?? [];
+    if (!first) return new StateFileError(`${path}: ${error.message}`);
+    const row = typeof first.row === 'string' ? ` (${first.row})` : '';
+    const others = more.length === 0 ? '' : `; and ${more.length}${more.length + 1 >= MAX_FAULTS ? ' or more' : ''} other fault${more.length === 1 ? '' : 's'}`;
+    return new StateFileError(`${path}: ${first.field}${row}: ${first.reason}${others}`);
   }
   return new StateFileError(`${path}: ${(error as Error).message}`);
 }

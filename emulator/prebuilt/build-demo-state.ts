@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { openEmulator, SEED_EPOCH, type DemoOptions } from '../emulator.js';
 import { readFixture } from '../fixtures.js';
+import { gateState } from '../state-gate/gate.js';
 import { PREBUILT_FORMAT, prebuiltKey, type PrebuiltState } from './demo-state.js';
 import type { IdCall, IdTap } from './id-tap.js';
 
@@ -26,6 +27,8 @@ export async function buildDemoState(): Promise<PrebuiltState> {
   const emulator = await openEmulator({ fixtures: 'demo', seed: TEMPLATE_SEED, log: silent }, { epoch: TEMPLATE_EPOCH, prebuilt: 'none', record: (c) => (calls = c) });
   try {
     const state = await emulator.exportState({ plainHashes: true });
+    // Starts take it without the gate (D-726): the build checks it once instead.
+    gateState(state);
     return { format: PREBUILT_FORMAT, key: prebuiltKey(readFixture('demo')), epoch: TEMPLATE_EPOCH, calls, keys: emulator.fixtureKeys, state };
   } finally {
     await emulator.close();
@@ -38,7 +41,10 @@ async function startDemo(seed: string, demo: DemoOptions): Promise<unknown> {
   const emulator = await openEmulator({ fixtures: 'demo', seed, log: silent }, { ...demo, tap: (t) => (tap = t) });
   try {
     if (demo.prebuilt !== 'none' && emulator.demoState !== 'prebuilt') throw new Error('the prebuilt state was not used');
-    return { state: await emulator.exportState({ plainHashes: true }), keys: emulator.fixtureKeys, ids: tap!.snapshots(), web: await emulator.getWeb() };
+    const state = await emulator.exportState({ plainHashes: true });
+    // What a start from it leaves passes the gate as well (D-726).
+    if (demo.prebuilt !== 'none') gateState(state);
+    return { state, keys: emulator.fixtureKeys, ids: tap!.snapshots(), web: await emulator.getWeb() };
   } finally {
     await emulator.close();
   }

@@ -87,13 +87,15 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
         200: { description: 'The bytes, in the content type they were judged to be', files: assets.servedContentTypes(), headers: FILE_HEADERS },
         304: { description: 'Not modified: `If-None-Match` holds its ETag', headers: { ETag: FILE_HEADERS.ETag!, 'Cache-Control': FILE_HEADERS['Cache-Control']! } },
       },
-      errors: ['svc.auth.forbidden', 'svc.asset.not_found'],
+      // 503: the store is out of reach (D-206), or a stored file cannot be served (D-722).
+      errors: ['svc.auth.forbidden', 'svc.asset.not_found', 'svc.service.unavailable'],
     },
     async ({ c, params, query }) => {
       const { file, maxAgeSeconds } = await assets.openFile(params.assetId, query.expires, query.signature);
       const headers = fileHeaders(file, maxAgeSeconds);
       if (etagMatches(c.req.header('if-none-match'), file.sha256)) return new Response(null, { status: 304, headers });
-      return new Response(file.bytes, { status: 200, headers: { ...headers, 'content-type': file.contentType, 'content-length': String(file.byteSize) } });
+      // The length of what is sent, whatever the row says (D-722).
+      return new Response(file.bytes, { status: 200, headers: { ...headers, 'content-type': file.contentType, 'content-length': String(file.bytes.byteLength) } });
     },
   );
 }

@@ -3,6 +3,7 @@ import type { Db } from '../db/schema/index.js';
 import type { AssetTable } from '../db/schema/assets.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
+import { isStoredTimestamp, unreadableStored } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
 import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
 import type { Asset, AssetListQuery, AssetUpload } from './assets.schema.js';
@@ -174,7 +175,20 @@ export class AssetsService {
     if (!verdict.ok) throw forbidden(verdict.reason);
     const file = (await this.#storedAsset(fileId)) ?? (await this.#fromSources(fileId));
     if (!file) throw new ServiceError('svc.asset.not_found');
+    this.#assertServable(file);
     return { file, maxAgeSeconds: Math.max(0, Math.floor((verdict.expiresAtMs - this.deps.clock.now()) / 1000)) };
+  }
+
+  /**
+   * What becomes a header must be what this service stores: a hex SHA-256 (the ETag), a
+   * content type it serves, a timestamp; the length sent is always the bytes' own (D-722).
+   */
+  #assertServable(file: StoredFile): void {
+    const at = (column: string) => ({ table: file.table, row: file.id, column });
+    if (!(file.bytes instanceof Uint8Array)) throw unreadableStored(at('bytes'), 'not bytes');
+    if (typeof file.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(file.sha256)) throw unreadableStored(at('sha256'), 'must be a hex SHA-256');
+    if (!this.#fileTypes.has(file.contentType)) throw unreadableStored(at('content_type'), 'not a content type this service serves');
+    if (!isStoredTimestamp(file.createdAt)) throw unreadableStored(at('created_at'), 'not a timestamp');
   }
 
   async #storedAsset(id: string): Promise<StoredFile | undefined> {
@@ -183,7 +197,7 @@ export class AssetsService {
       .select(['id', 'content_type', 'byte_size', 'sha256', 'bytes', 'created_at'])
       .where('id', '=', id)
       .executeTakeFirst();
-    return row && { id: row.id, contentType: row.content_type, byteSize: Number(row.byte_size), sha256: row.sha256, bytes: row.bytes, createdAt: row.created_at };
+    return row && { id: row.id, contentType: row.content_type, byteSize: Number(row.byte_size), sha256: row.sha256, bytes: row.bytes, createdAt: row.created_at, table: 'assets' };
   }
 
   async #fromSources(id: string): Promise<StoredFile | undefined> {

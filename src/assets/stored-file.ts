@@ -6,6 +6,8 @@ export interface StoredFile {
   sha256: string;
   bytes: Uint8Array;
   createdAt: string;
+  /** The table the bytes live in, to name a row that cannot be served. */
+  table: string;
 }
 
 /** Finds stored bytes by id in another part's tables (brand files). */

@@ -34,3 +34,13 @@ export const KeyCreatedSchema = named('KeyCreated', v.object({ ...KeyRecordSchem
 export const IdentitySchema = named('Identity', v.object({ workspaceId: v.string(), scopes: v.array(v.string()) }));
 
 export const KeyListSchema = namedListPage('KeyList', KeyRecordSchema);
+
+/** `api_keys.scopes` as the service writes it: a JSON array of scopes, at least one, in `SCOPES` order. */
+export const StoredScopesSchema = v.pipe(
+  v.array(ScopeSchema, `each scope must be one of ${SCOPES.join(', ')}`),
+  v.minLength(1, 'a key needs at least one scope'),
+  v.check((scopes) => scopes.every((s, i) => i === 0 || SCOPES.indexOf(s) > SCOPES.indexOf(scopes[i - 1]!)), 'must list each scope once, in the order of the scope list'),
+);
+
+/** The key name a console key is created with. */
+export const StoredKeyNameSchema = KeyCreateSchema.pipe[0].entries.name;

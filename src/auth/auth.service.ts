@@ -8,9 +8,10 @@ import type { IdGenerator } from '../platform/ids.js';
 import { paginate, type Cursors, type ListPage, type ListParams } from '../platform/pagination.js';
 import { SCOPES, type Scope } from '../platform/scopes.js';
 import { ServiceError, fieldError } from '../platform/service-error.js';
+import { isStoredTimestamp, storedJson, unreadableStored } from '../platform/stored.js';
 import { iso, parseIso } from '../platform/time.js';
 import { formatApiKey, hashApiKey, isWellFormedKey, keyPrefix, type KeyEnv } from './api-key.js';
-import type { KeyCreateInput } from './auth.schema.js';
+import { StoredScopesSchema, type KeyCreateInput } from './auth.schema.js';
 
 /** What keys need of workspaces: that one exists (else `404 svc.tenant.not_found`). */
 export interface WorkspaceLookup {
@@ -48,7 +49,7 @@ function toRecord(row: ApiKeyTable): KeyRecord {
     name: row.name,
     prefix: row.prefix,
     env: row.env as KeyEnv,
-    scopes: JSON.parse(row.scopes) as Scope[],
+    scopes: storedJson(StoredScopesSchema, row.scopes, { table: 'api_keys', row: row.id, column: 'scopes' }),
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
@@ -183,11 +184,13 @@ export class AuthService {
       .where('k.hash', '=', hashApiKey(key))
       .executeTakeFirst();
     if (!found) throw invalidKey();
+    // A row this service did not write answers a problem naming the key (D-722).
+    if (found.expires_at !== null && !isStoredTimestamp(found.expires_at)) throw unreadableStored({ table: 'api_keys', row: found.id, column: 'expires_at' }, 'not a timestamp');
     const entry: CachedKey = {
       revokedAt: found.revoked_at,
       expiresAt: found.expires_at === null ? null : Date.parse(found.expires_at),
       caller: {
-        auth: { keyId: found.id, keyPrefix: found.prefix, workspaceId: found.workspace_id, scopes: new Set(JSON.parse(found.scopes) as Scope[]) },
+        auth: { keyId: found.id, keyPrefix: found.prefix, workspaceId: found.workspace_id, scopes: new Set(storedJson(StoredScopesSchema, found.scopes, { table: 'api_keys', row: found.id, column: 'scopes' })) },
         rateLimit: { limit: found.rate_limit, windowSeconds: found.rate_window_seconds },
         dailyActivityCap: found.daily_activity_cap,
       },

@@ -76,3 +76,11 @@ export const BrandSchema = named('Brand', v.object({
 
 export type Brand = v.InferOutput<typeof BrandSchema>;
 export type BrandLink = v.InferOutput<typeof LinkOut>;
+
+/** `brands.navbar` as the service writes it: the links and the CTA (null when none), under the patch's rules. */
+export const StoredNavbarSchema = v.strictObject({ links: v.pipe(v.array(Link), v.maxLength(8, 'at most 8 links')), cta: v.nullable(Link) });
+/** `brands.footer` as the service writes it. */
+export const StoredFooterSchema = v.strictObject({
+  text: v.strictObject({ es: FooterText, en: FooterText }),
+  links: v.pipe(v.array(Link), v.maxLength(12, 'at most 12 links')),
+});

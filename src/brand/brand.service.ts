@@ -6,10 +6,11 @@ import type { BrandFileTable, BrandTable } from '../db/schema/brand.js';
 import type { Database, Db } from '../db/schema/index.js';
 import { ServiceError } from '../platform/service-error.js';
 import { parseOrThrow } from '../platform/validation.js';
+import { storedJson } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
 import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
 import { SLOT_FORMATS, SLOT_TYPES } from './brand-file.js';
-import { SlotParamSchema, type Brand, type BrandLink, type BrandPatch, type BrandSlot } from './brand.schema.js';
+import { SlotParamSchema, StoredFooterSchema, StoredNavbarSchema, type Brand, type BrandLink, type BrandPatch, type BrandSlot } from './brand.schema.js';
 import type * as BrandFileWorker from './brand-file.worker.js';
 
 /** The one thing brand needs of projects: that a site exists in the workspace. */
@@ -75,8 +76,8 @@ export class BrandService {
       logo: null,
       logoDark: null,
       favicon: null,
-      navbar: row ? (JSON.parse(row.navbar) as Navbar) : EMPTY_NAVBAR,
-      footer: row ? (JSON.parse(row.footer) as Footer) : EMPTY_FOOTER,
+      navbar: row ? storedJson(StoredNavbarSchema, row.navbar, { table: 'brands', row: projectId, column: 'navbar' }) : EMPTY_NAVBAR,
+      footer: row ? storedJson(StoredFooterSchema, row.footer, { table: 'brands', row: projectId, column: 'footer' }) : EMPTY_FOOTER,
       updatedAt: row?.updated_at ?? null,
     };
     for (const file of files as FileMeta[]) {
@@ -173,6 +174,6 @@ export class BrandService {
       .select(['id', 'content_type', 'byte_size', 'sha256', 'bytes', 'created_at'])
       .where('id', '=', fileId)
       .executeTakeFirst();
-    return row && { id: row.id, contentType: row.content_type, byteSize: Number(row.byte_size), sha256: row.sha256, bytes: row.bytes, createdAt: row.created_at };
+    return row && { id: row.id, contentType: row.content_type, byteSize: Number(row.byte_size), sha256: row.sha256, bytes: row.bytes, createdAt: row.created_at, table: 'brand_files' };
   }
 }

@@ -53,3 +53,16 @@ export const CHAT_STREAM: EventStreamDoc = {
   ].join('\n'),
   events: { start: ChatStartedSchema, token: ChatTokenSchema, done: ChatAnswerSchema, error: ProblemSchema },
 };
+
+/**
+ * `chat_messages.components` as the service writes it: the answer's source lists, each
+ * item naming a source by id, with its title and (URL sources) an http(s) URL.
+ */
+export const StoredComponentsSchema = v.array(v.strictObject({
+  type: v.literal('sources'),
+  items: v.array(v.strictObject({
+    sourceId: clientText({ min: 1, max: 100 }),
+    title: clientText({ min: 1, max: 1000 }),
+    url: v.optional(v.pipe(clientText({ max: 2048 }), v.check((u) => URL.canParse(u) && ['http:', 'https:'].includes(new URL(u).protocol), 'must be an http or https URL'))),
+  })),
+}));

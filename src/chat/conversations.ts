@@ -4,7 +4,9 @@ import type { Database, Db } from '../db/schema/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { ServiceError } from '../platform/service-error.js';
+import { storedJson } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
+import { StoredComponentsSchema } from './chat.schema.js';
 import type { ChatHistoryTurn } from './chat-model.js';
 import type { Language } from '../text/language.js';
 
@@ -67,7 +69,7 @@ export class ConversationStore {
   async findAnswer(workspaceId: string, agentId: string, cacheKey: string, knowledgeVersion: string): Promise<StoredAnswer | undefined> {
     const row = await this.deps.db
       .selectFrom('chat_messages')
-      .select(['content', 'components'])
+      .select(['id', 'content', 'components'])
       .where('workspace_id', '=', workspaceId)
       .where('agent_id', '=', agentId)
       .where('cache_key', '=', cacheKey)
@@ -75,7 +77,7 @@ export class ConversationStore {
       .orderBy('id')
       .limit(1)
       .executeTakeFirst();
-    return row && { reply: row.content, components: JSON.parse(row.components ?? '[]') as unknown[] };
+    return row && { reply: row.content, components: row.components === null ? [] : storedJson(StoredComponentsSchema, row.components, { table: 'chat_messages', row: row.id, column: 'components' }) };
   }
 
   /** Starts a conversation with `agentId`; answers its id. */

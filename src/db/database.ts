@@ -11,7 +11,8 @@ export { StoreOpenError } from './dialects/postgres/postgres-backend.js';
 export { describePostgresUrl, isPostgresUrl } from './dialects/postgres/postgres-url.js';
 
 export type DatabaseOptions =
-  | { kind: 'memory' }
+  /** In memory; `image`: starting as a copy of a SQLite file's bytes (`serialize()`). */
+  | { kind: 'memory'; image?: Buffer }
   | { kind: 'file'; path: string }
   | { kind: 'pglite'; dataDir?: string }
   /** A PostgreSQL server, which several emulator processes may share (decisions, D-200). */
@@ -48,7 +49,7 @@ async function openBackend(options: DatabaseOptions, log?: (message: string, err
     case 'file':
       return openSqlite(options.path);
     default:
-      return openSqlite(undefined);
+      return openSqlite(undefined, options.image);
   }
 }
 

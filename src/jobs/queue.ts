@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
+import { StoredValueError } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
 import { LocalClaims, type JobClaims } from './claims.js';
 
@@ -190,13 +191,19 @@ export class JobQueue {
     const claimed = await this.#claims.claim(iso(this.deps.clock.now()), free, this.#inFlight);
     for (const row of claimed) {
       this.#inFlight.add(row.id);
-      const job: Job = { id: row.id, workspaceId: row.workspace_id, kind: row.kind, payload: JSON.parse(row.payload), attempts: row.attempts };
-      void this.#pq.add(() => this.#run(job));
+      const job: Job = { id: row.id, workspaceId: row.workspace_id, kind: row.kind, payload: undefined, attempts: row.attempts };
+      void this.#pq.add(() => this.#run(job, row.payload));
     }
   }
 
-  async #run(job: Job): Promise<void> {
+  async #run(job: Job, payload: string): Promise<void> {
     try {
+      // A payload this service did not write fails its job, naming the row (D-722).
+      try {
+        job.payload = JSON.parse(payload);
+      } catch {
+        throw new StoredValueError({ table: 'jobs', row: job.id, column: 'payload' }, 'not JSON');
+      }
       const handler = this.#handlers.get(job.kind);
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(job);

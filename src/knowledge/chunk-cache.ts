@@ -7,6 +7,7 @@ import { chunkTerms, packTerms, unpackTerms } from './chunk-terms.js';
 import type { ChunkTerms, IndexedChunk } from './knowledge-index.js';
 import type { Embedder } from './ports.js';
 import { packVector, unpackVector } from './pipeline/embedder.js';
+import { storedTopics } from './sources.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import type { TermDictionary } from './term-dictionary.js';
 
@@ -175,7 +176,7 @@ export class ChunkCache {
     const vectors = stale.length ? await this.#reembed(stale) : new Map<string, Float32Array>();
     const out = new Map<string, CachedSource>();
     for (const s of sources) out.set(s.id, { agentId: s.agent_id, chunks: [], print: printOf(s) });
-    const meta = new Map(sources.map((s) => [s.id, { ...s, topics: JSON.parse(s.topics) as string[] }]));
+    const meta = new Map(sources.map((s) => [s.id, { ...s, topics: storedTopics(s) }]));
     const unanalysed = rows.filter((r) => r.analyzer_id !== ANALYZER_ID || r.terms === null);
     const terms = unanalysed.length
       ? await this.#reanalyse(workspaceId, unanalysed.filter((r) => meta.has(r.source_id)).map((r) => ({ id: r.id, text: r.text, title: meta.get(r.source_id)!.title, lang: r.lang === 'es' ? 'es' : 'en' })))

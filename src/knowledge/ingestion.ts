@@ -16,6 +16,7 @@ import { finishDocument, ingestClaim, type DocumentInput, type Ingested, type Pr
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import { chunkTerms, packTerms } from './chunk-terms.js';
 import type { TermDictionary } from './term-dictionary.js';
+import { storedClaim } from './sources.js';
 import { ANALYZER_ID } from '../text/analyze.js';
 
 export const INGEST_JOB = 'knowledge.ingest';
@@ -138,7 +139,7 @@ export class Ingestion {
   /** Extracts, chunks, embeds: the document comes from the stored input, the claim, or the web. */
   async #run(row: KnowledgeSourceTable, ownTitle: boolean): Promise<{ ingested: Ingested; fetched?: Crawled }> {
     // A claim is two texts of at most 2,000 characters: no worker needed.
-    if (row.kind === 'claim') return { ingested: await ingestClaim(JSON.parse(row.claim!) as { es: string; en: string }, row.title, this.deps.embedder) };
+    if (row.kind === 'claim') return { ingested: await ingestClaim(storedClaim(row), row.title, this.deps.embedder) };
     if (row.kind === 'url') return this.#fetchAndIngest(row);
     const input = await this.deps.db.selectFrom('knowledge_inputs').select('content').where('source_id', '=', row.id).executeTakeFirst();
     if (!input) throw new IngestError('ingest_failed', 'the stored document is missing');

@@ -3,6 +3,7 @@ import { named, namedListPage } from '../platform/named-schema.js';
 import { listQuery } from '../platform/pagination.js';
 import { TopicSchema } from '../platform/topic-tag.js';
 import { clientText, minChars } from '../platform/validation.js';
+import { MAX_PAIRS } from './lexicon/learn.js';
 
 export const TOPICS_MAX = 12;
 
@@ -124,3 +125,34 @@ export const SourceDeletedSchema = named('SourceDeleted', v.object({ sourceId: v
 export const TopicCountSchema = named('TopicCount', v.object({ topic: v.string(), sourceCount: v.number() }));
 export const TopicListSchema = namedListPage('TopicList', TopicCountSchema);
 export const TopicMergedSchema = named('TopicMerged', v.object({ from: v.string(), into: v.string(), sourcesUpdated: v.number() }));
+
+/** `knowledge_sources.topics` as the service writes it: normalised tags, at most 12, none twice. */
+export const StoredTopicsSchema = v.pipe(
+  v.array(TopicSchema),
+  v.maxLength(TOPICS_MAX, `must have at most ${TOPICS_MAX} items`),
+  v.check((topics) => new Set(topics).size === topics.length, 'must name each topic once'),
+);
+/** `knowledge_sources.claim`: both languages, under the rules of a claim add. */
+export const StoredClaimSchema = ClaimAddSchema.pipe[0].entries.claim;
+/**
+ * `knowledge_lexicons.data` as `learnLexicon` writes it (D-785): Spanish and English stems
+ * of two or more characters, a weight from 0 to 1 in thousandths, at most `MAX_PAIRS`
+ * pairs, whole counts. A stem is a word of a chunk: no shorter bound than a chunk's text.
+ */
+const LexiconStem = v.pipe(v.string(), v.minLength(2, 'must be a stem of 2 or more characters'), v.maxLength(1_000_000), v.check((s) => s.isWellFormed(), 'must be well-formed Unicode'));
+const LexiconCount = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'), v.maxValue(Number.MAX_SAFE_INTEGER));
+export const StoredLexiconSchema = v.strictObject({
+  pairs: v.pipe(
+    v.array(v.strictTuple([LexiconStem, LexiconStem, v.pipe(v.number(), v.minValue(0, 'must be from 0 to 1'), v.maxValue(1, 'must be from 0 to 1'), v.check((w) => Math.round(w * 1000) / 1000 === w, 'must be in thousandths'))])),
+    v.maxLength(MAX_PAIRS, `must have at most ${MAX_PAIRS} pairs`),
+  ),
+  twins: LexiconCount,
+  units: LexiconCount,
+});
+/** The scalar fields of a source a client sets: its title and re-crawl interval. */
+export const StoredSourceFields = {
+  // A document's own title (an HTML <title>) may be longer than a client's.
+  title: clientText({ min: 1, max: 1000 }),
+  url: UrlAddSchema.pipe[0].entries.url,
+  syncTtlMinutes: v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(SYNC_TTL_MAX)),
+};

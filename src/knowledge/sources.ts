@@ -1,5 +1,12 @@
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
-import type { Source } from './knowledge.schema.js';
+import { storedJson } from '../platform/stored.js';
+import { StoredClaimSchema, StoredTopicsSchema, type Source } from './knowledge.schema.js';
+
+/** A source's topics as stored; a value this service did not write is a problem naming the source (D-722). */
+export const storedTopics = (row: { id: string; topics: string }): string[] => storedJson(StoredTopicsSchema, row.topics, { table: 'knowledge_sources', row: row.id, column: 'topics' });
+
+/** A claim source's texts as stored. */
+export const storedClaim = (row: { id: string; claim: string | null }): { es: string; en: string } => storedJson(StoredClaimSchema, row.claim, { table: 'knowledge_sources', row: row.id, column: 'claim' });
 
 /** The API record of a source row (API.md, Knowledge source): optional fields are left out, never null. */
 export function toSource(row: KnowledgeSourceTable): Source {
@@ -11,7 +18,7 @@ export function toSource(row: KnowledgeSourceTable): Source {
     status: row.status as Source['status'],
     lang: row.lang === 'es' ? 'es' : 'en',
     translated: Boolean(row.translated),
-    topics: JSON.parse(row.topics) as string[],
+    topics: storedTopics(row),
     chunkCount: row.chunk_count,
     tokenCount: row.token_count,
     summary: row.summary,
@@ -28,7 +35,7 @@ export function toSource(row: KnowledgeSourceTable): Source {
   if (row.last_fetched_at !== null) source.lastFetchedAt = row.last_fetched_at;
   if (row.sync_ttl_minutes !== null) source.syncTtlMinutes = Number(row.sync_ttl_minutes);
   if (row.next_sync_at !== null) source.nextSyncAt = row.next_sync_at;
-  if (row.claim !== null) source.claim = JSON.parse(row.claim) as { es: string; en: string };
+  if (row.claim !== null) source.claim = storedClaim(row);
   return source;
 }
 

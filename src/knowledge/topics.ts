@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import type { Cursors, ListPage, ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
+import { storedTopics } from './sources.js';
 
 export interface TopicCount {
   topic: string;
@@ -23,9 +24,9 @@ export async function listTopics(db: Db, cursors: Cursors, workspaceId: string, 
     throw new ServiceError('svc.request.validation_failed', { errors: [{ field: 'before', reason: 'send either after or before, not both' }] });
   }
   const scope = `${workspaceId}:knowledge_topics:${agentId ?? ''}`;
-  const rows = await scoped(db, workspaceId, agentId).select('topics').execute();
+  const rows = await scoped(db, workspaceId, agentId).select(['id', 'topics']).execute();
   const counts = new Map<string, number>();
-  for (const row of rows) for (const topic of JSON.parse(row.topics) as string[]) counts.set(topic, (counts.get(topic) ?? 0) + 1);
+  for (const row of rows) for (const topic of storedTopics(row)) counts.set(topic, (counts.get(topic) ?? 0) + 1);
   const all = [...counts.keys()].sort();
   const backwards = params.before !== undefined;
   const raw = params.before ?? params.after;
@@ -65,7 +66,7 @@ export async function mergeTopics(
   const rows = await scoped(trx, workspaceId, agentId).select(['id', 'topics']).where('topics', 'like', `%"${from}"%`).execute();
   const updated: string[] = [];
   for (const row of rows) {
-    const topics = JSON.parse(row.topics) as string[];
+    const topics = storedTopics(row);
     if (!topics.includes(from)) continue;
     const next = [...new Set(topics.map((t) => (t === from ? into : t)))];
     await trx.updateTable('knowledge_sources').set({ topics: JSON.stringify(next), updated_at: now }).where('id', '=', row.id).execute();

@@ -5,6 +5,7 @@ import { LocaleSchema } from '../projects/locales.js';
 import { CHANGEFREQS, ChangefreqSchema, PrioritySchema } from '../projects/projects.schema.js';
 import { clientText, minChars } from '../platform/validation.js';
 import { normalizePagePath } from './page-path.js';
+import { TEXT_FIELDS } from './page-texts.js';
 
 const Name = clientText({ trim: true, min: 1, max: 80 });
 
@@ -104,3 +105,26 @@ export const PageDeletedSchema = named('PageDeleted', v.object({ pageId: v.strin
 export const PageListQuerySchema = listQuery({
   status: v.optional(v.picklist(['draft', 'published'], 'must be draft or published')),
 });
+
+// What the service writes in a `pages` row (decisions, D-721). The texts follow the shape
+// of a patch with both languages present; a machine translation may make a text longer
+// than an owner may write it (the translator marks each line, or is the user's own), so
+// stored texts may be up to `TRANSLATED_SLACK` times the limit.
+const TRANSLATED_SLACK = 8;
+const storedText = (max: number) => v.strictObject({ es: text(max * TRANSLATED_SLACK), en: text(max * TRANSLATED_SLACK) });
+
+/** `pages.editorial`. */
+export const StoredEditorialSchema = v.strictObject({ badge: storedText(80), title: storedText(200), titleAccent: storedText(200), description: storedText(2000) });
+/** `pages.seo`. */
+export const StoredSeoSchema = v.strictObject({ title: storedText(200), description: storedText(1000) });
+/** `pages.body`. */
+export const StoredBodySchema = storedText(100_000);
+/** `pages.sitemap`: every setting present. */
+export const StoredPageSitemapSchema = v.required(PageSitemapPatchSchema);
+/** `pages.machine_texts`: the text paths (`seo.title.es`) the translator wrote, each once. */
+export const StoredMachineTextsSchema = v.pipe(
+  v.array(v.picklist(TEXT_FIELDS.flatMap((field) => [`${field}.es`, `${field}.en`]), 'must be a page text path such as seo.title.es')),
+  v.check((paths) => new Set(paths).size === paths.length, 'must name each text once'),
+);
+/** A page's name and path (lowercase, normalised). */
+export const StoredPageFields = { name: Name, path: PagePathSchema };

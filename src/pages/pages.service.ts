@@ -4,13 +4,14 @@ import type { Database, Db } from '../db/schema/index.js';
 import type { PageTable } from '../db/schema/pages.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError, fieldError, type FieldError } from '../platform/service-error.js';
+import { storedJson } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
 import type { LlmsEntry } from '../projects/llms-txt.js';
 import { TRANSLATE_JOB, type TranslateJobPayload } from '../projects/translate-job.js';
 import type { Language } from '../text/language.js';
 import { isReservedPath, normalizePagePath } from './page-path.js';
-import { emptyTexts, mergeTexts, type Editorial, type LangText, type Seo } from './page-texts.js';
-import type { Page, PageCreate, PagePatch, PageSitemap } from './pages.schema.js';
+import { emptyTexts, mergeTexts, type LangText } from './page-texts.js';
+import { StoredBodySchema, StoredEditorialSchema, StoredMachineTextsSchema, StoredPageSitemapSchema, StoredSeoSchema, type Page, type PageCreate, type PagePatch, type PageSitemap } from './pages.schema.js';
 import type { AgentLookup, ProjectAccess } from './ports.js';
 import { runTranslation } from './translation.js';
 import type { Translator } from './translator.js';
@@ -25,10 +26,10 @@ function toPage(row: PageTable): Page {
     path: row.path,
     status: row.status as Page['status'],
     defaultLocale: row.default_locale as Language,
-    editorial: JSON.parse(row.editorial) as Editorial,
-    seo: JSON.parse(row.seo) as Seo,
-    sitemap: JSON.parse(row.sitemap) as PageSitemap,
-    body: JSON.parse(row.body) as LangText,
+    editorial: storedJson(StoredEditorialSchema, row.editorial, { table: 'pages', row: row.id, column: 'editorial' }),
+    seo: storedJson(StoredSeoSchema, row.seo, { table: 'pages', row: row.id, column: 'seo' }),
+    sitemap: storedJson(StoredPageSitemapSchema, row.sitemap, { table: 'pages', row: row.id, column: 'sitemap' }),
+    body: storedJson(StoredBodySchema, row.body, { table: 'pages', row: row.id, column: 'body' }),
     ...(row.agent_id !== null && { agentId: row.agent_id }),
     projectId: row.project_id,
     createdAt: row.created_at,
@@ -177,7 +178,7 @@ export class PagesService {
         if (holder) throw pathTaken(patch.path);
       }
       const { texts, written } = mergeTexts(current, patch);
-      const machine = (JSON.parse(row.machine_texts) as string[]).filter((key) => !written.includes(key));
+      const machine = storedJson(StoredMachineTextsSchema, row.machine_texts, { table: 'pages', row: row.id, column: 'machine_texts' }).filter((key) => !written.includes(key));
       await trx
         .updateTable('pages')
         .set({

@@ -2,12 +2,14 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
 import type { Job } from '../jobs/queue.js';
 import type { Clock } from '../platform/clock.js';
+import { storedJson } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
 import { otherLanguage, type Language } from '../text/language.js';
 import type { TranslateJobPayload } from '../projects/translate-job.js';
 import type { ProjectAccess } from './ports.js';
 import { TEXT_FIELDS, textOf, type PageTexts, type TextField } from './page-texts.js';
 import type { Translator } from './translator.js';
+import { StoredBodySchema, StoredEditorialSchema, StoredMachineTextsSchema, StoredSeoSchema } from './pages.schema.js';
 
 interface Work {
   pageId: string;
@@ -15,9 +17,12 @@ interface Work {
   source: string;
 }
 
-function textsOf(row: { editorial: string; seo: string; body: string }): PageTexts {
-  return { editorial: JSON.parse(row.editorial), seo: JSON.parse(row.seo), body: JSON.parse(row.body) };
+function textsOf(row: { id: string; editorial: string; seo: string; body: string }): PageTexts {
+  const at = (column: string) => ({ table: 'pages', row: row.id, column });
+  return { editorial: storedJson(StoredEditorialSchema, row.editorial, at('editorial')), seo: storedJson(StoredSeoSchema, row.seo, at('seo')), body: storedJson(StoredBodySchema, row.body, at('body')) };
 }
+
+const machineTexts = (row: { id: string; machine_texts: string }) => new Set<string>(storedJson(StoredMachineTextsSchema, row.machine_texts, { table: 'pages', row: row.id, column: 'machine_texts' }));
 
 /** A text of `lang` the owner has not written: empty, or the translator's own. */
 function open(texts: PageTexts, machine: Set<string>, field: TextField, lang: string): boolean {
@@ -45,7 +50,7 @@ export async function runTranslation(
   const work: Work[] = [];
   for (const row of await query.orderBy('id').execute()) {
     const texts = textsOf(row);
-    const machine = new Set<string>(JSON.parse(row.machine_texts));
+    const machine = machineTexts(row);
     for (const field of TEXT_FIELDS) {
       const source = textOf(texts, field)[from];
       if (source !== '' && open(texts, machine, field, locale)) work.push({ pageId: row.id, field, source });
@@ -61,7 +66,7 @@ export async function runTranslation(
       const row = await trx.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
       if (!row) continue;
       const texts = textsOf(row);
-      const machine = new Set<string>(JSON.parse(row.machine_texts));
+      const machine = machineTexts(row);
       let changed = false;
       work.forEach((w, i) => {
         if (w.pageId !== id) return;

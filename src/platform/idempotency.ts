@@ -1,8 +1,41 @@
 import type { Kysely } from 'kysely';
+import * as v from 'valibot';
 import type { Database } from '../db/schema/index.js';
+import type { IdempotencyTable } from '../db/schema/core.js';
 import type { Clock } from './clock.js';
 import { sha256Hex } from './crypto.js';
+import { storedJson, unreadableStored } from './stored.js';
 import { DAY, iso } from './time.js';
+
+/** The statuses a route under `Idempotency-Key` answers with and records (its 2xx answers). */
+export const REPLAYED_STATUSES: readonly number[] = [200, 201, 202];
+
+/**
+ * The headers a completed record holds: what the route wrapper sets on the JSON answer
+ * it records, nothing else. The length is the body's, computed when it is sent; framing,
+ * cookies and other content types are never replayed (decisions, D-722).
+ */
+export const StoredReplayHeadersSchema = v.strictObject({ 'content-type': v.literal('application/json', 'must be application/json') });
+
+/** Whether a stored body is what a recorded answer holds: JSON text. */
+export function isJsonText(body: unknown): body is string {
+  if (typeof body !== 'string') return false;
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A completed record as it is replayed: checked first, so a row this service did not write answers a problem naming it. */
+function storedReplay(row: IdempotencyTable): { status: number; headers: Record<string, string>; body: string } {
+  const at = (column: string) => ({ table: 'idempotency', row: `${row.key_id}/${row.idem_key}`, column });
+  if (row.status === null || !REPLAYED_STATUSES.includes(row.status)) throw unreadableStored(at('status'), `must be one of ${REPLAYED_STATUSES.join(', ')}`);
+  const headers = storedJson(StoredReplayHeadersSchema, row.headers, at('headers'));
+  if (!isJsonText(row.body)) throw unreadableStored(at('body'), 'must be JSON text');
+  return { status: row.status, headers, body: row.body };
+}
 
 /** Stable JSON: object keys sorted, so key order and whitespace never change a fingerprint. */
 export function canonicalJson(value: unknown): string {
@@ -92,7 +125,7 @@ export class IdempotencyStore {
     }
     if (row.fingerprint !== fingerprint) return { kind: 'conflict' };
     if (row.state !== 'done') return { kind: 'running' };
-    return { kind: 'replay', status: row.status ?? 200, headers: JSON.parse(row.headers ?? '{}'), body: row.body ?? '' };
+    return { kind: 'replay', ...storedReplay(row) };
   }
 
   /** A claim nobody will complete: its process is gone, or it is ours and no request of ours runs it. */

@@ -10,6 +10,7 @@ import type { Scope } from './scopes.js';
 import { ServiceError } from './service-error.js';
 import { clientText, parseOrThrow } from './validation.js';
 import { sha256Hex } from './crypto.js';
+import { unreadableStored } from './stored.js';
 import { respond } from './response.js';
 import type { Shell } from './shell.js';
 
@@ -94,6 +95,18 @@ function formToObject(form: FormData): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of form.entries()) out[name] = value;
   return out;
+}
+
+/**
+ * A stored answer is replayed only as an answer this route gives: a status it declares,
+ * a body its schema for that status takes (decisions, D-722). The store holds answers
+ * this service recorded; one written by hand is a problem naming the row.
+ */
+function assertReplayable(spec: { responses: RouteDoc['responses'] }, outcome: { status: number; body: string }, row: string): void {
+  const declared = spec.responses[outcome.status];
+  const at = (column: string) => ({ table: 'idempotency', row, column });
+  if (!declared) throw unreadableStored(at('status'), `not a status this route answers (${Object.keys(spec.responses).join(', ')})`);
+  if (declared.schema && !v.is(declared.schema, JSON.parse(outcome.body))) throw unreadableStored(at('body'), 'not an answer of this route');
 }
 
 /**
@@ -203,6 +216,7 @@ export class Router {
       const fingerprint = sha256Hex(`${spec.method} ${c.req.path}?${new URL(c.req.url).search}\n${bodyPrint}`);
       const outcome = await this.idempotency.begin(auth.workspaceId, auth.keyId, idemKey, fingerprint);
       if (outcome.kind === 'replay') {
+        assertReplayable(spec, outcome, `${auth.keyId}/${idemKey}`);
         return this.shell.finish(c, respond(c, outcome.status, outcome.body, { ...outcome.headers, 'Idempotent-Replayed': 'true' }));
       }
       if (outcome.kind === 'conflict') throw new ServiceError('svc.idempotency.conflict');

@@ -137,3 +137,16 @@ export const ProjectListSchema = namedListPage('ProjectList', ProjectSchema);
 export const ProjectDeletedSchema = named('ProjectDeleted', v.object({ projectId: v.string(), pagesDeleted: v.number() }));
 
 export const ProjectListQuerySchema = listQuery();
+
+// What the service writes in a `projects` row: the settings in full, under the same rules
+// as a patch (decisions, D-721).
+/** `projects.locales`: 1 or 2 languages, none twice. */
+export const StoredLocalesSchema = Locales;
+/** `projects.robots`: every setting present. */
+export const StoredRobotsSchema = v.required(RobotsPatchSchema);
+/** `projects.analytics`: every id present (empty when unset). */
+export const StoredAnalyticsSchema = v.required(AnalyticsPatchSchema);
+/** `projects.sitemap`: the extra URLs, each with its priority and changefreq. */
+export const StoredSitemapSchema = v.required(SitemapPatchSchema);
+/** A project's name and its slug (lowercase). */
+export const StoredProjectFields = { name: Name, slug: SlugSchema };

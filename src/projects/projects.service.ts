@@ -4,10 +4,11 @@ import type { Database, Db } from '../db/schema/index.js';
 import type { ProjectTable } from '../db/schema/projects.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
+import { storedJson } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
 import { renderLlmsTxt, type LlmsEntry } from './llms-txt.js';
 import type { Language } from '../text/language.js';
-import type { Analytics, ExtraUrl, Project, ProjectCreate, ProjectPatch, Robots } from './projects.schema.js';
+import { StoredAnalyticsSchema, StoredLocalesSchema, StoredRobotsSchema, StoredSitemapSchema, type Analytics, type Project, type ProjectCreate, type ProjectPatch, type Robots } from './projects.schema.js';
 import { TRANSLATE_JOB, type TranslateJobPayload } from './translate-job.js';
 import { RESERVED_SLUGS, deriveSlug, slugCandidates } from './slug.js';
 
@@ -34,11 +35,11 @@ function toProject(row: ProjectTable): Project {
     id: row.id,
     name: row.name,
     slug: row.slug,
-    locales: JSON.parse(row.locales) as Language[],
+    locales: storedJson(StoredLocalesSchema, row.locales, { table: 'projects', row: row.id, column: 'locales' }),
     defaultLocale: row.default_locale as Language,
-    robots: JSON.parse(row.robots) as Robots,
-    analytics: JSON.parse(row.analytics) as Analytics,
-    sitemap: JSON.parse(row.sitemap) as { extraUrls: ExtraUrl[] },
+    robots: storedJson(StoredRobotsSchema, row.robots, { table: 'projects', row: row.id, column: 'robots' }),
+    analytics: storedJson(StoredAnalyticsSchema, row.analytics, { table: 'projects', row: row.id, column: 'analytics' }),
+    sitemap: storedJson(StoredSitemapSchema, row.sitemap, { table: 'projects', row: row.id, column: 'sitemap' }),
     llmsTxt: { text: row.llms_text, generatedAt: row.llms_generated_at },
     createdAt: row.created_at,
     updatedAt: row.updated_at,

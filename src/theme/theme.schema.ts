@@ -45,3 +45,14 @@ export const ThemeSchema = named('Theme', v.object({
 
 /** The theme in force for a site, as the API answers it. */
 export type Theme = v.InferOutput<typeof ThemeSchema>;
+
+/**
+ * `themes.tokens` as the service writes it: the whole closed set, each colour a 6-digit
+ * hex and each typeface and radius a catalogue key. Read back with it before any value
+ * becomes CSS (decisions, D-721).
+ */
+export const StoredTokensSchema = v.strictObject({
+  colors: v.strictObject({ primary: Hex, accent: Hex, surface: Hex, ink: Hex, muted: Hex }),
+  typography: v.strictObject({ heading: Typeface, body: Typeface }),
+  radius: Radius,
+});

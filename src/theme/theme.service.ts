@@ -1,8 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
 import type { Database, Db } from '../db/schema/index.js';
+import { storedJson } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
-import type { Theme, ThemePatch } from './theme.schema.js';
+import { StoredTokensSchema, type Theme, type ThemePatch } from './theme.schema.js';
 import { DEFAULT_TOKENS, cssVariables, mergeTokens, type ThemeTokens } from './theme-tokens.js';
 
 /** What themes need of projects: the site (its creation time dates an untouched theme). */
@@ -34,7 +35,8 @@ export class ThemeService {
     const project = await this.deps.projects.getProjectOrThrow(workspaceId, projectId, db);
     const row = await db.selectFrom('themes').selectAll().where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).executeTakeFirst();
     if (!row) return theme(DEFAULT_TOKENS, false, project.createdAt);
-    return theme(JSON.parse(row.tokens) as ThemeTokens, row.customized === 1, row.updated_at);
+    // Checked before any token becomes CSS: only a 6-digit hex or a catalogue key reaches it (D-722).
+    return theme(storedJson(StoredTokensSchema, row.tokens, { table: 'themes', row: projectId, column: 'tokens' }), row.customized === 1, row.updated_at);
   }
 
   /** Merges a partial patch onto the tokens in force; `tokens: null` goes back to the defaults. */

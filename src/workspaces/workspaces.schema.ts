@@ -57,3 +57,15 @@ export const WorkspaceRecordSchema = named('Workspace', v.object({
   createdAt: v.string(),
   updatedAt: v.string(),
 }));
+
+/** `workspaces.caps` as the service writes it: every cap named, each a count or null. */
+export const StoredCapsSchema = v.strictObject(Object.fromEntries(CAP_NAMES.map((n) => [n, NullableCount])) as Record<(typeof CAP_NAMES)[number], typeof NullableCount>);
+
+/** The scalar settings of a `workspaces` row, with the bounds the control plane sets them within. */
+export const StoredWorkspaceFields = {
+  name: Name,
+  plan: Plan,
+  rateLimit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER)),
+  rateWindowSeconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400)),
+  count: v.pipe(Count, v.maxValue(Number.MAX_SAFE_INTEGER)),
+};

@@ -6,8 +6,9 @@ import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { ServiceError } from '../platform/service-error.js';
 import { CAP_NAMES, type CapName, type Caps, type WorkspaceDefaults } from '../plans/plans.js';
+import { storedJson } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
-import type { WorkspaceSettingsPatch } from './workspaces.schema.js';
+import { StoredCapsSchema, type WorkspaceSettingsPatch } from './workspaces.schema.js';
 import { ActivityCounter, type ActivityStore } from './activity.js';
 import type { Coherence } from '../platform/coherence.js';
 
@@ -31,7 +32,7 @@ function toRecord(row: WorkspaceTable): WorkspaceRecord {
     rateLimit: { limit: row.rate_limit, windowSeconds: row.rate_window_seconds },
     dailyActivityCap: row.daily_activity_cap,
     credits: row.credits,
-    caps: JSON.parse(row.caps) as Caps,
+    caps: storedJson(StoredCapsSchema, row.caps, { table: 'workspaces', row: row.id, column: 'caps' }),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

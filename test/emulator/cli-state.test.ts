@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createEmulator } from '../../emulator/emulator.js';
 import { tempDbPath } from '../support/backends.js';
 import { reopenableCliStore } from '../support/store.js';
 import { exited, runToEnd, startCli } from '../support/cli.js';
@@ -115,6 +116,20 @@ describe('--export-on-exit and --import', () => {
   });
 });
 
+// A state file as --export-on-exit writes it: a workspace with its key, hashes in the clear.
+const written = await (async () => {
+  const source = await createEmulator({ fixtures: 'none', seed: 3, log: () => {} });
+  await source.createWorkspace({ name: 'Written' });
+  const doc = await source.exportState({ plainHashes: true });
+  await source.close();
+  return doc as unknown as { clock: unknown; ids: Record<string, unknown>; tables: Record<string, any> };
+})();
+const changed = (change: (doc: typeof written) => void) => {
+  const doc = structuredClone(written);
+  change(doc);
+  return JSON.stringify(doc);
+};
+
 describe('--import of a bad state file: one line naming the file, exit 1, nothing written', () => {
   const dir = tempDir();
   const valid = (): Record<string, unknown> => ({ format: 'svc-emulator-state', version: 1, clock: { frozen: true, value: 0 }, ids: { time: 0, random: '1', draws: 0 }, tables: {} });
@@ -124,7 +139,12 @@ describe('--import of a bad state file: one line naming the file, exit 1, nothin
     ['another JSON document', JSON.stringify({ openapi: '3.1.0' }), (f) => `${f} is not a state file of svc-emulator (no "format": "svc-emulator-state")`],
     ['a newer state version', JSON.stringify({ ...valid(), version: 2 }), (f) => `${f} is state version 2, newer than this svc-emulator reads (version 1); upgrade svc-emulator to import it`],
     ['an unknown table', JSON.stringify({ ...valid(), tables: { nope: [] } }), (f) => `${f}: field tables: unknown table`],
-    ['rows that do not fit their table', JSON.stringify({ ...valid(), tables: { agents: [{ colour: 'red' }] } }), (f) => `${f}: tables.agents: rows do not fit the table`],
+    ['rows that do not fit their table', JSON.stringify({ ...valid(), tables: { agents: [{ colour: 'red' }] } }), (f) => `${f}: tables.agents.0.id: required; and 7 other faults`],
+    // Rows the service cannot read (issue 24): refused naming the row and the field.
+    ['a key whose scopes are not a JSON array', changed((doc) => void (doc.tables.api_keys[0].scopes = 'nope')), (f) => `${f}: tables.api_keys.0.scopes (${written.tables.api_keys[0].id}): must be JSON text: a JSON array of scopes`],
+    ['a workspace whose caps are not JSON', changed((doc) => void (doc.tables.workspaces[0].caps = '{')), (f) => `${f}: tables.workspaces.0.caps (${written.tables.workspaces[0].id}): must be JSON text`],
+    ['a clock past any date', changed((doc) => void (doc.clock = { frozen: true, value: 1e17 })), (f) => `${f}: clock.value: puts the clock at 100000000000000000, outside 1970 to the year 9000`],
+    ['an id generator at Infinity', changed((doc) => void (doc.ids.time = 1e309)).replace('"time":null', '"time":1e309'), (f) => `${f}: ids.time: must be whole milliseconds`],
   ];
 
   for (const [what, content, message] of cases) {

@@ -3,10 +3,13 @@ import type { Database, Db } from '../../db/schema/index.js';
 import type { KnowledgeSourceTable } from '../../db/schema/knowledge.js';
 import type { Job, JobQueue } from '../../jobs/queue.js';
 import { sha256Hex } from '../../platform/crypto.js';
+import { ServiceError } from '../../platform/service-error.js';
+import { storedJson } from '../../platform/stored.js';
 import { WorkerLimitError, workerModule, type WorkerPool } from '../../platform/worker-pool.js';
 import type * as LexiconWorker from './lexicon.worker.js';
 import type { Language } from '../../text/language.js';
 import type { LearnedLexicon, LexiconSource } from './learn.js';
+import { StoredLexiconSchema } from '../knowledge.schema.js';
 import { Lexicon } from './lexicon.js';
 
 export const LEXICON_JOB = 'knowledge.lexicon';
@@ -102,9 +105,24 @@ export class LexiconBuilder {
     const printRow = await this.deps.db.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirst();
     if (cached && cached.print === (printRow?.print ?? '')) return cached;
     const row = printRow && (await this.deps.db.selectFrom('knowledge_lexicons').select(['print', 'data']).where('workspace_id', '=', workspaceId).executeTakeFirst());
-    const entry = row ? { print: row.print, lexicon: Lexicon.parse(row.data) } : { print: '', lexicon: EMPTY };
+    const entry = row ? { print: row.print, lexicon: this.#read(workspaceId, row.data) } : { print: '', lexicon: EMPTY };
     this.#cache.set(workspaceId, entry);
     return entry;
+  }
+
+  /**
+   * A stored lexicon under the schema `learnLexicon` writes it with. One the service did not
+   * write (put into the store by hand) costs the expansion, never the query: an empty one,
+   * and the log names the row (D-722, D-727).
+   */
+  #read(workspaceId: string, data: string): Lexicon {
+    try {
+      return new Lexicon(storedJson(StoredLexiconSchema, data, { table: 'knowledge_lexicons', row: workspaceId, column: 'data' }));
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      this.deps.log(`svc.knowledge: the stored lexicon of ${workspaceId} cannot be read; queries go without it`, error.cause);
+      return EMPTY;
+    }
   }
 
   /** Forgets what memory holds of the workspace's lexicon (it was rewritten, or the state replaced). */

@@ -32,19 +32,6 @@ export class Lexicon {
   serialize(): string {
     return JSON.stringify(this.learned);
   }
-
-  /** A lexicon `serialize` wrote; an empty one for anything else (a damaged row costs the expansion, never the query). */
-  static parse(text: string): Lexicon {
-    try {
-      const value = JSON.parse(text) as Partial<LearnedLexicon>;
-      const pairs = Array.isArray(value.pairs)
-        ? value.pairs.filter((p): p is [string, string, number] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string' && typeof p[2] === 'number')
-        : [];
-      return new Lexicon({ pairs, twins: Number(value.twins) || 0, units: Number(value.units) || 0 });
-    } catch {
-      return new Lexicon({ pairs: [], twins: 0, units: 0 });
-    }
-  }
 }
 
 function add(map: Map<string, [string, number][]>, from: string, to: string, weight: number): void {

@@ -31,11 +31,11 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
 }
 
 /**
- * SQLite through better-sqlite3: in memory without `path`, else that file in WAL mode,
- * so that a killed process loses no acknowledged write.
+ * SQLite through better-sqlite3: in memory without `path` (a copy of `image` when given),
+ * else that file in WAL mode, so that a killed process loses no acknowledged write.
  */
-export function openSqlite(path?: string): Backend {
-  const sqlite = new BetterSqlite3(path ?? ':memory:');
+export function openSqlite(path?: string, image?: Buffer): Backend {
+  const sqlite = new BetterSqlite3(path ?? image ?? ':memory:');
   if (path !== undefined) {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
