@@ -79,7 +79,10 @@ function trimPunctuation(raw: string): string {
 /** The anchors of a text: numbers (each run of digits), code-like tokens whole, capitalised words not starting a sentence. */
 export function anchorsOf(text: string): ReadonlySet<string> {
   let out: Set<string> | undefined;
-  const add = (token: string) => (out ??= new Set()).add(token);
+  const add = (token: string) => {
+    out ??= new Set();
+    out.add(token);
+  };
   let sentenceStart = true;
   const n = text.length;
   let i = 0;
