@@ -213,7 +213,7 @@ export function documentText(chunks: readonly string[]): string {
   for (const chunk of chunks) {
     for (const block of chunk.split(/\n\s*\n/)) {
       const trimmed = block.trim();
-      if (trimmed && !(previous && previous.includes(trimmed))) out.push(trimmed);
+      if (trimmed && !previous?.includes(trimmed)) out.push(trimmed);
     }
     previous = chunk;
   }
