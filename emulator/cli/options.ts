@@ -108,7 +108,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Cli {
     command = flags.slice(dashes + 1);
     flags = flags.slice(0, dashes);
   }
-  let values;
+  let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof FLAGS; strict: true; allowPositionals: false }>>['values'];
   try {
     ({ values } = parseArgs({ args: flags, options: FLAGS, strict: true, allowPositionals: false }));
   } catch (error) {
