@@ -3,7 +3,7 @@ import type { Database } from '../schema/index.js';
 
 /**
  * A connection whose table types this code does not know: migrations (they must not depend
- * on today's schema types), locks and closing. The one place `Kysely<any>` is spelled.
+ * on today's schema types), locks and closing. The one place `Kysely<any>` is spelled (D-941).
  */
 // biome-ignore lint/suspicious/noExplicitAny: kysely's own Migration.up and Migrator take Kysely<any>; Kysely<unknown> has no tables a migration could insert into.
 export type AnyKysely = Kysely<any>;
