@@ -384,7 +384,10 @@ export class Emulator implements EmulatorControl, FixtureHost {
         });
       });
       server.once('error', reject);
-      if (options.log) (this.#requestLog ??= new RequestLog()).attach(server, options.log);
+      if (options.log) {
+        this.#requestLog ??= new RequestLog();
+        this.#requestLog.attach(server, options.log);
+      }
       this.#servers.add(server);
     });
   }

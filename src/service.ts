@@ -151,15 +151,30 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
 
   // What hangs on an agent: pages block its deletion; its sources and conversations go with it.
   agents.addDependent({ cascade: (trx, workspaceId, agentId) => knowledge.deleteAgentSources(trx, workspaceId, agentId) });
-  agents.addDependent({ cascade: async (trx, workspaceId, agentId) => (await chat.conversations.deleteForAgent(trx, workspaceId, agentId), {}) });
+  agents.addDependent({
+    cascade: async (trx, workspaceId, agentId) => {
+      await chat.conversations.deleteForAgent(trx, workspaceId, agentId);
+      return {};
+    },
+  });
   agents.addDependent({ blockers: (trx, workspaceId, agentId) => pages.agentBlockers(trx, workspaceId, agentId) });
   // What hangs on a project: its pages (also listed in llms.txt), theme and brand go with it.
   projects.addDependent({
     cascade: (trx, workspaceId, projectId) => pages.deleteForProject(trx, workspaceId, projectId),
     llmsEntries: (trx, _workspaceId, projectId) => pages.llmsEntries(trx, projectId),
   });
-  projects.addDependent({ cascade: async (trx, workspaceId, projectId) => (await theme.deleteForProject(trx, workspaceId, projectId), {}) });
-  projects.addDependent({ cascade: async (trx, workspaceId, projectId) => (await brand.removeProject(trx, workspaceId, projectId), {}) });
+  projects.addDependent({
+    cascade: async (trx, workspaceId, projectId) => {
+      await theme.deleteForProject(trx, workspaceId, projectId);
+      return {};
+    },
+  });
+  projects.addDependent({
+    cascade: async (trx, workspaceId, projectId) => {
+      await brand.removeProject(trx, workspaceId, projectId);
+      return {};
+    },
+  });
   // `GET /files/{id}` also serves brand files.
   assets.addFileSource((fileId) => brand.getStoredFile(fileId), brand.fileTypes);
   // A workspace changed or went away: cached keys and knowledge versions are stale.

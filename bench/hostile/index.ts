@@ -79,10 +79,10 @@ async function p99(url: string, key: string): Promise<{ p99: number; rps: number
   return { p99: percentile(latencies, 99), rps: latencies.length / DURATION, non2xx };
 }
 
-async function json(res: Response): Promise<any> {
+async function json<T>(res: Response): Promise<T> {
   const text = await res.text();
   if (!res.ok) throw new Error(`${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
+  return JSON.parse(text) as T;
 }
 
 /**
@@ -95,13 +95,14 @@ export async function run(): Promise<void> {
   const svg = bigSvg();
   const emu = await startServer([CLI, '--port', '0', '--fixtures', 'none']);
   try {
-    const control = (path: string, method: string, body?: unknown) =>
-      fetch(`${emu.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(json);
-    const busy = await control('/_emulator/workspaces', 'POST', { name: 'Uploader' });
-    const quiet = await control('/_emulator/workspaces', 'POST', { name: 'Reader' });
+    const control = <T>(path: string, method: string, body?: unknown) =>
+      fetch(`${emu.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then((res) => json<T>(res));
+    type Created = { workspaceId: string; apiKey: { secret: string } };
+    const busy = await control<Created>('/_emulator/workspaces', 'POST', { name: 'Uploader' });
+    const quiet = await control<Created>('/_emulator/workspaces', 'POST', { name: 'Reader' });
     for (const ws of [busy, quiet]) await control(`/_emulator/workspaces/${ws.workspaceId}`, 'PATCH', { rateLimit: { limit: 1e9 } });
     const auth = { authorization: `Bearer ${busy.apiKey.secret}` };
-    const project = await json(await fetch(`${emu.url}/v1/projects`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Logo site' }) }));
+    const project = await json<{ id: string }>(await fetch(`${emu.url}/v1/projects`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Logo site' }) }));
 
     // Warm up the stack, then the idle baseline.
     for (let i = 0; i < 500; i++) await (await fetch(`${emu.url}/v1/me`, { headers: { authorization: `Bearer ${quiet.apiKey.secret}` } })).arrayBuffer();
@@ -119,10 +120,10 @@ export async function run(): Promise<void> {
     const svgBody = await encoded(svg, 'logo.svg', 'image/svg+xml');
     const t0 = performance.now();
     const pdfDone = fetch(`${emu.url}/v1/knowledge/uploads`, { method: 'POST', headers: { ...auth, 'content-type': pdfBody.type }, body: pdfBody.body })
-      .then(json)
-      .then(async (source: { id: string }) => {
+      .then((res) => json<{ id: string }>(res))
+      .then(async (source) => {
         for (;;) {
-          const s = await json(await fetch(`${emu.url}/v1/knowledge/sources/${source.id}`, { headers: auth }));
+          const s = await json<{ status: string; error?: string }>(await fetch(`${emu.url}/v1/knowledge/sources/${source.id}`, { headers: auth }));
           if (s.status !== 'pending') return { status: s.status as string, error: s.error as string | undefined, ms: performance.now() - t0 };
           await new Promise((r) => setTimeout(r, 200));
         }

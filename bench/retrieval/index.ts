@@ -41,7 +41,7 @@ function word(i: number): string {
 
 /** Words drawn with a Zipf-like law, as in real text: a few are everywhere, most are rare. */
 export function zipf(rand: () => number): string {
-  return word(Math.floor(Math.pow(VOCABULARY, rand())) - 1);
+  return word(Math.floor(VOCABULARY ** rand()) - 1);
 }
 
 /**

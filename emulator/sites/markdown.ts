@@ -47,7 +47,8 @@ const ALLOWED: sanitizeHtml.IOptions = {
 
 /** Markdown rendered by `marked`, then sanitised by `sanitize-html`: no script survives. */
 export async function renderMarkdown(markdown: string): Promise<string> {
-  const { marked, sanitize } = await (tools ??= load());
+  tools ??= load();
+  const { marked, sanitize } = await tools;
   return sanitize(marked.parse(markdown) as string, ALLOWED);
 }
 

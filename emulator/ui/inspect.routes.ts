@@ -1,4 +1,4 @@
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import type { StreamedTurn } from '../../src/chat/chat.service.js';
 import { streamTurn } from '../../src/chat/chat-stream.js';
 import { wantsStream } from '../../src/chat/chat.routes.js';

@@ -79,7 +79,10 @@ export function registerUi(app: Hono<AppEnv>): void {
   const pages = new Map<UiSection, string>();
   const page = (c: Context<AppEnv>, section: UiSection) => {
     let html = pages.get(section);
-    if (html === undefined) pages.set(section, (html = renderUiPage(packageVersion(), section)));
+    if (html === undefined) {
+      html = renderUiPage(packageVersion(), section);
+      pages.set(section, html);
+    }
     return c.body(html, 200, { ...UI_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
   };
   app.get(UI_PATH, (c) => page(c, 'workspaces'));

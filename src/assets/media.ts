@@ -22,7 +22,8 @@ export interface MediaInfo {
 export async function sniffType(bytes: Uint8Array): Promise<string | undefined> {
   if (bytes.byteLength === 0) return undefined;
   try {
-    const { fileTypeFromBuffer } = await (fileType ??= import('file-type'));
+    fileType ??= import('file-type');
+    const { fileTypeFromBuffer } = await fileType;
     return (await fileTypeFromBuffer(bytes))?.mime;
   } catch {
     return undefined;
@@ -53,7 +54,8 @@ export function readImageSize(bytes: Uint8Array, type?: string): { width: number
  * its picture would look shorter than it is. `undefined` when there is no picture.
  */
 async function readVideo(bytes: Uint8Array): Promise<{ seconds: number | undefined; width: number; height: number } | undefined> {
-  const { BufferSource, Input, MP4, WEBM } = await (mediabunny ??= import('mediabunny'));
+  mediabunny ??= import('mediabunny');
+  const { BufferSource, Input, MP4, WEBM } = await mediabunny;
   // Only the two containers an asset may be: the sniffer already said which one.
   const input = new Input({ source: new BufferSource(bytes), formats: [MP4, WEBM] });
   try {

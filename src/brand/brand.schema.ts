@@ -17,6 +17,7 @@ const SITE = 'http://site.invalid';
  * `//evil.example/` to a browser, so a path must resolve to the site's own origin.
  */
 export function isLinkTarget(href: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a link with a control character is refused; matching them is the point.
   if (/[\u0000-\u0020\u007f]/.test(href)) return false;
   if (href.startsWith('#')) return true;
   if (href.startsWith('/')) return URL.canParse(href, SITE) && new URL(href, SITE).origin === SITE;

@@ -4,7 +4,7 @@ import { migrateToLatest } from './migrate.js';
 import { openPglite } from './dialects/pglite/pglite-backend.js';
 import { openPostgres } from './dialects/postgres/postgres-backend.js';
 import { openSqlite } from './dialects/sqlite/sqlite-backend.js';
-import type { Backend, DialectName, SqlDialect } from './dialects/sql-dialect.js';
+import type { AnyKysely, Backend, DialectName, SqlDialect } from './dialects/sql-dialect.js';
 
 export type { DialectName } from './dialects/sql-dialect.js';
 export { StoreOpenError } from './dialects/postgres/postgres-backend.js';
@@ -61,7 +61,7 @@ async function openBackend(options: DatabaseOptions, log?: (message: string, err
 export async function openStore(options: DatabaseOptions = { kind: 'memory' }, log?: (message: string, error?: unknown) => void): Promise<Store> {
   const backend = await openBackend(options, log);
   const db = new Kysely<Database>({ dialect: backend.kysely });
-  const exclusive = <T>(name: string, fn: (locked: Kysely<any>) => Promise<T>): Promise<T> =>
+  const exclusive = <T>(name: string, fn: (locked: AnyKysely) => Promise<T>): Promise<T> =>
     backend.exclusive ? backend.exclusive(db, name, fn) : fn(db);
   try {
     await exclusive('migrate', (locked) => migrateToLatest(locked, backend.sql));

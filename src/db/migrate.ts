@@ -1,9 +1,9 @@
-import { Migrator, type Kysely, type Migration } from 'kysely';
-import type { SqlDialect } from './dialects/sql-dialect.js';
+import { Migrator, type Migration } from 'kysely';
+import type { AnyKysely, SqlDialect } from './dialects/sql-dialect.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /** Applies every migration not yet applied, in name order. */
-export async function migrateToLatest(db: Kysely<any>, dialect: SqlDialect): Promise<void> {
+export async function migrateToLatest(db: AnyKysely, dialect: SqlDialect): Promise<void> {
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(MIGRATIONS)) {
     migrations[name] = { up: (d) => m.up(d, dialect) };

@@ -12,10 +12,11 @@ export interface PreparedQuery<P, R> {
  * `param(name)` marks where a value goes; every other value stays as compiled.
  */
 export function prepareQuery<P extends Record<string, unknown>, R>(
-  db: Kysely<any>,
-  build: (param: (name: keyof P & string) => any) => Compilable<R>,
+  db: Pick<Kysely<unknown>, 'executeQuery'>,
+  build: (param: (name: keyof P & string) => never) => Compilable<R>,
 ): PreparedQuery<P, R> {
-  const compiled = build((name) => `${SENTINEL}${name}`).compile();
+  // The marker is typed `never` so that it fits any column's value; each run replaces it.
+  const compiled = build((name) => `${SENTINEL}${name}` as never).compile();
   const slots = compiled.parameters.map((value) =>
     typeof value === 'string' && value.startsWith(SENTINEL) ? { name: value.slice(SENTINEL.length) } : { value },
   );

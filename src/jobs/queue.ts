@@ -15,7 +15,7 @@ export interface Job<P = unknown> {
   attempts: number;
 }
 
-export type JobHandler<P = any> = (job: Job<P>) => Promise<void>;
+export type JobHandler<P = unknown> = (job: Job<P>) => Promise<void>;
 
 /**
  * A clock that can be moved (the emulated clock): the queue runs what came due after

@@ -105,7 +105,7 @@ export class Ingestion {
 
   async ingest(job: Job<IngestPayload>): Promise<void> {
     const row = await this.#source(this.deps.db, job.workspaceId, job.payload.sourceId);
-    if (!row || row.status !== 'pending') return;
+    if (row?.status !== 'pending') return;
     let result: { ingested: Ingested; fetched?: Crawled | undefined };
     try {
       const fault = await this.deps.takeFault();
@@ -118,7 +118,7 @@ export class Ingestion {
     }
     const written = await this.#transaction(row.workspace_id, async (trx) => {
       const current = await this.#source(trx, row.workspace_id, row.id);
-      if (!current || current.status !== 'pending') return false;
+      if (current?.status !== 'pending') return false;
       await this.#writeReady(trx, current, result.ingested, result.fetched);
       await trx.deleteFrom('knowledge_inputs').where('source_id', '=', row.id).execute();
       return true;
@@ -252,7 +252,7 @@ export class Ingestion {
    */
   async recrawl(job: Job<{ sourceId: string; syncAt: string }>): Promise<void> {
     const row = await this.#source(this.deps.db, job.workspaceId, job.payload.sourceId);
-    if (!row || row.kind !== 'url' || row.status !== 'ready' || row.next_sync_at !== job.payload.syncAt) return;
+    if (row?.kind !== 'url' || row.status !== 'ready' || row.next_sync_at !== job.payload.syncAt) return;
     let result: { ingested: Ingested; fetched: Crawled } | undefined;
     let failure: IngestFailureCode | undefined;
     try {
@@ -265,7 +265,7 @@ export class Ingestion {
     }
     const written = await this.#transaction(row.workspace_id, async (trx) => {
       const current = await this.#source(trx, row.workspace_id, row.id);
-      if (!current || current.status !== 'ready' || current.next_sync_at !== job.payload.syncAt) return false;
+      if (current?.status !== 'ready' || current.next_sync_at !== job.payload.syncAt) return false;
       const now = this.deps.clock.now();
       const nextSyncAt = iso(now + Number(current.sync_ttl_minutes) * MINUTE);
       if (!result || result.ingested.contentHash === current.content_hash) {

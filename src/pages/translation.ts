@@ -43,7 +43,7 @@ export async function runTranslation(
 ): Promise<void> {
   const { projectId, locale, pageId } = job.payload;
   const project = await deps.projects.getProject(job.workspaceId, projectId);
-  if (!project || !project.locales.includes(locale)) return;
+  if (!project?.locales.includes(locale)) return;
   const from = otherLanguage(locale);
   let query = deps.db.selectFrom('pages').selectAll().where('workspace_id', '=', job.workspaceId).where('project_id', '=', projectId);
   if (pageId) query = query.where('id', '=', pageId);

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { hmacBase64Url, safeEqual } from './crypto.js';
 import { ServiceError } from './service-error.js';
 import { integerText } from './validation.js';
@@ -26,7 +26,7 @@ export const ListQueryEntries = {
 };
 
 /** The query schema of a list: the page entries plus the list's own filters. */
-export function listQuery<E extends v.ObjectEntries = {}>(extra: E = {} as E) {
+export function listQuery<E extends v.ObjectEntries = Record<never, never>>(extra: E = {} as E) {
   return v.object({ ...ListQueryEntries, ...extra });
 }
 
@@ -73,25 +73,25 @@ export class Cursors {
  * pagination. `query` must select from a table with `created_at` and `id` columns and
  * carry its own filters (workspace first).
  */
-export async function paginate<R extends { created_at: string; id: string }, T>(
+export async function paginate<DB, TB extends keyof DB, R extends { created_at: string; id: string }, T>(
   cursors: Cursors,
   scope: string,
   params: ListParams,
-  query: SelectQueryBuilder<any, any, R>,
+  query: SelectQueryBuilder<DB, TB, R>,
   map: (row: R) => T,
   options: { table?: string } = {},
 ): Promise<ListPage<T>> {
   if (params.after !== undefined && params.before !== undefined) {
     throw new ServiceError('svc.request.validation_failed', { errors: [{ field: 'before', reason: 'send either after or before, not both' }] });
   }
-  const col = (name: string) => (options.table ? `${options.table}.${name}` : name);
+  const col = (name: string) => sql.ref<string>(options.table ? `${options.table}.${name}` : name);
   const backwards = params.before !== undefined;
   const raw = params.before ?? params.after;
   const position = raw === undefined ? undefined : cursors.decode(scope, raw, backwards ? 'before' : 'after');
   let q = query;
   if (position) {
     const op = backwards ? '>' : '<';
-    q = q.where((eb: any) =>
+    q = q.where((eb) =>
       eb.or([
         eb(col('created_at'), op, position.createdAt),
         eb.and([eb(col('created_at'), '=', position.createdAt), eb(col('id'), op, position.id)]),
@@ -99,7 +99,7 @@ export async function paginate<R extends { created_at: string; id: string }, T>(
     );
   }
   const dir = backwards ? 'asc' : 'desc';
-  const rows = await q.orderBy(col('created_at') as any, dir).orderBy(col('id') as any, dir).limit(params.limit + 1).execute();
+  const rows = await q.orderBy(col('created_at'), dir).orderBy(col('id'), dir).limit(params.limit + 1).execute();
   const hasMore = rows.length > params.limit;
   const page = rows.slice(0, params.limit);
   if (backwards) page.reverse();

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { getErrorSpec, type ErrorCode } from './error-codes.js';
-import { ServiceError, type FieldError } from './service-error.js';
+import type { ServiceError, FieldError } from './service-error.js';
 import { preferredLanguage } from './language.js';
 import type { AppEnv } from './context.js';
 import { ownBaseUrl } from './own-origin.js';

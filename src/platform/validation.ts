@@ -83,7 +83,7 @@ export function clientText(rule: TextRule) {
  */
 export function integerText(min: number, max: number, description = '') {
   const message = `must be an integer from ${min} to ${max}`;
-  const shown = { ...v.metadata<string, {}>({}), type: 'integer_text' as const, minimum: min, maximum: max, description };
+  const shown = { ...v.metadata<string, Record<never, never>>({}), type: 'integer_text' as const, minimum: min, maximum: max, description };
   return v.pipe(v.string(), v.regex(/^\d+$/, message), shown, v.transform(Number), v.minValue(min, message), v.maxValue(max, message));
 }
 
@@ -197,7 +197,10 @@ const WRAPPER_TYPES = new Set(['optional', 'nullable', 'nullish', 'exact_optiona
 function arraysForObjects(schema: unknown, input: unknown, path: string, out: FieldError[]): void {
   if (input === undefined || input === null) return;
   const s = schema as { type?: string; wrapped?: unknown; entries?: Record<string, unknown>; value?: unknown; item?: unknown };
-  if (s.type && WRAPPER_TYPES.has(s.type)) return arraysForObjects(s.wrapped, input, path, out);
+  if (s.type && WRAPPER_TYPES.has(s.type)) {
+    arraysForObjects(s.wrapped, input, path, out);
+    return;
+  }
   const field = path || '(body)';
   if (s.type && (OBJECT_TYPES.has(s.type) || s.type === 'record')) {
     if (Array.isArray(input)) {

@@ -142,7 +142,8 @@ export class WorkerPool {
   }
 
   async #exec<R>(module: string, name: string, input: unknown, transferList: ArrayBuffer[]): Promise<R> {
-    const piscina = await (this.#piscina ??= this.#create());
+    this.#piscina ??= this.#create();
+    const piscina = await this.#piscina;
     this.#started += 1;
     const envelope: TaskEnvelope<unknown> = { input, limits: { maxBufferBytes: this.#options.maxBufferMb * 1024 * 1024 } };
     const ts = module.endsWith('.ts');

@@ -30,11 +30,11 @@ export interface WorkerTask<I, R> {
 }
 
 /** The names of a worker module's tasks: `'prepare' | 'isJson' | 'analyze'`. */
-export type TaskNames<M> = { [K in keyof M]: M[K] extends WorkerTask<any, any> ? K : never }[keyof M] & string;
+export type TaskNames<M> = { [K in keyof M]: M[K] extends WorkerTask<infer _I, unknown> ? K : never }[keyof M] & string;
 /** What task `N` of worker module `M` takes. */
-export type TaskInput<M, N extends keyof M> = M[N] extends WorkerTask<infer I, any> ? I : never;
+export type TaskInput<M, N extends keyof M> = M[N] extends WorkerTask<infer I, unknown> ? I : never;
 /** What task `N` of worker module `M` answers. */
-export type TaskOutput<M, N extends keyof M> = M[N] extends WorkerTask<any, infer R> ? R : never;
+export type TaskOutput<M, N extends keyof M> = M[N] extends WorkerTask<infer _I, infer R> ? R : never;
 
 /** The exit code of a thread ended by its buffer limit (the pool reports a memory limit). */
 export const BUFFER_LIMIT_EXIT = 86;

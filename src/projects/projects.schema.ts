@@ -34,11 +34,13 @@ export const PrioritySchema = v.pipe(v.number(), v.minValue(0, 'must be from 0.0
 // Written into robots.txt one per line: a newline or space would smuggle in a rule.
 const RobotsPath = v.pipe(
   clientText({ max: 200 }),
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the path must not contain.
   v.regex(/^\/[^\s\u0000-\u001f\u007f]*$/, 'must be a path starting with / without spaces'),
 );
 
 const SitePath = v.pipe(
   clientText({ max: 200 }),
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the path must not contain.
   v.regex(/^\/(?!\/)[^\s\u0000-\u001f\u007f]*$/, 'must be a path on the site, starting with a single /'),
   v.check((path) => {
     try {

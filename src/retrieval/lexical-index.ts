@@ -161,7 +161,10 @@ export class LexicalIndex {
       if (this.df(id) === 0 || this.#unpacked[id]) continue;
       const block = blockOf(stored.firstTerms, id);
       let list = wanted.get(block);
-      if (!list) wanted.set(block, (list = []));
+      if (!list) {
+        list = [];
+        wanted.set(block, list);
+      }
       list.push(id);
     }
     if (wanted.size === 0) return;

@@ -111,7 +111,12 @@ export class ScopeIndex {
 
   /** The chunk at `position` (chunk-id order), without its vector and terms. */
   chunk(position: number): ChunkMeta {
-    return (this.#chunks[position] ??= this.#restored!.make(position));
+    let chunk = this.#chunks[position];
+    if (chunk === undefined) {
+      chunk = this.#restored!.make(position);
+      this.#chunks[position] = chunk;
+    }
+    return chunk;
   }
 
   /** The topics of the chunk at `position`, without making its metadata. */
@@ -137,7 +142,10 @@ export class ScopeIndex {
     sorted.forEach((chunk, i) => {
       for (const topic of chunk.topics) {
         let list = members.get(topic);
-        if (!list) members.set(topic, (list = []));
+        if (!list) {
+          list = [];
+          members.set(topic, list);
+        }
         list.push(i);
       }
     });
@@ -169,7 +177,8 @@ export class ScopeIndex {
     const chunkSources = chunks.map((c) => {
       let at = sourceAt.get(c.sourceId);
       if (at === undefined) {
-        sourceAt.set(c.sourceId, (at = sources.length));
+        at = sources.length;
+        sourceAt.set(c.sourceId, at);
         sources.push({ sourceId: c.sourceId, agentId: c.agentId, title: c.title, topics: c.topics, ...(c.url !== undefined && { url: c.url }) });
       }
       return at;
@@ -305,7 +314,8 @@ export class ScopeIndex {
   /** The dot product of `query` with every chunk vector (cosine: both are L2-normalised). */
   similarities(query: Float32Array): Float64Array {
     const n = this.size;
-    const cols = (this.#columns ??= this.#layOut());
+    this.#columns ??= this.#layOut();
+    const cols = this.#columns;
     const used: number[] = [];
     for (let d = 0; d < Math.min(this.dims, query.length); d++) if (query[d] !== 0) used.push(d);
     const out = new Float64Array(n);

@@ -90,7 +90,9 @@ export async function updateScopeIndex(update: ScopeIndexUpdate): Promise<ScopeI
   for (; j < added.length; j++) from.push(-1 - j);
   const size = from.length;
   const addedAt = new Uint32Array(added.length);
-  from.forEach((f, p) => f < 0 && (addedAt[-1 - f] = p));
+  from.forEach((f, p) => {
+    if (f < 0) addedAt[-1 - f] = p;
+  });
 
   const headLengths = new Uint32Array(size);
   const bodyLengths = new Uint32Array(size);
@@ -217,7 +219,10 @@ async function updateTopics(
   for (let p = 0; p < at.size; p++) {
     for (const topic of at.topicsOf(p)) {
       let list = members.get(topic);
-      if (!list) members.set(topic, (list = []));
+      if (!list) {
+        list = [];
+        members.set(topic, list);
+      }
       list.push(p);
     }
   }

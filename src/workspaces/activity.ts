@@ -116,7 +116,10 @@ export class ActivityCounter implements ActivityStore {
     if (last && last.workspaceId === workspaceId && last.day === day) return last;
     const key = `${workspaceId}|${day}`;
     const known = this.#counters.get(key);
-    if (known) return (this.#last = known);
+    if (known) {
+      this.#last = known;
+      return known;
+    }
     let loading = this.#loading.get(key);
     if (!loading) {
       const epoch = this.#epoch;

@@ -10,7 +10,7 @@ const SYLLABLES = ['ka', 'lo', 'mi', 'nu', 'pe', 'ri', 'so', 'tu', 'va', 'zi'];
 const filler = (from: number, count: number) =>
   Array.from({ length: count }, (_, k) => {
     const n = from + k;
-    return [1000, 100, 10, 1].map((d) => SYLLABLES[Math.floor(n / d) % 10]!).join('') + 'x';
+    return `${[1000, 100, 10, 1].map((d) => SYLLABLES[Math.floor(n / d) % 10]!).join('')}x`;
   }).join(' ');
 
 const MANUAL = [

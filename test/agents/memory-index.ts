@@ -45,7 +45,10 @@ export class MemoryKnowledgeIndex implements KnowledgeIndex {
     const [vector] = await this.embedder.embed([`${chunk.title}\n${chunk.text}`]);
     const analysis = analyzeChunk(chunk.text, chunk.title, chunk.lang);
     let dictionary = this.#dictionaries.get(workspaceId);
-    if (!dictionary) this.#dictionaries.set(workspaceId, (dictionary = new Map()));
+    if (!dictionary) {
+      dictionary = new Map();
+      this.#dictionaries.set(workspaceId, dictionary);
+    }
     for (const term of analysis.terms) if (!dictionary.has(term)) dictionary.set(term, dictionary.size);
     const full: IndexedChunk = {
       chunkId: chunk.chunkId ?? `chk_${String(this.#chunks.length).padStart(6, '0')}`,

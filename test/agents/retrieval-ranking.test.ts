@@ -26,7 +26,10 @@ describe('ranking', () => {
     expect(result.passages[0]!.sourceId).toBe('src_hours');
     const scores = result.passages.map((p) => p.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
-    for (const s of scores) expect(s).toBeGreaterThanOrEqual(0), expect(s).toBeLessThanOrEqual(1);
+    for (const s of scores) {
+      expect(s).toBeGreaterThanOrEqual(0);
+      expect(s).toBeLessThanOrEqual(1);
+    }
     expect(result.passages.map((p) => p.sourceId)).not.toContain('src_other_agent');
   });
 

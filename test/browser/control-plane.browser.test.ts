@@ -61,6 +61,7 @@ describe('the control plane in a real browser', () => {
     const page = await browser.newPage();
     const res = await page.goto(`http://localhost:${server.port}/_emulator/clock`);
     expect(res?.status()).toBe(200);
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText (the text the page shows), not the DOM property.
     expect(JSON.parse(await page.locator('body').innerText()).frozen).toBe(true);
     await page.close();
   });

@@ -169,7 +169,7 @@ describe('the emulator UI: sites and knowledge', () => {
   it('shows each page’s real title (the browser tab’s), the heading beside it, and links to the live site', async () => {
     const { page, finish } = await open(`/_emulator/ui/sites?workspace=${demoId}`);
     const sites = section(page, 'sites');
-    const home = sites.locator('[data-rows="pages"] tr', { has: page.locator('td:first-child a[href$=".localhost:' + server.port + '/"]') });
+    const home = sites.locator('[data-rows="pages"] tr', { has: page.locator(`td:first-child a[href$=".localhost:${server.port}/"]`) });
     await home.waitFor();
     const title = await home.locator('td[data-title]').textContent();
     // What the browser tab shows for that page.

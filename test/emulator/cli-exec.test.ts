@@ -95,7 +95,12 @@ describe('svc-emulator exec', () => {
     let out = '';
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => (out += c.toString()).includes('command started') && resolve()));
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('command started')) resolve();
+      }),
+    );
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(5);
     expect(out).toContain('command got SIGTERM');

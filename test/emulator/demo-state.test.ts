@@ -61,7 +61,7 @@ describe('the prebuilt demo (dist/demo-state.json)', () => {
       }
       expect(emulator.fixtureKeys[0]!.workspaceId).toBe(me.workspaceId);
       const state = JSON.stringify(await emulator.exportState());
-      expect(state).not.toContain(new Date(TEMPLATE_EPOCH).toISOString().slice(0, 4) + '-');
+      expect(state).not.toContain(`${new Date(TEMPLATE_EPOCH).toISOString().slice(0, 4)}-`);
       for (const [, , , out] of prebuilt.calls) expect(state).not.toContain(out.slice(out.indexOf('_') + 1));
       // Answers come from the relocated chunks.
       const agent = (await send(emulator, 'GET', '/v1/agents', { key: DEMO_KEY })).body.data.find((a: { name: string }) => a.name === 'Aurora');

@@ -8,7 +8,7 @@ import { packageRoot } from '../../emulator/package-info.js';
 
 const read = (path: string) => readFileSync(join(packageRoot(), path), 'utf8');
 const example = (name: string) => read(join('test', 'examples', name));
-const quotes = (doc: string, name: string) => read(doc).includes('```ts\n' + example(name) + '```');
+const quotes = (doc: string, name: string) => read(doc).includes(`\`\`\`ts\n${example(name)}\`\`\``);
 
 describe('TypeScript examples in README.md and docs/', () => {
   it('quote the example files verbatim (the vitest ones run as tests of their own)', () => {

@@ -37,7 +37,7 @@ function onPort(path: string, headers: Record<string, string>, to = port): Promi
 }
 
 const hashOf = (css: string) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
-const styleSrc = (csp: string | null | undefined) => /style-src ([^;]+)/.exec(csp ?? '')?.[1]!.split(' ');
+const styleSrc = (csp: string | null | undefined) => /style-src ([^;]+)/.exec(csp ?? '')?.[1]?.split(' ');
 
 /** The page's inline styles, read the way a browser would build its DOM. */
 const stylesOf = (html: string) => [...parseHTML(html).document.querySelectorAll('style')].map((s) => s.textContent ?? '');

@@ -61,7 +61,10 @@ const WORDS = [
 /** A small seeded generator: the same documents every run. */
 function seeded(seed: number): () => number {
   let a = seed >>> 0;
-  return () => ((a = (Math.imul(a, 1664525) + 1013904223) >>> 0) / 4294967296);
+  return () => {
+    a = (Math.imul(a, 1664525) + 1013904223) >>> 0;
+    return a / 4294967296;
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { client, walk } from '../support/client.js';
+import { type client, walk } from '../support/client.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
 import { expectMatchesOpenApi } from '../support/openapi.js';
 import { addText, openapi, settled } from './support.js';

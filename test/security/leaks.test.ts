@@ -48,7 +48,7 @@ describe('secrets, hashes and stacks', () => {
         await call('PATCH', `/v1/projects/${p.id}`, { key: full, body: '{"name":', headers: { 'content-type': 'application/json' } });
       }
       await call('POST', '/v1/agents', { key: full, body: { name: 'x'.repeat(100) } });
-      await call('GET', '/workspaces/' + me.workspaceId + '/keys');
+      await call('GET', `/workspaces/${me.workspaceId}/keys`);
       await call('GET', '/_emulator/state');
       await call('GET', 'http://cafe-aurora.localhost/');
       const journal = await call('GET', '/_emulator/requests?limit=1000');

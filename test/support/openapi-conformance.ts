@@ -60,7 +60,7 @@ export class ConformanceChecker {
     if (answer.site) return { kind: 'aside', why: 'site' };
     if (answer.faulted) return this.#checkFault(answer);
     if (answer.path === '/_emulator/ui' || answer.path.startsWith('/_emulator/ui/')) return { kind: 'aside', why: 'ui' };
-    const media = answer.contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
+    const media = answer.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
     const found = this.route(answer.method, answer.path);
     if (!found) {
       const name = `${answer.method} ${answer.path} (no such route)`;
@@ -99,7 +99,7 @@ export class ConformanceChecker {
    * the `default` response requires (a fault answers before the key gate counts it).
    */
   #checkFault(answer: RecordedAnswer): Verdict {
-    const media = answer.contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
+    const media = answer.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
     const found = this.route(answer.method, answer.path);
     const name = found?.name ?? `${answer.method} ${answer.path} (no such route)`;
     const mismatch = (reason: string): Verdict => ({ kind: 'mismatch', operation: name, reason });

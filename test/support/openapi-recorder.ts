@@ -76,7 +76,10 @@ function instrument(emulator: Emulator): void {
   const fetch = app.fetch;
   app.fetch = (request, ...rest) => {
     const answered = fetch(request, ...rest);
-    const seen = (response: Response) => (record(request, response, siteSuffix), response);
+    const seen = (response: Response) => {
+      record(request, response, siteSuffix);
+      return response;
+    };
     return answered instanceof Promise ? answered.then(seen) : seen(answered);
   };
 }
@@ -100,5 +103,5 @@ afterAll(async () => {
   if (answers.length === 0) return;
   mkdirSync(ANSWERS_DIR, { recursive: true });
   const name = `${basename(answers[0]!.file).replace(/[^A-Za-z0-9.-]+/g, '_')}-${process.pid}-${Date.now()}.jsonl`;
-  writeFileSync(join(ANSWERS_DIR, name), answers.map((a) => JSON.stringify(a)).join('\n') + '\n');
+  writeFileSync(join(ANSWERS_DIR, name), `${answers.map((a) => JSON.stringify(a)).join('\n')}\n`);
 });

@@ -100,7 +100,10 @@ let commonLists: { en: Map<string, number>; es: Map<string, number> } | undefine
 function getCommon(): { en: Map<string, number>; es: Map<string, number> } {
   if (commonLists) return commonLists;
   // Without the lists: the 500 words of each that src/ ships (D-710).
-  if (!COMMON_DIR) return (commonLists = { en: new Map(COMMON_EN.map((w, i) => [w, i])), es: new Map(COMMON_ES.map((w, i) => [w, i])) });
+  if (!COMMON_DIR) {
+    commonLists = { en: new Map(COMMON_EN.map((w, i) => [w, i])), es: new Map(COMMON_ES.map((w, i) => [w, i])) };
+    return commonLists;
+  }
   const read = (file: string) => {
     const out = new Map<string, number>();
     const path = `${COMMON_DIR}/${file}`;
@@ -112,7 +115,8 @@ function getCommon(): { en: Map<string, number>; es: Map<string, number> } {
     return out;
   };
   const [en, es] = (process.env.BENCH_COMMON_FILES ?? 'build/resources/english.txt,build/resources/spanish.txt').split(',');
-  return (commonLists = { en: read(en!), es: read(es!) });
+  commonLists = { en: read(en!), es: read(es!) };
+  return commonLists;
 }
 export function isCommonWord(word: string, balance: number): boolean {
   const lists = getCommon();

@@ -55,7 +55,10 @@ export class Dictionary {
 
   id(term: string): number {
     let id = this.ids.get(term);
-    if (id === undefined) this.ids.set(term, (id = this.ids.size));
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(term, id);
+    }
     return id;
   }
 
@@ -175,9 +178,12 @@ export class Bm25fIndex {
    */
   search(groups: Group[], k: number): { hits: { position: number; score: number }[]; ceiling: number } {
     const { k1, headWeight, bHead, bBody, headBonus } = this.options;
-    const total = (this.#total ??= new Float64Array(this.size));
-    const best = (this.#best ??= new Float64Array(this.size));
-    const inHead = (this.#inHead ??= new Float64Array(this.size));
+    this.#total ??= new Float64Array(this.size);
+    this.#best ??= new Float64Array(this.size);
+    this.#inHead ??= new Float64Array(this.size);
+    const total = this.#total;
+    const best = this.#best;
+    const inHead = this.#inHead;
     const matched: number[] = [];
     let ceiling = 0;
     for (const group of groups) {

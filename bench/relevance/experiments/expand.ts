@@ -240,9 +240,15 @@ export function nearSpellings(lex: LexicalRetriever, weight = 0.5): Expander {
       if (f.length < 5 || /\d/.test(f) || isStop(f)) continue;
       const key = f.slice(0, 2);
       let m = byPrefix.get(key);
-      if (!m) byPrefix.set(key, (m = new Map()));
+      if (!m) {
+        m = new Map();
+        byPrefix.set(key, m);
+      }
       let s = m.get(f);
-      if (!s) m.set(f, (s = new Set()));
+      if (!s) {
+        s = new Set();
+        m.set(f, s);
+      }
       s.add(stem(w, 'en')).add(stem(w, 'es'));
     }
   });

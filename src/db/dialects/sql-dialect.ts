@@ -1,6 +1,13 @@
 import type { Dialect as KyselyDialect, Kysely } from 'kysely';
 import type { Database } from '../schema/index.js';
 
+/**
+ * A connection whose table types this code does not know: migrations (they must not depend
+ * on today's schema types), locks and closing. The one place `Kysely<any>` is spelled (D-941).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: kysely's own Migration.up and Migrator take Kysely<any>; Kysely<unknown> has no tables a migration could insert into.
+export type AnyKysely = Kysely<any>;
+
 /** Which SQL a store speaks: SQLite (memory or file) or Postgres (PGlite, a server). */
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -24,7 +31,7 @@ export interface ChunkMatch {
  */
 export interface ChunkFullText {
   /** Creates the index and whatever keeps it in sync (the knowledge migration calls it). */
-  create(db: Kysely<any>): Promise<void>;
+  create(db: AnyKysely): Promise<void>;
   /**
    * The chunks of the workspace's pool and of `agentId` holding any of `terms` (folded
    * words, no operators), best first, then by id, at most `limit`.
@@ -59,9 +66,9 @@ export interface Backend {
    * Runs `fn` while no other process runs an `exclusive` of the same name; `locked` is
    * the connection that holds the lock. Default: runs `fn` on `db` (one process).
    */
-  exclusive?<T>(db: Kysely<any>, name: string, fn: (locked: Kysely<any>) => Promise<T>): Promise<T>;
+  exclusive?<T>(db: AnyKysely, name: string, fn: (locked: AnyKysely) => Promise<T>): Promise<T>;
   /** Whether `error` says the database cannot be reached right now. Default: never. */
   unavailable?(error: unknown): boolean;
   /** Closes the connection (after kysely has stopped using it). */
-  close(db: Kysely<any>): Promise<void>;
+  close(db: AnyKysely): Promise<void>;
 }

@@ -107,7 +107,7 @@ function alignDocuments(en: Doc, es: Doc): UnitPair[] {
   const descend = (a: Segment, b: Segment): void => {
     if (a.children.length && b.children.length) {
       const beads = alignSegments(a.children, b.children, ratio);
-      if (beads && beads.every((bead) => good(bead, a.children, b.children, ratio) || skipped(bead))) {
+      if (beads?.every((bead) => good(bead, a.children, b.children, ratio) || skipped(bead))) {
         for (const bead of beads) {
           if (skipped(bead)) continue;
           if (bead.a1 - bead.a0 === 1 && bead.b1 - bead.b0 === 1) descend(a.children[bead.a0]!, b.children[bead.b0]!);

@@ -36,7 +36,10 @@ export class Lexicon {
 
 function add(map: Map<string, [string, number][]>, from: string, to: string, weight: number): void {
   let list = map.get(from);
-  if (!list) map.set(from, (list = []));
+  if (!list) {
+    list = [];
+    map.set(from, list);
+  }
   list.push([to, weight]);
   list.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }

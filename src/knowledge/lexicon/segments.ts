@@ -79,7 +79,10 @@ function trimPunctuation(raw: string): string {
 /** The anchors of a text: numbers (each run of digits), code-like tokens whole, capitalised words not starting a sentence. */
 export function anchorsOf(text: string): ReadonlySet<string> {
   let out: Set<string> | undefined;
-  const add = (token: string) => (out ??= new Set()).add(token);
+  const add = (token: string) => {
+    out ??= new Set();
+    out.add(token);
+  };
   let sentenceStart = true;
   const n = text.length;
   let i = 0;
@@ -210,7 +213,7 @@ export function documentText(chunks: readonly string[]): string {
   for (const chunk of chunks) {
     for (const block of chunk.split(/\n\s*\n/)) {
       const trimmed = block.trim();
-      if (trimmed && !(previous && previous.includes(trimmed))) out.push(trimmed);
+      if (trimmed && !previous?.includes(trimmed)) out.push(trimmed);
     }
     previous = chunk;
   }

@@ -15,7 +15,7 @@ interface TextItem {
  */
 export async function extractPdf(bytes: Uint8Array): Promise<string> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  let doc;
+  let doc: Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>;
   try {
     // pdf.js takes ownership of the buffer it is given: hand it a copy.
     doc = await pdfjs.getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, useSystemFonts: false, disableFontFace: true, verbosity: 0 }).promise;

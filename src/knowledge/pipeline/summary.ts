@@ -47,7 +47,10 @@ export function keyTerms(text: string, title: string, limit = TERMS): string[] {
       const key = stripPlural(folded);
       if (inTitle.has(key)) continue;
       let term = terms.get(key);
-      if (!term) terms.set(key, (term = { score: 0, first: position, forms: new Map() }));
+      if (!term) {
+        term = { score: 0, first: position, forms: new Map() };
+        terms.set(key, term);
+      }
       term.score += weight;
       const form = word.toLowerCase();
       term.forms.set(form, (term.forms.get(form) ?? 0) + 1);

@@ -1,6 +1,6 @@
-import { PostgresDialect, sql, type Kysely } from 'kysely';
+import { PostgresDialect, sql } from 'kysely';
 import type pg from 'pg';
-import type { Backend } from '../sql-dialect.js';
+import type { AnyKysely, Backend } from '../sql-dialect.js';
 import { POSTGRES_DIALECT } from './postgres-dialect.js';
 import { describePostgresUrl, passwordOf } from './postgres-url.js';
 
@@ -105,7 +105,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend> {
     sql: POSTGRES_DIALECT,
     shared: true,
     where,
-    async exclusive<T>(db: Kysely<any>, name: string, fn: (locked: Kysely<any>) => Promise<T>): Promise<T> {
+    async exclusive<T>(db: AnyKysely, name: string, fn: (locked: AnyKysely) => Promise<T>): Promise<T> {
       return db.connection().execute(async (conn) => {
         await sql`SELECT pg_advisory_lock(${lockKey(name)})`.execute(conn);
         try {
