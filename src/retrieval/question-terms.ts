@@ -1,7 +1,7 @@
 import { languageBalance, queryWords } from '../text/analyze.js';
 import { isQuestionWord } from '../text/search-words.js';
 import { fold } from '../text/words.js';
-import { isEverydayWord, isInflectedForm } from './confidence.js';
+import { namePhrases, unknownWeight, UNKNOWN_WEIGHT } from './confidence.js';
 import type { TermGroup } from './lexical-index.js';
 
 /** What of a scope a question's terms are looked up in. */
@@ -16,10 +16,15 @@ export interface QuestionTerms {
   groups: TermGroup[];
   /** The words that can name its subject: its content words less the words questions are put in ("whether", "cómo", "puedo"). */
   words: number;
-  /** Of those, the ones the scope never uses, and of these the inflected forms and everyday words. */
+  /** Of those, the ones the scope never uses, and what they weigh against the evidence (`unknownWeight`): names and words of no language, the others. */
   unknown: number;
-  inflected: number;
-  everyday: number;
+  strong: number;
+  weak: number;
+  /**
+   * The names of several words the question writes ("Google Drive") whose every word the
+   * scope uses: per word, its term ids. Whether a chunk holds them all is the index's to say.
+   */
+  names: TermGroup[][];
 }
 
 /**
@@ -36,11 +41,14 @@ export function questionTerms(scope: TermScope, query: string): QuestionTerms {
   const taken = new Set<number>();
   let words = 0;
   let unknown = 0;
-  let inflected = 0;
-  let everyday = 0;
+  let strong = 0;
+  let weak = 0;
   let balance: number | undefined;
+  const idsOf = (stems: string[]) => [...new Set(stems.map((s) => scope.dictionary.get(s)))].filter((id): id is number => id !== undefined && scope.lexical.df(id) > 0);
+  const phrases = namePhrases(query);
+  const named = new Set(phrases.flat());
   for (const word of queryWords(query)) {
-    const ids = [...new Set(word.stems.map((s) => scope.dictionary.get(s)))].filter((id): id is number => id !== undefined && scope.lexical.df(id) > 0);
+    const ids = idsOf(word.stems);
     const fresh = ids.filter((id) => !taken.has(id));
     for (const id of fresh) taken.add(id);
     if (fresh.length) groups.push(fresh);
@@ -49,8 +57,15 @@ export function questionTerms(scope: TermScope, query: string): QuestionTerms {
     if (ids.length) continue;
     unknown += 1;
     balance ??= languageBalance(query);
-    if (isInflectedForm(word.word, balance)) inflected += 1;
-    else if (isEverydayWord(word.word, balance)) everyday += 1;
+    const weight = unknownWeight(word.word, named.has(word.word), balance);
+    if (weight >= UNKNOWN_WEIGHT.name) strong += weight;
+    else weak += weight;
   }
-  return { groups, words, unknown, inflected, everyday };
+  const names: TermGroup[][] = [];
+  for (const phrase of phrases) {
+    const content = queryWords(phrase.join(' '));
+    const ids = content.map((w) => idsOf(w.stems));
+    if (content.length >= 2 && ids.every((x) => x.length > 0)) names.push(ids);
+  }
+  return { groups, words, unknown, strong, weak, names };
 }

@@ -82,7 +82,7 @@ export class RetrievalService {
     if (index.size === 0) return EMPTY;
     // The question's words, each with the term ids the scope knows it by: the one step
     // where a query's terms are chosen (an expansion of the question belongs there).
-    const { groups, words, unknown, inflected, everyday } = questionTerms(index, input.query);
+    const { groups, words, unknown, strong, weak, names } = questionTerms(index, input.query);
     await index.lexical.load(groups.flat());
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -95,7 +95,8 @@ export class RetrievalService {
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
     const { hits, ceiling } = lexical.search(groups, pool, eligible);
     const sure = confidence({
-      best: hits[0]?.score ?? 0, ceiling, words, unknown, inflected, everyday,
+      best: hits[0]?.score ?? 0, ceiling, words, unknown, strong, weak,
+      unheldNames: names.filter((name) => !lexical.together(name)).length,
       unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
     });
     if (sure < 0 && options.refuse !== false) return EMPTY;
