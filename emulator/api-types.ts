@@ -72,6 +72,23 @@ export interface paths {
         patch: operations["updateWorkspace"];
         trace?: never;
     };
+    "/_emulator/workspaces/{workspaceId}/lexicon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bilingual lexicon the workspace learned from its own translations (twin documents), which `/query` uses to bring a question's words to the other language; empty until sources in both languages are ready */
+        get: operations["getLexicon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_emulator/reset": {
         parameters: {
             query?: never;
@@ -1233,6 +1250,19 @@ export interface components {
             name?: string;
             plan?: string;
             credits?: number;
+        };
+        Lexicon: {
+            workspaceId: string;
+            /** @description Twin documents found (translations of each other), bilingual claims included */
+            twins: number;
+            /** @description Aligned pieces (sections, blocks, sentences) the word pairs were learned from */
+            units: number;
+            /** @description Spanish and English Snowball stems paired, with how sure (0..1), by Spanish stem */
+            pairs: {
+                es: string;
+                en: string;
+                weight: number;
+            }[];
         };
         Memory: {
             rss: number;
@@ -2547,6 +2577,100 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code: "svc.request.payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getLexicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the workspace (`ws_...`) */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lexicon */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lexicon"];
+                };
+            };
+            /** @description Problem: svc.auth.unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
+                };
+            };
+            /** @description Problem: svc.tenant.not_found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.tenant.not_found";
                     };
                 };
             };

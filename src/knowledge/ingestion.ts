@@ -39,6 +39,11 @@ export interface IngestionDeps {
   terms: TermDictionary;
   /** Called after a commit that changed what agents of the workspace can retrieve. */
   changed: (workspaceId: string, sourceId: string) => void;
+  /**
+   * Inside the transaction that takes a source out of `pending` (ready or failed) or
+   * replaces its chunks: `event` names that change (the lexicon is learned again, D-790).
+   */
+  settled?: (trx: Transaction<Database>, workspaceId: string, event: string) => Promise<void>;
 }
 
 /**
@@ -172,6 +177,7 @@ export class Ingestion {
     await this.deps.db.transaction().execute(async (trx) => {
       await trx.updateTable('knowledge_sources').set({ status: 'failed', error: code, updated_at: now }).where('id', '=', row.id).where('status', '=', 'pending').execute();
       await trx.deleteFrom('knowledge_inputs').where('source_id', '=', row.id).execute();
+      await this.deps.settled?.(trx, row.workspace_id, `${row.id}:failed`);
     });
   }
 
@@ -220,6 +226,7 @@ export class Ingestion {
       await this.#scheduleRecrawl(trx, row, nextSyncAt);
     }
     await trx.updateTable('knowledge_sources').set(update).where('id', '=', row.id).execute();
+    await this.deps.settled?.(trx, row.workspace_id, `${row.id}:${ingested.contentHash}`);
   }
 
   /**

@@ -266,33 +266,41 @@ export class LexicalIndex {
    * The `k` best chunks that `keep` accepts (ties by position), and the query's
    * `ceiling`: the score of a chunk of average length holding every group's best term
    * once (the sum of their idf). A chunk scores the best alternative of each group, never
-   * their sum, so that a word's two stems never count it twice. Costs the postings of
+   * their sum, so that a word's two stems never count it twice. `weights[g][a]` scales
+   * alternative `a` of group `g` (default 1). Costs the postings of
    * the query's terms, not the scope; those of a stored index must be `load`ed first.
    */
-  search(groups: readonly TermGroup[], k: number, keep: (position: number) => boolean): { hits: LexicalHit[]; ceiling: number } {
+  search(groups: readonly TermGroup[], k: number, keep: (position: number) => boolean, weights?: readonly (readonly number[] | undefined)[]): { hits: LexicalHit[]; ceiling: number } {
     const total = this.#total;
     const best = this.#best;
     const touched = this.#touched;
     const matched = this.#matched;
     let matchedCount = 0;
     let ceiling = 0;
-    for (const group of groups) {
+    for (let g = 0; g < groups.length; g++) {
+      const group = groups[g]!;
       let touchedCount = 0;
       let groupCeiling = 0;
-      for (const id of group) {
+      let translatedCeiling = 0;
+      for (let a = 0; a < group.length; a++) {
+        const id = group[a]!;
         if (this.df(id) === 0) continue;
         const { docs, body, from, to } = this.#postings(id);
+        // An alternative weighing less (a translation, D-791) scores less, and sets the
+        // ceiling only for a word none of whose own forms the scope uses.
+        const weight = weights?.[g]?.[a] ?? 1;
         const idf = this.idf(id);
-        groupCeiling = Math.max(groupCeiling, idf);
+        if (weight === 1) groupCeiling = Math.max(groupCeiling, idf);
+        else translatedCeiling = Math.max(translatedCeiling, weight * idf);
         for (let j = from; j < to; j++) {
           const d = docs[j]!;
           const tf = body[j]! / this.#bodyNorm[d]!;
-          const s = (idf * tf * (K1 + 1)) / (K1 + tf);
+          const s = (weight * idf * tf * (K1 + 1)) / (K1 + tf);
           if (best[d] === 0) touched[touchedCount++] = d;
           if (s > best[d]!) best[d] = s;
         }
       }
-      ceiling += groupCeiling;
+      ceiling += groupCeiling || translatedCeiling;
       for (let t = 0; t < touchedCount; t++) {
         const d = touched[t]!;
         if (total[d] === 0) matched[matchedCount++] = d;

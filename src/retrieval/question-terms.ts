@@ -3,6 +3,8 @@ import { isQuestionWord } from '../text/search-words.js';
 import { fold } from '../text/words.js';
 import { namePhrases, unknownWeight, UNKNOWN_WEIGHT } from './confidence.js';
 import type { TermGroup } from './lexical-index.js';
+import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
+import { expandWord } from './query-expansion.js';
 
 /** What of a scope a question's terms are looked up in. */
 export interface TermScope {
@@ -14,6 +16,8 @@ export interface TermScope {
 export interface QuestionTerms {
   /** Per word of the question the scope knows, the term ids it is known by (its stems in both languages). */
   groups: TermGroup[];
+  /** Per group, what each of its terms counts: 1 for the word's own forms, less for a translation (D-791). */
+  weights: number[][];
   /** The words that can name its subject: its content words less the words questions are put in ("whether", "cómo", "puedo"). */
   words: number;
   /** Of those, the ones the scope never uses, and what they weigh against the evidence (`unknownWeight`): names and words of no language, the others. */
@@ -32,40 +36,55 @@ export interface QuestionTerms {
  * content word is looked up under its Snowball stems in both languages (a short
  * question's language is a guess), a term an earlier word already brought counting once
  * (`install`, `installing`), as in the bag of stems a BM25 ranks. A step that brings a
- * question's words into another language belongs here, before the ranking. The counts
- * are the confidence's (`confidence.ts`): a word questions are put in ("whether",
- * "cómo", "puedo") says nothing of the subject, known or not.
+ * question's words into another language belongs here, before the ranking: with the
+ * workspace's `lexicon`, each word also brings its translations, weighing less (D-791).
+ * The counts are the confidence's (`confidence.ts`): a word questions are put in
+ * ("whether", "cómo", "puedo") says nothing of the subject, known or not, and a word
+ * only its translation finds is not unknown (the knowledge holds it, in the other language).
  */
-export function questionTerms(scope: TermScope, query: string): QuestionTerms {
+export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon): QuestionTerms {
   const groups: TermGroup[] = [];
+  const weights: number[][] = [];
   const taken = new Set<number>();
   let words = 0;
   let unknown = 0;
   let strong = 0;
   let weak = 0;
-  let balance: number | undefined;
-  const idsOf = (stems: string[]) => [...new Set(stems.map((s) => scope.dictionary.get(s)))].filter((id): id is number => id !== undefined && scope.lexical.df(id) > 0);
+  const balance = languageBalance(query);
+  const id = (stem: string) => {
+    const found = scope.dictionary.get(stem);
+    return found !== undefined && scope.lexical.df(found) > 0 ? found : undefined;
+  };
   const phrases = namePhrases(query);
   const named = new Set(phrases.flat());
   for (const word of queryWords(query)) {
-    const ids = idsOf(word.stems);
-    const fresh = ids.filter((id) => !taken.has(id));
-    for (const id of fresh) taken.add(id);
-    if (fresh.length) groups.push(fresh);
+    const expanded = expandWord(word, id, lexicon, balance);
+    const fresh: number[] = [];
+    const freshWeights: number[] = [];
+    expanded.ids.forEach((term, i) => {
+      if (taken.has(term)) return;
+      taken.add(term);
+      fresh.push(term);
+      freshWeights.push(expanded.weights[i]!);
+    });
+    if (fresh.length) {
+      groups.push(fresh);
+      weights.push(freshWeights);
+    }
     if (isQuestionWord(fold(word.word))) continue;
     words += 1;
-    if (ids.length) continue;
+    if (expanded.ids.length) continue;
     unknown += 1;
-    balance ??= languageBalance(query);
     const weight = unknownWeight(word.word, named.has(word.word), balance);
     if (weight >= UNKNOWN_WEIGHT.name) strong += weight;
     else weak += weight;
   }
+  // A name's words in the question's own forms: a translation holds no name (D-910).
   const names: TermGroup[][] = [];
   for (const phrase of phrases) {
     const content = queryWords(phrase.join(' '));
-    const ids = content.map((w) => idsOf(w.stems));
+    const ids = content.map((w) => [...new Set(w.stems.map(id))].filter((x): x is number => x !== undefined));
     if (content.length >= 2 && ids.every((x) => x.length > 0)) names.push(ids);
   }
-  return { groups, words, unknown, strong, weak, names };
+  return { groups, weights, words, unknown, strong, weak, names };
 }

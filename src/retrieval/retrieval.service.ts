@@ -9,6 +9,8 @@ import { topPositions } from './top-positions.js';
 import type { LexicalHit } from './lexical-index.js';
 import { DamagedScopeIndex } from './postings-bytes.js';
 import { queryWords } from '../text/analyze.js';
+import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
+import type { LexiconLookup } from './query-expansion.js';
 
 export { topPositions };
 
@@ -29,6 +31,12 @@ const RRF_K = 60;
 const MIN_CENTROID = 0.25;
 
 const EMPTY: QueryResult = { passages: [], strategies: { topics: 0, vector: 0 } };
+
+/** How `search` ranks: `refuse: false` also when the evidence is weak; `expand: false` without the lexicon. */
+export interface SearchOptions {
+  refuse?: boolean;
+  expand?: boolean;
+}
 
 interface Candidate {
   position: number;
@@ -51,7 +59,7 @@ interface Candidate {
 export class RetrievalService {
   readonly #cache: ScopeIndexCache;
 
-  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex; log?: (message: string, error?: unknown) => void }) {
+  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex; lexicons?: LexiconLookup | undefined; log?: (message: string, error?: unknown) => void }) {
     this.#cache = new ScopeIndexCache(deps.knowledge, undefined, deps.log);
   }
 
@@ -63,26 +71,28 @@ export class RetrievalService {
 
   /**
    * The ranking itself, for an agent known to exist. `refuse: false` ranks also when
-   * the evidence is weak (benchmarks measure the ranking and the refusal apart).
+   * the evidence is weak, `expand: false` without the lexicon (benchmarks measure each
+   * step apart).
    */
-  async search(workspaceId: string, agentId: string, input: SearchInput, options: { refuse?: boolean } = {}): Promise<QueryResult> {
+  async search(workspaceId: string, agentId: string, input: SearchInput, options: SearchOptions = {}): Promise<QueryResult> {
     const index = await this.#cache.get(workspaceId, agentId);
+    const lexicon = options.expand === false ? undefined : await this.deps.lexicons?.get(workspaceId);
     try {
-      return await this.#rank(index, input, options);
+      return await this.#rank(index, input, lexicon, options);
     } catch (error) {
       // Read back from the store unlike it was written, or replaced meanwhile by a newer
       // version's rows (D-601): the current index, built again from the chunks if need be.
       if (!(error instanceof DamagedScopeIndex)) throw error;
       this.deps.log?.('svc.retrieval: a stored scope index could not be read back whole; it is built again from the chunks', error);
-      return this.#rank(await this.#cache.rebuild(workspaceId, agentId, index), input, options);
+      return this.#rank(await this.#cache.rebuild(workspaceId, agentId, index), input, lexicon, options);
     }
   }
 
-  async #rank(index: ScopeIndex, input: SearchInput, options: { refuse?: boolean }): Promise<QueryResult> {
+  async #rank(index: ScopeIndex, input: SearchInput, lexicon: Lexicon | undefined, options: SearchOptions): Promise<QueryResult> {
     if (index.size === 0) return EMPTY;
-    // The question's words, each with the term ids the scope knows it by: the one step
-    // where a query's terms are chosen (an expansion of the question belongs there).
-    const { groups, words, unknown, strong, weak, names } = questionTerms(index, input.query);
+    // The question's words, each with the term ids the scope knows it by, then their
+    // translations weighing less (D-791): the one step where a query's terms are chosen.
+    const { groups, weights, words, unknown, strong, weak, names } = questionTerms(index, input.query, lexicon);
     await index.lexical.load(groups.flat());
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -93,7 +103,7 @@ export class RetrievalService {
     const lexical = index.lexical;
     const fused = !(this.deps.knowledge.embedder instanceof HashingEmbedder);
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
-    const { hits, ceiling } = lexical.search(groups, pool, eligible);
+    const { hits, ceiling } = lexical.search(groups, pool, eligible, weights);
     const sure = confidence({
       best: hits[0]?.score ?? 0, ceiling, words, unknown, strong, weak,
       unheldNames: names.filter((name) => !lexical.together(name)).length,
@@ -157,6 +167,16 @@ export class RetrievalService {
         vector: top.filter((s) => s.c.byVector).length,
       },
     };
+  }
+
+  /**
+   * What its answers for the agent depend on: the scope's knowledge version, and the
+   * workspace's lexicon when it has one (a chat answer cached under another is not reused, D-792).
+   */
+  async version(workspaceId: string, agentId: string): Promise<string> {
+    const knowledge = await this.deps.knowledge.version(workspaceId, agentId);
+    const lexicon = (await this.deps.lexicons?.print(workspaceId)) ?? '';
+    return lexicon ? `${knowledge}+${lexicon}` : knowledge;
   }
 
   /** Forgets every in-memory index (after a state import). */

@@ -50,6 +50,11 @@ function isContent(word: string): boolean {
   return !SEARCH_STOPWORDS.has(word);
 }
 
+/** Whether retrieval leaves a lowercase word out (the `stopword` package's lists, D-760). */
+export function isSearchStopword(word: string): boolean {
+  return SEARCH_STOPWORDS.has(word);
+}
+
 const SPANISH_MARKS = /[ñ¿¡áéíóú]/g;
 
 /** Evidence for Spanish minus evidence for English (positive: Spanish). */

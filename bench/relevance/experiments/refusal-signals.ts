@@ -89,18 +89,6 @@ export function namePhrases(text: string): string[][] {
   return out;
 }
 
-function namedWordsOld(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const m of text.normalize('NFC').matchAll(/[\p{L}\p{N}]+/gu)) {
-    const w = m[0];
-    if (w.length < 2 || !/\p{Lu}/u.test(w)) continue;
-    const before = text.slice(0, m.index).trimEnd();
-    const start = before === '' || /[.?!:¿¡"'“(]$/u.test(before);
-    if (/\p{Lu}/u.test(w.slice(1)) || !start) out.add(w.toLowerCase());
-  }
-  return out;
-}
-
 /** The general-language ranks of words: exact word, or a word of the same Snowball stem. */
 export function generalRanks(): (word: string) => number {
   if (!COMMON_DIR || !existsSync(COMMON_DIR)) return () => Infinity;
@@ -161,8 +149,8 @@ export function askAll(name: string, chunks: CapturedChunk[], questions: Questio
     const { hits, ceiling } = lexical.search(t.groups, 10, () => true);
     const ranked = hits.map((h) => chunks[h.position]!.section);
     const evidence: Evidence = {
-      best: hits[0]?.score ?? 0, ceiling, words: t.words, unknown: t.unknown, inflected: t.inflected, everyday: t.everyday,
-      unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
+      best: hits[0]?.score ?? 0, ceiling, words: t.words, unknown: t.unknown, strong: t.strong, weak: t.weak,
+      unheldNames: t.names.filter((name) => !lexical.together(name)).length, unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
     };
     const balance = languageBalance(question.text);
     const named = namedWords(question.text);

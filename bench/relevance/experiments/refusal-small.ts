@@ -46,7 +46,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         const none = a.question.kind === 'no-answer';
         if (none) row.na += 1;
         else row.ans += 1;
-        if (!none && a.rank > 0) (row as { found: number }).found += 1;
+        if (!none && a.rank > 0) (row as unknown as { found: number }).found += 1;
         rules.forEach(([, refuse], k) => {
           if (!refuse(a)) return;
           if (none) row.naRefused[k]! += 1;
@@ -62,7 +62,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   const pct = (x: number, n: number) => `${fmt((100 * x) / Math.max(1, n), 0)}%`;
   for (const [size, r] of rows) {
-    console.log(`${size}: ${r.ans} answerable (${(r as { found: number }).found} found), ${r.na} no-answer`);
+    console.log(`${size}: ${r.ans} answerable (${(r as unknown as { found: number }).found} found), ${r.na} no-answer`);
     rules.forEach(([name], k) => console.log(`  ${name.padEnd(28)} answerable refused ${r.refused[k]} (${pct(r.refused[k]!, r.ans)}), found refused ${r.foundRefused[k]}, no-answer refused ${pct(r.naRefused[k]!, r.na)}`));
   }
 }
