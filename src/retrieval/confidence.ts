@@ -152,16 +152,26 @@ export interface Evidence {
 }
 
 /**
- * How sure retrieval is that it found something; below 0 it returns no passages. The
- * weight of the question's unknown words (a name or a word of no language 1, an ordinary
- * word 0.5 and a verb form 0.25 in proportion to how rich the knowledge's vocabulary is,
- * an everyday word nothing; a name of several words no chunk holds together 1) must not
- * pass 15.5% of its subject words, and the best chunk must hold at least 5% of the
- * question's weight (each unknown word at the idf of an unseen term).
+ * The share of the question's subject words its knowledge lacks (D-910, D-911): a name or
+ * a word of no language 1, an ordinary word 0.5 and a verb form 0.25 in proportion to how
+ * rich the knowledge's vocabulary is, an everyday word nothing; a name of several words no
+ * chunk holds together 1.
  */
-export function confidence(e: Evidence): number {
+export function missingShare(e: Evidence): number {
   const richness = Math.min(1, e.vocabulary / RICH_VOCABULARY);
-  const score = e.best / Math.max(1e-9, e.ceiling + e.unknown * e.unseenIdf);
-  const missing = e.strong + e.unheldNames + richness * e.weak;
-  return Math.min(MAX_UNKNOWN_SHARE - missing / Math.max(1, e.words), score - SCORE_THRESHOLD);
+  return (e.strong + e.unheldNames + richness * e.weak) / Math.max(1, e.words);
+}
+
+/** The best chunk's score over the question's ceiling, each unknown word at the idf of an unseen term. */
+export function bestShare(e: Evidence): number {
+  return e.best / Math.max(1e-9, e.ceiling + e.unknown * e.unseenIdf);
+}
+
+/**
+ * How sure retrieval is that it found something; below 0 it returns no passages: the
+ * question's `missingShare` must not pass 15.5%, and the best chunk must hold at least
+ * 5% of the question's weight (`bestShare`).
+ */
+export function confidence(e: Evidence, maxMissing = MAX_UNKNOWN_SHARE): number {
+  return Math.min(maxMissing - missingShare(e), bestShare(e) - SCORE_THRESHOLD);
 }

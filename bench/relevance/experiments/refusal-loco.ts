@@ -11,6 +11,7 @@
 import { fmt } from '../../support.js';
 import { buildBm25 } from '../bm25.js';
 import { distinctSections, rankOf } from '../metrics.js';
+import { confidence, missingShare } from '../../../src/retrieval/confidence.js';
 import { askAll, generalRanks, loadCorpora, type Asked, type UnknownWord } from './refusal-signals.js';
 
 export interface Rule {
@@ -123,14 +124,19 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }, 0) / ans.length;
     return { name: c.name, asked, bm25 };
   });
-  const rules = grid();
+  // SHIPPED=1: the rule as confidence.ts computes it, the share of missing subject words
+  // its only parameter; otherwise the family of `grid()`.
+  const candidates: { name: string; refuse: (a: Asked) => boolean }[] = process.env.SHIPPED
+    ? Array.from({ length: 101 }, (_, i) => i * 0.005).map((share) => ({ name: `confidence.ts, missing share ${fmt(share, 3)}`, refuse: (a: Asked) => confidence(a.evidence, share) < 0 }))
+    : grid().map((r) => ({ name: ruleName(r), refuse: (a: Asked) => knownOf(a, r) < r.t }));
   console.log('current rule (confidence.ts) and never:');
   for (const c of corpora) console.log(`  never   ${show(c, costOf(c, () => false))}`);
+  for (const c of corpora) console.log(`  shipped ${show(c, costOf(c, (a) => confidence(a.evidence) < 0))}`);
   for (const held of [...corpora.map((c) => c.name), 'none']) {
     const tune = corpora.filter((c) => c.name !== held);
-    let best: { r: Rule; na: number; ans: number } | undefined;
-    for (const r of rules) {
-      const refuse = (a: Asked) => knownOf(a, r) < r.t;
+    let best: { r: (typeof candidates)[number]; na: number; ans: number } | undefined;
+    for (const r of candidates) {
+      const refuse = r.refuse;
       const costs = tune.map((c) => costOf(c, refuse));
       if (!costs.every((k, i) => ok(tune[i]!, k))) continue;
       // The share of no-answer questions refused, each corpus weighing the same; then fewer answerable refused.
@@ -139,11 +145,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       if (!best || na > best.na + 1e-9 || (Math.abs(na - best.na) < 1e-9 && ans < best.ans)) best = { r, na, ans };
     }
     if (!best) continue;
-    console.log(`\nheld out ${held}: ${ruleName(best.r)}`);
-    const refuse = (a: Asked) => knownOf(a, best!.r) < best!.r.t;
+    console.log(`\nheld out ${held}: ${best.r.name}`);
+    const refuse = best.r.refuse;
     for (const c of corpora) console.log(`  ${c.name === held ? 'HELD' : 'tune'}    ${show(c, costOf(c, refuse))}`);
     if (process.env.VERBOSE) {
-      for (const c of corpora) for (const a of c.asked) if (refuse(a) !== (a.question.kind === 'no-answer')) console.log(`    ${a.question.kind === 'no-answer' ? 'kept' : 'REFUSED'} ${a.question.id} r${a.rank} known ${fmt(knownOf(a, best.r), 3)} | ${a.question.text.slice(0, 70)}`);
+      for (const c of corpora) for (const a of c.asked) if (refuse(a) !== (a.question.kind === 'no-answer')) console.log(`    ${a.question.kind === 'no-answer' ? 'kept' : 'REFUSED'} ${a.question.id} r${a.rank} missing ${fmt(missingShare(a.evidence), 3)} | ${a.question.text.slice(0, 70)}`);
     }
   }
 }
