@@ -119,14 +119,23 @@ export function namePhrases(text: string): string[][] {
   return out;
 }
 
+// English writes the days and the months with a capital: ordinary words all the same
+// ("And on Sundays?"), compared by their English Snowball stems (`sundays`, `mondays`).
+const CALENDAR_EN: ReadonlySet<string> = new Set(
+  'monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december'
+    .split(' ')
+    .map((w) => snowballStem(w, 'en')),
+);
+
 /**
  * What a word the scope never uses counts against the evidence (`UNKNOWN_WEIGHT`):
  * `named` when the question writes it as a name, `balance` the question's
- * `languageBalance`. A name counts whole even where it ends like a verb (Syncthing).
+ * `languageBalance`. A name counts whole even where it ends like a verb (Syncthing);
+ * a day or a month is an ordinary word however it is written.
  */
 export function unknownWeight(word: string, named: boolean, balance: number): number {
   if (/\d/u.test(word)) return UNKNOWN_WEIGHT.nothing;
-  if (named) return UNKNOWN_WEIGHT.name;
+  if (named && !CALENDAR_EN.has(snowballStem(word, 'en'))) return UNKNOWN_WEIGHT.name;
   if (isInflectedForm(word, balance)) return UNKNOWN_WEIGHT.inflected;
   if (isEverydayWord(word, balance)) return UNKNOWN_WEIGHT.nothing;
   return isGeneralWord(word) ? UNKNOWN_WEIGHT.ordinary : UNKNOWN_WEIGHT.name;
