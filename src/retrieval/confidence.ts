@@ -1,51 +1,60 @@
 import { snowballStem } from '../text/analyze.js';
 import { COMMON_EN, COMMON_ES } from '../text/common-words.js';
+import { isGeneralWord } from '../text/general-words.js';
 import { fold } from '../text/words.js';
 
 /*
- * Knowing when it does not know (decisions, D-303, D-700, D-710, D-763): two detectors,
- * weighed by how rich the knowledge's vocabulary is. Refusing costs an answerable
- * question its answer, so answering is the default: the threshold is set by how few
- * answerable questions it may refuse (bench/relevance/README.md), and the no-answer
- * questions it refuses are what that allows.
+ * Knowing when it does not know (decisions, D-303, D-700, D-710, D-763, D-910, D-911).
+ * A question is refused when the words its knowledge never uses weigh more than a share
+ * of its subject words, each unknown word weighing by what it says of the subject: a name
+ * or a word of no general language (Kubernetes, certbot) names a thing the knowledge
+ * lacks; an ordinary word (brightness, thesis) may be the subject or just the user's way
+ * of saying it; a verb form says how the action is put; an everyday word says nothing.
+ * Refusing costs an answerable question its answer, so answering is the default: the
+ * share is the one at which no answerable question the ranking finds was refused on any
+ * development corpus, chosen leave-one-corpus-out (bench/relevance/README.md).
  */
 
 /**
- * The `known` detector's threshold (D-763): the highest at which no answerable question
- * whose answer the ranking finds is refused, on any corpus measured. A refused question
- * is a miss, so a refusal that costs a found answer puts `/query` behind the ranking it
- * refuses from; only questions the ranking fails anyway may be refused. It refuses 31%
- * of the development set's no-answer questions, 25% of the handbook's, 14% of the
- * installation guide's (bench/relevance/README.md).
+ * The share of a question's subject words its knowledge may not know before it is
+ * refused (D-910): chosen leave-one-corpus-out on the three development corpora (the
+ * folds chose 0.145, 0.12 and 0.145; 0.12 cost the held-out set found answers), inside the
+ * interval from 1/7 to 1/6 where the rule refuses the same questions, on its answering
+ * side. One name in up to six subject words refuses; one ordinary word refuses only a
+ * question of three.
  */
-const KNOWN_THRESHOLD = 0.83;
-/**
- * What the best chunk's score counts against the share of known words: the tuning
- * half's logistic fit of the two (D-700). With the threshold under 1, a question all of
- * whose subject words the scope uses is never refused by this detector.
- */
-const SCORE_WEIGHT = 0.3;
-/** The `score` detector's: the best chunk holds under 5% of the question's weight (the classic no-match rule, not tuned). */
+const MAX_UNKNOWN_SHARE = 0.155;
+/** The best chunk holds under 5% of the question's weight: the classic no-match rule, not tuned. */
 const SCORE_THRESHOLD = 0.05;
 /**
  * A knowledge base using this many distinct terms has met the ordinary words of its
- * field, so a question word it never uses is telling. A smaller one (a hotel's 24 pages,
- * about 500 terms) has not met most ordinary words ("dog", "noon"), and there the vote
- * shifts to the best chunk's score. Any value from about 1,000 to 6,500 gave the same
- * figures on the three sets measured.
+ * field, so an ordinary word it never uses is telling. A smaller one (a hotel's 24 pages,
+ * about 500 terms; a chapter of a manual, about 1,000) has not met most ordinary words
+ * ("dog", "noon"), and they count in proportion (D-911); names and words of no language
+ * count whole at any size.
  */
 const RICH_VOCABULARY = 5_000;
+
+/** What an unknown word counts against the evidence, by what it is (D-910). */
+export const UNKNOWN_WEIGHT = {
+  /** Written as a name (iPhone, WireGuard, CUDA, or capitalised where no sentence starts), or in no general language's word list. */
+  name: 1,
+  /** An ordinary word of general language (not among the 500 everyday ones). */
+  ordinary: 0.5,
+  /** An inflected verb or adjective form (`isInflectedForm`). */
+  inflected: 0.25,
+  /** An everyday word (`isEverydayWord`), or a word holding a digit (eth0, sdb2: an instance, not a subject). */
+  nothing: 0,
+} as const;
 
 // Endings of inflected verbs and adjectives (English -ing, -ed, -ous; Spanish
 // infinitives, also with a pronoun, gerunds, participles, the preterite's accented
 // endings, -aba). Some nouns end so too (ceiling, teclado, alquiler): hence an
-// inflected form weighs half, not nothing. Endings shared with many nouns (-ly:
+// inflected form weighs a little, not nothing. Endings shared with many nouns (-ly:
 // family, supply; -ía: batería, tecnología) are left out. Anchored alternations:
 // linear on any input.
 const VERB_EN = /(?:ing|ed|ous)$/u;
 const VERB_ES = /(?:[aei]r(?:lo|la|los|las|se|me|te)?|ando|iendo|ad[oa]s?|id[oa]s?|[óé]|aba)$/u;
-/** What an unknown inflected form counts against the evidence, where any other unknown word counts 1. */
-const INFLECTED_WEIGHT = 0.5;
 
 /**
  * True for a lowercase word in an inflected verb or adjective form: the ending is one
@@ -67,9 +76,6 @@ export function isInflectedForm(word: string, balance = 0): boolean {
 
 const EVERYDAY_EN: ReadonlySet<string> = new Set(COMMON_EN);
 const EVERYDAY_ES: ReadonlySet<string> = new Set(COMMON_ES);
-/** What an unknown everyday word counts against the evidence (D-710): nothing. */
-const EVERYDAY_WEIGHT = 0;
-
 /**
  * True for a word among the 500 most frequent of spoken English or Spanish (of the
  * question's language, `balance` as for `isInflectedForm`): "soon", "office", "room",
@@ -82,6 +88,61 @@ export function isEverydayWord(word: string, balance = 0): boolean {
   return (balance <= 0 && EVERYDAY_EN.has(word)) || (balance >= 0 && EVERYDAY_ES.has(word));
 }
 
+/**
+ * The words of `text` written as names, lowercase: a capital after the first letter
+ * (iPhone, WireGuard, CUDA), or a capital first letter where no sentence starts (after
+ * a word, not after `.`, `?`, `!`, `:`, `¿`, `¡`, a quote or the text's start), in runs:
+ * the words of one name ("Google Drive", "Raspberry Pi") are written next to each other,
+ * apart by a space or a hyphen. One pass over the text.
+ */
+export function namePhrases(text: string): string[][] {
+  const out: string[][] = [];
+  let run: string[] = [];
+  let end = -1;
+  let sentenceStart = true;
+  const nfc = text.normalize('NFC');
+  for (const m of nfc.matchAll(/[\p{L}\p{N}]+|[^\p{L}\p{N}\s]/gu)) {
+    const w = m[0];
+    if (!/[\p{L}\p{N}]/u.test(w)) {
+      if (/[.?!:¿¡"'“(]/u.test(w)) sentenceStart = true;
+      continue;
+    }
+    const named = w.length >= 2 && /\p{Lu}/u.test(w) && (/\p{Lu}/u.test(w.slice(1)) || !sentenceStart);
+    const joined = end >= 0 && /^[ -]?$/u.test(nfc.slice(end, m.index));
+    if (named && joined && run.length) run.push(w.toLowerCase());
+    else {
+      if (run.length) out.push(run);
+      run = named ? [w.toLowerCase()] : [];
+    }
+    end = m.index! + w.length;
+    sentenceStart = false;
+  }
+  if (run.length) out.push(run);
+  return out;
+}
+
+// English writes the days and the months with a capital: ordinary words all the same
+// ("And on Sundays?"), compared by their English Snowball stems (`sundays`, `mondays`).
+const CALENDAR_EN: ReadonlySet<string> = new Set(
+  'monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december'
+    .split(' ')
+    .map((w) => snowballStem(w, 'en')),
+);
+
+/**
+ * What a word the scope never uses counts against the evidence (`UNKNOWN_WEIGHT`):
+ * `named` when the question writes it as a name, `balance` the question's
+ * `languageBalance`. A name counts whole even where it ends like a verb (Syncthing);
+ * a day or a month is an ordinary word however it is written.
+ */
+export function unknownWeight(word: string, named: boolean, balance: number): number {
+  if (/\d/u.test(word)) return UNKNOWN_WEIGHT.nothing;
+  if (named && !CALENDAR_EN.has(snowballStem(word, 'en'))) return UNKNOWN_WEIGHT.name;
+  if (isInflectedForm(word, balance)) return UNKNOWN_WEIGHT.inflected;
+  if (isEverydayWord(word, balance)) return UNKNOWN_WEIGHT.nothing;
+  return isGeneralWord(word) ? UNKNOWN_WEIGHT.ordinary : UNKNOWN_WEIGHT.name;
+}
+
 export interface Evidence {
   /** The best eligible chunk's BM25 score (0 when none matched). */
   best: number;
@@ -90,10 +151,11 @@ export interface Evidence {
   /** The question's subject words (`questionTerms`), and how many of them the scope never uses. */
   words: number;
   unknown: number;
-  /** Of the unknown words, those in an inflected verb or adjective form (`isInflectedForm`). */
-  inflected: number;
-  /** Of the other unknown words, the everyday ones (`isEverydayWord`). */
-  everyday: number;
+  /** What the unknown words weigh: names and words of no language (`strong`), the others (`weak`, `unknownWeight`). */
+  strong: number;
+  weak: number;
+  /** Names of several words the scope uses each of, but no chunk all of them ("Google Drive"). */
+  unheldNames: number;
   /** The idf a word the scope never uses would have. */
   unseenIdf: number;
   /** Distinct terms the scope uses. */
@@ -101,17 +163,26 @@ export interface Evidence {
 }
 
 /**
- * How sure retrieval is that it found something; below 0 it returns no passages.
- * `score` is the best chunk's score over the ceiling, each unknown word counting with
- * the idf of an unseen term; `known` is the share of the question's words the scope
- * uses (an unknown verb form counting half, an everyday word nothing), plus 0.3 of
- * `score`. A question naming Kubernetes or WireGuard to a Debian manual uses words it
- * never does.
+ * The share of the question's subject words its knowledge lacks (D-910, D-911): a name or
+ * a word of no language 1, an ordinary word 0.5 and a verb form 0.25 in proportion to how
+ * rich the knowledge's vocabulary is, an everyday word nothing; a name of several words no
+ * chunk holds together 1.
  */
-export function confidence(e: Evidence): number {
+export function missingShare(e: Evidence): number {
   const richness = Math.min(1, e.vocabulary / RICH_VOCABULARY);
-  const score = e.best / Math.max(1e-9, e.ceiling + e.unknown * e.unseenIdf);
-  const discounted = (1 - INFLECTED_WEIGHT) * e.inflected + (1 - EVERYDAY_WEIGHT) * e.everyday;
-  const known = 1 - (e.unknown - discounted) / Math.max(1, e.words) + SCORE_WEIGHT * score;
-  return richness * (known - KNOWN_THRESHOLD) + (1 - richness) * (score - SCORE_THRESHOLD);
+  return (e.strong + e.unheldNames + richness * e.weak) / Math.max(1, e.words);
+}
+
+/** The best chunk's score over the question's ceiling, each unknown word at the idf of an unseen term. */
+export function bestShare(e: Evidence): number {
+  return e.best / Math.max(1e-9, e.ceiling + e.unknown * e.unseenIdf);
+}
+
+/**
+ * How sure retrieval is that it found something; below 0 it returns no passages: the
+ * question's `missingShare` must not pass 15.5%, and the best chunk must hold at least
+ * 5% of the question's weight (`bestShare`).
+ */
+export function confidence(e: Evidence, maxMissing = MAX_UNKNOWN_SHARE): number {
+  return Math.min(maxMissing - missingShare(e), bestShare(e) - SCORE_THRESHOLD);
 }

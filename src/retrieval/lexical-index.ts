@@ -244,6 +244,28 @@ export class LexicalIndex {
   }
 
   /**
+   * Whether some chunk holds a term of every group (the words of one name, D-910): the
+   * postings of the rarest group, kept while each other group holds them. Costs those
+   * groups' postings; a stored index's must be `load`ed first.
+   */
+  together(groups: readonly TermGroup[]): boolean {
+    const dfOf = (g: TermGroup) => g.reduce((sum, id) => sum + this.df(id), 0);
+    const order = [...groups].sort((a, b) => dfOf(a) - dfOf(b));
+    let alive: Set<number> | undefined;
+    for (const group of order) {
+      const next = new Set<number>();
+      for (const id of group) {
+        if (this.df(id) === 0) continue;
+        const { docs, from, to } = this.#postings(id);
+        for (let j = from; j < to; j++) if (!alive || alive.has(docs[j]!)) next.add(docs[j]!);
+      }
+      if (next.size === 0) return false;
+      alive = next;
+    }
+    return alive !== undefined;
+  }
+
+  /**
    * The `k` best chunks that `keep` accepts (ties by position), and the query's
    * `ceiling`: the score of a chunk of average length holding every group's best term
    * once (the sum of their idf). A chunk scores the best alternative of each group, never

@@ -1,7 +1,7 @@
 import { languageBalance, queryWords } from '../text/analyze.js';
 import { isQuestionWord } from '../text/search-words.js';
 import { fold } from '../text/words.js';
-import { isEverydayWord, isInflectedForm } from './confidence.js';
+import { namePhrases, unknownWeight, UNKNOWN_WEIGHT } from './confidence.js';
 import type { TermGroup } from './lexical-index.js';
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
 import { expandWord } from './query-expansion.js';
@@ -20,10 +20,15 @@ export interface QuestionTerms {
   weights: number[][];
   /** The words that can name its subject: its content words less the words questions are put in ("whether", "cómo", "puedo"). */
   words: number;
-  /** Of those, the ones the scope never uses, and of these the inflected forms and everyday words. */
+  /** Of those, the ones the scope never uses, and what they weigh against the evidence (`unknownWeight`): names and words of no language, the others. */
   unknown: number;
-  inflected: number;
-  everyday: number;
+  strong: number;
+  weak: number;
+  /**
+   * The names of several words the question writes ("Google Drive") whose every word the
+   * scope uses: per word, its term ids. Whether a chunk holds them all is the index's to say.
+   */
+  names: TermGroup[][];
 }
 
 /**
@@ -43,13 +48,15 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
   const taken = new Set<number>();
   let words = 0;
   let unknown = 0;
-  let inflected = 0;
-  let everyday = 0;
+  let strong = 0;
+  let weak = 0;
   const balance = languageBalance(query);
   const id = (stem: string) => {
     const found = scope.dictionary.get(stem);
     return found !== undefined && scope.lexical.df(found) > 0 ? found : undefined;
   };
+  const phrases = namePhrases(query);
+  const named = new Set(phrases.flat());
   for (const word of queryWords(query)) {
     const expanded = expandWord(word, id, lexicon, balance);
     const fresh: number[] = [];
@@ -68,8 +75,16 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
     words += 1;
     if (expanded.ids.length) continue;
     unknown += 1;
-    if (isInflectedForm(word.word, balance)) inflected += 1;
-    else if (isEverydayWord(word.word, balance)) everyday += 1;
+    const weight = unknownWeight(word.word, named.has(word.word), balance);
+    if (weight >= UNKNOWN_WEIGHT.name) strong += weight;
+    else weak += weight;
   }
-  return { groups, weights, words, unknown, inflected, everyday };
+  // A name's words in the question's own forms: a translation holds no name (D-910).
+  const names: TermGroup[][] = [];
+  for (const phrase of phrases) {
+    const content = queryWords(phrase.join(' '));
+    const ids = content.map((w) => [...new Set(w.stems.map(id))].filter((x): x is number => x !== undefined));
+    if (content.length >= 2 && ids.every((x) => x.length > 0)) names.push(ids);
+  }
+  return { groups, weights, words, unknown, strong, weak, names };
 }

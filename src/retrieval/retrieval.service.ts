@@ -92,7 +92,7 @@ export class RetrievalService {
     if (index.size === 0) return EMPTY;
     // The question's words, each with the term ids the scope knows it by, then their
     // translations weighing less (D-791): the one step where a query's terms are chosen.
-    const { groups, weights, words, unknown, inflected, everyday } = questionTerms(index, input.query, lexicon);
+    const { groups, weights, words, unknown, strong, weak, names } = questionTerms(index, input.query, lexicon);
     await index.lexical.load(groups.flat());
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -105,7 +105,8 @@ export class RetrievalService {
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
     const { hits, ceiling } = lexical.search(groups, pool, eligible, weights);
     const sure = confidence({
-      best: hits[0]?.score ?? 0, ceiling, words, unknown, inflected, everyday,
+      best: hits[0]?.score ?? 0, ceiling, words, unknown, strong, weak,
+      unheldNames: names.filter((name) => !lexical.together(name)).length,
       unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
     });
     if (sure < 0 && options.refuse !== false) return EMPTY;

@@ -36,8 +36,8 @@ export function ask(chunks: CapturedChunk[], questions: Question[]): Asked[] {
     const { hits, ceiling } = lexical.search(t.groups, 10, () => true);
     const ranked = hits.map((h) => chunks[h.position]!.section);
     const evidence: Evidence = {
-      best: hits[0]?.score ?? 0, ceiling, words: t.words, unknown: t.unknown, inflected: t.inflected, everyday: t.everyday,
-      unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
+      best: hits[0]?.score ?? 0, ceiling, words: t.words, unknown: t.unknown, strong: t.strong, weak: t.weak,
+      unheldNames: t.names.filter((name) => !lexical.together(name)).length, unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
     };
     const unknownWords = queryWords(question.text).filter((w) => w.stems.every((s) => !dictionary.has(s))).map((w) => w.word);
     return { question, rank: rankOf(question, distinctSections(ranked)), evidence, unknownWords };
@@ -60,7 +60,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const corpora = load().map((c) => ({ ...c, asked: ask(c.chunks, c.questions) }));
   const rules: [string, (a: Asked) => boolean][] = [
     ['never', () => false],
-    ['confidence.ts (D-710)', (a) => confidence(a.evidence) < 0],
+    ['confidence.ts (D-910)', (a) => confidence(a.evidence) < 0],
   ];
   console.log(`${''.padEnd(28)}${corpora.map((c) => `${c.name}: answerable refused | no-answer refused | MRR as answered`.padEnd(62)).join('')}`);
   for (const [name, rule] of rules) console.log(`${name.padEnd(28)}${corpora.map((c) => cost(c.asked, rule).padEnd(62)).join('')}`);
@@ -69,17 +69,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       for (const a of c.asked) {
         const e = a.evidence;
         const score = e.best / Math.max(1e-9, e.ceiling + e.unknown * e.unseenIdf);
-        console.log(`${c.name.slice(0, 12)} ${a.question.id} ${a.question.kind.padEnd(11)} r${a.rank} conf ${fmt(confidence(e), 3)} score ${fmt(score, 3)} words ${e.words} unk ${e.unknown} (${a.unknownWords.join(',')}) infl ${e.inflected} every ${e.everyday} | ${a.question.text.slice(0, 70)}`);
+        console.log(`${c.name.slice(0, 12)} ${a.question.id} ${a.question.kind.padEnd(11)} r${a.rank} conf ${fmt(confidence(e), 3)} score ${fmt(score, 3)} words ${e.words} unk ${e.unknown} (${a.unknownWords.join(',')}) strong ${e.strong} weak ${e.weak} unheld ${e.unheldNames} | ${a.question.text.slice(0, 70)}`);
       }
     }
   }
 }
 
-/** `known` and `score` of D-303/D-700/D-710 for a rich scope, with the score weighing `w`. */
+/** `known` (the share of the question's subject words the scope holds, unknown words weighed as in D-910) and `score`, with the score weighing `w`. */
 export function knownOf(e: Evidence, w: number): { known: number; score: number } {
   const score = e.best / Math.max(1e-9, e.ceiling + e.unknown * e.unseenIdf);
-  const discounted = 0.5 * e.inflected + e.everyday;
-  return { known: 1 - (e.unknown - discounted) / Math.max(1, e.words) + w * score, score };
+  const missing = e.strong + e.unheldNames + e.weak;
+  return { known: 1 - missing / Math.max(1, e.words) + w * score, score };
 }
 
 if (import.meta.url === `file://${process.argv[1]}` && process.env.GRID) {
