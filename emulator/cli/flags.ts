@@ -162,6 +162,7 @@ export const FLAGS = {
 export type FlagName = keyof typeof FLAGS;
 
 type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+// biome-ignore lint/suspicious/noExplicitAny: any flag's schema, whatever input it takes
 type ValueOf<F> = F extends { schema: infer S extends v.GenericSchema<any, unknown> } ? v.InferOutput<S> : boolean;
 type Given<F> = F extends { default: unknown } ? ValueOf<F> : ValueOf<F> | undefined;
 

@@ -73,7 +73,10 @@ export function crossFaults(tables: Tables): CrossFault[] {
   const byId = new Map<string, Map<string, Row>>();
   const index = (table: string) => {
     let map = byId.get(table);
-    if (!map) byId.set(table, (map = new Map((tables[table] ?? []).map((r) => [String(r.id), r]))));
+    if (!map) {
+      map = new Map((tables[table] ?? []).map((r) => [String(r.id), r]));
+      byId.set(table, map);
+    }
     return map;
   };
   for (const [table, rows] of Object.entries(tables)) {

@@ -141,10 +141,11 @@ describe('--import of a bad state file: one line naming the file, exit 1, nothin
     ['an unknown table', JSON.stringify({ ...valid(), tables: { nope: [] } }), (f) => `${f}: field tables: unknown table`],
     ['rows that do not fit their table', JSON.stringify({ ...valid(), tables: { agents: [{ colour: 'red' }] } }), (f) => `${f}: tables.agents.0.id: required; and 7 other faults`],
     // Rows the service cannot read (issue 24): refused naming the row and the field.
-    ['a key whose scopes are not a JSON array', changed((doc) => void (doc.tables.api_keys[0].scopes = 'nope')), (f) => `${f}: tables.api_keys.0.scopes (${written.tables.api_keys[0].id}): must be JSON text: a JSON array of scopes`],
-    ['a workspace whose caps are not JSON', changed((doc) => void (doc.tables.workspaces[0].caps = '{')), (f) => `${f}: tables.workspaces.0.caps (${written.tables.workspaces[0].id}): must be JSON text`],
-    ['a clock past any date', changed((doc) => void (doc.clock = { frozen: true, value: 1e17 })), (f) => `${f}: clock.value: puts the clock at 100000000000000000, outside 1970 to the year 9000`],
-    ['an id generator at Infinity', changed((doc) => void (doc.ids.time = 1e309)).replace('"time":null', '"time":1e309'), (f) => `${f}: ids.time: must be whole milliseconds`],
+    ['a key whose scopes are not a JSON array', changed((doc) => { doc.tables.api_keys[0].scopes = 'nope'; }), (f) => `${f}: tables.api_keys.0.scopes (${written.tables.api_keys[0].id}): must be JSON text: a JSON array of scopes`],
+    ['a workspace whose caps are not JSON', changed((doc) => { doc.tables.workspaces[0].caps = '{'; }), (f) => `${f}: tables.workspaces.0.caps (${written.tables.workspaces[0].id}): must be JSON text`],
+    ['a clock past any date', changed((doc) => { doc.clock = { frozen: true, value: 1e17 }; }), (f) => `${f}: clock.value: puts the clock at 100000000000000000, outside 1970 to the year 9000`],
+    // biome-ignore lint/correctness/noPrecisionLoss: 1e309 is the point: JSON reads it as Infinity
+    ['an id generator at Infinity', changed((doc) => { doc.ids.time = 1e309; }).replace('"time":null', '"time":1e309'), (f) => `${f}: ids.time: must be whole milliseconds`],
   ];
 
   for (const [what, content, message] of cases) {

@@ -26,7 +26,7 @@ writeFileSync(
   join(bin, 'npm'),
   `#!/usr/bin/env bash\n[ "$*" = test ] || { echo "the docs test stubs only 'npm test', not: npm $*" >&2; exit 64; }\n` +
     `curl -sf "$SVC_EMULATOR_URL/_emulator/health" > /dev/null || { echo "no emulator at SVC_EMULATOR_URL=$SVC_EMULATOR_URL" >&2; exit 1; }\n` +
-    `curl -sf "$SVC_EMULATOR_URL/v1/me" -H "authorization: Bearer \${SVC_EMULATOR_KEY:-}" | grep -q "\"$SVC_EMULATOR_WORKSPACE_ID\"" ` +
+    `curl -sf "$SVC_EMULATOR_URL/v1/me" -H "authorization: Bearer \${SVC_EMULATOR_KEY:-}" | grep -q ""$SVC_EMULATOR_WORKSPACE_ID"" ` +
     `|| { echo "SVC_EMULATOR_KEY and SVC_EMULATOR_WORKSPACE_ID do not fit the emulator" >&2; exit 1; }\n` +
     `echo "tests passed against $SVC_EMULATOR_URL"\n`,
 );

@@ -175,7 +175,7 @@ export function mutate(doc: Doc, at: number, m: Mutation): Doc {
     target.table === '(clock)' ? (out.clock as unknown as Row) : target.table === '(ids)' ? (out.ids as unknown as Row) : out.tables[target.table]![target.row]!;
   const current = holder[target.column];
   const ids = cells.filter((c) => !c.table.startsWith('(')).map((c) => out.tables[c.table]![c.row]![c.column]).filter((v): v is string => typeof v === 'string' && /^[a-z]{2,3}_[0-9a-z_]+$/.test(v));
-  const set = (value: unknown) => void (holder[target.column] = value);
+  const set = (value: unknown) => { holder[target.column] = value; };
   switch (m.op) {
     case 'value': case 'number': case 'text': set(m.value); break;
     case 'repeat': set(typeof current === 'string' ? current.repeat(m.times) : typeof current === 'number' ? current * m.times : current); break;

@@ -45,7 +45,7 @@ export function weightOf(u: UnknownWord, r: Rule): number {
 
 export function knownOf(a: Asked, r: Rule): number {
   const rich = Math.min(1, a.vocabulary / Number(process.env.RICH ?? 5000));
-  const scale = (u: UnknownWord, w: number) => (w >= 1 && process.env.SCALE !== 'all' ? w : w * rich);
+  const scale = (_u: UnknownWord, w: number) => (w >= 1 && process.env.SCALE !== 'all' ? w : w * rich);
   const missing = a.unknown.reduce((s, u) => s + (process.env.RICH ? scale(u, weightOf(u, r)) : weightOf(u, r)), 0) + (r.wP ?? 0) * a.unheldNames.length;
   const words = process.env.DROP_EVERYDAY ? a.evidence.words - a.everydayKnown - a.unknown.filter((u) => u.everyday && !u.inflected).length : a.evidence.words;
   return 1 - missing / Math.max(1, words) + r.a * a.score;

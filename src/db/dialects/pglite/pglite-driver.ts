@@ -8,12 +8,12 @@ import {
   type Dialect,
   type DialectAdapter,
   type Driver,
-  type Kysely,
   type QueryCompiler,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
 import type { PGlite } from '@electric-sql/pglite';
+import type { AnyKysely } from '../sql-dialect.js';
 
 /** PGlite's one connection: a query goes straight to the instance. */
 class PgliteConnection implements DatabaseConnection {
@@ -94,7 +94,7 @@ export class PgliteDialect implements Dialect {
     return new PostgresAdapter();
   }
 
-  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+  createIntrospector(db: AnyKysely): DatabaseIntrospector {
     return new PostgresIntrospector(db);
   }
 }
