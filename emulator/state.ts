@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { named } from '../src/platform/named-schema.js';
 import { TABLES } from '../src/db/schema/index.js';
+import { transaction } from '../src/db/transaction.js';
 import type { ClockState, EmulatedClock } from '../src/platform/clock.js';
 import type { IdState } from '../src/platform/ids.js';
 import { ServiceError } from '../src/platform/service-error.js';
@@ -134,7 +135,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
   try {
     // Sharing the store, other processes finish the jobs they run first and take no new
     // one until the new state is in (decisions, D-209).
-    await service.jobs.whileQuiet(() => service.db.transaction().execute(async (trx) => {
+    await service.jobs.whileQuiet(() => transaction(service.db, async (trx) => {
       for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
       for (const table of STATE_TABLES) {
         const rows = (doc.tables[table] ?? []).map((r) => Object.fromEntries(Object.entries(r).map(([k, val]) => [k, decodeValue(val)])));
