@@ -23,7 +23,7 @@ export default defineConfig({
           name: 'api',
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.browser.test.ts', 'test/conformance/**', 'node_modules/**'],
-          setupFiles: ['test/support/openapi-recorder.ts'],
+          setupFiles: ['test/support/openapi-recorder.ts', 'test/support/cache-audit.ts'],
           // One throwaway PostgreSQL server for the run (the fourth store backend).
           globalSetup: ['test/support/answers-reset.ts', 'test/support/postgres-setup.ts'],
         },

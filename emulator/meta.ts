@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Db } from '../src/db/schema/index.js';
+import { transaction } from '../src/db/transaction.js';
 import type { Coherence } from '../src/platform/coherence.js';
 
 /** Emulator bookkeeping kept in the `meta` table so that a file database can restart. */
@@ -32,7 +33,7 @@ export function metaStore(db: Kysely<Database>, coherence: () => Coherence | und
       const text = JSON.stringify(value);
       const announce = options.announce ? coherence() : undefined;
       if (!announce) return write(db, key, text);
-      await db.transaction().execute(async (trx) => {
+      await transaction(db, async (trx) => {
         await write(trx, key, text);
         await announce.changed(trx);
       });

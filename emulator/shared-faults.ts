@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/db/schema/index.js';
+import { transaction } from '../src/db/transaction.js';
 import type { FaultTable } from '../src/db/schema/shared.js';
 import type { Coherence } from '../src/platform/coherence.js';
 import type { AppEnv } from '../src/platform/context.js';
@@ -59,7 +60,7 @@ export class SharedFaults implements FaultRules {
       remaining: input.times ?? null,
       created_at: iso(this.clock.now()),
     };
-    await this.db.transaction().execute(async (trx) => {
+    await transaction(this.db, async (trx) => {
       await trx.insertInto('faults').values(row).execute();
       await this.coherence.changed(trx);
     });
@@ -73,7 +74,7 @@ export class SharedFaults implements FaultRules {
   }
 
   async clear(): Promise<number> {
-    const cleared = await this.db.transaction().execute(async (trx) => {
+    const cleared = await transaction(this.db, async (trx) => {
       const deleted = await trx.deleteFrom('faults').where('kind', '=', 'request').executeTakeFirst();
       await this.coherence.changed(trx);
       return Number(deleted.numDeletedRows);
@@ -100,7 +101,7 @@ export class SharedFaults implements FaultRules {
 
   /** Counts one use of a fault with `times`; false when none was left. The last use removes it. */
   async #spend(id: string): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return transaction(this.db, async (trx) => {
       const row = await trx
         .updateTable('faults')
         .set((eb) => ({ remaining: eb('remaining', '-', 1) }))

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import type { Database } from '../src/db/schema/index.js';
 import { named } from '../src/platform/named-schema.js';
 import { TABLES } from '../src/db/schema/index.js';
+import { transaction } from '../src/db/transaction.js';
 import type { ClockState, EmulatedClock } from '../src/platform/clock.js';
 import type { IdState } from '../src/platform/ids.js';
 import { ServiceError } from '../src/platform/service-error.js';
@@ -160,7 +161,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
   try {
     // Sharing the store, other processes finish the jobs they run first and take no new
     // one until the new state is in (decisions, D-209).
-    await service.jobs.whileQuiet(() => service.db.transaction().execute(async (trx) => {
+    await service.jobs.whileQuiet(() => transaction(service.db, async (trx) => {
       for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
       for (const table of STATE_TABLES) {
         const rows = tables[table] ?? [];

@@ -92,6 +92,28 @@ function resolvePorts(ports: Partial<ServicePorts>, settings: Settings, clock: C
 }
 
 /**
+ * The one place the store's kind is looked at (D-961): a store other processes share
+ * gets the shared side of each port (leases, counters, coherence, claims, activity in
+ * the store), one only this process uses keeps them in memory (D-201). Parts receive
+ * the ports, never the choice; what they must do differently asks `coherence.shared`.
+ */
+function storePorts(store: Store, clock: Clock, settings: Settings, processId: string | undefined) {
+  const db = store.db;
+  const shared = store.shared
+    ? new SharedProcess(db, processId ?? `ins_${randomUUID().replaceAll('-', '')}`, { leaseMs: settings.leaseMs, now: () => clock.now(), log: settings.log })
+    : undefined;
+  return {
+    shared,
+    coherence: shared ? new SqlCoherence(db) : (new LocalCoherence() as Coherence),
+    /** Fixed-window counters named under `namespace`: memory, or the store when shared. */
+    windowCounters: (namespace: string): WindowCounters => (shared ? new SqlWindowCounters(db, namespace, settings.log) : new MemoryWindowCounters()),
+    idempotency: new IdempotencyStore(db, clock, shared),
+    claims: shared && new LeasedClaims(db, shared),
+    activity: shared && new SqlActivity(db, clock),
+  };
+}
+
+/**
  * The one composition root: builds every service once from the store, the clock, the
  * id generator, the settings and the ports, and is the only place parts are wired to
  * each other (dependents, cascades, file sources, change hooks; decisions, D-149).
@@ -101,26 +123,17 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   const db = store.db;
   const ports = resolvePorts(given, settings, clock);
   const cursors = new Cursors(settings.secret);
-  // A store other processes share gets the shared side of each port: leases, counters
-  // and coherence in the store; one only this process uses keeps them in memory (D-201).
-  const shared = store.shared
-    ? new SharedProcess(db, processId ?? `ins_${randomUUID().replaceAll('-', '')}`, { leaseMs: settings.leaseMs, now: () => clock.now(), log: settings.log })
-    : undefined;
-  const coherence: Coherence = shared ? new SqlCoherence(db) : new LocalCoherence();
-  /** Fixed-window counters named under `namespace`: memory, or the store when shared. */
-  const windowCounters = (namespace: string): WindowCounters =>
-    shared ? new SqlWindowCounters(db, namespace, settings.log) : new MemoryWindowCounters();
-  const idempotency = new IdempotencyStore(db, clock, shared);
+  const { shared, coherence, windowCounters, idempotency, claims, activity } = storePorts(store, clock, settings, processId);
   const rateLimiter = new RateLimiter(windowCounters('rate'));
   // Threads start with the first heavy task, not here: start-up stays as fast as it was.
   const workers = new WorkerPool(settings.workers);
   const jobs = new JobQueue({
     db, clock, ids, concurrency: settings.jobConcurrency, log: settings.log, clockMoves: ports.clockMoves,
-    claims: shared && new LeasedClaims(db, shared),
+    claims,
     pollMs: shared && Math.min(1000, settings.leaseMs / 3),
     transient: (error) => store.unavailable(error),
   });
-  const workspaces = new WorkspacesService({ db, clock, ids, defaults: workspaceDefaults, activity: shared && new SqlActivity(db, clock), coherence });
+  const workspaces = new WorkspacesService({ db, clock, ids, defaults: workspaceDefaults, activity, coherence });
   const core: CoreDeps = {
     db, clock, ids, settings, cursors, jobs,
     assertCapacity: (on, workspaceId, cap, count, adding) => workspaces.assertCapacity(on, workspaceId, cap, count, adding),
@@ -128,7 +141,7 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   const auth = new AuthService({ db, clock, ids, cursors, workspaces, coherence });
   const agents = new AgentsService(core);
   const knowledge = new KnowledgeService({
-    ...core, dialect: store.sql, workers, agents, shared: store.shared,
+    ...core, dialect: store.sql, workers, agents, coherence,
     embedder: ports.embedder, web: ports.web, ingestFaults: ports.ingestFaults,
   });
   const retrieval = new RetrievalService({ agents, knowledge: knowledge.index, lexicons: knowledge.lexicons, log: settings.log });

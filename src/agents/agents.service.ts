@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
 import type { Database, Db } from '../db/schema/index.js';
+import { transaction, type Tx } from '../db/transaction.js';
 import type { AgentTable } from '../db/schema/core.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError, type FieldError } from '../platform/service-error.js';
@@ -13,7 +14,7 @@ import type { Agent, AgentCreate, AgentPatch } from './agents.schema.js';
  */
 export interface AgentDependent {
   blockers?(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<FieldError[]>;
-  cascade?(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<{ sourcesDeleted?: number }>;
+  cascade?(trx: Tx, workspaceId: string, agentId: string): Promise<{ sourcesDeleted?: number }>;
 }
 
 function toAgent(row: AgentTable): Agent {
@@ -86,7 +87,7 @@ export class AgentsService {
   }
 
   async delete(workspaceId: string, agentId: string): Promise<{ agentId: string; sourcesDeleted: number }> {
-    return this.deps.db.transaction().execute(async (trx) => {
+    return transaction(this.deps.db, async (trx) => {
       await this.getAgentOrThrow(workspaceId, agentId, trx);
       // The row goes first: its lock makes a dependent's write under way in another
       // process (a stored scope index, D-603) commit before the cascades delete its rows,

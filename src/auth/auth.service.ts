@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
+import { transaction } from '../db/transaction.js';
 import type { ApiKeyTable } from '../db/schema/core.js';
 import type { Clock } from '../platform/clock.js';
 import type { Coherence } from '../platform/coherence.js';
@@ -105,7 +106,7 @@ export class AuthService {
     if (expiresMs !== undefined && expiresMs <= now) {
       throw fieldError('svc.request.validation_failed', 'expiresAt', 'must be in the future');
     }
-    return this.deps.db.transaction().execute(async (trx) => {
+    return transaction(this.deps.db, async (trx) => {
       await this.deps.workspaces.getWorkspaceOrThrow(workspaceId, trx);
       const nowIso = iso(now);
       const active = await trx
@@ -145,7 +146,7 @@ export class AuthService {
   }
 
   async revokeKey(workspaceId: string, keyId: string): Promise<KeyRecord> {
-    return this.deps.db.transaction().execute(async (trx) => {
+    return transaction(this.deps.db, async (trx) => {
       await this.deps.workspaces.getWorkspaceOrThrow(workspaceId, trx);
       const row = await trx
         .selectFrom('api_keys')

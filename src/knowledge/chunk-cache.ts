@@ -68,6 +68,22 @@ export class ChunkCache {
     const cached = this.#workspaces.get(workspaceId);
     if (!cached || cached.stale) return;
     while (cached.loading) await cached.loading;
+    for (const id of await this.#differences(workspaceId, cached)) cached.dirty.add(id);
+  }
+
+  /**
+   * Sources whose cached chunks differ from the store although nothing said they changed:
+   * a write that did not record its invalidation on its transaction (D-960). Empty when
+   * the workspace is not cached or already due for a reload. For the test suite's audit.
+   */
+  async unannounced(workspaceId: string): Promise<string[]> {
+    const cached = this.#workspaces.get(workspaceId);
+    if (!cached || cached.stale) return [];
+    while (cached.loading) await cached.loading;
+    return (await this.#differences(workspaceId, cached)).filter((id) => !cached.stale && !cached.dirty.has(id));
+  }
+
+  async #differences(workspaceId: string, cached: WorkspaceChunks): Promise<string[]> {
     const rows = await this.deps.db
       .selectFrom('knowledge_sources')
       .select(PRINT_COLUMNS)
@@ -75,11 +91,13 @@ export class ChunkCache {
       .where('status', '=', 'ready')
       .execute();
     const seen = new Set<string>();
+    const differ: string[] = [];
     for (const row of rows) {
       seen.add(row.id);
-      if (cached.sources.get(row.id)?.print !== printOf(row)) cached.dirty.add(row.id);
+      if (cached.sources.get(row.id)?.print !== printOf(row)) differ.push(row.id);
     }
-    for (const id of cached.sources.keys()) if (!seen.has(id)) cached.dirty.add(id);
+    for (const id of cached.sources.keys()) if (!seen.has(id)) differ.push(id);
+    return differ;
   }
 
   /** Forgets everything (a state import replaced the tables). */

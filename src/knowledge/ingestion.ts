@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
+import { transaction, type Tx } from '../db/transaction.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import type { Clock } from '../platform/clock.js';
 import type { Settings } from '../platform/settings.js';
@@ -38,8 +39,8 @@ export interface IngestionDeps {
   takeFault: IngestFaultHook;
   /** Each workspace's term dictionary, which stored chunk terms refer to. */
   terms: TermDictionary;
-  /** Called after a commit that changed what agents of the workspace can retrieve. */
-  changed: (workspaceId: string, sourceId: string) => void;
+  /** `trx` changes what agents of the workspace can retrieve (memory learns it when it commits). */
+  changed: (trx: Tx, workspaceId: string, sourceId: string) => void;
   /**
    * Inside the transaction that takes a source out of `pending` (ready or failed) or
    * replaces its chunks: `event` names that change (the lexicon is learned again, D-790).
@@ -116,20 +117,18 @@ export class Ingestion {
       await this.#fail(row, codeOf(error));
       return;
     }
-    const written = await this.#transaction(row.workspace_id, async (trx) => {
+    await this.#transaction(row.workspace_id, async (trx) => {
       const current = await this.#source(trx, row.workspace_id, row.id);
-      if (current?.status !== 'pending') return false;
+      if (current?.status !== 'pending') return;
       await this.#writeReady(trx, current, result.ingested, result.fetched);
       await trx.deleteFrom('knowledge_inputs').where('source_id', '=', row.id).execute();
-      return true;
     });
-    if (written) this.deps.changed(row.workspace_id, row.id);
   }
 
   /** A transaction that adds terms to the dictionary: when it fails, memory forgets what the store did not keep. */
-  async #transaction<T>(workspaceId: string, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  async #transaction<T>(workspaceId: string, work: (trx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await this.deps.db.transaction().execute(work);
+      return await transaction(this.deps.db, work);
     } catch (error) {
       this.deps.terms.forget(workspaceId);
       throw error;
@@ -183,7 +182,8 @@ export class Ingestion {
   }
 
   /** Replaces the chunks of a source and records what the pipeline found; for URLs, schedules the next crawl. */
-  async #writeReady(trx: Transaction<Database>, row: KnowledgeSourceTable, ingested: Ingested, fetched: Crawled | undefined): Promise<void> {
+  async #writeReady(trx: Tx, row: KnowledgeSourceTable, ingested: Ingested, fetched: Crawled | undefined): Promise<void> {
+    this.deps.changed(trx, row.workspace_id, row.id);
     const now = this.deps.clock.now();
     await trx.deleteFrom('knowledge_chunks').where('source_id', '=', row.id).execute();
     const ids = await this.deps.terms.assign(trx, row.workspace_id, ingested.chunks.flatMap((c) => c.analysis.terms));
@@ -263,7 +263,7 @@ export class Ingestion {
       if (!(error instanceof IngestError)) this.deps.settings.log(`re-crawl of ${row.id} failed`, error);
       failure = codeOf(error);
     }
-    const written = await this.#transaction(row.workspace_id, async (trx) => {
+    await this.#transaction(row.workspace_id, async (trx) => {
       const current = await this.#source(trx, row.workspace_id, row.id);
       if (current?.status !== 'ready' || current.next_sync_at !== job.payload.syncAt) return false;
       const now = this.deps.clock.now();
@@ -279,13 +279,13 @@ export class Ingestion {
           })
           .where('id', '=', row.id)
           .execute();
+        // The version itself only moves when content, title or address changed.
+        this.deps.changed(trx, row.workspace_id, row.id);
         await this.#scheduleRecrawl(trx, current, nextSyncAt);
         return true;
       }
       await this.#writeReady(trx, current, result.ingested, result.fetched);
       return true;
     });
-    // The version itself only moves when content, title or address changed.
-    if (written) this.deps.changed(row.workspace_id, row.id);
   }
 }

@@ -1,9 +1,10 @@
-import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
 import type { SqlDialect } from '../db/dialects/sql-dialect.js';
-import type { Database, Db } from '../db/schema/index.js';
+import type { Db } from '../db/schema/index.js';
+import { transaction, type Tx } from '../db/transaction.js';
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
+import type { Coherence } from '../platform/coherence.js';
 import { ServiceError } from '../platform/service-error.js';
 import { iso } from '../platform/time.js';
 import { WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
@@ -30,8 +31,8 @@ export interface KnowledgeDeps extends CoreDeps {
   /** Where URL sources are fetched from. */
   web: Web;
   ingestFaults: IngestFaultHook;
-  /** Other processes write the same store: read what they may have changed rather than trust memory. */
-  shared?: boolean | undefined;
+  /** How memory learns of changes; `coherence.shared`: other processes write the same store too. */
+  coherence: Coherence;
 }
 
 /** A title from the start of a text, cut at a word when it is too long. */
@@ -54,11 +55,12 @@ export class KnowledgeService {
   readonly lexicons: LexiconBuilder;
 
   constructor(private readonly deps: KnowledgeDeps) {
-    const terms = new TermDictionary(deps.db, { shared: deps.shared });
-    this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder, workers: deps.workers, terms, shared: deps.shared });
+    const shared = deps.coherence.shared;
+    const terms = new TermDictionary(deps.db, { shared });
+    this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder, workers: deps.workers, terms, shared });
     this.lexicons = new LexiconBuilder({
-      db: deps.db, jobs: deps.jobs, workers: deps.workers, shared: deps.shared, log: deps.settings.log,
-      changed: (workspaceId) => this.#index.changed(workspaceId),
+      db: deps.db, jobs: deps.jobs, workers: deps.workers, shared, log: deps.settings.log,
+      changed: (trx, workspaceId) => this.#index.changed(trx, workspaceId),
     });
     this.lexicons.register();
     new Ingestion({
@@ -71,7 +73,7 @@ export class KnowledgeService {
       web: deps.web,
       takeFault: deps.ingestFaults,
       terms,
-      changed: (workspaceId, sourceId) => this.#index.changed(workspaceId, [sourceId]),
+      changed: (trx, workspaceId, sourceId) => this.#index.changed(trx, workspaceId, [sourceId]),
       settled: (trx, workspaceId, event) => this.lexicons.schedule(trx, workspaceId, event),
     }).register();
   }
@@ -207,20 +209,20 @@ export class KnowledgeService {
 
   /** Deletes a source with its chunks: they leave answers at once. */
   async delete(workspaceId: string, sourceId: string): Promise<{ sourceId: string; deleted: true }> {
-    await this.deps.db.transaction().execute(async (trx) => {
+    await transaction(this.deps.db, async (trx) => {
       await this.getSourceOrThrow(workspaceId, sourceId, trx);
       await trx.deleteFrom('knowledge_chunks').where('workspace_id', '=', workspaceId).where('source_id', '=', sourceId).execute();
       await trx.deleteFrom('knowledge_inputs').where('workspace_id', '=', workspaceId).where('source_id', '=', sourceId).execute();
       await trx.deleteFrom('knowledge_sources').where('workspace_id', '=', workspaceId).where('id', '=', sourceId).execute();
       await this.lexicons.schedule(trx, workspaceId, `${sourceId}:deleted`);
+      this.#index.changed(trx, workspaceId, [sourceId]);
     });
     this.deps.jobs.kick();
-    this.#index.changed(workspaceId, [sourceId]);
     return { sourceId, deleted: true };
   }
 
   /** Deletes an agent's own sources with their chunks, in the agent's deleting transaction. */
-  async deleteAgentSources(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<{ sourcesDeleted: number }> {
+  async deleteAgentSources(trx: Tx, workspaceId: string, agentId: string): Promise<{ sourcesDeleted: number }> {
     await trx.deleteFrom('knowledge_chunks').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
     const ids = trx.selectFrom('knowledge_sources').select('id').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId);
     await trx.deleteFrom('knowledge_inputs').where('workspace_id', '=', workspaceId).where('source_id', 'in', ids).execute();
@@ -228,8 +230,7 @@ export class KnowledgeService {
     // The agent's built scope index goes with it (decisions, D-603): nothing would ever read it again.
     await trx.deleteFrom('knowledge_scope_indexes').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
     if (Number(deleted.numDeletedRows) > 0) await this.lexicons.schedule(trx, workspaceId, `${agentId}:deleted`);
-    // The agent's transaction is the only connection: nothing can read before it commits.
-    this.#index.changed(workspaceId);
+    this.#index.changed(trx, workspaceId);
     return { sourcesDeleted: Number(deleted.numDeletedRows) };
   }
 
@@ -244,11 +245,12 @@ export class KnowledgeService {
     if (input.from === input.into) {
       throw new ServiceError('svc.knowledge.topic_invalid', { errors: [{ field: 'into', reason: 'must differ from from' }] });
     }
-    const updated = await this.deps.db.transaction().execute(async (trx) => {
+    const updated = await transaction(this.deps.db, async (trx) => {
       if (input.agentId !== null) await this.deps.agents.getAgentOrThrow(workspaceId, input.agentId, trx);
-      return mergeTopics(trx, workspaceId, input.agentId, input.from, input.into, iso(this.deps.clock.now()));
+      const updated = await mergeTopics(trx, workspaceId, input.agentId, input.from, input.into, iso(this.deps.clock.now()));
+      this.#index.changed(trx, workspaceId, updated);
+      return updated;
     });
-    this.#index.changed(workspaceId, updated);
     return { from: input.from, into: input.into, sourcesUpdated: updated.length };
   }
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { SqlDialect } from '../db/dialects/sql-dialect.js';
 import type { Database } from '../db/schema/index.js';
+import { afterCommit, type Tx } from '../db/transaction.js';
 import { sha256Hex } from '../platform/crypto.js';
 import type { IndexedChunk, KnowledgeIndex, LexicalHit, ScopeIndexStore, ScopeSources } from './knowledge-index.js';
 import { unpackVector } from './pipeline/embedder.js';
@@ -135,12 +136,15 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
   }
 
   /**
-   * Marks what agents of a workspace can retrieve as changed: those sources, or with no
-   * ids the whole workspace. Called after the commit that changed them.
+   * Marks what agents of a workspace can retrieve as changed by `trx`: those sources, or
+   * with no ids the whole workspace. Memory learns it when `trx` commits (D-960): a
+   * reader between the write and the commit would otherwise cache what is about to go.
    */
-  changed(workspaceId: string, sourceIds?: readonly string[]): void {
-    this.#generations.set(workspaceId, (this.#generations.get(workspaceId) ?? 0) + 1);
-    this.#chunks.changed(workspaceId, sourceIds);
+  changed(trx: Tx, workspaceId: string, sourceIds?: readonly string[]): void {
+    afterCommit(trx, () => {
+      this.#generations.set(workspaceId, (this.#generations.get(workspaceId) ?? 0) + 1);
+      this.#chunks.changed(workspaceId, sourceIds);
+    });
   }
 
   /** Forgets everything derived from the tables (a state import replaced them). */
@@ -185,10 +189,38 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
   }
 
   async sources(workspaceId: string, agentId: string): Promise<ScopeSources> {
-    const generation = this.#epoch * 1e9 + (this.#generations.get(workspaceId) ?? 0);
+    const generation = this.#generation(workspaceId);
     const key = `${workspaceId}\n${agentId}`;
     const memo = this.deps.shared ? undefined : this.#versions.get(key);
     if (memo && memo.generation === generation) return memo.sources;
+    const sources = await this.#readSources(workspaceId, agentId);
+    this.#versions.set(key, { generation, sources });
+    return sources;
+  }
+
+  /**
+   * What memory holds for the scope that the store no longer says, although no committed
+   * transaction announced a change (D-960): chunks of sources, or the scope's version.
+   * The test suite audits every read with it, so that a write which forgets to record its
+   * invalidation fails the tests that read after it.
+   */
+  async unannounced(workspaceId: string, agentId: string): Promise<string[]> {
+    // Other processes' writes are never announced here: `verify` finds them before each use.
+    if (this.deps.shared) return [];
+    const out = (await this.#chunks.unannounced(workspaceId)).map((id) => `the chunks of ${id}`);
+    const memo = this.#versions.get(`${workspaceId}\n${agentId}`);
+    if (memo && memo.generation === this.#generation(workspaceId)) {
+      const fresh = await this.#readSources(workspaceId, agentId);
+      if (fresh.version !== memo.sources.version && memo.generation === this.#generation(workspaceId)) out.push(`the knowledge version of ${agentId}`);
+    }
+    return out;
+  }
+
+  #generation(workspaceId: string): number {
+    return this.#epoch * 1e9 + (this.#generations.get(workspaceId) ?? 0);
+  }
+
+  async #readSources(workspaceId: string, agentId: string): Promise<ScopeSources> {
     const rows = await this.deps.db
       .selectFrom('knowledge_sources')
       .select(['id', 'content_hash', 'topics', 'title', 'lang', 'resolved_url', 'chunk_count'])
@@ -198,9 +230,7 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
       .orderBy('id')
       .execute();
     const prints = rows.map((r): [string, string] => [r.id, JSON.stringify([r.id, r.content_hash, r.topics, r.title, r.lang, r.resolved_url, r.chunk_count])]);
-    const sources = { version: this.versionOf(prints), prints };
-    this.#versions.set(key, { generation, sources });
-    return sources;
+    return { version: this.versionOf(prints), prints };
   }
 
   versionOf(prints: readonly (readonly [string, string])[]): string {

@@ -1,4 +1,4 @@
-import type { Db } from '../db/schema/index.js';
+import type { Tx } from '../db/transaction.js';
 
 /**
  * How a process learns that another one changed what it keeps in memory (cached keys,
@@ -8,12 +8,20 @@ import type { Db } from '../db/schema/index.js';
  */
 export interface Coherence {
   /**
+   * Other processes write this store: what memory derives from it is checked against the
+   * store before use rather than trusted until this process hears of a change.
+   */
+  readonly shared: boolean;
+  /**
    * Brings this process up to date before a request: runs the listeners when another
    * process changed something. Synchronous (undefined) when there is nothing to ask.
    */
   sync(): void | Promise<void>;
-  /** Records a change; inside a transaction it becomes visible with its commit. */
-  changed(db: Db): Promise<void>;
+  /**
+   * Records that `trx` changed what other processes keep in memory; they see it with its
+   * commit. Only a transaction opened by `transaction()` can carry it (D-960).
+   */
+  changed(trx: Tx): Promise<void>;
   /** Runs `listener` (awaited) when another process changed something. */
   onChange(listener: () => void | Promise<void>): void;
   /** Reads where things stand now, before this process loads anything the listeners reload. */
@@ -22,6 +30,8 @@ export interface Coherence {
 
 /** One process is the only user of its store: its own writes already told its caches. */
 export class LocalCoherence implements Coherence {
+  readonly shared = false;
+
   sync(): undefined {
     return undefined;
   }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database, Db } from '../db/schema/index.js';
+import type { Database } from '../db/schema/index.js';
+import type { Tx } from '../db/transaction.js';
 import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
 import type { Coherence } from './coherence.js';
 
@@ -11,6 +12,7 @@ import type { Coherence } from './coherence.js';
  * seen by it (decisions, D-203).
  */
 export class SqlCoherence implements Coherence {
+  readonly shared = true;
   readonly #listeners: (() => void | Promise<void>)[] = [];
   readonly #read: PreparedQuery<Record<string, never>, { version: number }>;
   #applied = -1;
@@ -41,8 +43,8 @@ export class SqlCoherence implements Coherence {
     await applying;
   }
 
-  async changed(db: Db): Promise<void> {
-    await db.updateTable('coherence').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
+  async changed(trx: Tx): Promise<void> {
+    await trx.updateTable('coherence').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
   }
 
   onChange(listener: () => void | Promise<void>): void {

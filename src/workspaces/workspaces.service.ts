@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import { WORKSPACE_TABLES } from '../db/schema/index.js';
 import type { WorkspaceTable } from '../db/schema/core.js';
+import { afterCommit, transaction, type Tx } from '../db/transaction.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { ServiceError } from '../platform/service-error.js';
@@ -76,8 +77,15 @@ export class WorkspacesService {
     this.#listeners.add(listener);
   }
 
-  #changed(): void {
-    for (const listener of this.#listeners) listener();
+  /**
+   * `trx` changes a workspace's settings or existence: other processes learn it with its
+   * commit (coherence), this one's listeners once it has committed (D-960).
+   */
+  async #changed(trx: Tx): Promise<void> {
+    await this.deps.coherence?.changed(trx);
+    afterCommit(trx, () => {
+      for (const listener of this.#listeners) listener();
+    });
   }
 
   async create(input: { name?: string | undefined; plan?: string | undefined; credits?: number | undefined }, db: Db = this.deps.db): Promise<WorkspaceRecord> {
@@ -117,7 +125,7 @@ export class WorkspacesService {
   }
 
   async update(id: string, patch: WorkspaceSettingsPatch): Promise<WorkspaceRecord> {
-    return this.deps.db.transaction().execute(async (trx) => {
+    return transaction(this.deps.db, async (trx) => {
       const current = await this.getWorkspaceOrThrow(id, trx);
       const caps = { ...current.caps };
       for (const name of CAP_NAMES) if (patch.caps?.[name] !== undefined) caps[name] = patch.caps[name]!;
@@ -135,22 +143,22 @@ export class WorkspacesService {
         })
         .where('id', '=', id)
         .execute();
-      await this.deps.coherence?.changed(trx);
+      await this.#changed(trx);
       return this.getWorkspaceOrThrow(id, trx);
-    }).finally(() => this.#changed());
+    });
   }
 
   /** Drops the workspace and every row that belongs to it. */
   async delete(id: string): Promise<void> {
     this.activity.forget(id);
-    await this.deps.db.transaction().execute(async (trx) => {
+    await transaction(this.deps.db, async (trx) => {
       await this.getWorkspaceOrThrow(id, trx);
       for (const table of WORKSPACE_TABLES) {
         await trx.deleteFrom(table as 'jobs').where('workspace_id', '=', id).execute();
       }
       await trx.deleteFrom('workspaces').where('id', '=', id).execute();
-      await this.deps.coherence?.changed(trx);
-    }).finally(() => this.#changed());
+      await this.#changed(trx);
+    });
   }
 
   /** Counts one activity of the workspace's UTC day; false (nothing counted) at the cap. */

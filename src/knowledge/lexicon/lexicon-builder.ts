@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Db } from '../../db/schema/index.js';
+import { afterCommit, transaction, type Tx } from '../../db/transaction.js';
 import type { KnowledgeSourceTable } from '../../db/schema/knowledge.js';
 import type { Job, JobQueue } from '../../jobs/queue.js';
 import { sha256Hex } from '../../platform/crypto.js';
@@ -64,8 +65,8 @@ export class LexiconBuilder {
       workers: WorkerPool;
       /** Other processes write the same store: the stored print is read on every lookup. */
       shared?: boolean | undefined;
-      /** After a new lexicon is written: what depends on it (cached answers) is stale. */
-      changed: (workspaceId: string) => void;
+      /** A new lexicon is written by `trx`: what depends on it (cached answers) is stale once it commits. */
+      changed: (trx: Tx, workspaceId: string) => void;
       log: (message: string, error?: unknown) => void;
     },
   ) {}
@@ -169,19 +170,16 @@ export class LexiconBuilder {
       }
     }
     const data = new Lexicon(learned).serialize();
-    const written = await db.transaction().execute(async (trx) => {
+    await transaction(db, async (trx) => {
       // The sources changed while it learned: the job of that change writes.
-      if ((await sourcePrint(trx, workspaceId)).print !== print) return false;
+      if ((await sourcePrint(trx, workspaceId)).print !== print) return;
       const workspace = await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst();
-      if (!workspace) return false;
+      if (!workspace) return;
       await trx.deleteFrom('knowledge_lexicons').where('workspace_id', '=', workspaceId).execute();
       await trx.insertInto('knowledge_lexicons').values({ workspace_id: workspaceId, print, data }).execute();
-      return true;
+      afterCommit(trx, () => this.#cache.delete(workspaceId));
+      this.deps.changed(trx, workspaceId);
     });
-    if (written) {
-      this.#cache.delete(workspaceId);
-      this.deps.changed(workspaceId);
-    }
   }
 
   /** The ready sources' text, in id order, up to `MAX_CHARS`, with the languages of their chunks. */
