@@ -195,9 +195,15 @@ describe('the page under its CSP', () => {
     navbar.links.push({ label: { es: '', en: 'Trick' }, href: '/\\evil.example/' });
     navbar.cta.href = '/\\evil.example/book';
     row.navbar = JSON.stringify(navbar);
-    expect((await send(emulator, 'PUT', '/_emulator/state', { body: state })).status).toBe(200);
+    // A state file carrying it is refused, naming the row's field (D-720)...
+    const refused = await send(emulator, 'PUT', '/_emulator/state', { body: state });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body.errors)).toContain('navbar');
+    expect((await site('/')).text).toContain('<a href="/menu">Menu</a>');
+    // ...and one written into the store by other means never reaches the page.
+    await emulator.service.db.updateTable('brands').set({ navbar: row.navbar }).where('project_id', '=', project.id).execute();
     const page = await site('/');
-    expect(page.text).toContain('<a href="/menu">Menu</a>');
+    expect(page.status).not.toBe(500);
     expect(page.text).not.toContain('evil.example');
     expect(page.text).not.toContain('class="cta"');
   });
