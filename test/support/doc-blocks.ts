@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { lexer, walkTokens, type Token, type Tokens } from 'marked';
 import { packageRoot } from '../../emulator/package-info.js';
 
-/** The user-facing Markdown: the README and every guide in docs/ (architecture and decisions included). */
+/** The user-facing Markdown: the README, every guide in docs/ and the decisions' area files (D-950). */
 export function docFiles(): string[] {
-  const docs = readdirSync(join(packageRoot(), 'docs')).filter((name) => name.endsWith('.md')).sort();
-  return ['README.md', ...docs.map((name) => `docs/${name}`)];
+  const markdownIn = (dir: string) => readdirSync(join(packageRoot(), dir)).filter((name) => name.endsWith('.md')).sort().map((name) => `${dir}/${name}`);
+  return ['README.md', ...markdownIn('docs'), ...markdownIn('docs/decisions')];
 }
 
 export const readDoc = (file: string) => readFileSync(join(packageRoot(), file), 'utf8');
