@@ -13,6 +13,7 @@ import { StoredBodySchema, StoredEditorialSchema, StoredMachineTextsSchema, Stor
 import { REPLAYED_STATUSES, StoredReplayHeadersSchema, isJsonText } from '../../src/platform/idempotency.js';
 import { isIngestFailureCode } from '../../src/platform/ingest-failures.js';
 import { TRANSLATE_JOB } from '../../src/projects/translate-job.js';
+import { LEXICON_JOB } from '../../src/knowledge/lexicon/lexicon-builder.js';
 import { StoredAnalyticsSchema, StoredLocalesSchema, StoredProjectFields, StoredRobotsSchema, StoredSitemapSchema } from '../../src/projects/projects.schema.js';
 import { StoredTokensSchema } from '../../src/theme/theme.schema.js';
 import { StoredCapsSchema, StoredWorkspaceFields } from '../../src/workspaces/workspaces.schema.js';
@@ -58,10 +59,13 @@ function sizeAndHash(row: Row, data: string): RowFault[] {
 const IngestPayload = v.strictObject({ sourceId: id('src'), ownTitle: v.optional(v.literal(true)) });
 const RecrawlPayload = v.strictObject({ sourceId: id('src'), syncAt: timestamp });
 const TranslatePayload = v.strictObject({ projectId: id('prj'), locale: lang, pageId: v.optional(id('pg')) });
-const JOB_PAYLOADS: Record<string, [AnySchema, string]> = {
+/** The payload of each kind of job the service registers (a test checks none is missing). */
+export const JOB_PAYLOADS: Record<string, [AnySchema, string]> = {
   [INGEST_JOB]: [IngestPayload, '{ sourceId, ownTitle? }'],
   [RECRAWL_JOB]: [RecrawlPayload, '{ sourceId, syncAt }'],
   [TRANSLATE_JOB]: [TranslatePayload, '{ projectId, locale, pageId? }'],
+  // A workspace's lexicon, learned again once no source is pending (D-790): no payload.
+  [LEXICON_JOB]: [v.strictObject({}), '{}'],
 };
 
 // The default embedder's id names its dimensions.

@@ -83,6 +83,11 @@ export class JobQueue {
     this.#handlers.set(kind, handler as JobHandler);
   }
 
+  /** The kinds of job handlers registered (what a job row's `kind` may be). */
+  kinds(): string[] {
+    return [...this.#handlers.keys()];
+  }
+
   /**
    * Inserts a job row; it runs once `runAt` (default now) has come on the emulated
    * clock. A caller-chosen `id` makes scheduling idempotent (an existing job with that

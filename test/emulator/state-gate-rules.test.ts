@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/db/database.js';
 import { TABLES } from '../../src/db/schema/index.js';
-import { ROW_RULES } from '../../emulator/state-gate/rows.js';
+import { JOB_PAYLOADS, ROW_RULES } from '../../emulator/state-gate/rows.js';
+import { createEmulator } from '../../emulator/emulator.js';
 import { clockAndIdFaults, gateState } from '../../emulator/state-gate/gate.js';
 import { UNIQUE } from '../../emulator/state-gate/references.js';
 
@@ -35,6 +36,17 @@ describe('the row schema registry', () => {
     const carried = TABLES.filter((table) => ROW_RULES[table].row);
     expect(carried.filter((table) => !UNIQUE[table]?.length)).toEqual([]);
     expect(Object.keys(UNIQUE).filter((table) => !(carried as string[]).includes(table))).toEqual([]);
+  });
+});
+
+describe('job rows', () => {
+  it('the gate knows the payload of every kind of job the service runs (a state exported with one queued imports)', async () => {
+    const emulator = await createEmulator({ fixtures: 'none', log: () => {} });
+    try {
+      expect(Object.keys(JOB_PAYLOADS).sort()).toEqual(emulator.service.jobs.kinds().sort());
+    } finally {
+      await emulator.close();
+    }
   });
 });
 

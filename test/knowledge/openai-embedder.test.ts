@@ -168,7 +168,7 @@ describe('the CLI with --embeddings-url', () => {
     const refused = spawn(process.execPath, [CLI, '--embeddings-url', baseUrl], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     refused.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    expect(await exited(refused)).toBe(2);
+    expect(await exited(refused)).toBe(1);
     expect(stderr).toContain('--embeddings-url needs --embeddings-model');
   });
 });
