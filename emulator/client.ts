@@ -73,7 +73,16 @@ function typedCall(target: Target, key: string | undefined, method: string) {
     const response = await dispatch(target, method, buildPath(template, init), { key, body, ...(headers && { headers }) });
     const read = await readBody(response, init.parseAs);
     const ok = response.status >= 200 && response.status < 300;
-    return { status: response.status, ok, headers: response.headers, response, body: read.body, text: read.text, data: ok ? read.body : undefined, error: ok ? undefined : read.body };
+    return {
+      status: response.status,
+      ok,
+      headers: response.headers,
+      response,
+      body: read.body,
+      text: read.text,
+      data: ok ? read.body : undefined,
+      error: ok ? undefined : read.body,
+    };
   };
 }
 
@@ -103,5 +112,3 @@ export function createClient(target: Target, key?: string): Client {
     DELETE: typedCall(target, key, 'DELETE') as TypedCalls['DELETE'],
   };
 }
-
-

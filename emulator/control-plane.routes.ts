@@ -8,7 +8,12 @@ import type { Scope } from '../src/platform/scopes.js';
 import { fieldError } from '../src/platform/service-error.js';
 import { parseIso, iso } from '../src/platform/time.js';
 import { integerText } from '../src/platform/validation.js';
-import { WorkspaceCreateSchema, WorkspaceRecordSchema, WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
+import {
+  WorkspaceCreateSchema,
+  WorkspaceRecordSchema,
+  WorkspaceSettingsPatchSchema,
+  type WorkspaceSettingsPatch,
+} from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
 import { FaultSchema, type Fault, type FaultRequest } from './faults.js';
 import type { JournalEntry } from './journal.js';
@@ -33,7 +38,12 @@ export interface ClockView {
  * method it needs here and implements it in `Emulator`.
  */
 export interface EmulatorControl {
-  createWorkspace(input?: { name?: string | undefined; scopes?: Scope[] | undefined; plan?: string | undefined; credits?: number | undefined }): Promise<CreatedWorkspace>;
+  createWorkspace(input?: {
+    name?: string | undefined;
+    scopes?: Scope[] | undefined;
+    plan?: string | undefined;
+    credits?: number | undefined;
+  }): Promise<CreatedWorkspace>;
   getWorkspace(workspaceId: string): Promise<WorkspaceRecord>;
   updateWorkspace(workspaceId: string, patch: WorkspaceSettingsPatch): Promise<WorkspaceRecord>;
   deleteWorkspace(workspaceId: string): Promise<void>;
@@ -59,52 +69,81 @@ export interface EmulatorControl {
   requests(limit?: number): Promise<JournalEntry[]>;
 }
 
-const ClockMoveSchema = named('ClockMove', v.union(
-  [
-    v.strictObject({ advanceMs: v.pipe(v.number(), v.integer(), v.minValue(0, 'time only moves forward')) }),
-    v.strictObject({ now: v.pipe(v.string(), v.check((s) => parseIso(s) !== undefined, 'must be an RFC 3339 date-time')) }),
-  ],
-  'send either { advanceMs } or { now }',
-));
+const ClockMoveSchema = named(
+  'ClockMove',
+  v.union(
+    [
+      v.strictObject({ advanceMs: v.pipe(v.number(), v.integer(), v.minValue(0, 'time only moves forward')) }),
+      v.strictObject({
+        now: v.pipe(
+          v.string(),
+          v.check((s) => parseIso(s) !== undefined, 'must be an RFC 3339 date-time'),
+        ),
+      }),
+    ],
+    'send either { advanceMs } or { now }',
+  ),
+);
 
 const ClockSchema = named('Clock', v.object({ now: v.string(), frozen: v.boolean() }));
-const MemorySchema = named('Memory', v.object({ rss: v.number(), heapTotal: v.number(), heapUsed: v.number(), external: v.number(), arrayBuffers: v.number(), collected: v.boolean() }));
+const MemorySchema = named(
+  'Memory',
+  v.object({ rss: v.number(), heapTotal: v.number(), heapUsed: v.number(), external: v.number(), arrayBuffers: v.number(), collected: v.boolean() }),
+);
 const RequestsQuerySchema = v.object({
   limit: v.optional(integerText(1, 1000, 'How many requests to answer, newest first'), '100'),
 });
-const JournalEntrySchema = named('RequestRecord', v.object({
-  at: v.string(), method: v.string(), path: v.string(), status: v.number(),
-  code: v.nullable(v.string()), keyPrefix: v.nullable(v.string()), workspaceId: v.nullable(v.string()), requestId: v.string(),
-}));
-const CreatedWorkspaceSchema = named('CreatedWorkspace', v.object({
-  workspaceId: v.string(),
-  apiKey: v.object({ id: v.string(), prefix: v.string(), scopes: v.array(v.string()), secret: v.string() }),
-}));
+const JournalEntrySchema = named(
+  'RequestRecord',
+  v.object({
+    at: v.string(),
+    method: v.string(),
+    path: v.string(),
+    status: v.number(),
+    code: v.nullable(v.string()),
+    keyPrefix: v.nullable(v.string()),
+    workspaceId: v.nullable(v.string()),
+    requestId: v.string(),
+  }),
+);
+const CreatedWorkspaceSchema = named(
+  'CreatedWorkspace',
+  v.object({
+    workspaceId: v.string(),
+    apiKey: v.object({ id: v.string(), prefix: v.string(), scopes: v.array(v.string()), secret: v.string() }),
+  }),
+);
 const HealthSchema = named('Health', v.object({ status: v.literal('ok'), version: v.string() }));
 const WorkspaceDeletedSchema = named('WorkspaceDeleted', v.object({ workspaceId: v.string(), deleted: v.literal(true) }));
 const ResetSchema = named('ResetDone', v.object({ reset: v.literal(true) }));
 const ImportedSchema = named('StateImported', v.object({ imported: v.literal(true) }));
 const DrainedSchema = named('QueueDrained', v.object({ ran: v.number() }));
-const FaultRecordSchema = named('Fault', v.object({
-  id: v.string(),
-  match: v.object({ method: v.optional(v.string()), path: v.optional(v.string()) }),
-  status: v.number(),
-  code: v.string(),
-  remaining: v.nullable(v.number()),
-}));
+const FaultRecordSchema = named(
+  'Fault',
+  v.object({
+    id: v.string(),
+    match: v.object({ method: v.optional(v.string()), path: v.optional(v.string()) }),
+    status: v.number(),
+    code: v.string(),
+    remaining: v.nullable(v.number()),
+  }),
+);
 const IngestFaultsSchema = named('IngestFaultsQueued', v.object({ ingest: v.string(), times: v.number() }));
 const FaultListSchema = named('FaultList', v.object({ data: v.array(FaultRecordSchema) }));
 const FaultsClearedSchema = named('FaultsCleared', v.object({ cleared: v.number() }));
 const RequestListSchema = named('RequestList', v.object({ data: v.array(JournalEntrySchema) }));
-const LexiconSchema = named('Lexicon', v.object({
-  workspaceId: v.string(),
-  twins: v.pipe(v.number(), v.description('Twin documents found (translations of each other), bilingual claims included')),
-  units: v.pipe(v.number(), v.description('Aligned pieces (sections, blocks, sentences) the word pairs were learned from')),
-  pairs: v.pipe(
-    v.array(v.object({ es: v.string(), en: v.string(), weight: v.number() })),
-    v.description('Spanish and English Snowball stems paired, with how sure (0..1), by Spanish stem'),
-  ),
-}));
+const LexiconSchema = named(
+  'Lexicon',
+  v.object({
+    workspaceId: v.string(),
+    twins: v.pipe(v.number(), v.description('Twin documents found (translations of each other), bilingual claims included')),
+    units: v.pipe(v.number(), v.description('Aligned pieces (sections, blocks, sentences) the word pairs were learned from')),
+    pairs: v.pipe(
+      v.array(v.object({ es: v.string(), en: v.string(), weight: v.number() })),
+      v.description('Spanish and English Snowball stems paired, with how sure (0..1), by Spanish stem'),
+    ),
+  }),
+);
 const workspaceId = { workspaceId: idParam('workspace', 'ws') };
 
 /** A workspace's lexicon as the control plane shows it. */
@@ -117,8 +156,12 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/health', operationId: 'getHealth', tags, security: 'none',
-      summary: 'Liveness and version: open without the admin token and from any Host (readiness probes), refused only to another origin\'s web page',
+      method: 'GET',
+      path: '/_emulator/health',
+      operationId: 'getHealth',
+      tags,
+      security: 'none',
+      summary: "Liveness and version: open without the admin token and from any Host (readiness probes), refused only to another origin's web page",
       responses: { 200: { description: 'ok', schema: HealthSchema } },
       errors: ['svc.auth.forbidden'],
     },
@@ -127,7 +170,11 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/memory', operationId: 'getMemory', tags, security,
+      method: 'GET',
+      path: '/_emulator/memory',
+      operationId: 'getMemory',
+      tags,
+      security,
       summary: 'Memory of the emulator process in bytes; after a full garbage collection when node runs with --expose-gc (then `collected` is true)',
       responses: { 200: { description: 'process.memoryUsage()', schema: MemorySchema } },
     },
@@ -141,31 +188,56 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
 
   router.add(
     {
-      method: 'POST', path: '/_emulator/workspaces', operationId: 'createWorkspace', tags, security, summary: 'Create an isolated workspace with one key',
-      body: WorkspaceCreateSchema, responses: { 201: { description: 'The workspace id and its key (secret shown once)', schema: CreatedWorkspaceSchema } },
+      method: 'POST',
+      path: '/_emulator/workspaces',
+      operationId: 'createWorkspace',
+      tags,
+      security,
+      summary: 'Create an isolated workspace with one key',
+      body: WorkspaceCreateSchema,
+      responses: { 201: { description: 'The workspace id and its key (secret shown once)', schema: CreatedWorkspaceSchema } },
       errors: ['svc.request.validation_failed'],
     },
     async ({ body }) => ({ status: 201, body: await emulator.createWorkspace(body) }),
   );
   router.add(
     {
-      method: 'GET', path: '/_emulator/workspaces/:workspaceId', operationId: 'getWorkspace', tags, security, params: workspaceId, summary: 'Settings of a workspace',
-      responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } }, errors: ['svc.tenant.not_found'],
+      method: 'GET',
+      path: '/_emulator/workspaces/:workspaceId',
+      operationId: 'getWorkspace',
+      tags,
+      security,
+      params: workspaceId,
+      summary: 'Settings of a workspace',
+      responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
+      errors: ['svc.tenant.not_found'],
     },
     async ({ params }) => ({ status: 200, body: await emulator.getWorkspace(params.workspaceId) }),
   );
   router.add(
     {
-      method: 'PATCH', path: '/_emulator/workspaces/:workspaceId', operationId: 'updateWorkspace', tags, security, params: workspaceId,
+      method: 'PATCH',
+      path: '/_emulator/workspaces/:workspaceId',
+      operationId: 'updateWorkspace',
+      tags,
+      security,
+      params: workspaceId,
       summary: 'Change rate limit, daily activity cap, credits and plan caps (partial)',
-      body: WorkspaceSettingsPatchSchema, responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
+      body: WorkspaceSettingsPatchSchema,
+      responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
       errors: ['svc.request.validation_failed', 'svc.tenant.not_found'],
     },
     async ({ params, body }) => ({ status: 200, body: await emulator.updateWorkspace(params.workspaceId, body) }),
   );
   router.add(
     {
-      method: 'DELETE', path: '/_emulator/workspaces/:workspaceId', operationId: 'deleteWorkspace', tags, security, params: workspaceId, summary: 'Drop a workspace and everything in it',
+      method: 'DELETE',
+      path: '/_emulator/workspaces/:workspaceId',
+      operationId: 'deleteWorkspace',
+      tags,
+      security,
+      params: workspaceId,
+      summary: 'Drop a workspace and everything in it',
       responses: { 200: { description: 'Deleted', schema: WorkspaceDeletedSchema } },
       errors: ['svc.tenant.not_found'],
     },
@@ -177,29 +249,57 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/workspaces/:workspaceId/lexicon', operationId: 'getLexicon', tags, security, params: workspaceId,
-      summary: 'The bilingual lexicon the workspace learned from its own translations (twin documents), which `/query` uses to bring a question\'s words to the other language; empty until sources in both languages are ready',
-      responses: { 200: { description: 'Lexicon', schema: LexiconSchema } }, errors: ['svc.tenant.not_found'],
+      method: 'GET',
+      path: '/_emulator/workspaces/:workspaceId/lexicon',
+      operationId: 'getLexicon',
+      tags,
+      security,
+      params: workspaceId,
+      summary:
+        "The bilingual lexicon the workspace learned from its own translations (twin documents), which `/query` uses to bring a question's words to the other language; empty until sources in both languages are ready",
+      responses: { 200: { description: 'Lexicon', schema: LexiconSchema } },
+      errors: ['svc.tenant.not_found'],
     },
     async ({ params }) => ({ status: 200, body: await emulator.getLexicon(params.workspaceId!) }),
   );
 
   router.add(
-    { method: 'POST', path: '/_emulator/reset', operationId: 'resetEmulator', tags, security, summary: 'Back to the loaded fixtures', responses: { 200: { description: 'Reset done', schema: ResetSchema } } },
+    {
+      method: 'POST',
+      path: '/_emulator/reset',
+      operationId: 'resetEmulator',
+      tags,
+      security,
+      summary: 'Back to the loaded fixtures',
+      responses: { 200: { description: 'Reset done', schema: ResetSchema } },
+    },
     async () => {
       await emulator.reset();
       return { status: 200, body: { reset: true as const } };
     },
   );
   router.add(
-    { method: 'GET', path: '/_emulator/state', operationId: 'exportState', tags, security, summary: 'Export the whole state (snapshot)', responses: { 200: { description: 'State document', schema: StateDocumentSchema } } },
+    {
+      method: 'GET',
+      path: '/_emulator/state',
+      operationId: 'exportState',
+      tags,
+      security,
+      summary: 'Export the whole state (snapshot)',
+      responses: { 200: { description: 'State document', schema: StateDocumentSchema } },
+    },
     async () => ({ status: 200, body: await emulator.exportState() }),
   );
   router.add(
     {
-      method: 'PUT', path: '/_emulator/state', operationId: 'importState', tags, security,
+      method: 'PUT',
+      path: '/_emulator/state',
+      operationId: 'importState',
+      tags,
+      security,
       summary: 'Import a whole state (restore); a row the emulator could not have written is refused with 400 naming it, and nothing changes',
-      body: v.unknown(), bodyLimit: BODY_LIMITS.control,
+      body: v.unknown(),
+      bodyLimit: BODY_LIMITS.control,
       responses: { 200: { description: 'Imported', schema: ImportedSchema } },
       errors: ['svc.request.validation_failed', 'svc.request.payload_too_large'],
     },
@@ -210,13 +310,28 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
   );
 
   router.add(
-    { method: 'GET', path: '/_emulator/clock', operationId: 'getClock', tags, security, summary: 'The emulated time', responses: { 200: { description: 'Clock', schema: ClockSchema } } },
+    {
+      method: 'GET',
+      path: '/_emulator/clock',
+      operationId: 'getClock',
+      tags,
+      security,
+      summary: 'The emulated time',
+      responses: { 200: { description: 'Clock', schema: ClockSchema } },
+    },
     () => ({ status: 200, body: emulator.clock.get() }),
   );
   router.add(
     {
-      method: 'POST', path: '/_emulator/clock', operationId: 'moveClock', tags, security, summary: 'Move the emulated time forward; what came due runs before the answer',
-      body: ClockMoveSchema, responses: { 200: { description: 'Clock', schema: ClockSchema } }, errors: ['svc.request.validation_failed'],
+      method: 'POST',
+      path: '/_emulator/clock',
+      operationId: 'moveClock',
+      tags,
+      security,
+      summary: 'Move the emulated time forward; what came due runs before the answer',
+      body: ClockMoveSchema,
+      responses: { 200: { description: 'Clock', schema: ClockSchema } },
+      errors: ['svc.request.validation_failed'],
     },
     async ({ body }) => {
       if ('advanceMs' in body) await emulator.clock.advance(body.advanceMs);
@@ -232,29 +347,56 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
   );
 
   router.add(
-    { method: 'POST', path: '/_emulator/queue/drain', operationId: 'drainQueue', tags, security, summary: 'Answer once every queued job has finished', responses: { 200: { description: 'How many jobs this process finished since the last drain', schema: DrainedSchema } } },
+    {
+      method: 'POST',
+      path: '/_emulator/queue/drain',
+      operationId: 'drainQueue',
+      tags,
+      security,
+      summary: 'Answer once every queued job has finished',
+      responses: { 200: { description: 'How many jobs this process finished since the last drain', schema: DrainedSchema } },
+    },
     async () => ({ status: 200, body: { ran: await emulator.drain() } }),
   );
 
   router.add(
     {
-      method: 'PUT', path: '/_emulator/web', operationId: 'setOfflineWeb', tags, security,
-      summary: 'Replace the offline web URL sources are fetched from: pages ({ url, status?, headers?, body? or bodyBase64?, delayMs? }) and a dns table ({ host: [addresses] })',
-      body: WebDefinitionSchema, bodyLimit: BODY_LIMITS.control,
+      method: 'PUT',
+      path: '/_emulator/web',
+      operationId: 'setOfflineWeb',
+      tags,
+      security,
+      summary:
+        'Replace the offline web URL sources are fetched from: pages ({ url, status?, headers?, body? or bodyBase64?, delayMs? }) and a dns table ({ host: [addresses] })',
+      body: WebDefinitionSchema,
+      bodyLimit: BODY_LIMITS.control,
       responses: { 200: { description: 'How many pages and hosts the offline web now has', schema: WebSummarySchema } },
       errors: ['svc.request.validation_failed', 'svc.request.payload_too_large'],
     },
     async ({ body }) => ({ status: 200, body: await emulator.setWeb(body) }),
   );
   router.add(
-    { method: 'GET', path: '/_emulator/web', operationId: 'getOfflineWeb', tags, security, summary: 'The offline web in force', responses: { 200: { description: 'Pages and dns table', schema: WebDefinitionSchema } } },
+    {
+      method: 'GET',
+      path: '/_emulator/web',
+      operationId: 'getOfflineWeb',
+      tags,
+      security,
+      summary: 'The offline web in force',
+      responses: { 200: { description: 'Pages and dns table', schema: WebDefinitionSchema } },
+    },
     async () => ({ status: 200, body: await emulator.getWeb() }),
   );
 
   router.add(
     {
-      method: 'POST', path: '/_emulator/faults', operationId: 'injectFault', tags, security,
-      summary: 'Inject a failure: requests matching method and path (`*` one segment, `**` any) answer status/code, `times` times (default: until removed); or `ingest` makes the next ingestions fail with that source error',
+      method: 'POST',
+      path: '/_emulator/faults',
+      operationId: 'injectFault',
+      tags,
+      security,
+      summary:
+        'Inject a failure: requests matching method and path (`*` one segment, `**` any) answer status/code, `times` times (default: until removed); or `ingest` makes the next ingestions fail with that source error',
       body: FaultSchema,
       responses: { 201: { description: 'The fault, or the queued ingestion failures', schema: v.union([FaultRecordSchema, IngestFaultsSchema]) } },
       errors: ['svc.request.validation_failed'],
@@ -262,18 +404,40 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
     async ({ body }) => ({ status: 201, body: await emulator.injectFault(body) }),
   );
   router.add(
-    { method: 'GET', path: '/_emulator/faults', operationId: 'listFaults', tags, security, summary: 'The active faults', responses: { 200: { description: 'Faults', schema: FaultListSchema } } },
+    {
+      method: 'GET',
+      path: '/_emulator/faults',
+      operationId: 'listFaults',
+      tags,
+      security,
+      summary: 'The active faults',
+      responses: { 200: { description: 'Faults', schema: FaultListSchema } },
+    },
     async () => ({ status: 200, body: { data: await emulator.listFaults() } }),
   );
   router.add(
-    { method: 'DELETE', path: '/_emulator/faults', operationId: 'clearFaults', tags, security, summary: 'Remove every fault and queued ingestion failure', responses: { 200: { description: 'Cleared', schema: FaultsClearedSchema } } },
+    {
+      method: 'DELETE',
+      path: '/_emulator/faults',
+      operationId: 'clearFaults',
+      tags,
+      security,
+      summary: 'Remove every fault and queued ingestion failure',
+      responses: { 200: { description: 'Cleared', schema: FaultsClearedSchema } },
+    },
     async () => ({ status: 200, body: { cleared: await emulator.clearFaults() } }),
   );
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/requests', operationId: 'listRequests', tags, security, summary: 'The request journal, newest first (the last 1,000)',
-      query: RequestsQuerySchema, responses: { 200: { description: 'Journal', schema: RequestListSchema } },
+      method: 'GET',
+      path: '/_emulator/requests',
+      operationId: 'listRequests',
+      tags,
+      security,
+      summary: 'The request journal, newest first (the last 1,000)',
+      query: RequestsQuerySchema,
+      responses: { 200: { description: 'Journal', schema: RequestListSchema } },
       errors: ['svc.request.validation_failed'],
     },
     async ({ query }) => ({ status: 200, body: { data: await emulator.requests(query.limit) } }),

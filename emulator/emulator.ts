@@ -150,7 +150,10 @@ export class Emulator implements EmulatorControl, FixtureHost {
         app.use('/_emulator/*', guarded);
         app.use('/workspaces/*', guarded);
         registerControlPlane(router, this);
-        registerInspectRoutes(router, serviceInspector(service, () => this.fixtureKeys));
+        registerInspectRoutes(
+          router,
+          serviceInspector(service, () => this.fixtureKeys),
+        );
         registerUi(app);
         registerHomePage(router, service);
         registerErrorPages(router);
@@ -204,7 +207,9 @@ export class Emulator implements EmulatorControl, FixtureHost {
   };
 
   /** A new isolated workspace and one key (all scopes unless told). */
-  async createWorkspace(input: { name?: string | undefined; scopes?: Scope[] | undefined; plan?: string | undefined; credits?: number | undefined } = {}): Promise<CreatedWorkspace> {
+  async createWorkspace(
+    input: { name?: string | undefined; scopes?: Scope[] | undefined; plan?: string | undefined; credits?: number | undefined } = {},
+  ): Promise<CreatedWorkspace> {
     const ws = await this.service.workspaces.create(input);
     const key = await this.service.auth.createKey(ws.id, { name: 'default', scopes: input.scopes ?? [...SCOPES], env: 'test' });
     return { workspaceId: ws.id, apiKey: { id: key.id, prefix: key.prefix, scopes: key.scopes, secret: key.secret } };
@@ -366,7 +371,12 @@ export class Emulator implements EmulatorControl, FixtureHost {
     const now = this.#clock.now();
     const outputs = tap.replay(prebuilt.calls);
     const tables = relocateTables(prebuilt.state.tables, outputs, prebuilt.epoch, now);
-    await importState(this.service, this.#clock, { ...prebuilt.state, tables, clock: this.#clock.snapshot(), ids: this.service.ids.snapshot() }, { plainHashes: true, trusted: true });
+    await importState(
+      this.service,
+      this.#clock,
+      { ...prebuilt.state, tables, clock: this.#clock.snapshot(), ids: this.service.ids.snapshot() },
+      { plainHashes: true, trusted: true },
+    );
     this.fixtureKeys = prebuilt.keys.map((key) => ({ ...key, workspaceId: outputs.get(key.workspaceId) ?? key.workspaceId }));
   }
 
@@ -489,7 +499,7 @@ function prebuiltFits(options: EmulatorOptions, dbOptions: DatabaseOptions): boo
 export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOptions = {}): Promise<Emulator> {
   let allowedHosts: AllowedHosts;
   try {
-    allowedHosts = parseAllowedHosts(options.allowedHosts === 'all' ? ['all'] : options.allowedHosts ?? []);
+    allowedHosts = parseAllowedHosts(options.allowedHosts === 'all' ? ['all'] : (options.allowedHosts ?? []));
   } catch (error) {
     throw new TypeError(`allowedHosts: ${(error as Error).message}`);
   }
@@ -504,7 +514,9 @@ export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOpti
     options.db === undefined
       ? { kind: 'memory' }
       : typeof options.db === 'string'
-        ? isPostgresUrl(options.db) ? { kind: 'postgres', url: options.db } : { kind: 'file', path: options.db }
+        ? isPostgresUrl(options.db)
+          ? { kind: 'postgres', url: options.db }
+          : { kind: 'file', path: options.db }
         : options.db;
   // A file an older version wrote is checked once, before it is opened (D-725); an
   // import replaces its rows, so they need no check then.
@@ -589,12 +601,31 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
     ids,
     settings,
     processId,
-    ports: { embedder: options.embedder, translator: options.translator, chatModel: options.chatModel, web, ingestFaults: ingestFaults.take, clockMoves: clock },
+    ports: {
+      embedder: options.embedder,
+      translator: options.translator,
+      chatModel: options.chatModel,
+      web,
+      ingestFaults: ingestFaults.take,
+      clockMoves: clock,
+    },
   });
-  const faults: FaultRules = store.shared ? new SharedFaults(store.db, service.ids.fork('faults'), service.coherence, clock) : new Faults(service.ids.fork('faults'));
+  const faults: FaultRules = store.shared
+    ? new SharedFaults(store.db, service.ids.fork('faults'), service.coherence, clock)
+    : new Faults(service.ids.fork('faults'));
   const journal: JournalStore = store.shared ? new SharedJournal(store.db) : new Journal();
   await service.start();
-  const emulator = new Emulator({ service, clock, meta, web, ingestFaults, faults, journal, guard: { adminToken: options.adminToken, allowedHosts }, siteChat });
+  const emulator = new Emulator({
+    service,
+    clock,
+    meta,
+    web,
+    ingestFaults,
+    faults,
+    journal,
+    guard: { adminToken: options.adminToken, allowedHosts },
+    siteChat,
+  });
   service.coherence.onChange(() => emulator.reloadShared());
   // What changed between the reads above and coherence starting is read once more.
   if (store.shared) await emulator.reloadShared();

@@ -10,24 +10,34 @@ import { clientText } from '../src/platform/validation.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-
-export const FaultSchema = named('FaultCreate', v.pipe(
-  v.strictObject({
-    match: v.optional(
-      v.strictObject({
-        method: v.optional(v.picklist(METHODS)),
-        path: v.optional(v.pipe(clientText({ max: 2048 }), v.startsWith('/', 'must start with /'))),
-      }),
-      {},
+export const FaultSchema = named(
+  'FaultCreate',
+  v.pipe(
+    v.strictObject({
+      match: v.optional(
+        v.strictObject({
+          method: v.optional(v.picklist(METHODS)),
+          path: v.optional(v.pipe(clientText({ max: 2048 }), v.startsWith('/', 'must start with /'))),
+        }),
+        {},
+      ),
+      status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(400), v.maxValue(599))),
+      code: v.optional(
+        v.pipe(
+          v.string(),
+          v.check((s: string) => isErrorCode(s), 'must be a problem code of the registry'),
+        ),
+      ),
+      times: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+      ingest: v.optional(v.pipe(v.string(), v.regex(INJECTABLE_INGEST_FAILURE, 'must be a source error code such as fetch_timeout'))),
+    }),
+    v.check(
+      (f) => f.ingest === undefined || (f.status === undefined && f.code === undefined && Object.keys(f.match).length === 0),
+      'an ingest fault takes only ingest and times',
     ),
-    status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(400), v.maxValue(599))),
-    code: v.optional(v.pipe(v.string(), v.check((s: string) => isErrorCode(s), 'must be a problem code of the registry'))),
-    times: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-    ingest: v.optional(v.pipe(v.string(), v.regex(INJECTABLE_INGEST_FAILURE, 'must be a source error code such as fetch_timeout'))),
-  }),
-  v.check((f) => f.ingest === undefined || (f.status === undefined && f.code === undefined && Object.keys(f.match).length === 0), 'an ingest fault takes only ingest and times'),
-  v.check((f) => f.ingest !== undefined || f.status !== undefined || f.code !== undefined, 'give a status, a code, or an ingest failure'),
-));
+    v.check((f) => f.ingest !== undefined || f.status !== undefined || f.code !== undefined, 'give a status, a code, or an ingest failure'),
+  ),
+);
 
 export type FaultInput = v.InferOutput<typeof FaultSchema>;
 /** A fault as a caller writes it (`match` may be left out). */
@@ -44,10 +54,20 @@ export interface Fault {
 
 // When only a status is given, the most generic code of the registry for it.
 const DEFAULT_CODE: Record<number, ErrorCode> = {
-  400: 'svc.request.invalid', 401: 'svc.auth.unauthorized', 402: 'svc.billing.limit_reached', 403: 'svc.auth.forbidden',
-  404: 'svc.resource.not_found', 409: 'svc.resource.conflict', 410: 'svc.theme.retired', 413: 'svc.request.payload_too_large',
-  415: 'svc.asset.format_unsupported', 422: 'svc.request.unprocessable', 429: 'svc.rate_limit.exceeded',
-  500: 'svc.internal.error', 502: 'svc.billing.provider_unavailable', 503: 'svc.service.unavailable',
+  400: 'svc.request.invalid',
+  401: 'svc.auth.unauthorized',
+  402: 'svc.billing.limit_reached',
+  403: 'svc.auth.forbidden',
+  404: 'svc.resource.not_found',
+  409: 'svc.resource.conflict',
+  410: 'svc.theme.retired',
+  413: 'svc.request.payload_too_large',
+  415: 'svc.asset.format_unsupported',
+  422: 'svc.request.unprocessable',
+  429: 'svc.rate_limit.exceeded',
+  500: 'svc.internal.error',
+  502: 'svc.billing.provider_unavailable',
+  503: 'svc.service.unavailable',
 };
 
 type GlobToken = string | typeof STAR | typeof GLOBSTAR;

@@ -103,13 +103,21 @@ export async function loadFixture(emulator: FixtureHost, fixture: Fixture): Prom
         if (file) await expect(`${where}.brand.${slot}`, upload(api, `/v1/projects/${project.id}/brand/${slot}`, file, {}, 'PUT'));
       }
       if (p.brand?.navbar || p.brand?.footer) {
-        await expect(`${where}.brand`, api.patch(`/v1/projects/${project.id}/brand`, { ...(p.brand.navbar && { navbar: p.brand.navbar }), ...(p.brand.footer && { footer: p.brand.footer }) }));
+        await expect(
+          `${where}.brand`,
+          api.patch(`/v1/projects/${project.id}/brand`, {
+            ...(p.brand.navbar && { navbar: p.brand.navbar }),
+            ...(p.brand.footer && { footer: p.brand.footer }),
+          }),
+        );
       }
       const toPublish: { id: string; root: boolean; where: string }[] = [];
       for (const [gi, page] of (p.pages ?? []).entries()) {
         const pw = `${where}.pages.${gi}`;
         const owner = agentId(page.agent, pw);
-        const created = (await expect(pw, api.post(`/v1/projects/${project.id}/pages`, { ...without(page, 'agent', 'publish'), ...(owner && { agentId: owner }) }))).body;
+        const created = (
+          await expect(pw, api.post(`/v1/projects/${project.id}/pages`, { ...without(page, 'agent', 'publish'), ...(owner && { agentId: owner }) }))
+        ).body;
         if (page.publish) toPublish.push({ id: created.id, root: created.path === '/', where: pw });
       }
       // The home page goes live first: no other page of a site may be live without it.

@@ -38,7 +38,13 @@ const KnowledgeFixture = v.variant('kind', [
   v.looseObject({ kind: v.literal('text'), agent: v.optional(Ref) }),
   v.looseObject({ kind: v.literal('url'), agent: v.optional(Ref) }),
   v.looseObject({ kind: v.literal('claim'), agent: v.optional(Ref) }),
-  v.strictObject({ kind: v.literal('upload'), agent: v.optional(Ref), file: FileFixture, title: v.optional(v.string()), topics: v.optional(v.array(v.string())) }),
+  v.strictObject({
+    kind: v.literal('upload'),
+    agent: v.optional(Ref),
+    file: FileFixture,
+    title: v.optional(v.string()),
+    topics: v.optional(v.array(v.string())),
+  }),
 ]);
 
 const PageFixture = v.looseObject({ agent: v.optional(Ref), publish: v.optional(v.boolean(), false) });
@@ -112,4 +118,3 @@ export function fileBytes(file: FileSpec, baseDir: string | undefined): Uint8Arr
   if (file.path !== undefined) return readFileSync(isAbsolute(file.path) ? file.path : join(baseDir ?? process.cwd(), file.path));
   throw new FixtureError(`fixture file ${file.name} needs text, base64 or path`);
 }
-

@@ -40,7 +40,10 @@ export function entryOf(c: Context<AppEnv>, clock: Clock): RawEntry | undefined 
   return c.res
     .clone()
     .json()
-    .then((body) => { const code = (body as { code?: unknown }).code; return typeof code === 'string' ? code : null; })
+    .then((body) => {
+      const code = (body as { code?: unknown }).code;
+      return typeof code === 'string' ? code : null;
+    })
     .catch(() => null)
     .then(make);
 }

@@ -39,7 +39,11 @@ export function metaStore(db: Kysely<Database>, coherence: () => Coherence | und
       });
     },
     async setOnce<T>(key: string, value: T) {
-      await db.insertInto('meta').values({ key, value: JSON.stringify(value) }).onConflict((oc) => oc.column('key').doNothing()).execute();
+      await db
+        .insertInto('meta')
+        .values({ key, value: JSON.stringify(value) })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .execute();
       return (await get<T>(key)) as T;
     },
   };

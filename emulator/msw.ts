@@ -20,12 +20,12 @@ function parseBaseUrl(baseUrl: unknown): URL {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new TypeError(
-      `emulatorHandlers: baseUrl must be an absolute http(s) URL such as "https://api.example.com", got ${JSON.stringify(baseUrl)}`,
-    );
+    throw new TypeError(`emulatorHandlers: baseUrl must be an absolute http(s) URL such as "https://api.example.com", got ${JSON.stringify(baseUrl)}`);
   }
   if (url.search || url.hash || url.username || url.password) {
-    throw new TypeError(`emulatorHandlers: baseUrl must be an origin with an optional path, without query, fragment or credentials: ${JSON.stringify(baseUrl)}`);
+    throw new TypeError(
+      `emulatorHandlers: baseUrl must be an origin with an optional path, without query, fragment or credentials: ${JSON.stringify(baseUrl)}`,
+    );
   }
   return url;
 }

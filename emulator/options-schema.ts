@@ -18,13 +18,21 @@ export class EmulatorOptionsError extends TypeError {
 }
 
 const whole = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max), v.description(max === Number.MAX_SAFE_INTEGER ? `a whole number from ${min}` : `a whole number from ${min} to ${max}`));
+  v.pipe(
+    v.number(),
+    v.integer(),
+    v.minValue(min),
+    v.maxValue(max),
+    v.description(max === Number.MAX_SAFE_INTEGER ? `a whole number from ${min}` : `a whole number from ${min} to ${max}`),
+  );
 const text = v.pipe(v.string(), v.nonEmpty(), v.description('a non-empty string'));
 const fn = v.pipe(v.function(), v.description('a function'));
 /** An object with these methods (an instance of a class of the caller's is fine). */
 const withMethods = (...names: string[]) =>
   v.pipe(
-    v.custom<object>((value) => typeof value === 'object' && value !== null && names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')),
+    v.custom<object>(
+      (value) => typeof value === 'object' && value !== null && names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function'),
+    ),
     v.description(`an object with ${names.map((n) => `${n}()`).join(' and ')}`),
   );
 const plainObject = (what: string) =>
@@ -33,8 +41,7 @@ const plainObject = (what: string) =>
     v.description(what),
   );
 /** A strict object whose description lists its fields: an unknown field is refused by name. */
-const fields = <E extends v.ObjectEntries>(entries: E) =>
-  v.pipe(v.strictObject(entries), v.description(`an object of ${Object.keys(entries).join(', ')}`));
+const fields = <E extends v.ObjectEntries>(entries: E) => v.pipe(v.strictObject(entries), v.description(`an object of ${Object.keys(entries).join(', ')}`));
 
 /** `mysql://...` is not taken for a SQLite file name (decisions, D-745). */
 const SQLITE_OR_POSTGRES = v.pipe(
@@ -60,10 +67,7 @@ const ENTRIES = {
     ]),
     v.description('a SQLite file path, a postgres:// URL, or { kind: "memory" | "file" | "pglite" | "postgres", ... }'),
   ),
-  seed: v.pipe(
-    v.union([whole(0), v.pipe(v.string(), v.regex(/^\d{1,15}$/))]),
-    v.description('a whole number from 0, or a string of its digits'),
-  ),
+  seed: v.pipe(v.union([whole(0), v.pipe(v.string(), v.regex(/^\d{1,15}$/))]), v.description('a whole number from 0, or a string of its digits')),
   fixtures: v.pipe(v.union([text, plainObject('')]), v.description('"demo", "none", a fixture file path, or a fixture object')),
   state: plainObject('a state document (an object)'),
   adminToken: text,
@@ -86,7 +90,11 @@ const ENTRIES = {
     maxBufferMb: v.optional(whole(1)),
   }),
   siteDomain: text,
-  docsUrl: v.pipe(v.string(), v.check((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)), v.description('an http(s) URL')),
+  docsUrl: v.pipe(
+    v.string(),
+    v.check((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)),
+    v.description('an http(s) URL'),
+  ),
   liveFetch: v.pipe(v.boolean(), v.description('true or false')),
   jobConcurrency: whole(1),
   leaseMs: whole(300),
@@ -168,7 +176,10 @@ export function checkEmulatorOptions(options: unknown): asserts options is Emula
           schema = wrapped;
         }
         const unknownField = issue.type === 'strict_object' && issue.expected === 'never';
-        errors.push({ field, reason: unknownField ? `is not a field of ${keys.slice(0, -1).join('.')} (${what})` : `must be ${what ?? 'valid'}; got ${shown(issue.input)}` });
+        errors.push({
+          field,
+          reason: unknownField ? `is not a field of ${keys.slice(0, -1).join('.')} (${what})` : `must be ${what ?? 'valid'}; got ${shown(issue.input)}`,
+        });
       }
     }
   }

@@ -46,10 +46,18 @@ export class SharedJournal implements JournalStore {
         try {
           await this.db
             .insertInto('journal')
-            .values(batch.map(({ entry }) => ({
-              at: iso(entry.at), method: entry.method, path: entry.path, status: entry.status, code: entry.code,
-              key_prefix: entry.keyPrefix, workspace_id: entry.workspaceId, request_id: entry.requestId,
-            })))
+            .values(
+              batch.map(({ entry }) => ({
+                at: iso(entry.at),
+                method: entry.method,
+                path: entry.path,
+                status: entry.status,
+                code: entry.code,
+                key_prefix: entry.keyPrefix,
+                workspace_id: entry.workspaceId,
+                request_id: entry.requestId,
+              })),
+            )
             .execute();
         } catch (error) {
           for (const { reject } of batch) reject(error);
@@ -70,8 +78,14 @@ export class SharedJournal implements JournalStore {
   async recent(limit: number): Promise<JournalEntry[]> {
     const rows = await this.db.selectFrom('journal').selectAll().orderBy('seq', 'desc').limit(Math.min(limit, this.capacity)).execute();
     return rows.map((r) => ({
-      at: r.at, method: r.method, path: r.path, status: Number(r.status), code: r.code,
-      keyPrefix: r.key_prefix, workspaceId: r.workspace_id, requestId: r.request_id,
+      at: r.at,
+      method: r.method,
+      path: r.path,
+      status: Number(r.status),
+      code: r.code,
+      keyPrefix: r.key_prefix,
+      workspaceId: r.workspace_id,
+      requestId: r.request_id,
     }));
   }
 

@@ -39,25 +39,28 @@ const DERIVED_TABLES: readonly string[] = ['knowledge_terms', 'knowledge_scope_i
 const DERIVED_COLUMNS: Record<string, Record<string, null>> = { knowledge_chunks: { terms: null, analyzer_id: null } };
 
 const Row = v.record(v.string(), v.unknown());
-export const StateDocumentSchema = named('StateDocument', v.strictObject({
-  format: v.literal(STATE_FORMAT, `must be "${STATE_FORMAT}"`),
-  version: v.literal(STATE_VERSION, (issue) =>
-    typeof issue.input === 'number' && issue.input > STATE_VERSION
-      ? `state version ${issue.input} is newer than this emulator reads (version ${STATE_VERSION}); upgrade svc-emulator`
-      : `must be ${STATE_VERSION}`),
-  clock: v.strictObject({ frozen: v.boolean(), value: v.pipe(v.number(), v.finite()) }),
-  ids: v.strictObject({ time: v.number(), random: v.pipe(v.string(), v.regex(/^\d+$/)), draws: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
-  tables: v.pipe(
-    v.record(v.string(), v.array(Row)),
-    v.check((t) => Object.keys(t).every((name) => (STATE_TABLES as readonly string[]).includes(name)), 'unknown table'),
-  ),
-}));
+export const StateDocumentSchema = named(
+  'StateDocument',
+  v.strictObject({
+    format: v.literal(STATE_FORMAT, `must be "${STATE_FORMAT}"`),
+    version: v.literal(STATE_VERSION, (issue) =>
+      typeof issue.input === 'number' && issue.input > STATE_VERSION
+        ? `state version ${issue.input} is newer than this emulator reads (version ${STATE_VERSION}); upgrade svc-emulator`
+        : `must be ${STATE_VERSION}`,
+    ),
+    clock: v.strictObject({ frozen: v.boolean(), value: v.pipe(v.number(), v.finite()) }),
+    ids: v.strictObject({ time: v.number(), random: v.pipe(v.string(), v.regex(/^\d+$/)), draws: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
+    tables: v.pipe(
+      v.record(v.string(), v.array(Row)),
+      v.check((t) => Object.keys(t).every((name) => (STATE_TABLES as readonly string[]).includes(name)), 'unknown table'),
+    ),
+  }),
+);
 
 // Bytes travel as { $bytes: base64 } so the document stays JSON (the gate reads them back).
 function encodeValue(value: unknown): unknown {
   return value instanceof Uint8Array ? { $bytes: Buffer.from(value).toString('base64') } : value;
 }
-
 
 /** Columns that never leave the emulator in the clear: they are sealed in exports. */
 export const SEALED_COLUMNS: Record<string, string[]> = { api_keys: ['hash'] };
@@ -87,8 +90,12 @@ export interface StateImportOptions extends StateTransferOptions {
 /** Rows as they are inserted: bytes read back from `{ $bytes }`. */
 function decodeTables(tables: StateDocument['tables']): StateDocument['tables'] {
   const decode = (value: unknown) =>
-    value !== null && typeof value === 'object' && typeof (value as { $bytes?: unknown }).$bytes === 'string' ? Buffer.from((value as { $bytes: string }).$bytes, 'base64') : value;
-  return Object.fromEntries(Object.entries(tables).map(([table, rows]) => [table, rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, val]) => [k, decode(val)])))]));
+    value !== null && typeof value === 'object' && typeof (value as { $bytes?: unknown }).$bytes === 'string'
+      ? Buffer.from((value as { $bytes: string }).$bytes, 'base64')
+      : value;
+  return Object.fromEntries(
+    Object.entries(tables).map(([table, rows]) => [table, rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, val]) => [k, decode(val)])))]),
+  );
 }
 
 /** Reads the whole state in one transaction, rows in a stable order; key hashes sealed. */
@@ -111,7 +118,12 @@ export async function readTables(db: Kysely<Database>, sealer: { seal(value: str
     for (const table of STATE_TABLES) {
       if (DERIVED_TABLES.includes(table)) continue;
       const derived = DERIVED_COLUMNS[table] ?? {};
-      const selected = ((await trx.selectFrom(table as 'jobs').selectAll().execute()) as Record<string, unknown>[]).map((r) => ({ ...r, ...derived }));
+      const selected = (
+        (await trx
+          .selectFrom(table as 'jobs')
+          .selectAll()
+          .execute()) as Record<string, unknown>[]
+      ).map((r) => ({ ...r, ...derived }));
       // Each row's sort key once, not once per comparison: rows hold embeddings.
       const keyed = selected.map((r) => ({ r, key: JSON.stringify(r, Object.keys(r).sort()) }));
       keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -142,11 +154,12 @@ export async function importState(service: Service, clock: EmulatedClock, input:
     for (const [i, row] of doc.tables[table]!.entries()) {
       for (const column of columns) {
         const value = row[column];
-        const opened =
-          typeof value !== 'string' ? undefined : options.plainHashes && PLAIN_HASH.test(value) ? value : sealer.open(value);
+        const opened = typeof value !== 'string' ? undefined : options.plainHashes && PLAIN_HASH.test(value) ? value : sealer.open(value);
         if (opened === undefined) {
           throw new ServiceError('svc.request.validation_failed', {
-            errors: [{ field: `tables.${table}.${i}.${column}`, reason: 'sealed by another emulator: import into one started with the same --seed or --db file' }],
+            errors: [
+              { field: `tables.${table}.${i}.${column}`, reason: 'sealed by another emulator: import into one started with the same --seed or --db file' },
+            ],
           });
         }
         row[column] = opened;
@@ -161,23 +174,28 @@ export async function importState(service: Service, clock: EmulatedClock, input:
   try {
     // Sharing the store, other processes finish the jobs they run first and take no new
     // one until the new state is in (decisions, D-209).
-    await service.jobs.whileQuiet(() => transaction(service.db, async (trx) => {
-      for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
-      for (const table of STATE_TABLES) {
-        const rows = tables[table] ?? [];
-        for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-          try {
-            await trx.insertInto(table as 'jobs').values(rows.slice(i, i + INSERT_BATCH) as never).execute();
-          } catch {
-            throw new ServiceError('svc.request.validation_failed', {
-              errors: [{ field: `tables.${table}`, reason: 'rows do not fit the table' }],
-            });
+    await service.jobs.whileQuiet(() =>
+      transaction(service.db, async (trx) => {
+        for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
+        for (const table of STATE_TABLES) {
+          const rows = tables[table] ?? [];
+          for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+            try {
+              await trx
+                .insertInto(table as 'jobs')
+                .values(rows.slice(i, i + INSERT_BATCH) as never)
+                .execute();
+            } catch {
+              throw new ServiceError('svc.request.validation_failed', {
+                errors: [{ field: `tables.${table}`, reason: 'rows do not fit the table' }],
+              });
+            }
           }
         }
-      }
-      // Other processes drop what they cached of the old state on their next request.
-      await service.coherence.changed(trx);
-    }));
+        // Other processes drop what they cached of the old state on their next request.
+        await service.coherence.changed(trx);
+      }),
+    );
     clock.restore(doc.clock);
     // Processes sharing a store keep their own id streams (D-208).
     if (!service.store.shared) service.ids.restore(doc.ids);

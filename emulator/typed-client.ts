@@ -30,7 +30,9 @@ type BodyInit<O> = O extends { requestBody: { content: infer C } }
 export type ParseAs = 'json' | 'text' | 'arrayBuffer' | 'blob' | 'stream';
 
 /** The second argument of a typed call: path and query parameters, body, headers. */
-export type RequestInitFor<O> = { params?: PathInit<O> & QueryInit<O> } & ([PathParamsOf<O>] extends [never] ? unknown : { params: PathInit<O> & QueryInit<O> }) &
+export type RequestInitFor<O> = { params?: PathInit<O> & QueryInit<O> } & ([PathParamsOf<O>] extends [never]
+  ? unknown
+  : { params: PathInit<O> & QueryInit<O> }) &
   BodyInit<O> & { headers?: Record<string, string>; parseAs?: ParseAs };
 
 type IsRequired<O> = [PathParamsOf<O>] extends [never] ? (O extends { requestBody: object } ? true : false) : true;
@@ -75,7 +77,13 @@ export type ErrorStatus = AsNumber<`${4 | 5}${Digit}${Digit}`>;
 // `default` (what an injected fault may answer, D-874): any error status the route does
 // not declare, so `res.status === 404` still narrows to the route's own 404.
 type DefaultAnswer<O, P extends ParseAs | undefined> = 'default' extends keyof ResponsesOf<O>
-  ? AnswerCommon & { status: Exclude<ErrorStatus, keyof ResponsesOf<O>>; ok: false; body: Parsed<ContentOf<ResponsesOf<O>['default']>, P>; data?: undefined; error: Parsed<ContentOf<ResponsesOf<O>['default']>, P> }
+  ? AnswerCommon & {
+      status: Exclude<ErrorStatus, keyof ResponsesOf<O>>;
+      ok: false;
+      body: Parsed<ContentOf<ResponsesOf<O>['default']>, P>;
+      data?: undefined;
+      error: Parsed<ContentOf<ResponsesOf<O>['default']>, P>;
+    }
   : never;
 
 /**

@@ -31,7 +31,10 @@ const wrap = (words) => {
     line += (line ? ' ' : '') + w;
   }
   if (line) lines.push(line);
-  return lines.map((l) => `  '${l} ' +`).join('\n').replace(/ ' \+$/, "'");
+  return lines
+    .map((l) => `  '${l} ' +`)
+    .join('\n')
+    .replace(/ ' \+$/, "'");
 };
 
 writeFileSync(

@@ -42,7 +42,10 @@ function digest(root, files) {
   for (const file of [...files].sort()) {
     const path = join(root, file);
     if (!existsSync(path)) continue;
-    hash.update(`${file}\0${statSync(path).size}\0`).update(readFileSync(path)).update('\0');
+    hash
+      .update(`${file}\0${statSync(path).size}\0`)
+      .update(readFileSync(path))
+      .update('\0');
   }
   return hash.digest('hex');
 }
@@ -54,7 +57,10 @@ export function inputsDigest(root) {
 
 /** The digest of dist/ but the stamp. */
 export function distDigest(root) {
-  return digest(root, filesUnder(root, 'dist').filter((f) => f !== `dist/${STAMP}`));
+  return digest(
+    root,
+    filesUnder(root, 'dist').filter((f) => f !== `dist/${STAMP}`),
+  );
 }
 
 /** Why dist/ under `root` is not current, or undefined when it is. */

@@ -101,7 +101,11 @@ export function createApp(service: Service, options: AppOptions = {}) {
 
   router.add(
     {
-      method: 'GET', path: '/v1/openapi.json', operationId: 'getOpenApiDescription', security: 'none', tags: ['Meta'],
+      method: 'GET',
+      path: '/v1/openapi.json',
+      operationId: 'getOpenApiDescription',
+      security: 'none',
+      tags: ['Meta'],
       summary: 'This OpenAPI 3.1 description',
       responses: { 200: { description: 'OpenAPI document', schema: OpenApiDocumentSchema } },
     },

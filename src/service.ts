@@ -85,7 +85,7 @@ function resolvePorts(ports: Partial<ServicePorts>, settings: Settings, clock: C
     embedder: ports.embedder ?? new HashingEmbedder(),
     chatModel: ports.chatModel ?? createResponder(),
     translator: ports.translator ?? new TaggingTranslator(),
-    web: settings.liveFetch ? new LiveWeb() : ports.web ?? new OfflineWeb(undefined),
+    web: settings.liveFetch ? new LiveWeb() : (ports.web ?? new OfflineWeb(undefined)),
     ingestFaults: ports.ingestFaults ?? (() => undefined),
     clockMoves: ports.clockMoves ?? (clock instanceof EmulatedClock ? clock : undefined),
   };
@@ -128,21 +128,37 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   // Threads start with the first heavy task, not here: start-up stays as fast as it was.
   const workers = new WorkerPool(settings.workers);
   const jobs = new JobQueue({
-    db, clock, ids, concurrency: settings.jobConcurrency, log: settings.log, clockMoves: ports.clockMoves,
+    db,
+    clock,
+    ids,
+    concurrency: settings.jobConcurrency,
+    log: settings.log,
+    clockMoves: ports.clockMoves,
     claims,
     pollMs: shared && Math.min(1000, settings.leaseMs / 3),
     transient: (error) => store.unavailable(error),
   });
   const workspaces = new WorkspacesService({ db, clock, ids, defaults: workspaceDefaults, activity, coherence });
   const core: CoreDeps = {
-    db, clock, ids, settings, cursors, jobs,
+    db,
+    clock,
+    ids,
+    settings,
+    cursors,
+    jobs,
     assertCapacity: (on, workspaceId, cap, count, adding) => workspaces.assertCapacity(on, workspaceId, cap, count, adding),
   };
   const auth = new AuthService({ db, clock, ids, cursors, workspaces, coherence });
   const agents = new AgentsService(core);
   const knowledge = new KnowledgeService({
-    ...core, dialect: store.sql, workers, agents, coherence,
-    embedder: ports.embedder, web: ports.web, ingestFaults: ports.ingestFaults,
+    ...core,
+    dialect: store.sql,
+    workers,
+    agents,
+    coherence,
+    embedder: ports.embedder,
+    web: ports.web,
+    ingestFaults: ports.ingestFaults,
   });
   const retrieval = new RetrievalService({ agents, knowledge: knowledge.index, lexicons: knowledge.lexicons, log: settings.log });
   const chat = new ChatService({ db, clock, ids, agents, credits: workspaces, retrieval, knowledge: retrieval, model: ports.chatModel });

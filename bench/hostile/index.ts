@@ -96,13 +96,21 @@ export async function run(): Promise<void> {
   const emu = await startServer([CLI, '--port', '0', '--fixtures', 'none']);
   try {
     const control = <T>(path: string, method: string, body?: unknown) =>
-      fetch(`${emu.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then((res) => json<T>(res));
+      fetch(`${emu.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(
+        (res) => json<T>(res),
+      );
     type Created = { workspaceId: string; apiKey: { secret: string } };
     const busy = await control<Created>('/_emulator/workspaces', 'POST', { name: 'Uploader' });
     const quiet = await control<Created>('/_emulator/workspaces', 'POST', { name: 'Reader' });
     for (const ws of [busy, quiet]) await control(`/_emulator/workspaces/${ws.workspaceId}`, 'PATCH', { rateLimit: { limit: 1e9 } });
     const auth = { authorization: `Bearer ${busy.apiKey.secret}` };
-    const project = await json<{ id: string }>(await fetch(`${emu.url}/v1/projects`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Logo site' }) }));
+    const project = await json<{ id: string }>(
+      await fetch(`${emu.url}/v1/projects`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Logo site' }),
+      }),
+    );
 
     // Warm up the stack, then the idle baseline.
     for (let i = 0; i < 500; i++) await (await fetch(`${emu.url}/v1/me`, { headers: { authorization: `Bearer ${quiet.apiKey.secret}` } })).arrayBuffer();
@@ -128,7 +136,11 @@ export async function run(): Promise<void> {
           await new Promise((r) => setTimeout(r, 200));
         }
       });
-    const svgDone = fetch(`${emu.url}/v1/projects/${project.id}/brand/logo`, { method: 'PUT', headers: { ...auth, 'content-type': svgBody.type }, body: svgBody.body }).then(async (res) => ({
+    const svgDone = fetch(`${emu.url}/v1/projects/${project.id}/brand/logo`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': svgBody.type },
+      body: svgBody.body,
+    }).then(async (res) => ({
       status: res.status,
       ms: performance.now() - t0,
       body: await res.text(),
@@ -139,7 +151,9 @@ export async function run(): Promise<void> {
     console.log(`GET /v1/me from another workspace, ${CONNECTIONS} clients pausing ${PAUSE_MS} ms between requests, ${DURATION}s each`);
     console.log(`  idle                                  p99 ${fmt(idle.p99, 2)} ms  ${fmt(idle.rps, 0)} req/s`);
     console.log(`  with a 20 MiB PDF and a 20 MiB SVG    p99 ${fmt(loaded.p99, 2)} ms  ${fmt(loaded.rps, 0)} req/s  non-2xx ${loaded.non2xx}`);
-    console.log(`  PDF (${fmt(pdf.length / MiB)} MiB) ${pdfResult.status}${pdfResult.error ? ` ${pdfResult.error}` : ''} after ${fmt(pdfResult.ms / 1000)} s; SVG (${fmt(svg.length / MiB)} MiB) answered ${svgResult.status} after ${fmt(svgResult.ms / 1000)} s`);
+    console.log(
+      `  PDF (${fmt(pdf.length / MiB)} MiB) ${pdfResult.status}${pdfResult.error ? ` ${pdfResult.error}` : ''} after ${fmt(pdfResult.ms / 1000)} s; SVG (${fmt(svg.length / MiB)} MiB) answered ${svgResult.status} after ${fmt(svgResult.ms / 1000)} s`,
+    );
     if (svgResult.status !== 200) console.log(`  SVG answer: ${svgResult.body.slice(0, 300)}`);
     console.log(`  ratio       ${fmt(loaded.p99 / idle.p99, 2)}x the idle p99 (target < 2.00)`);
   } finally {

@@ -39,7 +39,11 @@ export async function run(): Promise<void> {
   const emu = await startServer([CLI, '--port', '0', '--seed', '1']);
   const wsId = ((await (await fetch(`${emu.url}/v1/me`, { headers: { authorization: `Bearer ${DEMO_KEY}` } })).json()) as { workspaceId: string }).workspaceId;
   // The benchmark measures the stack, not the rate limiter refusing it.
-  await fetch(`${emu.url}/_emulator/workspaces/${wsId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rateLimit: { limit: 1e9 } }) });
+  await fetch(`${emu.url}/_emulator/workspaces/${wsId}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ rateLimit: { limit: 1e9 } }),
+  });
   const bareServer = await startServer([BARE]);
   // Alternate rounds so that both see the same machine; compare medians.
   const full: Awaited<ReturnType<typeof load>>[] = [];
@@ -54,7 +58,9 @@ export async function run(): Promise<void> {
   const bareRps = median(bare.map((r) => r.rps));
 
   console.log(`GET /v1/me, ${ROUNDS} alternating rounds of ${DURATION}s, 20 connections (median)`);
-  console.log(`  full stack  ${fmt(fullRps, 0)} req/s  p99 ${median(full.map((r) => r.p99))} ms  errors ${full.reduce((a, r) => a + r.errors, 0)}  non-2xx ${full.reduce((a, r) => a + r.non2xx, 0)}`);
+  console.log(
+    `  full stack  ${fmt(fullRps, 0)} req/s  p99 ${median(full.map((r) => r.p99))} ms  errors ${full.reduce((a, r) => a + r.errors, 0)}  non-2xx ${full.reduce((a, r) => a + r.non2xx, 0)}`,
+  );
   console.log(`  bare Hono   ${fmt(bareRps, 0)} req/s  p99 ${median(bare.map((r) => r.p99))} ms`);
   console.log(`  ratio       ${fmt(fullRps / bareRps, 2)} of bare throughput (target >= 0.60)`);
 
@@ -81,7 +87,9 @@ export async function run(): Promise<void> {
   console.log(`  emulator (demo fixtures)    ${fmt(d)} ms`);
   console.log(`  bare Hono server            ${fmt(b)} ms`);
   console.log(`  ratio (--fixtures none)     ${fmt(e / b, 2)}x the bare server (target <= 2.00)`);
-  const prebuilt = existsSync(join(packageRoot(), 'dist', 'demo-state.json')) ? 'started from dist/demo-state.json' : 'dist/demo-state.json missing: loaded; run npm run build';
+  const prebuilt = existsSync(join(packageRoot(), 'dist', 'demo-state.json'))
+    ? 'started from dist/demo-state.json'
+    : 'dist/demo-state.json missing: loaded; run npm run build';
   console.log(`  ratio (demo fixtures)       ${fmt(d / b, 2)}x the bare server (target <= 2.00; ${prebuilt})`);
   if (cpu.bare.length === STARTS) {
     // CPU time to the ready line (clock ticks of 10 ms): the same ratios, robust to a busy machine.

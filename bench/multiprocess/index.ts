@@ -45,7 +45,11 @@ async function benchKey(url: string): Promise<string> {
     workspaceId: string;
     apiKey: { secret: string };
   };
-  await fetch(`${url}/_emulator/workspaces/${ws.workspaceId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rateLimit: { limit: 1e9 } }) });
+  await fetch(`${url}/_emulator/workspaces/${ws.workspaceId}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ rateLimit: { limit: 1e9 } }),
+  });
   return ws.apiKey.secret;
 }
 
@@ -115,7 +119,9 @@ export async function run(): Promise<void> {
           `   POST /v1/agents ${fmt(r.write.rps, 0).padStart(6)} req/s (${fmt(r.write.rps / base.write.rps, 2)}x, p99 ${r.write.p99} ms, non-2xx ${r.write.non2xx})`,
       );
     }
-    console.log(`coherence on PostgreSQL, median of ${PROBES}: version read per request ${fmt(costs.read, 3)} ms; NOTIFY delivered after ${fmt(costs.notify, 3)} ms`);
+    console.log(
+      `coherence on PostgreSQL, median of ${PROBES}: version read per request ${fmt(costs.read, 3)} ms; NOTIFY delivered after ${fmt(costs.notify, 3)} ms`,
+    );
   } finally {
     cluster.destroy();
     rmSync(dir, { recursive: true, force: true });

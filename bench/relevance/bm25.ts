@@ -13,7 +13,12 @@ const STOP = new Set([...eng, ...spa].map((w) => w.toLowerCase()));
 
 /** Lowercased words of letters and digits (`apt-get` gives `apt`, `get`), stopwords out. */
 function tokens(text: string): string[] {
-  return (text.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP.has(w));
+  return (
+    text
+      .normalize('NFC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  ).filter((w) => !STOP.has(w));
 }
 
 const STEM = { en: (w: string) => englishStemmer(w), es: (w: string) => spanishStemmer(w) };

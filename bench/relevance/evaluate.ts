@@ -58,7 +58,8 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder } 
     const auth = { authorization: `Bearer ${apiKey.secret}` };
     const json = { ...auth, 'content-type': 'application/json' };
     const agentRes = await emulator.request('/v1/agents', {
-      method: 'POST', headers: json,
+      method: 'POST',
+      headers: json,
       body: JSON.stringify({ name: 'Debian helper', identity: { businessName: 'Debian documentation', description: 'Answers questions on Debian.' } }),
     });
     if (agentRes.status !== 201) throw new Error(`agent: ${agentRes.status} ${await agentRes.text()}`);
@@ -96,18 +97,37 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder } 
     const texts: string[][] = [];
     for (const question of questions) {
       const passages = question === questions[0] ? firstAnswer : await ask(question.text);
-      ours.push(outcome(question, passages.map((p) => p.sourceId)));
+      ours.push(
+        outcome(
+          question,
+          passages.map((p) => p.sourceId),
+        ),
+      );
       scores.push(passages.map((p) => p.score));
       texts.push(passages.map((p) => p.text));
       const all = await emulator.service.retrieval.search(workspaceId, agentId, { query: question.text, topics: [], limit: LIMIT }, { refuse: false });
-      alone.push(outcome(question, all.passages.map((p) => p.sourceId)));
+      alone.push(
+        outcome(
+          question,
+          all.passages.map((p) => p.sourceId),
+        ),
+      );
     }
 
     const indexed = await emulator.service.knowledge.index.eligibleChunks(workspaceId, agentId);
     const chunks: CapturedChunk[] = indexed
       .map((c) => {
         const doc = docOf.get(c.sourceId)!;
-        return { id: c.chunkId, sourceId: c.sourceId, section: doc.section, docLang: doc.lang, lang: c.lang, title: c.title, filename: doc.filename, text: c.text };
+        return {
+          id: c.chunkId,
+          sourceId: c.sourceId,
+          section: doc.section,
+          docLang: doc.lang,
+          lang: c.lang,
+          title: c.title,
+          filename: doc.filename,
+          text: c.text,
+        };
       })
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const sectionOf = new Map(chunks.map((c) => [c.id, c.section]));

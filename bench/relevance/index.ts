@@ -112,9 +112,13 @@ export async function run(): Promise<void> {
     const cell = (x: string, y: string) => `${x.padEnd(5)} ${y}`.padEnd(w);
     console.log(
       `${name.padEnd(30)} ${String(a.n).padStart(4)}  ` +
-        cell(mrr(a.mrr), mrr(b.mrr)) + cell(pct(a.top1), pct(b.top1)) + cell(mrr(a.own), mrr(b.own)) + cell(mrr(a.para), mrr(b.para)) +
+        cell(mrr(a.mrr), mrr(b.mrr)) +
+        cell(pct(a.top1), pct(b.top1)) +
+        cell(mrr(a.own), mrr(b.own)) +
+        cell(mrr(a.para), mrr(b.para)) +
         (a.crossN ? cell(mrr(a.cross), mrr(b.cross)) : cell('-', '-')) +
-        cell(pct(a.answerableRefused), pct(b.answerableRefused)) + (a.noAnswerN ? cell(pct(a.noAnswerRefused), pct(b.noAnswerRefused)) : cell('-', '-')),
+        cell(pct(a.answerableRefused), pct(b.answerableRefused)) +
+        (a.noAnswerN ? cell(pct(a.noAnswerRefused), pct(b.noAnswerRefused)) : cell('-', '-')),
     );
   }
   const behind = runs.filter((r) => {
@@ -124,16 +128,34 @@ export async function run(): Promise<void> {
   });
   const aloneLine = runs.map((r) => `${r.corpus.name} ${mrr(measures(r.alone).mrr)}`).join(', ');
   console.log(`ranking without its refusal, MRR@10: ${aloneLine}`);
-  console.log(behind.length ? `BEHIND BM25 (MRR@10 or own words) on: ${behind.map((r) => r.corpus.name).join(', ')}` : 'at least BM25 on MRR@10 and own words on every corpus measured');
-  const digest = createHash('sha256').update(JSON.stringify(runs.map((r) => r.ours.map((o) => [o.rank, o.passages])))).digest('hex').slice(0, 12);
+  console.log(
+    behind.length
+      ? `BEHIND BM25 (MRR@10 or own words) on: ${behind.map((r) => r.corpus.name).join(', ')}`
+      : 'at least BM25 on MRR@10 and own words on every corpus measured',
+  );
+  const digest = createHash('sha256')
+    .update(JSON.stringify(runs.map((r) => r.ours.map((o) => [o.rank, o.passages]))))
+    .digest('hex')
+    .slice(0, 12);
   console.log(`(whole run ${fmt((performance.now() - t0) / 1000)} s; ranks digest ${digest}: the same on every run)`);
 
   if (REPORT) {
     const rows = runs.flatMap((r) =>
       r.questions.map((q, i) => ({
-        corpus: r.corpus.name, id: q.id, lang: q.lang, kind: q.kind, cross: q.cross ?? false, text: q.text, relevant: q.relevant,
-        rank: r.ours[i]!.rank, unrefusedRank: r.alone[i]!.rank, bm25Rank: r.bm25[i]!.rank, passages: r.ours[i]!.passages,
-        scores: r.scores[i], top: r.ours[i]!.sections.slice(0, 5), bm25Top: r.bm25[i]!.sections.slice(0, 5),
+        corpus: r.corpus.name,
+        id: q.id,
+        lang: q.lang,
+        kind: q.kind,
+        cross: q.cross ?? false,
+        text: q.text,
+        relevant: q.relevant,
+        rank: r.ours[i]!.rank,
+        unrefusedRank: r.alone[i]!.rank,
+        bm25Rank: r.bm25[i]!.rank,
+        passages: r.ours[i]!.passages,
+        scores: r.scores[i],
+        top: r.ours[i]!.sections.slice(0, 5),
+        bm25Top: r.bm25[i]!.sections.slice(0, 5),
       })),
     );
     writeFileSync(REPORT, JSON.stringify(rows, null, 1));

@@ -62,23 +62,58 @@ export async function seed(emulator: Emulator, workspaceId: string, agentId: str
       const sourceId = `src_bench${String(sourceIndex).padStart(8, '0')}`;
       if (i % CHUNKS_PER_SOURCE === 0) {
         sources.push({
-          id: sourceId, workspace_id: workspaceId, agent_id: sourceIndex % 2 ? agentId : null, kind: 'upload', title: `Document ${sourceIndex}`,
-          status: 'ready', error: null, lang: 'en', source_lang: 'en', translated: 0,
+          id: sourceId,
+          workspace_id: workspaceId,
+          agent_id: sourceIndex % 2 ? agentId : null,
+          kind: 'upload',
+          title: `Document ${sourceIndex}`,
+          status: 'ready',
+          error: null,
+          lang: 'en',
+          source_lang: 'en',
+          translated: 0,
           topics: JSON.stringify(sourceIndex % 3 ? [TOPICS[sourceIndex % TOPICS.length]] : []),
-          file_name: null, content_type: 'text/markdown', byte_size: 0, url: null, resolved_url: null, last_fetched_at: null,
-          sync_ttl_minutes: null, next_sync_at: null, claim: null, chunk_count: CHUNKS_PER_SOURCE, token_count: 0, summary: '',
-          content_hash: sourceId, created_at: now, updated_at: now,
+          file_name: null,
+          content_type: 'text/markdown',
+          byte_size: 0,
+          url: null,
+          resolved_url: null,
+          last_fetched_at: null,
+          sync_ttl_minutes: null,
+          next_sync_at: null,
+          claim: null,
+          chunk_count: CHUNKS_PER_SOURCE,
+          token_count: 0,
+          summary: '',
+          content_hash: sourceId,
+          created_at: now,
+          updated_at: now,
         });
       }
       const text = Array.from({ length: WORDS_PER_CHUNK }, () => zipf(rand)).join(' ');
       chunks.push({
-        id: `chk_bench${String(i).padStart(9, '0')}`, workspace_id: workspaceId, source_id: sourceId, agent_id: sourceIndex % 2 ? agentId : null,
-        position: i % CHUNKS_PER_SOURCE, lang: 'en', text, token_count: WORDS_PER_CHUNK, embedding: packVector(embedText(text)), embedder_id: embedderId,
+        id: `chk_bench${String(i).padStart(9, '0')}`,
+        workspace_id: workspaceId,
+        source_id: sourceId,
+        agent_id: sourceIndex % 2 ? agentId : null,
+        position: i % CHUNKS_PER_SOURCE,
+        lang: 'en',
+        text,
+        token_count: WORDS_PER_CHUNK,
+        embedding: packVector(embedText(text)),
+        embedder_id: embedderId,
       });
     }
     await db.transaction().execute(async (trx) => {
-      if (sources.length) await trx.insertInto('knowledge_sources').values(sources as never).execute();
-      await trx.insertInto('knowledge_chunks').values(chunks as never).execute();
+      if (sources.length)
+        await trx
+          .insertInto('knowledge_sources')
+          .values(sources as never)
+          .execute();
+      await trx
+        .insertInto('knowledge_chunks')
+        .values(chunks as never)
+        .execute();
     });
   }
 }

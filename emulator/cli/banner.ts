@@ -38,7 +38,8 @@ export async function keysToShow(emulator: Emulator, fixture: Fixture | undefine
 export function stateNotes(emulator: Emulator, fixture: Fixture | undefined, origin: { imported?: string; restarted?: string }): string[] {
   // Loading the demo instead of starting from the prebuilt state is slower: say why.
   if (typeof emulator.demoState === 'object') return [`  demo loaded from its fixtures (slower start): ${emulator.demoState.loaded}`];
-  if (origin.imported) return [`  state imported from ${origin.imported}; it holds key hashes, not secrets, so only keys written in the fixture file are shown`];
+  if (origin.imported)
+    return [`  state imported from ${origin.imported}; it holds key hashes, not secrets, so only keys written in the fixture file are shown`];
   if (!origin.restarted || emulator.fixtureKeys.length) return [];
   const generated = (fixture?.workspaces ?? []).some((w) => w.keys.some((k) => k.secret === undefined));
   return [

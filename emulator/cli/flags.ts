@@ -66,7 +66,9 @@ const ALLOWED_HOSTS = v.pipe(
       return parseAllowedHosts(dataset.value);
     } catch (error) {
       const entry = /"([^"]*)"/.exec((error as Error).message)?.[1];
-      addIssue({ message: `host names, .example.test for a domain and the names under it, IP addresses, or all${entry === undefined ? '' : ` ("${entry}" is none of them)`}` });
+      addIssue({
+        message: `host names, .example.test for a domain and the names under it, IP addresses, or all${entry === undefined ? '' : ` ("${entry}" is none of them)`}`,
+      });
       return NEVER;
     }
   }),
@@ -112,7 +114,7 @@ export const FLAGS = {
     arg: '<file>',
     env: 'SVC_EMULATOR_WRITE_ENV',
     // Not --env-file: Node 20 takes that flag for itself even after the script's name.
-    help: "once ready, write SVC_EMULATOR_URL, _KEY and _WORKSPACE_ID to this file, as exec gives them (removed on a clean stop)",
+    help: 'once ready, write SVC_EMULATOR_URL, _KEY and _WORKSPACE_ID to this file, as exec gives them (removed on a clean stop)',
     schema: text,
   },
   seed: {

@@ -83,7 +83,8 @@ function argsProblem(error: unknown): string {
   const named = /'([^']+)'/.exec(message)?.[1]?.replace(/ <value>$/, '') ?? '';
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown flag ${named} (svc-emulator --help lists them)`;
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return message.includes('does not take') ? `${named} takes no value` : `${named} needs a value`;
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${JSON.stringify(named)} (flags start with --; exec takes its command after --)`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return `unexpected argument ${JSON.stringify(named)} (flags start with --; exec takes its command after --)`;
   return message;
 }
 
@@ -135,7 +136,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Cli {
 function embeddingsOptions(values: FlagValues): CliOptions['embeddings'] {
   const { embeddingsUrl: url, embeddingsModel: model, embeddingsKey: apiKey, embeddingsDimensions: dimensions } = values;
   if (url === undefined) {
-    if (model !== undefined || apiKey !== undefined || dimensions !== undefined) throw new UsageError('--embeddings-model, --embeddings-key and --embeddings-dimensions need --embeddings-url');
+    if (model !== undefined || apiKey !== undefined || dimensions !== undefined)
+      throw new UsageError('--embeddings-model, --embeddings-key and --embeddings-dimensions need --embeddings-url');
     return undefined;
   }
   if (model === undefined) throw new UsageError('--embeddings-url needs --embeddings-model');

@@ -105,7 +105,11 @@ export async function serve(cli: Extract<Cli, { options: CliOptions }>, stops: S
 
   let server: ListeningServer;
   try {
-    server = await emulator.listen({ port: options.port, host: options.host, ...(options.log === 'requests' && { log: (line: string) => process.stderr.write(`${line}\n`) }) });
+    server = await emulator.listen({
+      port: options.port,
+      host: options.host,
+      ...(options.log === 'requests' && { log: (line: string) => process.stderr.write(`${line}\n`) }),
+    });
   } catch (error) {
     await emulator.close();
     if (created()) removeStore(dbFile!);
@@ -163,7 +167,12 @@ export async function serve(cli: Extract<Cli, { options: CliOptions }>, stops: S
     say(`ready at ${server.url}; running ${cli.command} with SVC_EMULATOR_URL${key ? ` and SVC_EMULATOR_KEY (${key.name} of ${key.workspace})` : ''}`);
     const pending = stops.pending;
     if (pending) return void shutdown(exitStatus(null, pending.signal ?? 'SIGTERM'), pending.signal ? undefined : pending.why);
-    const command: RunningCommand = runCommand(cli.command, cli.args, commandEnvironment(process.env, variables), (status, problem) => void shutdown(status, problem));
+    const command: RunningCommand = runCommand(
+      cli.command,
+      cli.args,
+      commandEnvironment(process.env, variables),
+      (status, problem) => void shutdown(status, problem),
+    );
     stops.handle((why, signal) => {
       if (signal) return command.interrupt(signal);
       // Our launcher is gone and nobody will send a second signal: insist after a while.

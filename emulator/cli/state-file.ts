@@ -50,7 +50,9 @@ export function readStateFile(path: string, target: { db: string | undefined; se
     throw new StateFileError(`${path} is not a state file of svc-emulator (no "format": "${STATE_FORMAT}")`);
   }
   if (typeof doc.version === 'number' && doc.version > STATE_VERSION) {
-    throw new StateFileError(`${path} is state version ${doc.version}, newer than this svc-emulator reads (version ${STATE_VERSION}); upgrade svc-emulator to import it`);
+    throw new StateFileError(
+      `${path} is state version ${doc.version}, newer than this svc-emulator reads (version ${STATE_VERSION}); upgrade svc-emulator to import it`,
+    );
   }
   const parsed = v.safeParse(StateDocumentSchema, raw);
   if (!parsed.success) {

@@ -31,4 +31,3 @@ export class StopRequests {
     if (this.pending) handler(this.pending.why, this.pending.signal);
   }
 }
-

@@ -21,13 +21,9 @@ const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
  * the page's own stylesheet may load, no page may frame it, and it sends no referrer.
  */
 export const DOC_PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': [
-    "default-src 'none'",
-    `style-src 'sha256-${STYLE_HASH}'`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; '),
+  'content-security-policy': ["default-src 'none'", `style-src 'sha256-${STYLE_HASH}'`, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join(
+    '; ',
+  ),
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',

@@ -13,15 +13,18 @@ export const ERRORS_PATH = '/docs/errors';
 
 const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
 
-const ErrorDocSchema = named('ErrorType', v.object({
-  code: v.string(),
-  status: v.number(),
-  title: v.string(),
-  when: v.string(),
-  fix: v.string(),
-  notServed: v.optional(v.string()),
-  url: v.string(),
-}));
+const ErrorDocSchema = named(
+  'ErrorType',
+  v.object({
+    code: v.string(),
+    status: v.number(),
+    title: v.string(),
+    when: v.string(),
+    fix: v.string(),
+    notServed: v.optional(v.string()),
+    url: v.string(),
+  }),
+);
 const IngestFailureDocSchema = named('IngestFailureType', v.object({ code: v.string(), when: v.string(), fix: v.string() }));
 const ErrorIndexSchema = named('ErrorTypeIndex', v.object({ data: v.array(ErrorDocSchema), ingestFailures: v.array(IngestFailureDocSchema) }));
 
@@ -35,7 +38,8 @@ function indexHtml() {
     return html`<tr><td><a href="${pageUrl(code)}"><code>${code}</code></a></td><td>${e.status}</td><td>${e.title}${e.notServed ? html` <span class="muted">(not served here)</span>` : ''}</td></tr>`;
   });
   const failures = ingestFailures().map(
-    (f) => html`<tr><td><code>${f.code === 'fetch_blocked_address' ? 'fetch_blocked_address:<class>' : f.code}</code></td><td>${prose(f.when)}</td><td>${prose(f.fix)}</td></tr>`,
+    (f) =>
+      html`<tr><td><code>${f.code === 'fetch_blocked_address' ? 'fetch_blocked_address:<class>' : f.code}</code></td><td>${prose(f.when)}</td><td>${prose(f.fix)}</td></tr>`,
   );
   return html`<h1>Error reference</h1>
 <p>Every error is an RFC 9457 problem document. Its <code>type</code> points at the page of its <code>code</code>; clients branch on <code>code</code>, never on <code>detail</code>.</p>
@@ -67,15 +71,27 @@ export function registerErrorPages(router: Router): void {
   const tags = ['Docs'];
   router.add(
     {
-      method: 'GET', path: ERRORS_PATH, tags, security: 'none', operationId: 'listErrorTypes',
-      summary: 'The error reference: every problem code with its status and title, and the failure codes of sources (HTML, or JSON on Accept: application/json)',
+      method: 'GET',
+      path: ERRORS_PATH,
+      tags,
+      security: 'none',
+      operationId: 'listErrorTypes',
+      summary:
+        'The error reference: every problem code with its status and title, and the failure codes of sources (HTML, or JSON on Accept: application/json)',
       responses: { 200: { description: 'The reference', schema: ErrorIndexSchema, also: ['text/html'] } },
     },
-    ({ c }) => (wantsJson(c) ? jsonPage(c, { data: CODES.map(entry), ingestFailures: ingestFailures() }) : htmlPage(c, 200, 'Error reference · svc-emulator', indexHtml())),
+    ({ c }) =>
+      wantsJson(c)
+        ? jsonPage(c, { data: CODES.map(entry), ingestFailures: ingestFailures() })
+        : htmlPage(c, 200, 'Error reference · svc-emulator', indexHtml()),
   );
   router.add(
     {
-      method: 'GET', path: `${ERRORS_PATH}/:code`, tags, security: 'none', operationId: 'getErrorType',
+      method: 'GET',
+      path: `${ERRORS_PATH}/:code`,
+      tags,
+      security: 'none',
+      operationId: 'getErrorType',
       params: { code: 'A problem code (`svc.agent.invalid`...)' },
       summary: 'One problem code: title, status, when it happens, what to do (the page a problem `type` points at)',
       responses: { 200: { description: 'The page of the code', schema: ErrorDocSchema, also: ['text/html'] } },
@@ -84,7 +100,9 @@ export function registerErrorPages(router: Router): void {
     ({ c, params }) => {
       const code = params.code;
       if (!isErrorCode(code)) {
-        throw new ServiceError('svc.resource.not_found', { detail: { en: 'No problem code has that name.', es: 'Ningún código de problema tiene ese nombre.' } });
+        throw new ServiceError('svc.resource.not_found', {
+          detail: { en: 'No problem code has that name.', es: 'Ningún código de problema tiene ese nombre.' },
+        });
       }
       return wantsJson(c) ? jsonPage(c, entry(code)) : htmlPage(c, 200, `${code} · svc-emulator`, codeHtml(code));
     },

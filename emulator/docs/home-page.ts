@@ -15,12 +15,15 @@ export const UI_PATH = '/_emulator/ui';
 /** Published sites the home page names; the rest are reachable all the same. */
 const SITES_SHOWN = 20;
 
-const HomeSchema = named('Home', v.object({
-  name: v.literal('svc-emulator'),
-  version: v.string(),
-  links: v.object({ ui: v.string(), openapi: v.string(), health: v.string(), errors: v.string() }),
-  sites: v.object({ address: v.string(), published: v.array(v.object({ slug: v.string(), url: v.string() })), more: v.boolean() }),
-}));
+const HomeSchema = named(
+  'Home',
+  v.object({
+    name: v.literal('svc-emulator'),
+    version: v.string(),
+    links: v.object({ ui: v.string(), openapi: v.string(), health: v.string(), errors: v.string() }),
+    sites: v.object({ address: v.string(), published: v.array(v.object({ slug: v.string(), url: v.string() })), more: v.boolean() }),
+  }),
+);
 type Home = v.InferOutput<typeof HomeSchema>;
 
 /** The port the caller reached us on, as its Host header says (none in process). */
@@ -78,8 +81,13 @@ ${sites.length ? html`<ul>${sites}</ul>${h.sites.more ? html`<p class="muted">an
 export function registerHomePage(router: Router, service: Service): void {
   router.add(
     {
-      method: 'GET', path: '/', tags: ['Docs'], security: 'none', operationId: 'home',
-      summary: 'Where to go: the emulator UI, the OpenAPI description, the error reference, health and the published sites (HTML, or JSON on Accept: application/json)',
+      method: 'GET',
+      path: '/',
+      tags: ['Docs'],
+      security: 'none',
+      operationId: 'home',
+      summary:
+        'Where to go: the emulator UI, the OpenAPI description, the error reference, health and the published sites (HTML, or JSON on Accept: application/json)',
       responses: { 200: { description: 'Links', schema: HomeSchema, also: ['text/html'] } },
     },
     async ({ c }) => {

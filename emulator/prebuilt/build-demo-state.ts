@@ -24,7 +24,10 @@ const silent = () => {};
 /** Loads the bundled demo once, at a frozen instant, noting every id call: the prebuilt state (D-185). */
 export async function buildDemoState(): Promise<PrebuiltState> {
   let calls: IdCall[] = [];
-  const emulator = await openEmulator({ fixtures: 'demo', seed: TEMPLATE_SEED, log: silent }, { epoch: TEMPLATE_EPOCH, prebuilt: 'none', record: (c) => (calls = c) });
+  const emulator = await openEmulator(
+    { fixtures: 'demo', seed: TEMPLATE_SEED, log: silent },
+    { epoch: TEMPLATE_EPOCH, prebuilt: 'none', record: (c) => (calls = c) },
+  );
   try {
     const state = await emulator.exportState({ plainHashes: true });
     // Starts take it without the gate (D-726): the build checks it once instead.

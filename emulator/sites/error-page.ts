@@ -17,7 +17,10 @@ export function wantsHtml(c: Context<AppEnv>): boolean {
   return accepts(c, { header: 'Accept', supports: ['text/html', 'application/problem+json', 'application/json'], default: 'application/json' }) === 'text/html';
 }
 
-interface Texts { title: string; message: string }
+interface Texts {
+  title: string;
+  message: string;
+}
 
 // What a visitor reads, by kind of failure; the code and request id follow in small print.
 const TEXTS: Record<Language, Record<'notFound' | 'noSite' | 'unavailable' | 'failed' | 'refused', Texts> & { home: string; sites: string }> = {

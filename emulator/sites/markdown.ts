@@ -23,18 +23,47 @@ function saysWhereItGoes(address: string): boolean {
 }
 
 // Runs before the attribute and scheme filters, on the value as the browser will see it.
-const keepOnSite = (attribute: 'href' | 'src'): sanitizeHtml.Transformer => (tagName, attribs) => {
-  const value = attribs[attribute];
-  if (value === undefined || saysWhereItGoes(value)) return { tagName, attribs };
-  const { [attribute]: _dropped, ...rest } = attribs;
-  return { tagName, attribs: rest };
-};
+const keepOnSite =
+  (attribute: 'href' | 'src'): sanitizeHtml.Transformer =>
+  (tagName, attribs) => {
+    const value = attribs[attribute];
+    if (value === undefined || saysWhereItGoes(value)) return { tagName, attribs };
+    const { [attribute]: _dropped, ...rest } = attribs;
+    return { tagName, attribs: rest };
+  };
 
 // What a page body may contain once rendered: text structure, links, images, tables.
 // Images: https anywhere (the pages' CSP allows `img-src 'self' https:`) or a path on
 // the site; an http image would be blocked by the CSP, so it is not written at all.
 const ALLOWED: sanitizeHtml.IOptions = {
-  allowedTags: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'img', 'table', 'thead', 'tbody', 'tr', 'th', 'td'],
+  allowedTags: [
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'p',
+    'br',
+    'hr',
+    'strong',
+    'em',
+    'del',
+    'code',
+    'pre',
+    'blockquote',
+    'ul',
+    'ol',
+    'li',
+    'a',
+    'img',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
+  ],
   allowedAttributes: { a: ['href', 'title'], img: ['src', 'alt', 'title'], th: ['align'], td: ['align'] },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: { img: ['https'] },

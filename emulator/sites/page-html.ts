@@ -30,25 +30,38 @@ export interface PageView {
 export const STYLESHEET_PATH = '/_site/theme.css';
 export const WIDGET_PATH = '/_site/widget.js';
 
-interface ChatTexts { placeholder: string; send: string; thinking: string; error: string; busy: string; resting: string }
+interface ChatTexts {
+  placeholder: string;
+  send: string;
+  thinking: string;
+  error: string;
+  busy: string;
+  resting: string;
+}
 
 // `busy`: the visitor asked too often (429); `resting`: visitors have used the credits
 // they may spend (402). Both are the visitor's answer, not an error to fix.
 const UI: Record<Language, ChatTexts> = {
   es: {
-    placeholder: 'Escribe tu pregunta…', send: 'Enviar', thinking: 'Pensando…', error: 'No se pudo responder. Inténtalo de nuevo.',
+    placeholder: 'Escribe tu pregunta…',
+    send: 'Enviar',
+    thinking: 'Pensando…',
+    error: 'No se pudo responder. Inténtalo de nuevo.',
     busy: 'Demasiadas preguntas en poco tiempo. Espera un momento y vuelve a preguntar.',
     resting: 'Este asistente no puede atender más preguntas ahora mismo. Vuelve más tarde, por favor.',
   },
   en: {
-    placeholder: 'Type your question…', send: 'Send', thinking: 'Thinking…', error: 'Could not answer. Please try again.',
+    placeholder: 'Type your question…',
+    send: 'Send',
+    thinking: 'Thinking…',
+    error: 'Could not answer. Please try again.',
     busy: 'Too many questions in a short time. Please wait a moment and ask again.',
     resting: 'This assistant cannot take more questions right now. Please come back later.',
   },
 };
 
 const text = (value: LangText | string | undefined, lang: Language): string =>
-  value === undefined ? '' : typeof value === 'string' ? value : value[lang] ?? '';
+  value === undefined ? '' : typeof value === 'string' ? value : (value[lang] ?? '');
 
 /**
  * The site's stylesheet (`/_site/theme.css`): the layout, in the theme's CSS variables,
@@ -80,7 +93,10 @@ table{border-collapse:collapse}td,th{border:1px solid var(--color-muted);padding
 // Links are checked when written; checked again here because an imported state
 // document or an older store may hold one written before the rule.
 function links(items: { label: LangText; href: string }[], lang: Language): string {
-  return items.filter((l) => isLinkTarget(l.href)).map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(text(l.label, lang))}</a>`).join('');
+  return items
+    .filter((l) => isLinkTarget(l.href))
+    .map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(text(l.label, lang))}</a>`)
+    .join('');
 }
 
 /** What the brand's header and footer need: the site, its brand and the language shown. */
@@ -91,7 +107,10 @@ export function header(view: Frame): string {
   const { brand, project, lang } = view;
   const logo = brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(project.name)}">` : `<strong>${escapeHtml(project.name)}</strong>`;
   const nav = brand.navbar ? `<nav>${links(brand.navbar.links, lang)}</nav>` : '';
-  const cta = brand.navbar?.cta && isLinkTarget(brand.navbar.cta.href) ? `<a class="cta" href="${escapeHtml(brand.navbar.cta.href)}">${escapeHtml(text(brand.navbar.cta.label, lang))}</a>` : '';
+  const cta =
+    brand.navbar?.cta && isLinkTarget(brand.navbar.cta.href)
+      ? `<a class="cta" href="${escapeHtml(brand.navbar.cta.href)}">${escapeHtml(text(brand.navbar.cta.label, lang))}</a>`
+      : '';
   return `<header class="site-header"><a class="brand" href="/">${logo}</a>${nav}${cta}</header>`;
 }
 

@@ -90,10 +90,15 @@ export class SiteChat {
       const credits = await this.service.workspaces.messages(site.workspaceId);
       const reserve = this.#ownerReserve(credits.limit);
       const turn = await this.service.chat
-        .openStream(site.workspaceId, page.agentId, {
-          message: body.message,
-          ...(body.conversationId !== undefined && { conversationId: body.conversationId }),
-        }, { reserve })
+        .openStream(
+          site.workspaceId,
+          page.agentId,
+          {
+            message: body.message,
+            ...(body.conversationId !== undefined && { conversationId: body.conversationId }),
+          },
+          { reserve },
+        )
         .catch((error: unknown) => {
           // Refused with credits left: what is left is the owner's, and the answer says so.
           if (error instanceof ServiceError && error.code === 'svc.usage.quota_exhausted' && credits.remaining > 0) {

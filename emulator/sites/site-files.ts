@@ -15,7 +15,10 @@ export function robotsTxt(project: Project, origin: string): string {
     lines.push('Allow: /');
     for (const path of robots.disallow) lines.push(`Disallow: ${path}`);
   }
-  for (const [bots, allowed] of [[AI_SEARCH_BOTS, robots.aiSearch && robots.indexable], [AI_TRAINING_BOTS, robots.aiTraining && robots.indexable]] as const) {
+  for (const [bots, allowed] of [
+    [AI_SEARCH_BOTS, robots.aiSearch && robots.indexable],
+    [AI_TRAINING_BOTS, robots.aiTraining && robots.indexable],
+  ] as const) {
     for (const bot of bots) lines.push('', `User-agent: ${bot}`, allowed ? 'Allow: /' : 'Disallow: /');
   }
   lines.push('', `Sitemap: ${origin}/sitemap.xml`);

@@ -45,7 +45,12 @@ function text(c: Context<AppEnv>, body: string, type: string): Response {
 }
 
 const html = (c: Context<AppEnv>, status: number, body: string, styleSources: string[], extra: Record<string, string> = {}) =>
-  respond(c, status, body, { ...extra, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': siteCsp(styleSources) });
+  respond(c, status, body, {
+    ...extra,
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-cache',
+    'content-security-policy': siteCsp(styleSources),
+  });
 
 /** The language a site's page is shown in: `?lang=` when the site serves it, else `fallback`. */
 function languageOf(url: URL, project: Project, fallback: Language): Language {

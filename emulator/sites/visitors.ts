@@ -28,7 +28,10 @@ function addressKey(address: string): string {
   const ip = ipaddr.process(address);
   if (ip.kind() === 'ipv4') return ip.toString();
   // One subscriber holds a whole /64 and may use any address in it: count the prefix.
-  return `${(ip as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+  return `${(ip as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`;
 }
 
 /**

@@ -9,14 +9,23 @@ type AnySchema = v.GenericSchema<unknown, unknown>;
 
 /** An id the service draws (`prj_01j...`; re-crawl jobs and chunks add `_<suffix>`), by its prefix. */
 export const id = (prefix: string) =>
-  v.pipe(v.string('must be an id'), v.maxLength(120, 'must be an id'), v.regex(new RegExp(`^${prefix}_[0-9a-z]+(?:_[0-9a-z]+)*$`), `must be an id starting with ${prefix}_`));
+  v.pipe(
+    v.string('must be an id'),
+    v.maxLength(120, 'must be an id'),
+    v.regex(new RegExp(`^${prefix}_[0-9a-z]+(?:_[0-9a-z]+)*$`), `must be an id starting with ${prefix}_`),
+  );
 
 /** A timestamp as the service writes it. */
 export const timestamp = StoredTimestampSchema;
 
 /** A whole number from `min` to `max` (finite, safe). */
 export const int = (min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(min, `must be from ${min} to ${max}`), v.maxValue(max, `must be from ${min} to ${max}`));
+  v.pipe(
+    v.number('must be a number'),
+    v.integer('must be a whole number'),
+    v.minValue(min, `must be from ${min} to ${max}`),
+    v.maxValue(max, `must be from ${min} to ${max}`),
+  );
 
 /** A boolean stored as 0 or 1. */
 export const flag = v.picklist([0, 1], 'must be 0 or 1');
@@ -44,8 +53,15 @@ function isCanonicalBase64(text: string): boolean {
 export const bytes = v.pipe(
   v.union(
     [
-      v.pipe(v.strictObject({ $bytes: v.string() }), v.check((b) => isCanonicalBase64(b.$bytes), 'must be base64'), v.transform((b) => Buffer.from(b.$bytes, 'base64'))),
-      v.pipe(v.instance(Uint8Array), v.transform((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength))),
+      v.pipe(
+        v.strictObject({ $bytes: v.string() }),
+        v.check((b) => isCanonicalBase64(b.$bytes), 'must be base64'),
+        v.transform((b) => Buffer.from(b.$bytes, 'base64')),
+      ),
+      v.pipe(
+        v.instance(Uint8Array),
+        v.transform((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)),
+      ),
     ],
     'must be bytes ({ "$bytes": "<base64>" })',
   ),

@@ -31,7 +31,9 @@ function replayFault(row: Row, replays: GateOptions['replays']): { column: strin
   const schemas = replays.get(row.status as number);
   if (!schemas) return { column: 'status', reason: `must be a status an idempotent route answers (${[...replays.keys()].join(', ')})` };
   const body = JSON.parse(row.body as string) as unknown;
-  return schemas.some((schema) => v.is(schema, body)) ? undefined : { column: 'body', reason: `must be an answer an idempotent route gives with ${row.status}` };
+  return schemas.some((schema) => v.is(schema, body))
+    ? undefined
+    : { column: 'body', reason: `must be an answer an idempotent route gives with ${row.status}` };
 }
 
 /** A refusal lists at most this many faults (the first ones, in table order). */
@@ -46,14 +48,28 @@ export const MAX_CLOCK = Date.UTC(9000, 0, 1);
 // The 80-bit random part of the last id, with the top bit clear (the generator's headroom).
 const MAX_RANDOM = 2n ** 79n - 1n;
 
-const Instant = v.pipe(v.number('must be a number'), v.integer('must be whole milliseconds'), v.minValue(0, 'must not be before 1970'), v.maxValue(MAX_CLOCK, 'must not be after the year 9000'));
+const Instant = v.pipe(
+  v.number('must be a number'),
+  v.integer('must be whole milliseconds'),
+  v.minValue(0, 'must not be before 1970'),
+  v.maxValue(MAX_CLOCK, 'must not be after the year 9000'),
+);
 
 const ClockSchema = v.strictObject({ frozen: v.boolean(), value: v.pipe(v.number('must be a number'), v.integer('must be whole milliseconds')) });
 const IdsSchema = v.strictObject({
   // -1: no id drawn yet.
   time: v.union([v.literal(-1), Instant], 'must be -1 or an instant from 1970 to the year 9000 (whole milliseconds)'),
-  random: v.pipe(v.string(), v.regex(/^\d{1,25}$/, 'must be a decimal number'), v.check((r) => /^\d{1,25}$/.test(r) && BigInt(r) <= MAX_RANDOM, 'must be below 2^79')),
-  draws: v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer')),
+  random: v.pipe(
+    v.string(),
+    v.regex(/^\d{1,25}$/, 'must be a decimal number'),
+    v.check((r) => /^\d{1,25}$/.test(r) && BigInt(r) <= MAX_RANDOM, 'must be below 2^79'),
+  ),
+  draws: v.pipe(
+    v.number(),
+    v.integer('must be a whole number'),
+    v.minValue(0, 'must be 0 or more'),
+    v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer'),
+  ),
 });
 
 /** How a fault names its row: `{ row: <id or key> }` when the row has one that reads as text. */
@@ -101,7 +117,10 @@ export function gateState(input: GateInput, options: GateOptions = {}): Record<s
     if (rows === undefined || (rows.length === 0 && !ROW_RULES[table].row)) continue;
     const rule = ROW_RULES[table];
     if (!rule.row) {
-      faults.push({ field: `tables.${table}`, reason: rule.absent === 'derived' ? 'is derived and built again after an import: leave it out' : 'is not state' });
+      faults.push({
+        field: `tables.${table}`,
+        reason: rule.absent === 'derived' ? 'is derived and built again after an import: leave it out' : 'is not state',
+      });
       continue;
     }
     const name = rowName(table);
@@ -111,7 +130,8 @@ export function gateState(input: GateInput, options: GateOptions = {}): Record<s
       const at = `tables.${table}.${i}`;
       const parsed = v.safeParse(rule.row!, row);
       if (!parsed.success) {
-        for (const e of toFieldErrors(parsed.issues)) faults.push({ field: e.field === '(body)' ? at : `${at}.${e.field.split('.')[0]}`, reason: e.reason, ...name(row) });
+        for (const e of toFieldErrors(parsed.issues))
+          faults.push({ field: e.field === '(body)' ? at : `${at}.${e.field.split('.')[0]}`, reason: e.reason, ...name(row) });
         return;
       }
       const cells = parsed.output as Row;

@@ -31,7 +31,10 @@ const REFERENCES: Record<string, Reference[]> = {
     },
   ],
   project_slugs: [{ column: 'project_id', to: 'projects' }],
-  pages: [{ column: 'project_id', to: 'projects' }, { column: 'agent_id', to: 'agents' }],
+  pages: [
+    { column: 'project_id', to: 'projects' },
+    { column: 'agent_id', to: 'agents' },
+  ],
   themes: [{ column: 'project_id', to: 'projects' }],
   assets: [{ column: 'page_id', to: 'pages' }],
   brands: [{ column: 'project_id', to: 'projects' }],
@@ -41,7 +44,10 @@ const REFERENCES: Record<string, Reference[]> = {
 /** Keys no two rows of a table share: a name for the message and the key of a row (undefined: not keyed). */
 export const UNIQUE: Record<string, [string, (row: Row) => string | undefined][]> = {
   workspaces: [['id', (r) => String(r.id)]],
-  api_keys: [['id', (r) => String(r.id)], ['hash', (r) => String(r.hash)]],
+  api_keys: [
+    ['id', (r) => String(r.id)],
+    ['hash', (r) => String(r.hash)],
+  ],
   idempotency: [['idem_key', (r) => `${r.key_id}\n${r.idem_key}`]],
   activity: [['day', (r) => `${r.workspace_id}\n${r.day}`]],
   jobs: [['id', (r) => String(r.id)]],
@@ -54,11 +60,20 @@ export const UNIQUE: Record<string, [string, (row: Row) => string | undefined][]
   knowledge_lexicons: [['workspace_id', (r) => String(r.workspace_id)]],
   projects: [['id', (r) => String(r.id)]],
   project_slugs: [['slug', (r) => String(r.slug)]],
-  pages: [['id', (r) => String(r.id)], ['path', (r) => `${r.project_id}\n${r.path}`]],
+  pages: [
+    ['id', (r) => String(r.id)],
+    ['path', (r) => `${r.project_id}\n${r.path}`],
+  ],
   themes: [['project_id', (r) => String(r.project_id)]],
-  assets: [['id', (r) => String(r.id)], ['key', (r) => (r.key === null ? undefined : `${r.workspace_id}\n${r.page_id}\n${r.key}`)]],
+  assets: [
+    ['id', (r) => String(r.id)],
+    ['key', (r) => (r.key === null ? undefined : `${r.workspace_id}\n${r.page_id}\n${r.key}`)],
+  ],
   brands: [['project_id', (r) => `${r.workspace_id}\n${r.project_id}`]],
-  brand_files: [['id', (r) => String(r.id)], ['slot', (r) => `${r.workspace_id}\n${r.project_id}\n${r.slot}`]],
+  brand_files: [
+    ['id', (r) => String(r.id)],
+    ['slot', (r) => `${r.workspace_id}\n${r.project_id}\n${r.slot}`],
+  ],
 };
 
 /** A fault of a row found by comparing it with others. */
@@ -128,7 +143,8 @@ function addresses(tables: Tables): CrossFault[] {
     if (row.state !== 'active') return;
     const project = projects.get(String(row.project_id));
     if (active.has(String(row.project_id))) faults.push({ table: 'project_slugs', index, column: 'state', reason: 'a project has one active slug' });
-    else if (project && project.slug !== row.slug) faults.push({ table: 'project_slugs', index, column: 'slug', reason: `must be the slug of ${row.project_id}` });
+    else if (project && project.slug !== row.slug)
+      faults.push({ table: 'project_slugs', index, column: 'slug', reason: `must be the slug of ${row.project_id}` });
     active.set(String(row.project_id), row);
   });
   (tables.projects ?? []).forEach((row, index) => {

@@ -9,12 +9,25 @@ import type { TABLES } from '../../src/db/schema/index.js';
 import { INGEST_JOB, RECRAWL_JOB } from '../../src/knowledge/ingestion.js';
 import { StoredClaimSchema, StoredLexiconSchema, StoredSourceFields, StoredTopicsSchema } from '../../src/knowledge/knowledge.schema.js';
 import { MEDIA_TYPES } from '../../src/knowledge/pipeline/formats.js';
-import { StoredBodySchema, StoredEditorialSchema, StoredMachineTextsSchema, StoredPageFields, StoredPageSitemapSchema, StoredSeoSchema } from '../../src/pages/pages.schema.js';
+import {
+  StoredBodySchema,
+  StoredEditorialSchema,
+  StoredMachineTextsSchema,
+  StoredPageFields,
+  StoredPageSitemapSchema,
+  StoredSeoSchema,
+} from '../../src/pages/pages.schema.js';
 import { REPLAYED_STATUSES, StoredReplayHeadersSchema, isJsonText } from '../../src/platform/idempotency.js';
 import { isIngestFailureCode } from '../../src/platform/ingest-failures.js';
 import { TRANSLATE_JOB } from '../../src/projects/translate-job.js';
 import { LEXICON_JOB } from '../../src/knowledge/lexicon/lexicon-builder.js';
-import { StoredAnalyticsSchema, StoredLocalesSchema, StoredProjectFields, StoredRobotsSchema, StoredSitemapSchema } from '../../src/projects/projects.schema.js';
+import {
+  StoredAnalyticsSchema,
+  StoredLocalesSchema,
+  StoredProjectFields,
+  StoredRobotsSchema,
+  StoredSitemapSchema,
+} from '../../src/projects/projects.schema.js';
 import { StoredTokensSchema } from '../../src/theme/theme.schema.js';
 import { StoredCapsSchema, StoredWorkspaceFields } from '../../src/workspaces/workspaces.schema.js';
 import { bytes, exact, flag, id, int, json, lang, oneOf, sha256, text, timestamp } from './columns.js';
@@ -125,7 +138,8 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
         return ['status', 'headers', 'body'].filter((c) => row[c] !== null).map((column) => ({ column, reason: 'must be null while the request runs' }));
       }
       const faults: RowFault[] = [];
-      if (!REPLAYED_STATUSES.includes(row.status as number)) faults.push({ column: 'status', reason: `must be a status the route answers (${REPLAYED_STATUSES.join(', ')})` });
+      if (!REPLAYED_STATUSES.includes(row.status as number))
+        faults.push({ column: 'status', reason: `must be a status the route answers (${REPLAYED_STATUSES.join(', ')})` });
       if (row.headers === null) faults.push({ column: 'headers', reason: 'must be the recorded headers' });
       if (!isJsonText(row.body)) faults.push({ column: 'body', reason: 'must be the recorded JSON answer' });
       return faults;
@@ -134,7 +148,11 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
   activity: {
     row: v.strictObject({
       workspace_id: workspaceId,
-      day: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a UTC day (YYYY-MM-DD)'), v.check((d) => timestampOfDay(d), 'must be a UTC day (YYYY-MM-DD)')),
+      day: v.pipe(
+        v.string(),
+        v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a UTC day (YYYY-MM-DD)'),
+        v.check((d) => timestampOfDay(d), 'must be a UTC day (YYYY-MM-DD)'),
+      ),
       count: int(),
     }),
     name: (row) => `${row.workspace_id}/${row.day}`,
@@ -195,7 +213,12 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
       kind: oneOf(['upload', 'url', 'claim'] as const),
       title: StoredSourceFields.title,
       status: oneOf(['pending', 'ready', 'failed'] as const),
-      error: nullable(v.pipe(v.string(), v.check<string, string>((code) => isIngestFailureCode(code), 'must be an ingestion failure code'))),
+      error: nullable(
+        v.pipe(
+          v.string(),
+          v.check<string, string>((code) => isIngestFailureCode(code), 'must be an ingestion failure code'),
+        ),
+      ),
       lang,
       source_lang: nullable(lang),
       translated: flag,
@@ -247,9 +270,11 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
       const embedding = row.embedding as Uint8Array;
       const dims = HASH_EMBEDDER.exec(row.embedder_id as string)?.[1];
       if (embedding.byteLength === 0 || embedding.byteLength % 4 !== 0) return [{ column: 'embedding', reason: 'must be float32 values' }];
-      if (dims !== undefined && embedding.byteLength !== Number(dims) * 4) return [{ column: 'embedding', reason: `must be ${dims} float32 values (${row.embedder_id})` }];
+      if (dims !== undefined && embedding.byteLength !== Number(dims) * 4)
+        return [{ column: 'embedding', reason: `must be ${dims} float32 values (${row.embedder_id})` }];
       const view = new DataView(embedding.buffer, embedding.byteOffset, embedding.byteLength);
-      for (let i = 0; i < embedding.byteLength; i += 4) if (!Number.isFinite(view.getFloat32(i, true))) return [{ column: 'embedding', reason: 'must hold finite numbers' }];
+      for (let i = 0; i < embedding.byteLength; i += 4)
+        if (!Number.isFinite(view.getFloat32(i, true))) return [{ column: 'embedding', reason: 'must hold finite numbers' }];
       return [];
     },
   },
@@ -278,7 +303,10 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
       created_at: timestamp,
       updated_at: timestamp,
     }),
-    check: (row) => ((JSON.parse(row.locales as string) as string[]).includes(row.default_locale as string) ? [] : [{ column: 'default_locale', reason: 'must be one of locales' }]),
+    check: (row) =>
+      (JSON.parse(row.locales as string) as string[]).includes(row.default_locale as string)
+        ? []
+        : [{ column: 'default_locale', reason: 'must be one of locales' }],
   },
   project_slugs: {
     row: v.strictObject({
@@ -310,10 +338,17 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
       updated_at: timestamp,
       published_at: nullable(timestamp),
     }),
-    check: (row) => ((row.kind === 'agent') === (row.agent_id !== null) ? [] : [{ column: 'agent_id', reason: 'an agent page names its agent, a document page none' }]),
+    check: (row) =>
+      (row.kind === 'agent') === (row.agent_id !== null) ? [] : [{ column: 'agent_id', reason: 'an agent page names its agent, a document page none' }],
   },
   themes: {
-    row: v.strictObject({ project_id: id('prj'), workspace_id: workspaceId, tokens: json(StoredTokensSchema, 'the theme tokens'), customized: flag, updated_at: timestamp }),
+    row: v.strictObject({
+      project_id: id('prj'),
+      workspace_id: workspaceId,
+      tokens: json(StoredTokensSchema, 'the theme tokens'),
+      customized: flag,
+      updated_at: timestamp,
+    }),
     name: (row) => String(row.project_id),
   },
   assets: {
@@ -365,7 +400,8 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
     }),
     check(row) {
       const faults = sizeAndHash(row, 'bytes');
-      if (!SLOT_TYPES[row.slot as BrandSlot].includes(row.content_type as string)) faults.push({ column: 'content_type', reason: `must be a type the ${row.slot} slot takes` });
+      if (!SLOT_TYPES[row.slot as BrandSlot].includes(row.content_type as string))
+        faults.push({ column: 'content_type', reason: `must be a type the ${row.slot} slot takes` });
       return faults;
     },
   },

@@ -67,7 +67,9 @@ export async function checkStoreFile(path: string): Promise<void> {
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     const [first, ...more] = error.errors ?? [];
-    const where = first ? `${first.field}${typeof first.row === 'string' ? ` (${first.row})` : ''}: ${first.reason}${more.length ? `; and ${more.length} other fault${more.length === 1 ? '' : 's'}` : ''}` : error.message;
+    const where = first
+      ? `${first.field}${typeof first.row === 'string' ? ` (${first.row})` : ''}: ${first.reason}${more.length ? `; and ${more.length} other fault${more.length === 1 ? '' : 's'}` : ''}`
+      : error.message;
     throw new StoreOpenError(
       `cannot use ${path}: it holds rows this svc-emulator could not have written (${where}); nothing was changed. Start with --import <state file> to replace its state, or remove the file`,
     );

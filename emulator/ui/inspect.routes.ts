@@ -9,8 +9,17 @@ import type { Router } from '../../src/platform/route.js';
 import { WorkspaceRecordSchema } from '../../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../../src/workspaces/workspaces.service.js';
 import {
-  FixtureKeyListSchema, KeylessWorkspaceSchema, QueueQuerySchema, RESOURCES_PER_KIND, QueueSchema, WorkspaceListSchema, WorkspaceResourcesSchema,
-  type FixtureKey, type QueueView, type WorkspaceResources, type WorkspaceSummary,
+  FixtureKeyListSchema,
+  KeylessWorkspaceSchema,
+  QueueQuerySchema,
+  RESOURCES_PER_KIND,
+  QueueSchema,
+  WorkspaceListSchema,
+  WorkspaceResourcesSchema,
+  type FixtureKey,
+  type QueueView,
+  type WorkspaceResources,
+  type WorkspaceSummary,
 } from './inspect.schema.js';
 
 /** What the inspection routes need of the emulator: reads, a keyless create, and a chat turn as a workspace. */
@@ -40,7 +49,11 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/workspaces', operationId: 'listWorkspaces', tags, security,
+      method: 'GET',
+      path: '/_emulator/workspaces',
+      operationId: 'listWorkspaces',
+      tags,
+      security,
       summary: 'Every workspace with its settings and message credits (`messages`, as GET /v1/usage counts them), oldest first',
       responses: { 200: { description: 'Workspaces', schema: WorkspaceListSchema } },
     },
@@ -49,8 +62,13 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/fixture-keys', operationId: 'listFixtureKeys', tags, security,
-      summary: 'The keys the loaded fixtures made that are still active, with their secrets, as the CLI prints them at start-up (none after `--fixtures none` or a state import)',
+      method: 'GET',
+      path: '/_emulator/fixture-keys',
+      operationId: 'listFixtureKeys',
+      tags,
+      security,
+      summary:
+        'The keys the loaded fixtures made that are still active, with their secrets, as the CLI prints them at start-up (none after `--fixtures none` or a state import)',
       responses: { 200: { description: 'Fixture keys', schema: FixtureKeyListSchema } },
     },
     async () => ({ status: 200, body: { data: await inspector.fixtureKeys() } }),
@@ -58,9 +76,15 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'POST', path: '/_emulator/workspaces/keyless', operationId: 'createKeylessWorkspace', tags, security,
-      summary: 'Create an isolated workspace with no key (mint keys with POST /workspaces/{tenantId}/keys); what the emulator UI uses, so it never receives a secret',
-      body: KeylessWorkspaceSchema, responses: { 201: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
+      method: 'POST',
+      path: '/_emulator/workspaces/keyless',
+      operationId: 'createKeylessWorkspace',
+      tags,
+      security,
+      summary:
+        'Create an isolated workspace with no key (mint keys with POST /workspaces/{tenantId}/keys); what the emulator UI uses, so it never receives a secret',
+      body: KeylessWorkspaceSchema,
+      responses: { 201: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
       errors: ['svc.request.validation_failed'],
     },
     async ({ body }) => ({ status: 201, body: await inspector.createKeyless(body) }),
@@ -68,7 +92,12 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/workspaces/:workspaceId/resources', operationId: 'getWorkspaceResources', tags, security, params: { workspaceId },
+      method: 'GET',
+      path: '/_emulator/workspaces/:workspaceId/resources',
+      operationId: 'getWorkspaceResources',
+      tags,
+      security,
+      params: { workspaceId },
       summary: `A workspace's settings, credits, keys (never their secrets), agents, sources with their ingestion status, projects, pages and assets: the newest ${RESOURCES_PER_KIND} of each`,
       responses: { 200: { description: 'Resources of the workspace', schema: WorkspaceResourcesSchema } },
       errors: ['svc.tenant.not_found'],
@@ -78,9 +107,14 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/queue', operationId: 'getQueue', tags, security,
+      method: 'GET',
+      path: '/_emulator/queue',
+      operationId: 'getQueue',
+      tags,
+      security,
       summary: 'The job queue: jobs waiting (due or scheduled on the emulated clock), running, or failed; by run time',
-      query: QueueQuerySchema, responses: { 200: { description: 'Jobs and counts by status', schema: QueueSchema } },
+      query: QueueQuerySchema,
+      responses: { 200: { description: 'Jobs and counts by status', schema: QueueSchema } },
       errors: ['svc.request.validation_failed'],
     },
     async ({ query }) => ({ status: 200, body: await inspector.queue(query.limit) }),
@@ -88,14 +122,24 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'POST', path: '/_emulator/workspaces/:workspaceId/agents/:agentId/chat', operationId: 'chatAsWorkspace', tags, security,
+      method: 'POST',
+      path: '/_emulator/workspaces/:workspaceId/agents/:agentId/chat',
+      operationId: 'chatAsWorkspace',
+      tags,
+      security,
       params: { workspaceId, agentId: idParam('agent', 'agt') },
-      summary: 'A chat turn as the workspace, without a key (one credit, as POST /v1/agents/{agentId}/chat); `Accept: text/event-stream` streams it as events start, token..., done or error',
+      summary:
+        'A chat turn as the workspace, without a key (one credit, as POST /v1/agents/{agentId}/chat); `Accept: text/event-stream` streams it as events start, token..., done or error',
       body: ChatBodySchema,
       responses: { 200: { description: 'The chat answer (JSON), or the event stream', schema: ChatAnswerSchema, stream: CHAT_STREAM } },
       errors: [
-        'svc.request.validation_failed', 'svc.tenant.not_found', 'svc.chat.agent_scope_conflict', 'svc.agent.not_found',
-        'svc.resource.not_found', 'svc.usage.quota_exhausted', 'svc.service.unavailable',
+        'svc.request.validation_failed',
+        'svc.tenant.not_found',
+        'svc.chat.agent_scope_conflict',
+        'svc.agent.not_found',
+        'svc.resource.not_found',
+        'svc.usage.quota_exhausted',
+        'svc.service.unavailable',
         // A chat model (a port: it may be the caller's own) that fails answers 500.
         'svc.internal.error',
       ],

@@ -27,14 +27,17 @@ export type WorkspaceSummary = v.InferOutput<typeof WorkspaceSummarySchema>;
 export const WorkspaceListSchema = named('WorkspaceList', v.object({ data: v.array(WorkspaceSummarySchema) }));
 
 /** A key the fixtures made, as the CLI prints it at start-up (D-852). */
-export const FixtureKeySchema = named('FixtureKey', v.object({
-  id: v.string(),
-  workspaceId: v.string(),
-  name: v.string(),
-  prefix: v.string(),
-  scopes: v.array(v.string()),
-  secret: v.string(),
-}));
+export const FixtureKeySchema = named(
+  'FixtureKey',
+  v.object({
+    id: v.string(),
+    workspaceId: v.string(),
+    name: v.string(),
+    prefix: v.string(),
+    scopes: v.array(v.string()),
+    secret: v.string(),
+  }),
+);
 
 export type FixtureKey = v.InferOutput<typeof FixtureKeySchema>;
 
@@ -43,18 +46,21 @@ export const FixtureKeyListSchema = named('FixtureKeyList', v.object({ data: v.a
 /** `POST /_emulator/workspaces/keyless`: what `POST /_emulator/workspaces` takes but `scopes` (no key is made). */
 export const KeylessWorkspaceSchema = named('KeylessWorkspaceCreate', v.optional(v.omit(WorkspaceCreateSchema.wrapped, ['scopes']), {}));
 
-export const WorkspaceResourcesSchema = named('WorkspaceResources', v.object({
-  workspace: WorkspaceRecordSchema,
-  credits: MessagesSchema,
-  /** Key records as the console lists them: prefix, never secret or hash. */
-  keys: firstPage(KeyRecordSchema),
-  agents: firstPage(AgentSchema),
-  sources: firstPage(SourceSchema),
-  projects: firstPage(ProjectSchema),
-  /** Pages of every project, newest first. */
-  pages: firstPage(PageSchema),
-  assets: firstPage(AssetSchema),
-}));
+export const WorkspaceResourcesSchema = named(
+  'WorkspaceResources',
+  v.object({
+    workspace: WorkspaceRecordSchema,
+    credits: MessagesSchema,
+    /** Key records as the console lists them: prefix, never secret or hash. */
+    keys: firstPage(KeyRecordSchema),
+    agents: firstPage(AgentSchema),
+    sources: firstPage(SourceSchema),
+    projects: firstPage(ProjectSchema),
+    /** Pages of every project, newest first. */
+    pages: firstPage(PageSchema),
+    assets: firstPage(AssetSchema),
+  }),
+);
 
 export type WorkspaceResources = v.InferOutput<typeof WorkspaceResourcesSchema>;
 
@@ -62,27 +68,33 @@ export const QueueQuerySchema = v.object({
   limit: v.optional(integerText(1, 1000, 'How many jobs to answer'), '100'),
 });
 
-export const QueuedJobSchema = named('QueuedJob', v.object({
-  id: v.string(),
-  workspaceId: v.string(),
-  kind: v.string(),
-  /** `failed` jobs stay in the queue with their last error; they are not retried. */
-  status: v.picklist(['queued', 'running', 'failed']),
-  runAt: v.string(),
-  /** Whether `runAt` has come on the emulated clock. */
-  due: v.boolean(),
-  attempts: v.number(),
-  lastError: v.nullable(v.string()),
-  createdAt: v.string(),
-}));
+export const QueuedJobSchema = named(
+  'QueuedJob',
+  v.object({
+    id: v.string(),
+    workspaceId: v.string(),
+    kind: v.string(),
+    /** `failed` jobs stay in the queue with their last error; they are not retried. */
+    status: v.picklist(['queued', 'running', 'failed']),
+    runAt: v.string(),
+    /** Whether `runAt` has come on the emulated clock. */
+    due: v.boolean(),
+    attempts: v.number(),
+    lastError: v.nullable(v.string()),
+    createdAt: v.string(),
+  }),
+);
 
 export type QueuedJob = v.InferOutput<typeof QueuedJobSchema>;
 
-export const QueueSchema = named('Queue', v.object({
-  /** Jobs by `runAt`, then id. */
-  data: v.array(QueuedJobSchema),
-  hasMore: v.boolean(),
-  counts: v.object({ queued: v.number(), running: v.number(), failed: v.number() }),
-}));
+export const QueueSchema = named(
+  'Queue',
+  v.object({
+    /** Jobs by `runAt`, then id. */
+    data: v.array(QueuedJobSchema),
+    hasMore: v.boolean(),
+    counts: v.object({ queued: v.number(), running: v.number(), failed: v.number() }),
+  }),
+);
 
 export type QueueView = v.InferOutput<typeof QueueSchema>;

@@ -36,10 +36,7 @@ async function newestPages(service: Service, workspaceId: string, projectIds: st
 export function serviceInspector(service: Service, fixtureKeys: () => readonly LoadedFixtureKey[] = () => []): Inspector {
   return {
     async workspaces() {
-      const [list, usage] = await Promise.all([
-        service.workspaces.list(),
-        service.db.selectFrom('workspaces').select(['id', 'messages_used']).execute(),
-      ]);
+      const [list, usage] = await Promise.all([service.workspaces.list(), service.db.selectFrom('workspaces').select(['id', 'messages_used']).execute()]);
       const used = new Map(usage.map((row) => [row.id, row.messages_used]));
       return list.map((ws) => {
         const spent = used.get(ws.id) ?? 0;
@@ -63,14 +60,16 @@ export function serviceInspector(service: Service, fixtureKeys: () => readonly L
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.map((row): FixtureKey => ({
-        id: row.id,
-        workspaceId: row.workspace_id,
-        name: row.name,
-        prefix: row.prefix,
-        scopes: JSON.parse(row.scopes) as string[],
-        secret: byHash.get(row.hash)!.secret,
-      }));
+      return rows.map(
+        (row): FixtureKey => ({
+          id: row.id,
+          workspaceId: row.workspace_id,
+          name: row.name,
+          prefix: row.prefix,
+          scopes: JSON.parse(row.scopes) as string[],
+          secret: byHash.get(row.hash)!.secret,
+        }),
+      );
     },
 
     createKeyless: (input) => service.workspaces.create(input),
@@ -86,7 +85,11 @@ export function serviceInspector(service: Service, fixtureKeys: () => readonly L
         service.projects.list(workspaceId, { limit }),
         service.assets.list(workspaceId, { limit }, origin),
       ]);
-      const pages = await newestPages(service, workspaceId, projects.data.map((p) => p.id));
+      const pages = await newestPages(
+        service,
+        workspaceId,
+        projects.data.map((p) => p.id),
+      );
       return {
         workspace,
         credits,

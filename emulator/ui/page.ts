@@ -5,8 +5,13 @@ import { UI_PATH, UI_SECTIONS, type UiSection } from './ui-paths.js';
 
 /** Source failures a fault can queue (a few of `INJECTABLE_INGEST_FAILURE`'s; the control plane takes them all). */
 export const INGEST_CHOICES = [
-  'fetch_timeout', 'fetch_dns_failed', 'fetch_response_too_large', 'unsupported_document', 'ingest_failed',
-  'fetch_blocked_address:private', 'fetch_blocked_address:loopback',
+  'fetch_timeout',
+  'fetch_dns_failed',
+  'fetch_response_too_large',
+  'unsupported_document',
+  'ingest_failed',
+  'fetch_blocked_address:private',
+  'fetch_blocked_address:loopback',
 ];
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -77,7 +82,10 @@ function workspacesSection(): string {
           <h4>Mint a key</h4>
           <div class="row">
             <label>Name <input name="name" maxlength="80" value="my-app"></label>
-            <label>Env <select name="env">${options([{ value: 'test', label: 'test' }, { value: 'live', label: 'live' }])}</select></label>
+            <label>Env <select name="env">${options([
+              { value: 'test', label: 'test' },
+              { value: 'live', label: 'live' },
+            ])}</select></label>
             <label>Expires at <input name="expiresAt" size="24" placeholder="(never)"></label>
           </div>
           <details class="scopes"><summary>Scopes: <span data-scope-count>all ${SCOPES.length}</span></summary>
@@ -218,8 +226,11 @@ function clockSection(): string {
     <form id="clock-advance" class="row" novalidate>
       <label>Advance by <input name="amount" data-field="advanceMs" inputmode="numeric" value="1" size="6"></label>
       <label>Unit <select name="unit">${options([
-        { value: '1000', label: 'seconds' }, { value: '60000', label: 'minutes' }, { value: '3600000', label: 'hours' },
-        { value: '86400000', label: 'days' }, { value: '1', label: 'ms' },
+        { value: '1000', label: 'seconds' },
+        { value: '60000', label: 'minutes' },
+        { value: '3600000', label: 'hours' },
+        { value: '86400000', label: 'days' },
+        { value: '1', label: 'ms' },
       ])}</select></label>
       <button type="submit">Advance</button>
     </form>
@@ -271,7 +282,9 @@ const BODIES: Record<UiSection, [body: () => string, scoped: boolean]> = {
  * needed. Nothing inline: the CSP allows only the files under the UI path.
  */
 export function renderUiPage(version: string, current: UiSection = 'workspaces'): string {
-  const nav = UI_SECTIONS.map((s) => `<li><a href="${UI_PATH}/${s.id}" data-nav="${s.id}"${s.id === current ? ' aria-current="page"' : ''}>${escapeHtml(s.label)}</a></li>`).join('');
+  const nav = UI_SECTIONS.map(
+    (s) => `<li><a href="${UI_PATH}/${s.id}" data-nav="${s.id}"${s.id === current ? ' aria-current="page"' : ''}>${escapeHtml(s.label)}</a></li>`,
+  ).join('');
   const sections = UI_SECTIONS.map((s) => section(s.id, current, BODIES[s.id][0](), BODIES[s.id][1])).join('\n');
   const label = UI_SECTIONS.find((s) => s.id === current)!.label;
   return `<!doctype html>

@@ -52,7 +52,10 @@ function vendorFiles(): [string, string][] {
   const dir = join(dirname(createRequire(import.meta.url).resolve('eventsource-parser/package.json')), 'dist');
   // Source maps are not served: drop the comment that would make devtools ask for one.
   const read = (name: string) => readFileSync(join(dir, name), 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
-  return [['vendor/eventsource-parser/index.js', read('index.js')], ['vendor/eventsource-parser/stream.js', read('stream.js')]];
+  return [
+    ['vendor/eventsource-parser/index.js', read('index.js')],
+    ['vendor/eventsource-parser/stream.js', read('stream.js')],
+  ];
 }
 
 let files: Map<string, UiFile> | undefined;

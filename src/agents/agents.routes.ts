@@ -10,8 +10,14 @@ export function registerAgentRoutes(router: Router, agents: AgentsService): void
   const params = { agentId: idParam('agent', 'agt') };
   router.add(
     {
-      method: 'POST', path: '/v1/agents', operationId: 'createAgent', tags, summary: 'Create an agent', scope: 'landings:write',
-      body: AgentCreateSchema, invalid: 'svc.agent.invalid',
+      method: 'POST',
+      path: '/v1/agents',
+      operationId: 'createAgent',
+      tags,
+      summary: 'Create an agent',
+      scope: 'landings:write',
+      body: AgentCreateSchema,
+      invalid: 'svc.agent.invalid',
       responses: { 201: { description: 'The agent', schema: AgentSchema } },
       errors: ['svc.agent.invalid', 'svc.billing.limit_reached', 'svc.request.invalid'],
     },
@@ -19,7 +25,12 @@ export function registerAgentRoutes(router: Router, agents: AgentsService): void
   );
   router.add(
     {
-      method: 'GET', path: '/v1/agents', operationId: 'listAgents', tags, summary: 'List agents, newest first', scope: 'landings:read',
+      method: 'GET',
+      path: '/v1/agents',
+      operationId: 'listAgents',
+      tags,
+      summary: 'List agents, newest first',
+      scope: 'landings:read',
       query: AgentListQuerySchema,
       responses: { 200: { description: 'A page of agents', schema: AgentListSchema } },
       errors: ['svc.request.validation_failed'],
@@ -28,7 +39,13 @@ export function registerAgentRoutes(router: Router, agents: AgentsService): void
   );
   router.add(
     {
-      method: 'GET', path: '/v1/agents/:agentId', operationId: 'getAgent', tags, params, summary: 'Get an agent', scope: 'landings:read',
+      method: 'GET',
+      path: '/v1/agents/:agentId',
+      operationId: 'getAgent',
+      tags,
+      params,
+      summary: 'Get an agent',
+      scope: 'landings:read',
       responses: { 200: { description: 'The agent', schema: AgentSchema } },
       errors: ['svc.agent.not_found'],
     },
@@ -36,8 +53,15 @@ export function registerAgentRoutes(router: Router, agents: AgentsService): void
   );
   router.add(
     {
-      method: 'PATCH', path: '/v1/agents/:agentId', operationId: 'updateAgent', tags, params, summary: 'Edit an agent (partial)', scope: 'landings:write',
-      body: AgentPatchSchema, invalid: 'svc.agent.invalid',
+      method: 'PATCH',
+      path: '/v1/agents/:agentId',
+      operationId: 'updateAgent',
+      tags,
+      params,
+      summary: 'Edit an agent (partial)',
+      scope: 'landings:write',
+      body: AgentPatchSchema,
+      invalid: 'svc.agent.invalid',
       responses: { 200: { description: 'The agent', schema: AgentSchema } },
       errors: ['svc.agent.invalid', 'svc.agent.not_found', 'svc.request.invalid'],
     },
@@ -45,17 +69,31 @@ export function registerAgentRoutes(router: Router, agents: AgentsService): void
   );
   router.add(
     {
-      method: 'DELETE', path: '/v1/agents/:agentId', operationId: 'deleteAgent', tags, params, summary: 'Delete an agent and its own sources', scope: 'landings:write',
+      method: 'DELETE',
+      path: '/v1/agents/:agentId',
+      operationId: 'deleteAgent',
+      tags,
+      params,
+      summary: 'Delete an agent and its own sources',
+      scope: 'landings:write',
       responses: { 200: { description: 'What was deleted', schema: AgentDeletedSchema } },
       errors: ['svc.agent.not_found', 'svc.agent.in_use'],
     },
     async ({ auth, params }) => ({ status: 200, body: await agents.delete(auth.workspaceId, params.agentId) }),
   );
-  const retired = [['GET', 'landings:read', 'getAgentTheme'], ['PATCH', 'landings:write', 'updateAgentTheme']] as const;
+  const retired = [
+    ['GET', 'landings:read', 'getAgentTheme'],
+    ['PATCH', 'landings:write', 'updateAgentTheme'],
+  ] as const;
   for (const [method, scope, operationId] of retired) {
     router.add(
       {
-        method, path: '/v1/agents/:agentId/theme', operationId, tags, params, scope,
+        method,
+        path: '/v1/agents/:agentId/theme',
+        operationId,
+        tags,
+        params,
+        scope,
         summary: 'Retired: appearance belongs to the project brand and theme',
         deprecated: true,
         responses: {},

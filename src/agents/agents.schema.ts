@@ -7,26 +7,35 @@ const Name = clientText({ trim: true, min: 1, max: 80 });
 const BusinessName = clientText({ trim: true, min: 1, max: 120 });
 const Description = clientText({ max: 2000 });
 
-export const AgentCreateSchema = named('AgentCreate', v.strictObject({
-  name: Name,
-  identity: v.strictObject({ businessName: BusinessName, description: v.optional(Description, '') }),
-}));
+export const AgentCreateSchema = named(
+  'AgentCreate',
+  v.strictObject({
+    name: Name,
+    identity: v.strictObject({ businessName: BusinessName, description: v.optional(Description, '') }),
+  }),
+);
 
-export const AgentPatchSchema = named('AgentPatch', v.strictObject({
-  name: v.optional(Name),
-  identity: v.optional(v.strictObject({ businessName: v.optional(BusinessName), description: v.optional(Description) })),
-}));
+export const AgentPatchSchema = named(
+  'AgentPatch',
+  v.strictObject({
+    name: v.optional(Name),
+    identity: v.optional(v.strictObject({ businessName: v.optional(BusinessName), description: v.optional(Description) })),
+  }),
+);
 
 export type AgentCreate = v.InferOutput<typeof AgentCreateSchema>;
 export type AgentPatch = v.InferOutput<typeof AgentPatchSchema>;
 
-export const AgentSchema = named('Agent', v.object({
-  id: v.string(),
-  name: v.string(),
-  identity: v.object({ businessName: v.string(), description: v.string() }),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-}));
+export const AgentSchema = named(
+  'Agent',
+  v.object({
+    id: v.string(),
+    name: v.string(),
+    identity: v.object({ businessName: v.string(), description: v.string() }),
+    createdAt: v.string(),
+    updatedAt: v.string(),
+  }),
+);
 
 /** An agent as the API answers it. */
 export type Agent = v.InferOutput<typeof AgentSchema>;

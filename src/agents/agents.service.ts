@@ -39,7 +39,11 @@ export class AgentsService {
 
   async create(workspaceId: string, input: AgentCreate): Promise<Agent> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const count = await trx.selectFrom('agents').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+      const count = await trx
+        .selectFrom('agents')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow();
       await this.deps.assertCapacity(trx, workspaceId, 'agents', Number(count.n));
       const now = iso(this.deps.clock.now());
       const row: AgentTable = {

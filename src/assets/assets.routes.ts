@@ -45,16 +45,36 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
   const tags = ['Assets'];
   router.add(
     {
-      method: 'POST', path: '/v1/assets', operationId: 'uploadAsset', tags, summary: 'Upload an image or a video (multipart); the type is judged by the bytes', scope: 'assets:write',
-      body: AssetUploadSchema, bodyKind: 'multipart', invalid: 'svc.asset.invalid',
+      method: 'POST',
+      path: '/v1/assets',
+      operationId: 'uploadAsset',
+      tags,
+      summary: 'Upload an image or a video (multipart); the type is judged by the bytes',
+      scope: 'assets:write',
+      body: AssetUploadSchema,
+      bodyKind: 'multipart',
+      invalid: 'svc.asset.invalid',
       responses: { 201: { description: 'The asset with a signed URL', schema: AssetSchema } },
-      errors: ['svc.asset.invalid', 'svc.asset.format_unsupported', 'svc.asset.video_too_long', 'svc.asset.id_taken', 'svc.page.not_found', 'svc.request.invalid', 'svc.request.payload_too_large'],
+      errors: [
+        'svc.asset.invalid',
+        'svc.asset.format_unsupported',
+        'svc.asset.video_too_long',
+        'svc.asset.id_taken',
+        'svc.page.not_found',
+        'svc.request.invalid',
+        'svc.request.payload_too_large',
+      ],
     },
     async ({ c, auth, body }) => ({ status: 201, body: await assets.upload(auth.workspaceId, body, requestOrigin(c)) }),
   );
   router.add(
     {
-      method: 'GET', path: '/v1/assets', operationId: 'listAssets', tags, summary: 'List assets, newest first, each with a fresh signed URL', scope: 'assets:read',
+      method: 'GET',
+      path: '/v1/assets',
+      operationId: 'listAssets',
+      tags,
+      summary: 'List assets, newest first, each with a fresh signed URL',
+      scope: 'assets:read',
       query: AssetListQuerySchema,
       responses: { 200: { description: 'A page of assets', schema: AssetListSchema } },
       errors: ['svc.request.validation_failed'],
@@ -63,7 +83,13 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
   );
   router.add(
     {
-      method: 'GET', path: '/v1/assets/:assetId', operationId: 'getAsset', tags, params: { assetId: ASSET_ID }, summary: 'Get an asset with a fresh signed URL', scope: 'assets:read',
+      method: 'GET',
+      path: '/v1/assets/:assetId',
+      operationId: 'getAsset',
+      tags,
+      params: { assetId: ASSET_ID },
+      summary: 'Get an asset with a fresh signed URL',
+      scope: 'assets:read',
       responses: { 200: { description: 'The asset', schema: AssetSchema } },
       errors: ['svc.asset.not_found'],
     },
@@ -71,7 +97,13 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
   );
   router.add(
     {
-      method: 'DELETE', path: '/v1/assets/:assetId', operationId: 'deleteAsset', tags, params: { assetId: ASSET_ID }, summary: 'Delete an asset and its bytes', scope: 'assets:write',
+      method: 'DELETE',
+      path: '/v1/assets/:assetId',
+      operationId: 'deleteAsset',
+      tags,
+      params: { assetId: ASSET_ID },
+      summary: 'Delete an asset and its bytes',
+      scope: 'assets:write',
       responses: { 200: { description: 'Deleted', schema: AssetDeletedSchema } },
       errors: ['svc.asset.not_found'],
     },
@@ -79,13 +111,20 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
   );
   router.add(
     {
-      method: 'GET', path: '/files/:assetId', operationId: 'getFile', security: 'none', tags,
+      method: 'GET',
+      path: '/files/:assetId',
+      operationId: 'getFile',
+      security: 'none',
+      tags,
       params: { assetId: 'Id of the asset (`ast_...`) or brand file, as in its signed URL' },
       summary: 'The bytes of an asset or brand file behind a signed URL (no API key)',
       query: FileQuerySchema,
       responses: {
         200: { description: 'The bytes, in the content type they were judged to be', files: assets.servedContentTypes(), headers: FILE_HEADERS },
-        304: { description: 'Not modified: `If-None-Match` holds its ETag', headers: { ETag: FILE_HEADERS.ETag!, 'Cache-Control': FILE_HEADERS['Cache-Control']! } },
+        304: {
+          description: 'Not modified: `If-None-Match` holds its ETag',
+          headers: { ETag: FILE_HEADERS.ETag!, 'Cache-Control': FILE_HEADERS['Cache-Control']! },
+        },
       },
       // 503: the store is out of reach (D-206), or a stored file cannot be served (D-722).
       errors: ['svc.auth.forbidden', 'svc.asset.not_found', 'svc.service.unavailable'],
@@ -95,7 +134,10 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
       const headers = fileHeaders(file, maxAgeSeconds);
       if (etagMatches(c.req.header('if-none-match'), file.sha256)) return new Response(null, { status: 304, headers });
       // The length of what is sent, whatever the row says (D-722).
-      return new Response(file.bytes, { status: 200, headers: { ...headers, 'content-type': file.contentType, 'content-length': String(file.bytes.byteLength) } });
+      return new Response(file.bytes, {
+        status: 200,
+        headers: { ...headers, 'content-type': file.contentType, 'content-length': String(file.bytes.byteLength) },
+      });
     },
   );
 }

@@ -10,12 +10,15 @@ const PageId = clientText({ min: 1, max: 64, message: 'must be a page id' });
 const Alt = clientText({ max: 500 });
 
 /** `POST /v1/assets` (multipart): the file and its optional key, page and alt text. */
-export const AssetUploadSchema = named('AssetUpload', v.strictObject({
-  file: v.instance(File, 'must be a file'),
-  key: v.optional(Key),
-  pageId: v.optional(PageId),
-  alt: v.optional(Alt),
-}));
+export const AssetUploadSchema = named(
+  'AssetUpload',
+  v.strictObject({
+    file: v.instance(File, 'must be a file'),
+    key: v.optional(Key),
+    pageId: v.optional(PageId),
+    alt: v.optional(Alt),
+  }),
+);
 
 export type AssetUpload = v.InferOutput<typeof AssetUploadSchema>;
 
@@ -33,21 +36,24 @@ export const FileQuerySchema = v.object({
   signature: v.optional(v.pipe(v.string(), v.description('HMAC-SHA256 signature of the URL'))),
 });
 
-export const AssetSchema = named('Asset', v.object({
-  id: v.string(),
-  key: v.optional(v.string()),
-  pageId: v.optional(v.string()),
-  alt: v.optional(v.string()),
-  kind: v.picklist(['image', 'video']),
-  contentType: v.string(),
-  byteSize: v.number(),
-  width: v.optional(v.number()),
-  height: v.optional(v.number()),
-  durationSeconds: v.optional(v.number()),
-  url: v.string(),
-  urlExpiresAt: v.string(),
-  createdAt: v.string(),
-}));
+export const AssetSchema = named(
+  'Asset',
+  v.object({
+    id: v.string(),
+    key: v.optional(v.string()),
+    pageId: v.optional(v.string()),
+    alt: v.optional(v.string()),
+    kind: v.picklist(['image', 'video']),
+    contentType: v.string(),
+    byteSize: v.number(),
+    width: v.optional(v.number()),
+    height: v.optional(v.number()),
+    durationSeconds: v.optional(v.number()),
+    url: v.string(),
+    urlExpiresAt: v.string(),
+    createdAt: v.string(),
+  }),
+);
 
 /** An asset as the API answers it (with a fresh signed URL). */
 export type Asset = v.InferOutput<typeof AssetSchema>;

@@ -23,15 +23,29 @@ type AssetRow = Omit<AssetTable, 'bytes'>;
 const MEDIA_WORKER = workerModule<typeof MediaWorker>(import.meta.url, 'media.worker');
 
 const META_COLUMNS = [
-  'id', 'workspace_id', 'key', 'page_id', 'alt', 'kind', 'content_type', 'byte_size',
-  'width', 'height', 'duration_seconds', 'sha256', 'created_at',
+  'id',
+  'workspace_id',
+  'key',
+  'page_id',
+  'alt',
+  'kind',
+  'content_type',
+  'byte_size',
+  'width',
+  'height',
+  'duration_seconds',
+  'sha256',
+  'created_at',
 ] as const satisfies readonly (keyof AssetRow)[];
 
 function forbidden(reason: 'expired' | 'invalid'): ServiceError {
   return new ServiceError('svc.auth.forbidden', {
     detail:
       reason === 'expired'
-        ? { en: 'This file link has expired; fetch the asset again for a fresh URL.', es: 'Este enlace de archivo caducó; vuelva a pedir el recurso para obtener una URL nueva.' }
+        ? {
+            en: 'This file link has expired; fetch the asset again for a fresh URL.',
+            es: 'Este enlace de archivo caducó; vuelva a pedir el recurso para obtener una URL nueva.',
+          }
         : { en: 'This file link is not valid.', es: 'Este enlace de archivo no es válido.' },
   });
 }
@@ -118,7 +132,10 @@ export class AssetsService {
     } catch (error) {
       if (!(error instanceof WorkerLimitError)) throw error;
       throw new ServiceError('svc.asset.format_unsupported', {
-        detail: { en: `Checking the file ran over its ${error.limit} limit.`, es: `La comprobación del archivo superó su límite de ${error.limit === 'time' ? 'tiempo' : 'memoria'}.` },
+        detail: {
+          en: `Checking the file ran over its ${error.limit} limit.`,
+          es: `La comprobación del archivo superó su límite de ${error.limit === 'time' ? 'tiempo' : 'memoria'}.`,
+        },
         errors: [{ field: 'file', reason: `checking the file ran over its ${error.limit} limit` }],
       });
     }
@@ -197,7 +214,17 @@ export class AssetsService {
       .select(['id', 'content_type', 'byte_size', 'sha256', 'bytes', 'created_at'])
       .where('id', '=', id)
       .executeTakeFirst();
-    return row && { id: row.id, contentType: row.content_type, byteSize: Number(row.byte_size), sha256: row.sha256, bytes: row.bytes, createdAt: row.created_at, table: 'assets' };
+    return (
+      row && {
+        id: row.id,
+        contentType: row.content_type,
+        byteSize: Number(row.byte_size),
+        sha256: row.sha256,
+        bytes: row.bytes,
+        createdAt: row.created_at,
+        table: 'assets',
+      }
+    );
   }
 
   async #fromSources(id: string): Promise<StoredFile | undefined> {

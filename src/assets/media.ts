@@ -89,7 +89,12 @@ export async function inspectMedia(bytes: Uint8Array): Promise<MediaInfo> {
   const type = await sniffType(bytes);
   if (type && ASSET_IMAGE_TYPES.includes(type)) {
     const size = readImageSize(bytes, type);
-    if (!size) throw unsupported('image size unreadable', 'The image size cannot be read; the file is damaged or truncated.', 'No se puede leer el tamaño de la imagen; el archivo está dañado o incompleto.');
+    if (!size)
+      throw unsupported(
+        'image size unreadable',
+        'The image size cannot be read; the file is damaged or truncated.',
+        'No se puede leer el tamaño de la imagen; el archivo está dañado o incompleto.',
+      );
     const problem = await imageStructureProblem(bytes, type, size);
     if (problem) throw unsupported(problem, `The file is not a complete image: ${problem}.`, `El archivo no es una imagen completa: ${problem}.`);
     return { kind: 'image', contentType: type, ...size };
@@ -97,14 +102,23 @@ export async function inspectMedia(bytes: Uint8Array): Promise<MediaInfo> {
   if (type && ASSET_VIDEO_TYPES.includes(type)) {
     const video = await readVideo(bytes);
     if (!video) throw unsupported('no readable video track', 'The file has no readable video track.', 'El archivo no tiene una pista de vídeo legible.');
-    if (video.seconds === undefined) throw unsupported('video duration unreadable', 'The video duration cannot be read.', 'No se puede leer la duración del vídeo.');
+    if (video.seconds === undefined)
+      throw unsupported('video duration unreadable', 'The video duration cannot be read.', 'No se puede leer la duración del vídeo.');
     if (video.seconds > MAX_VIDEO_SECONDS) {
       throw new ServiceError('svc.asset.video_too_long', {
-        detail: { en: `The video lasts ${video.seconds} s; at most ${MAX_VIDEO_SECONDS} s are accepted.`, es: `El vídeo dura ${video.seconds} s; se aceptan como máximo ${MAX_VIDEO_SECONDS} s.` },
+        detail: {
+          en: `The video lasts ${video.seconds} s; at most ${MAX_VIDEO_SECONDS} s are accepted.`,
+          es: `El vídeo dura ${video.seconds} s; se aceptan como máximo ${MAX_VIDEO_SECONDS} s.`,
+        },
         errors: [{ field: 'file', reason: `longer than ${MAX_VIDEO_SECONDS} seconds`, durationSeconds: video.seconds }],
       });
     }
-    return { kind: 'video', contentType: type, durationSeconds: video.seconds, ...(video.width > 0 && video.height > 0 && { width: video.width, height: video.height }) };
+    return {
+      kind: 'video',
+      contentType: type,
+      durationSeconds: video.seconds,
+      ...(video.width > 0 && video.height > 0 && { width: video.width, height: video.height }),
+    };
   }
   throw unsupported(
     'not a PNG, JPEG, WebP, GIF or AVIF image, nor an MP4 or WebM video',

@@ -61,4 +61,3 @@ export function registerAuthRoutes(router: Router, auth: AuthService): void {
     async ({ params }) => ({ status: 200, body: await auth.revokeKey(params.tenantId, params.keyId) }),
   );
 }
-

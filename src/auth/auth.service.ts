@@ -148,13 +148,11 @@ export class AuthService {
   async revokeKey(workspaceId: string, keyId: string): Promise<KeyRecord> {
     return transaction(this.deps.db, async (trx) => {
       await this.deps.workspaces.getWorkspaceOrThrow(workspaceId, trx);
-      const row = await trx
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', keyId)
-        .executeTakeFirst();
-      if (!row) throw new ServiceError('svc.resource.not_found', { detail: { en: 'No such key in this workspace.', es: 'No existe esa clave en este espacio de trabajo.' } });
+      const row = await trx.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', keyId).executeTakeFirst();
+      if (!row)
+        throw new ServiceError('svc.resource.not_found', {
+          detail: { en: 'No such key in this workspace.', es: 'No existe esa clave en este espacio de trabajo.' },
+        });
       if (row.revoked_at) return toRecord(row);
       const revokedAt = iso(this.deps.clock.now());
       await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute();
@@ -181,17 +179,33 @@ export class AuthService {
     const found = await this.deps.db
       .selectFrom('api_keys as k')
       .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
-      .select(['k.id', 'k.prefix', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.workspace_id', 'w.rate_limit', 'w.rate_window_seconds', 'w.daily_activity_cap'])
+      .select([
+        'k.id',
+        'k.prefix',
+        'k.scopes',
+        'k.expires_at',
+        'k.revoked_at',
+        'k.workspace_id',
+        'w.rate_limit',
+        'w.rate_window_seconds',
+        'w.daily_activity_cap',
+      ])
       .where('k.hash', '=', hashApiKey(key))
       .executeTakeFirst();
     if (!found) throw invalidKey();
     // A row this service did not write answers a problem naming the key (D-722).
-    if (found.expires_at !== null && !isStoredTimestamp(found.expires_at)) throw unreadableStored({ table: 'api_keys', row: found.id, column: 'expires_at' }, 'not a timestamp');
+    if (found.expires_at !== null && !isStoredTimestamp(found.expires_at))
+      throw unreadableStored({ table: 'api_keys', row: found.id, column: 'expires_at' }, 'not a timestamp');
     const entry: CachedKey = {
       revokedAt: found.revoked_at,
       expiresAt: found.expires_at === null ? null : Date.parse(found.expires_at),
       caller: {
-        auth: { keyId: found.id, keyPrefix: found.prefix, workspaceId: found.workspace_id, scopes: new Set(storedJson(StoredScopesSchema, found.scopes, { table: 'api_keys', row: found.id, column: 'scopes' })) },
+        auth: {
+          keyId: found.id,
+          keyPrefix: found.prefix,
+          workspaceId: found.workspace_id,
+          scopes: new Set(storedJson(StoredScopesSchema, found.scopes, { table: 'api_keys', row: found.id, column: 'scopes' })),
+        },
         rateLimit: { limit: found.rate_limit, windowSeconds: found.rate_window_seconds },
         dailyActivityCap: found.daily_activity_cap,
       },

@@ -38,20 +38,23 @@ const FooterText = clientText({ max: 500 });
  * `PATCH /v1/projects/{projectId}/brand`: partial; arrays and the CTA are replaced
  * whole. (An array where an object belongs is refused for every body by `parseOrThrow`.)
  */
-export const BrandPatchSchema = named('BrandPatch', v.strictObject({
-  navbar: v.optional(
-    v.strictObject({
-      links: v.optional(v.pipe(v.array(Link), v.maxLength(8, 'at most 8 links'))),
-      cta: v.optional(v.nullable(Link)),
-    }),
-  ),
-  footer: v.optional(
-    v.strictObject({
-      text: v.optional(v.strictObject({ es: v.optional(FooterText), en: v.optional(FooterText) })),
-      links: v.optional(v.pipe(v.array(Link), v.maxLength(12, 'at most 12 links'))),
-    }),
-  ),
-}));
+export const BrandPatchSchema = named(
+  'BrandPatch',
+  v.strictObject({
+    navbar: v.optional(
+      v.strictObject({
+        links: v.optional(v.pipe(v.array(Link), v.maxLength(8, 'at most 8 links'))),
+        cta: v.optional(v.nullable(Link)),
+      }),
+    ),
+    footer: v.optional(
+      v.strictObject({
+        text: v.optional(v.strictObject({ es: v.optional(FooterText), en: v.optional(FooterText) })),
+        links: v.optional(v.pipe(v.array(Link), v.maxLength(12, 'at most 12 links'))),
+      }),
+    ),
+  }),
+);
 
 export type BrandPatch = v.InferOutput<typeof BrandPatchSchema>;
 
@@ -61,19 +64,23 @@ export const BrandFileUploadSchema = named('BrandFileUpload', v.strictObject({ f
 const LocalizedOut = v.object({ es: v.string(), en: v.string() });
 const LinkOut = v.object({ label: LocalizedOut, href: v.string() });
 
-export const BrandFileSchema = named('BrandFile', v.nullable(
-  v.object({ contentType: v.string(), byteSize: v.number(), url: v.string(), urlExpiresAt: v.string() }),
-));
+export const BrandFileSchema = named(
+  'BrandFile',
+  v.nullable(v.object({ contentType: v.string(), byteSize: v.number(), url: v.string(), urlExpiresAt: v.string() })),
+);
 
-export const BrandSchema = named('Brand', v.object({
-  logo: BrandFileSchema,
-  logoDark: BrandFileSchema,
-  favicon: BrandFileSchema,
-  navbar: v.object({ links: v.array(LinkOut), cta: v.nullable(LinkOut) }),
-  footer: v.object({ text: LocalizedOut, links: v.array(LinkOut) }),
-  /** null until the brand is first changed. */
-  updatedAt: v.nullable(v.string()),
-}));
+export const BrandSchema = named(
+  'Brand',
+  v.object({
+    logo: BrandFileSchema,
+    logoDark: BrandFileSchema,
+    favicon: BrandFileSchema,
+    navbar: v.object({ links: v.array(LinkOut), cta: v.nullable(LinkOut) }),
+    footer: v.object({ text: LocalizedOut, links: v.array(LinkOut) }),
+    /** null until the brand is first changed. */
+    updatedAt: v.nullable(v.string()),
+  }),
+);
 
 export type Brand = v.InferOutput<typeof BrandSchema>;
 export type BrandLink = v.InferOutput<typeof LinkOut>;

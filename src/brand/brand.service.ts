@@ -81,7 +81,11 @@ export class BrandService {
       updatedAt: row?.updated_at ?? null,
     };
     for (const file of files as FileMeta[]) {
-      brand[RECORD_KEY[file.slot as BrandSlot]] = { contentType: file.content_type, byteSize: Number(file.byte_size), ...this.deps.files.signedUrl(file.id, origin) };
+      brand[RECORD_KEY[file.slot as BrandSlot]] = {
+        contentType: file.content_type,
+        byteSize: Number(file.byte_size),
+        ...this.deps.files.signedUrl(file.id, origin),
+      };
     }
     return brand;
   }
@@ -97,7 +101,15 @@ export class BrandService {
     const now = iso(this.deps.clock.now());
     await trx
       .insertInto('brands')
-      .values({ workspace_id: workspaceId, project_id: projectId, navbar: JSON.stringify(EMPTY_NAVBAR), footer: JSON.stringify(EMPTY_FOOTER), created_at: now, updated_at: now, ...set })
+      .values({
+        workspace_id: workspaceId,
+        project_id: projectId,
+        navbar: JSON.stringify(EMPTY_NAVBAR),
+        footer: JSON.stringify(EMPTY_FOOTER),
+        created_at: now,
+        updated_at: now,
+        ...set,
+      })
       .onConflict((oc) => oc.columns(['workspace_id', 'project_id']).doUpdateSet({ updated_at: now, ...set }))
       .execute();
   }
@@ -131,9 +143,16 @@ export class BrandService {
     const slot = this.#slot(slotName);
     return this.deps.db.transaction().execute(async (trx) => {
       await this.deps.projects.getProjectOrThrow(workspaceId, projectId, trx);
-      const result = await trx.deleteFrom('brand_files').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).where('slot', '=', slot).executeTakeFirst();
+      const result = await trx
+        .deleteFrom('brand_files')
+        .where('workspace_id', '=', workspaceId)
+        .where('project_id', '=', projectId)
+        .where('slot', '=', slot)
+        .executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) {
-        throw new ServiceError('svc.brand.not_found', { detail: { en: `There is no file in the ${slot} slot.`, es: `No hay ningún archivo en la posición ${slot}.` } });
+        throw new ServiceError('svc.brand.not_found', {
+          detail: { en: `There is no file in the ${slot} slot.`, es: `No hay ningún archivo en la posición ${slot}.` },
+        });
       }
       await this.#touch(trx, workspaceId, projectId);
       return this.#render(trx, workspaceId, projectId, origin);
@@ -174,6 +193,16 @@ export class BrandService {
       .select(['id', 'content_type', 'byte_size', 'sha256', 'bytes', 'created_at'])
       .where('id', '=', fileId)
       .executeTakeFirst();
-    return row && { id: row.id, contentType: row.content_type, byteSize: Number(row.byte_size), sha256: row.sha256, bytes: row.bytes, createdAt: row.created_at, table: 'brand_files' };
+    return (
+      row && {
+        id: row.id,
+        contentType: row.content_type,
+        byteSize: Number(row.byte_size),
+        sha256: row.sha256,
+        bytes: row.bytes,
+        createdAt: row.created_at,
+        table: 'brand_files',
+      }
+    );
   }
 }

@@ -1,5 +1,13 @@
 import {
-  isTokenAtKeyword, isTokenBadURL, isTokenComment, isTokenEOF, isTokenFunction, isTokenString, isTokenURL, isTokenWhitespace, tokenizer,
+  isTokenAtKeyword,
+  isTokenBadURL,
+  isTokenComment,
+  isTokenEOF,
+  isTokenFunction,
+  isTokenString,
+  isTokenURL,
+  isTokenWhitespace,
+  tokenizer,
 } from '@csstools/css-tokenizer';
 import { SaxesParser, type SaxesAttributeNS, type SaxesTagNS } from 'saxes';
 import type { FieldError } from '../platform/service-error.js';
@@ -55,8 +63,21 @@ const IMAGE_FUNCTIONS = new Set(['image-set', '-webkit-image-set', 'image', 'cro
 // At-rules an SVG's style may use; any other (`@import`, one the guard does not know)
 // might fetch something and is refused as an external reference.
 const AT_RULES = new Set([
-  'media', 'supports', 'container', 'layer', 'scope', 'starting-style', 'charset', 'font-face', 'font-feature-values',
-  'counter-style', 'property', 'keyframes', '-webkit-keyframes', '-moz-keyframes', '-o-keyframes',
+  'media',
+  'supports',
+  'container',
+  'layer',
+  'scope',
+  'starting-style',
+  'charset',
+  'font-face',
+  'font-feature-values',
+  'counter-style',
+  'property',
+  'keyframes',
+  '-webkit-keyframes',
+  '-moz-keyframes',
+  '-o-keyframes',
 ]);
 
 /**
@@ -190,7 +211,10 @@ export function judgeSvg(bytes: Uint8Array): SvgVerdict {
 
 /** `<animate attributeName="href" values="...">` and friends set what they name. */
 function judgeAnimation(tag: SaxesTagNS, flag: (reason: Reason) => void): void {
-  const target = (tag.attributes.attributeName?.value ?? '').toLowerCase().replace(/^[^:]*:/, '').trim();
+  const target = (tag.attributes.attributeName?.value ?? '')
+    .toLowerCase()
+    .replace(/^[^:]*:/, '')
+    .trim();
   if (target.startsWith('on')) flag('handler');
   if (!URL_ATTRIBUTES.has(target)) return;
   for (const name of ['values', 'from', 'to', 'by']) {

@@ -17,7 +17,8 @@ const ANSWER_TYPES: AnswerType[] = [
   },
   {
     asks: /\b(when|what time|hours|opening|open|close|closed|cu[aá]ndo|a qu[eé] hora|horarios?|abr[eií]s?|abren|cierra|cierran|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bados?|domingos?|festivos?)\b/i,
-    answers: /\b\d{1,2}[:.]\d{2}\b|\b(mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekdays|weekends?|lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bados?|domingos?|festivos)\b/i,
+    answers:
+      /\b\d{1,2}[:.]\d{2}\b|\b(mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekdays|weekends?|lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bados?|domingos?|festivos)\b/i,
   },
   {
     asks: /\b(how much|price|prices|cost|costs|fee|fees|cu[aá]nto cuesta|cu[aá]nto vale|cu[aá]nto es|precios?|cuesta|tarifas?)\b/i,

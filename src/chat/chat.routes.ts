@@ -22,14 +22,15 @@ export function wantsStream(c: Context<AppEnv>): boolean {
 }
 
 /** `POST /v1/agents/{id}/chat` (JSON and streamed; decisions, D-102). */
-export function registerChatRoutes(
-  router: Router,
-  deps: { chat: ChatService; log: (message: string, error?: unknown) => void },
-): void {
+export function registerChatRoutes(router: Router, deps: { chat: ChatService; log: (message: string, error?: unknown) => void }): void {
   const tags = ['Agents'];
   router.add(
     {
-      method: 'POST', path: '/v1/agents/:agentId/chat', operationId: 'chat', tags, scope: 'chat:write',
+      method: 'POST',
+      path: '/v1/agents/:agentId/chat',
+      operationId: 'chat',
+      tags,
+      scope: 'chat:write',
       params: { agentId: idParam('agent', 'agt') },
       summary: 'A chat turn (one credit); `Accept: text/event-stream` streams it as events start, token..., done or error',
       body: ChatBodySchema,
@@ -39,8 +40,14 @@ export function registerChatRoutes(
         200: { description: 'The chat answer (JSON), or the event stream', schema: ChatAnswerSchema, stream: CHAT_STREAM },
       },
       errors: [
-        'svc.request.validation_failed', 'svc.request.invalid', 'svc.chat.agent_scope_conflict', 'svc.agent.not_found',
-        'svc.resource.not_found', 'svc.usage.quota_exhausted', 'svc.idempotency.conflict', 'svc.service.unavailable',
+        'svc.request.validation_failed',
+        'svc.request.invalid',
+        'svc.chat.agent_scope_conflict',
+        'svc.agent.not_found',
+        'svc.resource.not_found',
+        'svc.usage.quota_exhausted',
+        'svc.idempotency.conflict',
+        'svc.service.unavailable',
         // A chat model (a port: it may be the caller's own) that fails answers 500.
         'svc.internal.error',
       ],

@@ -8,25 +8,37 @@ import { clientText } from '../platform/validation.js';
  * The chat body. `agentId` is declared so that it reaches the service, which refuses it
  * with `svc.chat.agent_scope_conflict`: the path already names who answers.
  */
-export const ChatBodySchema = named('ChatRequest', v.strictObject({
-  message: v.pipe(clientText({ min: 1, max: 4000 }), v.check((s) => s.trim().length > 0, 'must not be blank')),
-  conversationId: v.optional(clientText({ min: 1, max: 100, minMessage: 'must not be empty', message: 'must be at most 100 characters' })),
-  agentId: v.optional(v.pipe(v.unknown(), v.description('Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict).'))),
-}));
+export const ChatBodySchema = named(
+  'ChatRequest',
+  v.strictObject({
+    message: v.pipe(
+      clientText({ min: 1, max: 4000 }),
+      v.check((s) => s.trim().length > 0, 'must not be blank'),
+    ),
+    conversationId: v.optional(clientText({ min: 1, max: 100, minMessage: 'must not be empty', message: 'must be at most 100 characters' })),
+    agentId: v.optional(v.pipe(v.unknown(), v.description('Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict).'))),
+  }),
+);
 
 export type ChatBody = v.InferOutput<typeof ChatBodySchema>;
 
-export const SourcesComponentSchema = named('SourcesComponent', v.object({
-  type: v.literal('sources'),
-  items: v.array(v.object({ sourceId: v.string(), title: v.string(), url: v.optional(v.string()) })),
-}));
+export const SourcesComponentSchema = named(
+  'SourcesComponent',
+  v.object({
+    type: v.literal('sources'),
+    items: v.array(v.object({ sourceId: v.string(), title: v.string(), url: v.optional(v.string()) })),
+  }),
+);
 
-export const ChatAnswerSchema = named('ChatAnswer', v.object({
-  conversationId: v.string(),
-  reply: v.string(),
-  components: v.array(SourcesComponentSchema),
-  cached: v.boolean(),
-}));
+export const ChatAnswerSchema = named(
+  'ChatAnswer',
+  v.object({
+    conversationId: v.string(),
+    reply: v.string(),
+    components: v.array(SourcesComponentSchema),
+    cached: v.boolean(),
+  }),
+);
 
 export type SourcesComponent = v.InferOutput<typeof SourcesComponentSchema>;
 
@@ -58,11 +70,20 @@ export const CHAT_STREAM: EventStreamDoc = {
  * `chat_messages.components` as the service writes it: the answer's source lists, each
  * item naming a source by id, with its title and (URL sources) an http(s) URL.
  */
-export const StoredComponentsSchema = v.array(v.strictObject({
-  type: v.literal('sources'),
-  items: v.array(v.strictObject({
-    sourceId: clientText({ min: 1, max: 100 }),
-    title: clientText({ min: 1, max: 1000 }),
-    url: v.optional(v.pipe(clientText({ max: 2048 }), v.check((u) => URL.canParse(u) && ['http:', 'https:'].includes(new URL(u).protocol), 'must be an http or https URL'))),
-  })),
-}));
+export const StoredComponentsSchema = v.array(
+  v.strictObject({
+    type: v.literal('sources'),
+    items: v.array(
+      v.strictObject({
+        sourceId: clientText({ min: 1, max: 100 }),
+        title: clientText({ min: 1, max: 1000 }),
+        url: v.optional(
+          v.pipe(
+            clientText({ max: 2048 }),
+            v.check((u) => URL.canParse(u) && ['http:', 'https:'].includes(new URL(u).protocol), 'must be an http or https URL'),
+          ),
+        ),
+      }),
+    ),
+  }),
+);

@@ -167,9 +167,7 @@ export class ChatService {
   async #prepare(workspaceId: string, agentId: string, body: ChatBody, options: TurnOptions = {}): Promise<PreparedTurn> {
     if (body.agentId !== undefined) throw new ServiceError('svc.chat.agent_scope_conflict');
     const agent = await this.deps.agents.getAgentOrThrow(workspaceId, agentId);
-    const conversation = body.conversationId
-      ? await this.conversations.getConversationOrThrow(workspaceId, agentId, body.conversationId)
-      : undefined;
+    const conversation = body.conversationId ? await this.conversations.getConversationOrThrow(workspaceId, agentId, body.conversationId) : undefined;
     // Checked again when spending; refusing here saves the work of an answer nobody may have.
     if ((await this.deps.credits.messages(workspaceId)).remaining <= (options.reserve ?? 0)) throw quotaExhausted();
     const history = conversation ? await this.conversations.history(conversation.id) : [];

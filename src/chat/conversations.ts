@@ -77,7 +77,13 @@ export class ConversationStore {
       .orderBy('id')
       .limit(1)
       .executeTakeFirst();
-    return row && { reply: row.content, components: row.components === null ? [] : storedJson(StoredComponentsSchema, row.components, { table: 'chat_messages', row: row.id, column: 'components' }) };
+    return (
+      row && {
+        reply: row.content,
+        components:
+          row.components === null ? [] : storedJson(StoredComponentsSchema, row.components, { table: 'chat_messages', row: row.id, column: 'components' }),
+      }
+    );
   }
 
   /** Starts a conversation with `agentId`; answers its id. */

@@ -27,9 +27,7 @@ const providerDown = (cause: unknown) =>
 export function buildMessages(input: ChatTurnInput): Message[] {
   const { name, identity } = input.agent;
   const language = input.lang === 'es' ? 'Spanish' : 'English';
-  const passages = input.passages.length
-    ? input.passages.map((p, i) => `[${i + 1}] ${p.title}\n${p.text}`).join('\n\n')
-    : '(none)';
+  const passages = input.passages.length ? input.passages.map((p, i) => `[${i + 1}] ${p.title}\n${p.text}`).join('\n\n') : '(none)';
   const system = [
     `You are ${name}, the assistant of ${identity.businessName}.${identity.description ? ` ${identity.description}` : ''}`,
     `Answer in ${language}, briefly, using only the passages below.`,

@@ -6,7 +6,24 @@ import { sentences } from '../text/sentences.js';
 import { termSet } from '../text/terms.js';
 import { accentedWords, fold } from '../text/words.js';
 
-const GREETINGS = new Set(['hi', 'hello', 'hey', 'hola', 'buenas', 'buenos', 'dias', 'tardes', 'noches', 'good', 'morning', 'afternoon', 'evening', 'saludos', 'greetings', 'there']);
+const GREETINGS = new Set([
+  'hi',
+  'hello',
+  'hey',
+  'hola',
+  'buenas',
+  'buenos',
+  'dias',
+  'tardes',
+  'noches',
+  'good',
+  'morning',
+  'afternoon',
+  'evening',
+  'saludos',
+  'greetings',
+  'there',
+]);
 
 /** Passages scored below this are not used to answer. */
 const MIN_PASSAGE_SCORE = 0.15;
@@ -119,9 +136,7 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
   if (!best) return { sentences: [], foreign: false };
   // Keep close seconds only: a weak sentence dilutes a good answer, and one from another
   // passage must be nearly as good to join it.
-  const chosen = pool
-    .filter((c) => c.score >= best.score * (c.passage === best.passage ? SAME_PASSAGE : OTHER_PASSAGE))
-    .slice(0, MAX_SENTENCES);
+  const chosen = pool.filter((c) => c.score >= best.score * (c.passage === best.passage ? SAME_PASSAGE : OTHER_PASSAGE)).slice(0, MAX_SENTENCES);
   chosen.sort((a, b) => a.passageRank - b.passageRank || a.order - b.order);
   return { sentences: chosen, foreign: !own.length };
 }

@@ -61,8 +61,7 @@ async function openBackend(options: DatabaseOptions, log?: (message: string, err
 export async function openStore(options: DatabaseOptions = { kind: 'memory' }, log?: (message: string, error?: unknown) => void): Promise<Store> {
   const backend = await openBackend(options, log);
   const db = new Kysely<Database>({ dialect: backend.kysely });
-  const exclusive = <T>(name: string, fn: (locked: AnyKysely) => Promise<T>): Promise<T> =>
-    backend.exclusive ? backend.exclusive(db, name, fn) : fn(db);
+  const exclusive = <T>(name: string, fn: (locked: AnyKysely) => Promise<T>): Promise<T> => (backend.exclusive ? backend.exclusive(db, name, fn) : fn(db));
   try {
     await exclusive('migrate', (locked) => migrateToLatest(locked, backend.sql));
   } catch (error) {
@@ -76,7 +75,7 @@ export async function openStore(options: DatabaseOptions = { kind: 'memory' }, l
     sql: backend.sql,
     kind: options.kind,
     shared: backend.shared ?? false,
-    where: backend.where ?? (options.kind === 'file' ? options.path : options.kind === 'pglite' ? options.dataDir ?? 'memory' : 'memory'),
+    where: backend.where ?? (options.kind === 'file' ? options.path : options.kind === 'pglite' ? (options.dataDir ?? 'memory') : 'memory'),
     exclusive: (name, fn) => exclusive(name, () => fn()),
     unavailable: (error) => backend.unavailable?.(error) ?? false,
     async close() {

@@ -217,9 +217,7 @@ export class JobQueue {
       // The job stays `running` under this process's lease: claimed again once the store is back.
       if (this.deps.transient?.(error)) return;
       this.deps.log(`job ${job.kind} ${job.id} failed`, error);
-      await this.#claims
-        .fail(job.id, error instanceof Error ? error.message : String(error), iso(this.deps.clock.now()))
-        .catch(() => {});
+      await this.#claims.fail(job.id, error instanceof Error ? error.message : String(error), iso(this.deps.clock.now())).catch(() => {});
     } finally {
       this.#inFlight.delete(job.id);
       this.#ran += 1;

@@ -197,13 +197,18 @@ export class ChunkCache {
     const meta = new Map(sources.map((s) => [s.id, { ...s, topics: storedTopics(s) }]));
     const unanalysed = rows.filter((r) => r.analyzer_id !== ANALYZER_ID || r.terms === null);
     const terms = unanalysed.length
-      ? await this.#reanalyse(workspaceId, unanalysed.filter((r) => meta.has(r.source_id)).map((r) => ({ id: r.id, text: r.text, title: meta.get(r.source_id)!.title, lang: r.lang === 'es' ? 'es' : 'en' })))
+      ? await this.#reanalyse(
+          workspaceId,
+          unanalysed
+            .filter((r) => meta.has(r.source_id))
+            .map((r) => ({ id: r.id, text: r.text, title: meta.get(r.source_id)!.title, lang: r.lang === 'es' ? 'es' : 'en' })),
+        )
       : new Map<string, ChunkTerms>();
     const positions = new Map<string, number>();
     for (const row of rows) {
       const source = meta.get(row.source_id);
       if (!source) continue;
-      const url = source.kind === 'url' ? source.resolved_url ?? source.url : null;
+      const url = source.kind === 'url' ? (source.resolved_url ?? source.url) : null;
       positions.set(row.id, Number(row.position));
       out.get(row.source_id)!.chunks.push({
         chunkId: row.id,
@@ -237,11 +242,19 @@ export class ChunkCache {
     const out = new Map<string, ChunkTerms>();
     try {
       await this.deps.db.transaction().execute(async (trx) => {
-        const ids = await this.deps.terms.assign(trx, workspaceId, analyses.flatMap((a) => a.terms));
+        const ids = await this.deps.terms.assign(
+          trx,
+          workspaceId,
+          analyses.flatMap((a) => a.terms),
+        );
         for (const [k, row] of rows.entries()) {
           const terms = chunkTerms(analyses[k]!, ids);
           out.set(row.id, terms);
-          await trx.updateTable('knowledge_chunks').set({ terms: packTerms(terms), analyzer_id: ANALYZER_ID }).where('id', '=', row.id).execute();
+          await trx
+            .updateTable('knowledge_chunks')
+            .set({ terms: packTerms(terms), analyzer_id: ANALYZER_ID })
+            .where('id', '=', row.id)
+            .execute();
         }
       });
     } catch (error) {
@@ -262,7 +275,11 @@ export class ChunkCache {
     }
     await this.deps.db.transaction().execute(async (trx) => {
       for (const [id, vector] of out) {
-        await trx.updateTable('knowledge_chunks').set({ embedding: packVector(vector), embedder_id: embedder.id }).where('id', '=', id).execute();
+        await trx
+          .updateTable('knowledge_chunks')
+          .set({ embedding: packVector(vector), embedder_id: embedder.id })
+          .where('id', '=', id)
+          .execute();
       }
     });
     return out;

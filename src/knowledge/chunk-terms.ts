@@ -8,7 +8,13 @@ const MAX_COUNT = 65_535;
 /** A chunk's analysis with its terms replaced by their dictionary ids. */
 export function chunkTerms(analysis: ChunkAnalysis, ids: ReadonlyMap<string, number>): ChunkTerms {
   const n = analysis.terms.length;
-  const out: ChunkTerms = { ids: new Uint32Array(n), head: new Uint16Array(n), body: new Uint16Array(n), headLength: analysis.headLength, bodyLength: analysis.bodyLength };
+  const out: ChunkTerms = {
+    ids: new Uint32Array(n),
+    head: new Uint16Array(n),
+    body: new Uint16Array(n),
+    headLength: analysis.headLength,
+    bodyLength: analysis.bodyLength,
+  };
   analysis.terms.forEach((term, k) => {
     const id = ids.get(term);
     if (id === undefined) throw new Error(`term "${term}" has no id`);

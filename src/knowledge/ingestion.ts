@@ -142,7 +142,14 @@ export class Ingestion {
     if (row.kind === 'url') return this.#fetchAndIngest(row);
     const input = await this.deps.db.selectFrom('knowledge_inputs').select('content').where('source_id', '=', row.id).executeTakeFirst();
     if (!input) throw new IngestError('ingest_failed', 'the stored document is missing');
-    const document = { kind: 'upload' as const, format: formatOfStored(row.content_type), bytes: input.content, title: ownTitle ? undefined : row.title, fallbackTitle: row.title, fileName: row.file_name ?? undefined };
+    const document = {
+      kind: 'upload' as const,
+      format: formatOfStored(row.content_type),
+      bytes: input.content,
+      title: ownTitle ? undefined : row.title,
+      fallbackTitle: row.title,
+      fileName: row.file_name ?? undefined,
+    };
     // The stored bytes are read once: they may move to the thread rather than be copied.
     return { ingested: await this.#ingestDocument(document, movable(input.content)) };
   }
@@ -158,7 +165,8 @@ export class Ingestion {
     try {
       outcome = await this.deps.workers.run(EXTRACT_WORKER, 'prepare', { ...input, embed }, { background: true, transfer });
     } catch (error) {
-      if (error instanceof WorkerLimitError) throw new IngestError(error.limit === 'time' ? LIMIT_FAILURES.timeLimit : LIMIT_FAILURES.memoryLimit, error.message);
+      if (error instanceof WorkerLimitError)
+        throw new IngestError(error.limit === 'time' ? LIMIT_FAILURES.timeLimit : LIMIT_FAILURES.memoryLimit, error.message);
       throw error;
     }
     if ('failed' in outcome) throw new IngestError(outcome.failed);
@@ -175,7 +183,12 @@ export class Ingestion {
   async #fail(row: KnowledgeSourceTable, code: IngestFailureCode): Promise<void> {
     const now = iso(this.deps.clock.now());
     await this.deps.db.transaction().execute(async (trx) => {
-      await trx.updateTable('knowledge_sources').set({ status: 'failed', error: code, updated_at: now }).where('id', '=', row.id).where('status', '=', 'pending').execute();
+      await trx
+        .updateTable('knowledge_sources')
+        .set({ status: 'failed', error: code, updated_at: now })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .execute();
       await trx.deleteFrom('knowledge_inputs').where('source_id', '=', row.id).execute();
       await this.deps.settled?.(trx, row.workspace_id, `${row.id}:failed`);
     });
@@ -186,7 +199,11 @@ export class Ingestion {
     this.deps.changed(trx, row.workspace_id, row.id);
     const now = this.deps.clock.now();
     await trx.deleteFrom('knowledge_chunks').where('source_id', '=', row.id).execute();
-    const ids = await this.deps.terms.assign(trx, row.workspace_id, ingested.chunks.flatMap((c) => c.analysis.terms));
+    const ids = await this.deps.terms.assign(
+      trx,
+      row.workspace_id,
+      ingested.chunks.flatMap((c) => c.analysis.terms),
+    );
     const chunks = ingested.chunks.map((c, position) => ({
       id: chunkId(row.id, position),
       workspace_id: row.workspace_id,
@@ -201,7 +218,11 @@ export class Ingestion {
       terms: packTerms(chunkTerms(c.analysis, ids)),
       analyzer_id: ANALYZER_ID,
     }));
-    for (let i = 0; i < chunks.length; i += INSERT_BATCH) await trx.insertInto('knowledge_chunks').values(chunks.slice(i, i + INSERT_BATCH)).execute();
+    for (let i = 0; i < chunks.length; i += INSERT_BATCH)
+      await trx
+        .insertInto('knowledge_chunks')
+        .values(chunks.slice(i, i + INSERT_BATCH))
+        .execute();
     const update: Partial<KnowledgeSourceTable> = {
       status: 'ready',
       error: null,

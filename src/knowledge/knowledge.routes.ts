@@ -22,11 +22,22 @@ export function registerKnowledgeRoutes(router: Router, knowledge: KnowledgeServ
   const tags = ['Knowledge'];
   const params = { sourceId: idParam('source', 'src') };
   const accepted = { 202: { description: 'The source, `pending` until ingestion ends', schema: SourceSchema } };
-  const addErrors = ['svc.knowledge.source_invalid', 'svc.agent.not_found', 'svc.billing.limit_reached', 'svc.request.invalid', 'svc.request.payload_too_large'] as const;
+  const addErrors = [
+    'svc.knowledge.source_invalid',
+    'svc.agent.not_found',
+    'svc.billing.limit_reached',
+    'svc.request.invalid',
+    'svc.request.payload_too_large',
+  ] as const;
 
   router.add(
     {
-      method: 'GET', path: '/v1/knowledge/sources', operationId: 'listSources', tags, summary: 'List sources with their ingestion status, newest first', scope: 'knowledge:read',
+      method: 'GET',
+      path: '/v1/knowledge/sources',
+      operationId: 'listSources',
+      tags,
+      summary: 'List sources with their ingestion status, newest first',
+      scope: 'knowledge:read',
       query: SourceListQuerySchema,
       responses: { 200: { description: 'A page of sources', schema: SourceListSchema } },
       errors: ['svc.request.validation_failed', 'svc.agent.not_found'],
@@ -35,7 +46,13 @@ export function registerKnowledgeRoutes(router: Router, knowledge: KnowledgeServ
   );
   router.add(
     {
-      method: 'GET', path: '/v1/knowledge/sources/:sourceId', operationId: 'getSource', tags, params, summary: 'Get a source', scope: 'knowledge:read',
+      method: 'GET',
+      path: '/v1/knowledge/sources/:sourceId',
+      operationId: 'getSource',
+      tags,
+      params,
+      summary: 'Get a source',
+      scope: 'knowledge:read',
       responses: { 200: { description: 'The source', schema: SourceSchema } },
       errors: ['svc.knowledge.source_not_found'],
     },
@@ -43,7 +60,13 @@ export function registerKnowledgeRoutes(router: Router, knowledge: KnowledgeServ
   );
   router.add(
     {
-      method: 'DELETE', path: '/v1/knowledge/sources/:sourceId', operationId: 'deleteSource', tags, params, summary: 'Delete a source; its chunks leave answers at once', scope: 'knowledge:write',
+      method: 'DELETE',
+      path: '/v1/knowledge/sources/:sourceId',
+      operationId: 'deleteSource',
+      tags,
+      params,
+      summary: 'Delete a source; its chunks leave answers at once',
+      scope: 'knowledge:write',
       responses: { 200: { description: 'Deleted', schema: SourceDeletedSchema } },
       errors: ['svc.knowledge.source_not_found'],
     },
@@ -51,39 +74,75 @@ export function registerKnowledgeRoutes(router: Router, knowledge: KnowledgeServ
   );
   router.add(
     {
-      method: 'POST', path: '/v1/knowledge/text', operationId: 'addTextSource', tags, summary: 'Ingest a text or Markdown document', scope: 'knowledge:write',
-      body: TextAddSchema, invalid: 'svc.knowledge.source_invalid', bodyLimit: BODY_LIMITS.knowledgeText,
-      responses: accepted, errors: [...addErrors],
+      method: 'POST',
+      path: '/v1/knowledge/text',
+      operationId: 'addTextSource',
+      tags,
+      summary: 'Ingest a text or Markdown document',
+      scope: 'knowledge:write',
+      body: TextAddSchema,
+      invalid: 'svc.knowledge.source_invalid',
+      bodyLimit: BODY_LIMITS.knowledgeText,
+      responses: accepted,
+      errors: [...addErrors],
     },
     async ({ auth, body }) => ({ status: 202, body: await knowledge.addText(auth.workspaceId, body) }),
   );
   router.add(
     {
-      method: 'POST', path: '/v1/knowledge/urls', operationId: 'addUrlSource', tags, summary: 'Crawl a public web page, again every syncTtlMinutes', scope: 'knowledge:write',
-      body: UrlAddSchema, invalid: 'svc.knowledge.source_invalid',
-      responses: accepted, errors: [...addErrors, 'svc.knowledge.url_not_allowed'],
+      method: 'POST',
+      path: '/v1/knowledge/urls',
+      operationId: 'addUrlSource',
+      tags,
+      summary: 'Crawl a public web page, again every syncTtlMinutes',
+      scope: 'knowledge:write',
+      body: UrlAddSchema,
+      invalid: 'svc.knowledge.source_invalid',
+      responses: accepted,
+      errors: [...addErrors, 'svc.knowledge.url_not_allowed'],
     },
     async ({ auth, body }) => ({ status: 202, body: await knowledge.addUrl(auth.workspaceId, body) }),
   );
   router.add(
     {
-      method: 'POST', path: '/v1/knowledge/uploads', operationId: 'uploadSource', tags, summary: 'Ingest a file: text, Markdown, HTML, CSV, JSON or PDF', scope: 'knowledge:write',
-      body: UploadAddSchema, bodyKind: 'multipart', invalid: 'svc.knowledge.source_invalid', bodyLimit: BODY_LIMITS.upload,
-      responses: accepted, errors: [...addErrors, 'svc.knowledge.format_unsupported'],
+      method: 'POST',
+      path: '/v1/knowledge/uploads',
+      operationId: 'uploadSource',
+      tags,
+      summary: 'Ingest a file: text, Markdown, HTML, CSV, JSON or PDF',
+      scope: 'knowledge:write',
+      body: UploadAddSchema,
+      bodyKind: 'multipart',
+      invalid: 'svc.knowledge.source_invalid',
+      bodyLimit: BODY_LIMITS.upload,
+      responses: accepted,
+      errors: [...addErrors, 'svc.knowledge.format_unsupported'],
     },
     async ({ auth, body }) => ({ status: 202, body: await knowledge.addUpload(auth.workspaceId, body) }),
   );
   router.add(
     {
-      method: 'POST', path: '/v1/knowledge/claims', operationId: 'addClaimSource', tags, summary: 'Add a claim in Spanish and English', scope: 'knowledge:write',
-      body: ClaimAddSchema, invalid: 'svc.knowledge.source_invalid',
-      responses: accepted, errors: [...addErrors],
+      method: 'POST',
+      path: '/v1/knowledge/claims',
+      operationId: 'addClaimSource',
+      tags,
+      summary: 'Add a claim in Spanish and English',
+      scope: 'knowledge:write',
+      body: ClaimAddSchema,
+      invalid: 'svc.knowledge.source_invalid',
+      responses: accepted,
+      errors: [...addErrors],
     },
     async ({ auth, body }) => ({ status: 202, body: await knowledge.addClaim(auth.workspaceId, body) }),
   );
   router.add(
     {
-      method: 'GET', path: '/v1/knowledge/topics', operationId: 'listTopics', tags, summary: 'Topics of the pool, or of one agent, with source counts', scope: 'knowledge:read',
+      method: 'GET',
+      path: '/v1/knowledge/topics',
+      operationId: 'listTopics',
+      tags,
+      summary: 'Topics of the pool, or of one agent, with source counts',
+      scope: 'knowledge:read',
       query: TopicListQuerySchema,
       responses: { 200: { description: 'A page of topics, alphabetically', schema: TopicListSchema } },
       errors: ['svc.request.validation_failed', 'svc.agent.not_found'],
@@ -92,8 +151,14 @@ export function registerKnowledgeRoutes(router: Router, knowledge: KnowledgeServ
   );
   router.add(
     {
-      method: 'POST', path: '/v1/knowledge/topics/merge', operationId: 'mergeTopics', tags, summary: 'Rewrite one topic as another on every source of the scope', scope: 'knowledge:write',
-      body: TopicMergeSchema, invalid: 'svc.knowledge.topic_invalid',
+      method: 'POST',
+      path: '/v1/knowledge/topics/merge',
+      operationId: 'mergeTopics',
+      tags,
+      summary: 'Rewrite one topic as another on every source of the scope',
+      scope: 'knowledge:write',
+      body: TopicMergeSchema,
+      invalid: 'svc.knowledge.topic_invalid',
       responses: { 200: { description: 'How many sources were retagged', schema: TopicMergedSchema } },
       errors: ['svc.knowledge.topic_invalid', 'svc.knowledge.topic_not_found', 'svc.agent.not_found', 'svc.request.invalid'],
     },

@@ -18,39 +18,54 @@ const AgentId = v.pipe(v.string(), minChars(1, 'must not be empty'));
 const AgentIdSchema = v.optional(v.nullable(AgentId), null);
 const Title = clientText({ trim: true, min: 1, max: 120 });
 
-export const TextAddSchema = named('TextSourceCreate', v.strictObject({
-  title: Title,
-  text: v.pipe(clientText({ min: 1, max: 200_000 }), v.check((s) => /\S/.test(s), 'must not be blank')),
-  topics: v.optional(TopicsSchema, []),
-  agentId: AgentIdSchema,
-}));
+export const TextAddSchema = named(
+  'TextSourceCreate',
+  v.strictObject({
+    title: Title,
+    text: v.pipe(
+      clientText({ min: 1, max: 200_000 }),
+      v.check((s) => /\S/.test(s), 'must not be blank'),
+    ),
+    topics: v.optional(TopicsSchema, []),
+    agentId: AgentIdSchema,
+  }),
+);
 
 export const SYNC_TTL_DEFAULT = 1440;
 // No re-crawl further apart than ten years: past that, `nextSyncAt` stops being a date.
 const SYNC_TTL_MAX = 10 * 365 * 24 * 60;
 
-export const UrlAddSchema = named('UrlSourceCreate', v.strictObject({
-  url: v.pipe(clientText({ trim: true, max: 2048 }), v.check((s) => URL.canParse(s), 'must be an absolute URL')),
-  syncTtlMinutes: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer('must be a whole number of minutes'),
-      v.minValue(60, 'must be at least 60'),
-      v.maxValue(SYNC_TTL_MAX, `must be at most ${SYNC_TTL_MAX}`),
+export const UrlAddSchema = named(
+  'UrlSourceCreate',
+  v.strictObject({
+    url: v.pipe(
+      clientText({ trim: true, max: 2048 }),
+      v.check((s) => URL.canParse(s), 'must be an absolute URL'),
     ),
-    SYNC_TTL_DEFAULT,
-  ),
-  topics: v.optional(TopicsSchema, []),
-  agentId: AgentIdSchema,
-}));
+    syncTtlMinutes: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer('must be a whole number of minutes'),
+        v.minValue(60, 'must be at least 60'),
+        v.maxValue(SYNC_TTL_MAX, `must be at most ${SYNC_TTL_MAX}`),
+      ),
+      SYNC_TTL_DEFAULT,
+    ),
+    topics: v.optional(TopicsSchema, []),
+    agentId: AgentIdSchema,
+  }),
+);
 
 const ClaimText = clientText({ trim: true, min: 1, max: 2000 });
 
-export const ClaimAddSchema = named('ClaimSourceCreate', v.strictObject({
-  claim: v.strictObject({ es: ClaimText, en: ClaimText }),
-  topics: v.optional(TopicsSchema, []),
-  agentId: AgentIdSchema,
-}));
+export const ClaimAddSchema = named(
+  'ClaimSourceCreate',
+  v.strictObject({
+    claim: v.strictObject({ es: ClaimText, en: ClaimText }),
+    topics: v.optional(TopicsSchema, []),
+    agentId: AgentIdSchema,
+  }),
+);
 
 /** Multipart fields arrive as strings: `topics` is a JSON array in a string (CONTRACT). */
 const TopicsField = v.pipe(
@@ -66,21 +81,27 @@ const TopicsField = v.pipe(
   TopicsSchema,
 );
 
-export const UploadAddSchema = named('UploadSourceCreate', v.strictObject({
-  file: v.pipe(
-    v.instance(File, 'must be a file'),
-    v.check((f) => f.size > 0, 'must not be empty'),
-  ),
-  title: v.optional(Title),
-  topics: v.optional(TopicsField, '[]'),
-  agentId: v.optional(AgentId),
-}));
+export const UploadAddSchema = named(
+  'UploadSourceCreate',
+  v.strictObject({
+    file: v.pipe(
+      v.instance(File, 'must be a file'),
+      v.check((f) => f.size > 0, 'must not be empty'),
+    ),
+    title: v.optional(Title),
+    topics: v.optional(TopicsField, '[]'),
+    agentId: v.optional(AgentId),
+  }),
+);
 
-export const TopicMergeSchema = named('TopicMerge', v.strictObject({
-  from: TopicSchema,
-  into: TopicSchema,
-  agentId: AgentIdSchema,
-}));
+export const TopicMergeSchema = named(
+  'TopicMerge',
+  v.strictObject({
+    from: TopicSchema,
+    into: TopicSchema,
+    agentId: AgentIdSchema,
+  }),
+);
 
 export type TextAdd = v.InferOutput<typeof TextAddSchema>;
 export type UrlAdd = v.InferOutput<typeof UrlAddSchema>;
@@ -91,32 +112,35 @@ const AgentFilter = { agentId: v.optional(AgentId) };
 export const SourceListQuerySchema = listQuery(AgentFilter);
 export const TopicListQuerySchema = listQuery(AgentFilter);
 
-export const SourceSchema = named('Source', v.object({
-  id: v.string(),
-  agentId: v.nullable(v.string()),
-  kind: v.picklist(['upload', 'url', 'claim']),
-  title: v.string(),
-  status: v.picklist(['pending', 'ready', 'failed']),
-  error: v.optional(v.string()),
-  lang: v.picklist(['es', 'en']),
-  sourceLang: v.optional(v.picklist(['es', 'en'])),
-  translated: v.boolean(),
-  topics: v.array(v.string()),
-  fileName: v.optional(v.string()),
-  contentType: v.optional(v.string()),
-  byteSize: v.optional(v.number()),
-  url: v.optional(v.string()),
-  resolvedUrl: v.optional(v.string()),
-  lastFetchedAt: v.optional(v.string()),
-  syncTtlMinutes: v.optional(v.number()),
-  nextSyncAt: v.optional(v.string()),
-  claim: v.optional(v.object({ es: v.string(), en: v.string() })),
-  chunkCount: v.number(),
-  tokenCount: v.number(),
-  summary: v.string(),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-}));
+export const SourceSchema = named(
+  'Source',
+  v.object({
+    id: v.string(),
+    agentId: v.nullable(v.string()),
+    kind: v.picklist(['upload', 'url', 'claim']),
+    title: v.string(),
+    status: v.picklist(['pending', 'ready', 'failed']),
+    error: v.optional(v.string()),
+    lang: v.picklist(['es', 'en']),
+    sourceLang: v.optional(v.picklist(['es', 'en'])),
+    translated: v.boolean(),
+    topics: v.array(v.string()),
+    fileName: v.optional(v.string()),
+    contentType: v.optional(v.string()),
+    byteSize: v.optional(v.number()),
+    url: v.optional(v.string()),
+    resolvedUrl: v.optional(v.string()),
+    lastFetchedAt: v.optional(v.string()),
+    syncTtlMinutes: v.optional(v.number()),
+    nextSyncAt: v.optional(v.string()),
+    claim: v.optional(v.object({ es: v.string(), en: v.string() })),
+    chunkCount: v.number(),
+    tokenCount: v.number(),
+    summary: v.string(),
+    createdAt: v.string(),
+    updatedAt: v.string(),
+  }),
+);
 
 export type Source = v.InferOutput<typeof SourceSchema>;
 
@@ -139,11 +163,27 @@ export const StoredClaimSchema = ClaimAddSchema.pipe[0].entries.claim;
  * of two or more characters, a weight from 0 to 1 in thousandths, at most `MAX_PAIRS`
  * pairs, whole counts. A stem is a word of a chunk: no shorter bound than a chunk's text.
  */
-const LexiconStem = v.pipe(v.string(), v.minLength(2, 'must be a stem of 2 or more characters'), v.maxLength(1_000_000), v.check((s) => s.isWellFormed(), 'must be well-formed Unicode'));
+const LexiconStem = v.pipe(
+  v.string(),
+  v.minLength(2, 'must be a stem of 2 or more characters'),
+  v.maxLength(1_000_000),
+  v.check((s) => s.isWellFormed(), 'must be well-formed Unicode'),
+);
 const LexiconCount = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'), v.maxValue(Number.MAX_SAFE_INTEGER));
 export const StoredLexiconSchema = v.strictObject({
   pairs: v.pipe(
-    v.array(v.strictTuple([LexiconStem, LexiconStem, v.pipe(v.number(), v.minValue(0, 'must be from 0 to 1'), v.maxValue(1, 'must be from 0 to 1'), v.check((w) => Math.round(w * 1000) / 1000 === w, 'must be in thousandths'))])),
+    v.array(
+      v.strictTuple([
+        LexiconStem,
+        LexiconStem,
+        v.pipe(
+          v.number(),
+          v.minValue(0, 'must be from 0 to 1'),
+          v.maxValue(1, 'must be from 0 to 1'),
+          v.check((w) => Math.round(w * 1000) / 1000 === w, 'must be in thousandths'),
+        ),
+      ]),
+    ),
     v.maxLength(MAX_PAIRS, `must have at most ${MAX_PAIRS} pairs`),
   ),
   twins: LexiconCount,

@@ -59,7 +59,11 @@ export class KnowledgeService {
     const terms = new TermDictionary(deps.db, { shared });
     this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder, workers: deps.workers, terms, shared });
     this.lexicons = new LexiconBuilder({
-      db: deps.db, jobs: deps.jobs, workers: deps.workers, shared, log: deps.settings.log,
+      db: deps.db,
+      jobs: deps.jobs,
+      workers: deps.workers,
+      shared,
+      log: deps.settings.log,
       changed: (trx, workspaceId) => this.#index.changed(trx, workspaceId),
     });
     this.lexicons.register();
@@ -102,7 +106,11 @@ export class KnowledgeService {
 
   /** Knowledge documents of the workspace (the `knowledgeDocuments` plan cap and usage count). */
   async count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
-    const row = await db.selectFrom('knowledge_sources').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('knowledge_sources')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -130,23 +138,44 @@ export class KnowledgeService {
   /** A text or Markdown document (`kind: upload`, `contentType: text/markdown`). */
   async addText(workspaceId: string, input: TextAdd): Promise<Source> {
     const bytes = Buffer.from(input.text, 'utf8');
-    return this.#accept(workspaceId, input.agentId, {
-      kind: 'upload', title: input.title, topics: JSON.stringify(input.topics),
-      content_type: MEDIA_TYPES.markdown, byte_size: bytes.byteLength,
-    }, bytes);
+    return this.#accept(
+      workspaceId,
+      input.agentId,
+      {
+        kind: 'upload',
+        title: input.title,
+        topics: JSON.stringify(input.topics),
+        content_type: MEDIA_TYPES.markdown,
+        byte_size: bytes.byteLength,
+      },
+      bytes,
+    );
   }
 
   /** An uploaded file: Text, Markdown, HTML, CSV, JSON or PDF, judged by its bytes and name. */
   async addUpload(workspaceId: string, input: UploadAdd): Promise<Source> {
     const bytes = new Uint8Array(await input.file.arrayBuffer());
     const format = await this.#detectFormat(input.file, bytes);
-    if (!format) throw new ServiceError('svc.knowledge.format_unsupported', { errors: [{ field: 'file', reason: 'not a text, Markdown, HTML, CSV, JSON or PDF document' }] });
+    if (!format)
+      throw new ServiceError('svc.knowledge.format_unsupported', {
+        errors: [{ field: 'file', reason: 'not a text, Markdown, HTML, CSV, JSON or PDF document' }],
+      });
     const fileName = input.file.name.trim();
     // Without a title, the file name stands in until the document's own is read (D-304).
-    return this.#accept(workspaceId, input.agentId ?? null, {
-      kind: 'upload', title: input.title ?? (fileName ? titleFrom(fileName) : 'Untitled upload'), topics: JSON.stringify(input.topics),
-      file_name: fileName || null, content_type: MEDIA_TYPES[format], byte_size: bytes.byteLength,
-    }, bytes, input.title === undefined);
+    return this.#accept(
+      workspaceId,
+      input.agentId ?? null,
+      {
+        kind: 'upload',
+        title: input.title ?? (fileName ? titleFrom(fileName) : 'Untitled upload'),
+        topics: JSON.stringify(input.topics),
+        file_name: fileName || null,
+        content_type: MEDIA_TYPES[format],
+        byte_size: bytes.byteLength,
+      },
+      bytes,
+      input.title === undefined,
+    );
   }
 
   /** The upload's format; a JSON file is parsed in a worker, and a parse over its limits is refused. */
@@ -157,7 +186,9 @@ export class KnowledgeService {
       return (await this.deps.workers.run(EXTRACT_WORKER, 'isJson', bytes)) ? format : undefined;
     } catch (error) {
       if (!(error instanceof WorkerLimitError)) throw error;
-      throw new ServiceError('svc.knowledge.format_unsupported', { errors: [{ field: 'file', reason: `checking the file ran over its ${error.limit} limit` }] });
+      throw new ServiceError('svc.knowledge.format_unsupported', {
+        errors: [{ field: 'file', reason: `checking the file ran over its ${error.limit} limit` }],
+      });
     }
   }
 
@@ -168,15 +199,20 @@ export class KnowledgeService {
     const verdict = judgeUrl(url);
     if (!verdict.ok) throw new ServiceError('svc.knowledge.url_not_allowed', { errors: [{ field: 'url', reason: 'not allowed' }] });
     return this.#accept(workspaceId, input.agentId, {
-      kind: 'url', title: titleFrom(url.href), topics: JSON.stringify(input.topics),
-      url: url.href, sync_ttl_minutes: input.syncTtlMinutes,
+      kind: 'url',
+      title: titleFrom(url.href),
+      topics: JSON.stringify(input.topics),
+      url: url.href,
+      sync_ttl_minutes: input.syncTtlMinutes,
     });
   }
 
   /** A bilingual claim (`kind: claim`), titled by the start of its English text. */
   async addClaim(workspaceId: string, input: ClaimAdd): Promise<Source> {
     return this.#accept(workspaceId, input.agentId, {
-      kind: 'claim', title: titleFrom(input.claim.en), topics: JSON.stringify(input.topics),
+      kind: 'claim',
+      title: titleFrom(input.claim.en),
+      topics: JSON.stringify(input.topics),
       claim: JSON.stringify({ es: input.claim.es, en: input.claim.en }),
     });
   }
@@ -198,7 +234,8 @@ export class KnowledgeService {
       const now = iso(this.deps.clock.now());
       const row = pendingRow({ ...fields, id: this.deps.ids.next('src'), workspace_id: workspaceId, agent_id: agentId, now });
       await trx.insertInto('knowledge_sources').values(row).execute();
-      if (document) await trx.insertInto('knowledge_inputs').values({ source_id: row.id, workspace_id: workspaceId, content: document, created_at: now }).execute();
+      if (document)
+        await trx.insertInto('knowledge_inputs').values({ source_id: row.id, workspace_id: workspaceId, content: document, created_at: now }).execute();
       const payload: IngestPayload = { sourceId: row.id, ...(ownTitle && { ownTitle }) };
       await this.deps.jobs.enqueue(trx, { workspaceId, kind: INGEST_JOB, payload });
       return row;
@@ -241,7 +278,10 @@ export class KnowledgeService {
   }
 
   /** Rewrites topic `from` as `into` on every source of the scope. */
-  async mergeTopics(workspaceId: string, input: { from: string; into: string; agentId: string | null }): Promise<{ from: string; into: string; sourcesUpdated: number }> {
+  async mergeTopics(
+    workspaceId: string,
+    input: { from: string; into: string; agentId: string | null },
+  ): Promise<{ from: string; into: string; sourcesUpdated: number }> {
     if (input.from === input.into) {
       throw new ServiceError('svc.knowledge.topic_invalid', { errors: [{ field: 'into', reason: 'must differ from from' }] });
     }

@@ -73,7 +73,10 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder & { rea
       answer = (await res.json()) as EmbeddingsAnswer;
     } catch (error) {
       if (error instanceof EmbeddingError) throw error;
-      throw new EmbeddingError(controller.signal.aborted ? `${base}/embeddings gave no answer within ${timeoutMs} ms` : `${base}/embeddings failed: ${(error as Error).message}`, { cause: error });
+      throw new EmbeddingError(
+        controller.signal.aborted ? `${base}/embeddings gave no answer within ${timeoutMs} ms` : `${base}/embeddings failed: ${(error as Error).message}`,
+        { cause: error },
+      );
     } finally {
       clearTimeout(timer);
     }

@@ -3,10 +3,12 @@ import { storedJson } from '../platform/stored.js';
 import { StoredClaimSchema, StoredTopicsSchema, type Source } from './knowledge.schema.js';
 
 /** A source's topics as stored; a value this service did not write is a problem naming the source (D-722). */
-export const storedTopics = (row: { id: string; topics: string }): string[] => storedJson(StoredTopicsSchema, row.topics, { table: 'knowledge_sources', row: row.id, column: 'topics' });
+export const storedTopics = (row: { id: string; topics: string }): string[] =>
+  storedJson(StoredTopicsSchema, row.topics, { table: 'knowledge_sources', row: row.id, column: 'topics' });
 
 /** A claim source's texts as stored. */
-export const storedClaim = (row: { id: string; claim: string | null }): { es: string; en: string } => storedJson(StoredClaimSchema, row.claim, { table: 'knowledge_sources', row: row.id, column: 'claim' });
+export const storedClaim = (row: { id: string; claim: string | null }): { es: string; en: string } =>
+  storedJson(StoredClaimSchema, row.claim, { table: 'knowledge_sources', row: row.id, column: 'claim' });
 
 /** The API record of a source row (API.md, Knowledge source): optional fields are left out, never null. */
 export function toSource(row: KnowledgeSourceTable): Source {
@@ -40,7 +42,9 @@ export function toSource(row: KnowledgeSourceTable): Source {
 }
 
 /** A new `pending` source row: counts 0, summary empty, language unknown (`en`) until ready. */
-export function pendingRow(fields: Pick<KnowledgeSourceTable, 'id' | 'workspace_id' | 'agent_id' | 'kind' | 'title' | 'topics'> & Partial<KnowledgeSourceTable> & { now: string }): KnowledgeSourceTable {
+export function pendingRow(
+  fields: Pick<KnowledgeSourceTable, 'id' | 'workspace_id' | 'agent_id' | 'kind' | 'title' | 'topics'> & Partial<KnowledgeSourceTable> & { now: string },
+): KnowledgeSourceTable {
   const { now, ...rest } = fields;
   return {
     status: 'pending',

@@ -27,7 +27,12 @@ const WRITE_BATCH = 16;
  * every dialect has (SQLite runs one writer anyway).
  */
 export async function lockAgentRow(trx: Kysely<Database>, workspaceId: string, agentId: string): Promise<boolean> {
-  const locked = await trx.updateTable('agents').set((eb) => ({ id: eb.ref('id') })).where('workspace_id', '=', workspaceId).where('id', '=', agentId).executeTakeFirst();
+  const locked = await trx
+    .updateTable('agents')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', agentId)
+    .executeTakeFirst();
   return Number(locked.numUpdatedRows) > 0;
 }
 
@@ -76,26 +81,52 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
   ) {
     this.#chunks = new ChunkCache(deps);
     const db = deps.db;
-    const byId = async <T>(workspaceId: string, chunkIds: readonly string[], column: 'text' | 'embedding', map: (value: never) => T): Promise<Map<string, T>> => {
+    const byId = async <T>(
+      workspaceId: string,
+      chunkIds: readonly string[],
+      column: 'text' | 'embedding',
+      map: (value: never) => T,
+    ): Promise<Map<string, T>> => {
       const out = new Map<string, T>();
       for (let i = 0; i < chunkIds.length; i += READ_BATCH) {
         // By primary key alone: with the workspace too, a planner may pick the workspace's index and scan it.
-        const rows = await db.selectFrom('knowledge_chunks').select(['id', 'workspace_id', column]).where('id', 'in', chunkIds.slice(i, i + READ_BATCH)).execute();
+        const rows = await db
+          .selectFrom('knowledge_chunks')
+          .select(['id', 'workspace_id', column])
+          .where('id', 'in', chunkIds.slice(i, i + READ_BATCH))
+          .execute();
         for (const row of rows) if (row.workspace_id === workspaceId) out.set(row.id, map((row as Record<string, unknown>)[column] as never));
       }
       return out;
     };
     const parts = (workspaceId: string, agentId: string, version: string) =>
-      db.selectFrom('knowledge_scope_indexes').select(['part', 'data']).where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).where('version', '=', version);
+      db
+        .selectFrom('knowledge_scope_indexes')
+        .select(['part', 'data'])
+        .where('workspace_id', '=', workspaceId)
+        .where('agent_id', '=', agentId)
+        .where('version', '=', version);
     this.scopeIndexes = {
       readHead: async (workspaceId, agentId) => {
-        const row = await db.selectFrom('knowledge_scope_indexes').select(['version', 'data']).where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).where('part', '=', 0).executeTakeFirst();
+        const row = await db
+          .selectFrom('knowledge_scope_indexes')
+          .select(['version', 'data'])
+          .where('workspace_id', '=', workspaceId)
+          .where('agent_id', '=', agentId)
+          .where('part', '=', 0)
+          .executeTakeFirst();
         return row && { version: row.version, data: row.data };
       },
       readBlocks: async (workspaceId, agentId, version, blocks) => {
         const out = new Map<number, Uint8Array>();
         for (let i = 0; i < blocks.length; i += READ_BATCH) {
-          const rows = await parts(workspaceId, agentId, version).where('part', 'in', blocks.slice(i, i + READ_BATCH).map((b) => b + 1)).execute();
+          const rows = await parts(workspaceId, agentId, version)
+            .where(
+              'part',
+              'in',
+              blocks.slice(i, i + READ_BATCH).map((b) => b + 1),
+            )
+            .execute();
           for (const row of rows) out.set(Number(row.part) - 1, row.data);
         }
         return out;
@@ -109,13 +140,21 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
           const encoded = await data();
           if (!encoded || epoch !== this.#epoch) return;
           const values = [encoded.head, ...encoded.blocks].map((bytes, part) => ({
-            workspace_id: workspaceId, agent_id: agentId, part, version, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+            workspace_id: workspaceId,
+            agent_id: agentId,
+            part,
+            version,
+            data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
           }));
           await db.transaction().execute(async (trx) => {
             // Only while the agent exists: one deleted since the build would leave its rows behind (D-603).
             if (!(await lockAgentRow(trx, workspaceId, agentId))) return;
             await trx.deleteFrom('knowledge_scope_indexes').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
-            for (let i = 0; i < values.length; i += WRITE_BATCH) await trx.insertInto('knowledge_scope_indexes').values(values.slice(i, i + WRITE_BATCH)).execute();
+            for (let i = 0; i < values.length; i += WRITE_BATCH)
+              await trx
+                .insertInto('knowledge_scope_indexes')
+                .values(values.slice(i, i + WRITE_BATCH))
+                .execute();
           });
         })();
         this.#writes.add(write);

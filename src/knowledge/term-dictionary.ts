@@ -46,19 +46,32 @@ export class TermDictionary {
       // Processes sharing the store give ids one at a time per workspace: an update of the
       // workspace's row holds its lock until this transaction ends, and what the previous
       // holder added is read after it.
-      await trx.updateTable('workspaces').set((eb) => ({ id: eb.ref('id') })).where('id', '=', workspaceId).execute();
+      await trx
+        .updateTable('workspaces')
+        .set((eb) => ({ id: eb.ref('id') }))
+        .where('id', '=', workspaceId)
+        .execute();
     }
     // Another process sharing the store may have added terms since this one read them.
     await this.#readNewer(trx, workspaceId, loaded);
     missing = missing.filter((t) => !loaded.terms.has(t));
     const rows = missing.map((term) => ({ workspace_id: workspaceId, term, id: loaded.next++ }));
     for (const row of rows) loaded.terms.set(row.term, row.id);
-    for (let i = 0; i < rows.length; i += INSERT_BATCH) await trx.insertInto('knowledge_terms').values(rows.slice(i, i + INSERT_BATCH)).execute();
+    for (let i = 0; i < rows.length; i += INSERT_BATCH)
+      await trx
+        .insertInto('knowledge_terms')
+        .values(rows.slice(i, i + INSERT_BATCH))
+        .execute();
     return loaded.terms;
   }
 
   async #readNewer(db: Db, workspaceId: string, loaded: Loaded): Promise<void> {
-    const newer = await db.selectFrom('knowledge_terms').select(['term', 'id']).where('workspace_id', '=', workspaceId).where('id', '>=', loaded.next).execute();
+    const newer = await db
+      .selectFrom('knowledge_terms')
+      .select(['term', 'id'])
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '>=', loaded.next)
+      .execute();
     for (const row of newer) add(loaded, row.term, Number(row.id));
   }
 

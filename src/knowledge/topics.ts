@@ -69,7 +69,11 @@ export async function mergeTopics(
     const topics = storedTopics(row);
     if (!topics.includes(from)) continue;
     const next = [...new Set(topics.map((t) => (t === from ? into : t)))];
-    await trx.updateTable('knowledge_sources').set({ topics: JSON.stringify(next), updated_at: now }).where('id', '=', row.id).execute();
+    await trx
+      .updateTable('knowledge_sources')
+      .set({ topics: JSON.stringify(next), updated_at: now })
+      .where('id', '=', row.id)
+      .execute();
     updated.push(row.id);
   }
   if (updated.length === 0) {

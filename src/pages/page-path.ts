@@ -6,7 +6,19 @@ export const SEGMENTS_MAX = 4;
 
 /** First segments the platform keeps for itself, with their whole subtree (API.md, Page). */
 export const RESERVED_SEGMENTS: ReadonlySet<string> = new Set([
-  'admin', 'api', 'app', 'cdn', 'console', 'docs', 'embed', 'mail', 'status', 'storage', 'well-known', 'widget', 'www',
+  'admin',
+  'api',
+  'app',
+  'cdn',
+  'console',
+  'docs',
+  'embed',
+  'mail',
+  'status',
+  'storage',
+  'well-known',
+  'widget',
+  'www',
 ]);
 
 const SEGMENT = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -28,7 +40,13 @@ export function normalizePagePath(raw: string): { path: string } | { reason: str
   // Fold case only after checking for ASCII: some non-ASCII letters lowercase into ASCII ones.
   if (segments.some((s) => !/^[A-Za-z0-9-]+$/.test(s))) return { reason: 'segments must be letters a-z, digits and hyphens' };
   const path = raw.toLowerCase();
-  if (path.slice(1).split('/').some((s) => !SEGMENT.test(s))) return { reason: 'segments must not start or end with a hyphen or hold two in a row' };
+  if (
+    path
+      .slice(1)
+      .split('/')
+      .some((s) => !SEGMENT.test(s))
+  )
+    return { reason: 'segments must not start or end with a hyphen or hold two in a row' };
   return { path };
 }
 

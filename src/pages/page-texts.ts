@@ -32,8 +32,12 @@ export interface PageTextsPatch {
 }
 
 export const TEXT_FIELDS = [
-  'editorial.badge', 'editorial.title', 'editorial.titleAccent', 'editorial.description',
-  'seo.title', 'seo.description',
+  'editorial.badge',
+  'editorial.title',
+  'editorial.titleAccent',
+  'editorial.description',
+  'seo.title',
+  'seo.description',
   'body',
 ] as const;
 export type TextField = (typeof TEXT_FIELDS)[number];

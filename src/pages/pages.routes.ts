@@ -11,8 +11,15 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
   const written = ['svc.page.invalid', 'svc.page.path_taken', 'svc.page.path_reserved', 'svc.request.invalid'] as const;
   router.add(
     {
-      method: 'POST', path: '/v1/projects/:projectId/pages', operationId: 'createPage', tags, params: projectParams, summary: 'Create a page (a draft)', scope: 'landings:write',
-      body: PageCreateSchema, invalid: 'svc.page.invalid',
+      method: 'POST',
+      path: '/v1/projects/:projectId/pages',
+      operationId: 'createPage',
+      tags,
+      params: projectParams,
+      summary: 'Create a page (a draft)',
+      scope: 'landings:write',
+      body: PageCreateSchema,
+      invalid: 'svc.page.invalid',
       responses: { 201: { description: 'The page', schema: PageSchema } },
       errors: [...written, 'svc.project.not_found', 'svc.billing.limit_reached'],
     },
@@ -20,7 +27,13 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
   );
   router.add(
     {
-      method: 'GET', path: '/v1/projects/:projectId/pages', operationId: 'listPages', tags, params: projectParams, summary: 'List the pages of a site, newest first', scope: 'landings:read',
+      method: 'GET',
+      path: '/v1/projects/:projectId/pages',
+      operationId: 'listPages',
+      tags,
+      params: projectParams,
+      summary: 'List the pages of a site, newest first',
+      scope: 'landings:read',
       query: PageListQuerySchema,
       responses: { 200: { description: 'A page of pages', schema: PageListSchema } },
       errors: ['svc.project.not_found', 'svc.request.validation_failed'],
@@ -29,7 +42,13 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
   );
   router.add(
     {
-      method: 'GET', path: '/v1/pages/:pageId', operationId: 'getPage', tags, params, summary: 'Get a page', scope: 'landings:read',
+      method: 'GET',
+      path: '/v1/pages/:pageId',
+      operationId: 'getPage',
+      tags,
+      params,
+      summary: 'Get a page',
+      scope: 'landings:read',
       responses: { 200: { description: 'The page', schema: PageSchema } },
       errors: ['svc.page.not_found'],
     },
@@ -37,9 +56,15 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
   );
   router.add(
     {
-      method: 'PATCH', path: '/v1/pages/:pageId', operationId: 'updatePage', tags, params, scope: 'landings:write',
+      method: 'PATCH',
+      path: '/v1/pages/:pageId',
+      operationId: 'updatePage',
+      tags,
+      params,
+      scope: 'landings:write',
       summary: 'Edit a page (partial; an absent language is kept, an empty string removes it)',
-      body: PagePatchSchema, invalid: 'svc.page.invalid',
+      body: PagePatchSchema,
+      invalid: 'svc.page.invalid',
       responses: { 200: { description: 'The page', schema: PageSchema } },
       errors: [...written, 'svc.page.not_found', 'svc.page.root_required'],
     },
@@ -47,7 +72,13 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
   );
   router.add(
     {
-      method: 'DELETE', path: '/v1/pages/:pageId', operationId: 'deletePage', tags, params, summary: 'Delete a page', scope: 'landings:write',
+      method: 'DELETE',
+      path: '/v1/pages/:pageId',
+      operationId: 'deletePage',
+      tags,
+      params,
+      summary: 'Delete a page',
+      scope: 'landings:write',
       responses: { 200: { description: 'What was deleted', schema: PageDeletedSchema } },
       errors: ['svc.page.not_found', 'svc.page.root_required'],
     },
@@ -55,7 +86,13 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
   );
   router.add(
     {
-      method: 'POST', path: '/v1/pages/:pageId/publish', operationId: 'publishPage', tags, params, summary: 'Publish a page', scope: 'landings:write',
+      method: 'POST',
+      path: '/v1/pages/:pageId/publish',
+      operationId: 'publishPage',
+      tags,
+      params,
+      summary: 'Publish a page',
+      scope: 'landings:write',
       responses: { 200: { description: 'The page', schema: PageSchema } },
       errors: ['svc.page.not_found'],
     },
@@ -63,7 +100,13 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
   );
   router.add(
     {
-      method: 'POST', path: '/v1/pages/:pageId/unpublish', operationId: 'unpublishPage', tags, params, summary: 'Unpublish a page', scope: 'landings:write',
+      method: 'POST',
+      path: '/v1/pages/:pageId/unpublish',
+      operationId: 'unpublishPage',
+      tags,
+      params,
+      summary: 'Unpublish a page',
+      scope: 'landings:write',
       responses: { 200: { description: 'The page', schema: PageSchema } },
       errors: ['svc.page.not_found', 'svc.page.root_required'],
     },

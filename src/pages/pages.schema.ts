@@ -47,28 +47,34 @@ export const PageSitemapPatchSchema = v.strictObject({
 
 const AgentId = v.pipe(v.string(), minChars(1, 'must be an agent id'));
 
-export const PageCreateSchema = named('PageCreate', v.strictObject({
-  name: Name,
-  kind: v.picklist(['agent', 'document'], 'must be agent or document'),
-  path: PagePathSchema,
-  agentId: v.optional(AgentId),
-  defaultLocale: v.optional(LocaleSchema),
-  editorial: v.optional(EditorialPatchSchema),
-  seo: v.optional(SeoPatchSchema),
-  sitemap: v.optional(PageSitemapPatchSchema),
-  body: v.optional(BodyPatchSchema),
-}));
+export const PageCreateSchema = named(
+  'PageCreate',
+  v.strictObject({
+    name: Name,
+    kind: v.picklist(['agent', 'document'], 'must be agent or document'),
+    path: PagePathSchema,
+    agentId: v.optional(AgentId),
+    defaultLocale: v.optional(LocaleSchema),
+    editorial: v.optional(EditorialPatchSchema),
+    seo: v.optional(SeoPatchSchema),
+    sitemap: v.optional(PageSitemapPatchSchema),
+    body: v.optional(BodyPatchSchema),
+  }),
+);
 
-export const PagePatchSchema = named('PagePatch', v.strictObject({
-  name: v.optional(Name),
-  path: v.optional(PagePathSchema),
-  agentId: v.optional(AgentId),
-  defaultLocale: v.optional(LocaleSchema),
-  editorial: v.optional(EditorialPatchSchema),
-  seo: v.optional(SeoPatchSchema),
-  sitemap: v.optional(PageSitemapPatchSchema),
-  body: v.optional(BodyPatchSchema),
-}));
+export const PagePatchSchema = named(
+  'PagePatch',
+  v.strictObject({
+    name: v.optional(Name),
+    path: v.optional(PagePathSchema),
+    agentId: v.optional(AgentId),
+    defaultLocale: v.optional(LocaleSchema),
+    editorial: v.optional(EditorialPatchSchema),
+    seo: v.optional(SeoPatchSchema),
+    sitemap: v.optional(PageSitemapPatchSchema),
+    body: v.optional(BodyPatchSchema),
+  }),
+);
 
 export type PageCreate = v.InferOutput<typeof PageCreateSchema>;
 export type PagePatch = v.InferOutput<typeof PagePatchSchema>;
@@ -76,23 +82,26 @@ export type PagePatch = v.InferOutput<typeof PagePatchSchema>;
 const Locale = v.picklist(['es', 'en']);
 const LangText = v.object({ es: v.string(), en: v.string() });
 
-export const PageSchema = named('Page', v.object({
-  id: v.string(),
-  name: v.string(),
-  kind: v.picklist(['agent', 'document']),
-  path: v.string(),
-  status: v.picklist(['draft', 'published']),
-  defaultLocale: Locale,
-  editorial: v.object({ badge: LangText, title: LangText, titleAccent: LangText, description: LangText }),
-  seo: v.object({ title: LangText, description: LangText }),
-  sitemap: v.object({ priority: v.number(), changefreq: v.picklist(CHANGEFREQS), sitemapExclude: v.boolean() }),
-  body: LangText,
-  agentId: v.optional(v.string()),
-  projectId: v.string(),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-  publishedAt: v.nullable(v.string()),
-}));
+export const PageSchema = named(
+  'Page',
+  v.object({
+    id: v.string(),
+    name: v.string(),
+    kind: v.picklist(['agent', 'document']),
+    path: v.string(),
+    status: v.picklist(['draft', 'published']),
+    defaultLocale: Locale,
+    editorial: v.object({ badge: LangText, title: LangText, titleAccent: LangText, description: LangText }),
+    seo: v.object({ title: LangText, description: LangText }),
+    sitemap: v.object({ priority: v.number(), changefreq: v.picklist(CHANGEFREQS), sitemapExclude: v.boolean() }),
+    body: LangText,
+    agentId: v.optional(v.string()),
+    projectId: v.string(),
+    createdAt: v.string(),
+    updatedAt: v.string(),
+    publishedAt: v.nullable(v.string()),
+  }),
+);
 
 /** A page of a site as the API answers it. */
 export type Page = v.InferOutput<typeof PageSchema>;
@@ -114,7 +123,12 @@ const TRANSLATED_SLACK = 8;
 const storedText = (max: number) => v.strictObject({ es: text(max * TRANSLATED_SLACK), en: text(max * TRANSLATED_SLACK) });
 
 /** `pages.editorial`. */
-export const StoredEditorialSchema = v.strictObject({ badge: storedText(80), title: storedText(200), titleAccent: storedText(200), description: storedText(2000) });
+export const StoredEditorialSchema = v.strictObject({
+  badge: storedText(80),
+  title: storedText(200),
+  titleAccent: storedText(200),
+  description: storedText(2000),
+});
 /** `pages.seo`. */
 export const StoredSeoSchema = v.strictObject({ title: storedText(200), description: storedText(1000) });
 /** `pages.body`. */
@@ -123,7 +137,12 @@ export const StoredBodySchema = storedText(100_000);
 export const StoredPageSitemapSchema = v.required(PageSitemapPatchSchema);
 /** `pages.machine_texts`: the text paths (`seo.title.es`) the translator wrote, each once. */
 export const StoredMachineTextsSchema = v.pipe(
-  v.array(v.picklist(TEXT_FIELDS.flatMap((field) => [`${field}.es`, `${field}.en`]), 'must be a page text path such as seo.title.es')),
+  v.array(
+    v.picklist(
+      TEXT_FIELDS.flatMap((field) => [`${field}.es`, `${field}.en`]),
+      'must be a page text path such as seo.title.es',
+    ),
+  ),
   v.check((paths) => new Set(paths).size === paths.length, 'must name each text once'),
 );
 /** A page's name and path (lowercase, normalised). */

@@ -11,7 +11,17 @@ import { TRANSLATE_JOB, type TranslateJobPayload } from '../projects/translate-j
 import type { Language } from '../text/language.js';
 import { isReservedPath, normalizePagePath } from './page-path.js';
 import { emptyTexts, mergeTexts, type LangText } from './page-texts.js';
-import { StoredBodySchema, StoredEditorialSchema, StoredMachineTextsSchema, StoredPageSitemapSchema, StoredSeoSchema, type Page, type PageCreate, type PagePatch, type PageSitemap } from './pages.schema.js';
+import {
+  StoredBodySchema,
+  StoredEditorialSchema,
+  StoredMachineTextsSchema,
+  StoredPageSitemapSchema,
+  StoredSeoSchema,
+  type Page,
+  type PageCreate,
+  type PagePatch,
+  type PageSitemap,
+} from './pages.schema.js';
 import type { AgentLookup, ProjectAccess } from './ports.js';
 import { runTranslation } from './translation.js';
 import type { Translator } from './translator.js';
@@ -78,7 +88,11 @@ export class PagesService {
 
   /** How many pages the workspace has, on every site (the `pages` plan cap and usage). */
   async count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
-    const row = await db.selectFrom('pages').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('pages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -148,7 +162,13 @@ export class PagesService {
   async getPublishedByPath(projectId: string, path: string, db: Db = this.deps.db): Promise<Page | undefined> {
     const normalized = normalizePagePath(path);
     if (!('path' in normalized)) return undefined;
-    const row = await db.selectFrom('pages').selectAll().where('project_id', '=', projectId).where('path', '=', normalized.path).where('status', '=', 'published').executeTakeFirst();
+    const row = await db
+      .selectFrom('pages')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('path', '=', normalized.path)
+      .where('status', '=', 'published')
+      .executeTakeFirst();
     return row && toPage(row);
   }
 
@@ -178,7 +198,9 @@ export class PagesService {
         if (holder) throw pathTaken(patch.path);
       }
       const { texts, written } = mergeTexts(current, patch);
-      const machine = storedJson(StoredMachineTextsSchema, row.machine_texts, { table: 'pages', row: row.id, column: 'machine_texts' }).filter((key) => !written.includes(key));
+      const machine = storedJson(StoredMachineTextsSchema, row.machine_texts, { table: 'pages', row: row.id, column: 'machine_texts' }).filter(
+        (key) => !written.includes(key),
+      );
       await trx
         .updateTable('pages')
         .set({
@@ -278,4 +300,3 @@ export class PagesService {
     }));
   }
 }
-

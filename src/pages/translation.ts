@@ -19,10 +19,15 @@ interface Work {
 
 function textsOf(row: { id: string; editorial: string; seo: string; body: string }): PageTexts {
   const at = (column: string) => ({ table: 'pages', row: row.id, column });
-  return { editorial: storedJson(StoredEditorialSchema, row.editorial, at('editorial')), seo: storedJson(StoredSeoSchema, row.seo, at('seo')), body: storedJson(StoredBodySchema, row.body, at('body')) };
+  return {
+    editorial: storedJson(StoredEditorialSchema, row.editorial, at('editorial')),
+    seo: storedJson(StoredSeoSchema, row.seo, at('seo')),
+    body: storedJson(StoredBodySchema, row.body, at('body')),
+  };
 }
 
-const machineTexts = (row: { id: string; machine_texts: string }) => new Set<string>(storedJson(StoredMachineTextsSchema, row.machine_texts, { table: 'pages', row: row.id, column: 'machine_texts' }));
+const machineTexts = (row: { id: string; machine_texts: string }) =>
+  new Set<string>(storedJson(StoredMachineTextsSchema, row.machine_texts, { table: 'pages', row: row.id, column: 'machine_texts' }));
 
 /** A text of `lang` the owner has not written: empty, or the translator's own. */
 function open(texts: PageTexts, machine: Set<string>, field: TextField, lang: string): boolean {
@@ -57,7 +62,11 @@ export async function runTranslation(
     }
   }
   if (work.length === 0) return;
-  const translated = await deps.translator.translate(work.map((w) => w.source), from, locale);
+  const translated = await deps.translator.translate(
+    work.map((w) => w.source),
+    from,
+    locale,
+  );
   if (translated.length !== work.length) throw new Error(`the translator answered ${translated.length} texts for ${work.length}`);
 
   await deps.db.transaction().execute(async (trx) => {

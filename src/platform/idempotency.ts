@@ -104,7 +104,17 @@ export class IdempotencyStore {
       .execute();
     const claimed = await this.db
       .insertInto('idempotency')
-      .values({ workspace_id: workspaceId, key_id: keyId, idem_key: idemKey, fingerprint, state: this.#running, status: null, headers: null, body: null, created_at: iso(now) })
+      .values({
+        workspace_id: workspaceId,
+        key_id: keyId,
+        idem_key: idemKey,
+        fingerprint,
+        state: this.#running,
+        status: null,
+        headers: null,
+        body: null,
+        created_at: iso(now),
+      })
       .onConflict((oc) => oc.columns(['key_id', 'idem_key']).doNothing())
       .returning('key_id')
       .executeTakeFirst();
@@ -112,12 +122,7 @@ export class IdempotencyStore {
       this.#inFlight.add(`${keyId}\n${idemKey}`);
       return { kind: 'new' };
     }
-    const row = await this.db
-      .selectFrom('idempotency')
-      .selectAll()
-      .where('key_id', '=', keyId)
-      .where('idem_key', '=', idemKey)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('idempotency').selectAll().where('key_id', '=', keyId).where('idem_key', '=', idemKey).executeTakeFirst();
     if (!row) return this.begin(workspaceId, keyId, idemKey, fingerprint);
     if (row.state !== 'done' && (await this.#abandoned(row.state, keyId, idemKey))) {
       await this.db.deleteFrom('idempotency').where('key_id', '=', keyId).where('idem_key', '=', idemKey).where('state', '=', row.state).execute();

@@ -3,9 +3,7 @@ import { BASE62 } from './crypto.js';
 import type { Clock } from './clock.js';
 
 /** Prefixes of CONTRACT (Conventions) plus the emulator's internal ones. */
-export type IdPrefix =
-  | 'ws' | 'key' | 'agt' | 'prj' | 'pg' | 'src' | 'ast' | 'cnv' | 'req'
-  | 'job' | 'chk' | 'msg' | 'flt';
+export type IdPrefix = 'ws' | 'key' | 'agt' | 'prj' | 'pg' | 'src' | 'ast' | 'cnv' | 'req' | 'job' | 'chk' | 'msg' | 'flt';
 
 export interface IdState {
   time: number;

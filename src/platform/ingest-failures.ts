@@ -8,7 +8,14 @@
 
 /** The address classes a fetch refuses (CONTRACT, Knowledge), as in `fetch_blocked_address:<class>`. */
 export const BLOCKED_ADDRESS_CLASSES = [
-  'loopback', 'private', 'link_local', 'unique_local', 'carrier_grade_nat', 'multicast', 'unspecified', 'reserved',
+  'loopback',
+  'private',
+  'link_local',
+  'unique_local',
+  'carrier_grade_nat',
+  'multicast',
+  'unspecified',
+  'reserved',
 ] as const;
 export type BlockedClass = (typeof BLOCKED_ADDRESS_CLASSES)[number];
 

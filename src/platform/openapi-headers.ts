@@ -15,30 +15,51 @@ const count = { type: 'integer', minimum: 0 };
  */
 export const SHARED_HEADERS: Record<string, { component: string } & HeaderDoc> = {
   'x-request-id': {
-    component: 'RequestId', required: true, schema: { ...text, pattern: '^req_' },
+    component: 'RequestId',
+    required: true,
+    schema: { ...text, pattern: '^req_' },
     description: 'The id of this request (`req_...`): the `requestId` of a problem document and of the server log.',
   },
-  'X-RateLimit-Limit': { component: 'XRateLimitLimit', required: true, schema: count, description: 'Requests the key may send per window (the budget is shared by every `/v1` route).' },
-  'X-RateLimit-Remaining': { component: 'XRateLimitRemaining', required: true, schema: count, description: 'Requests left in this window, this one counted as spent.' },
+  'X-RateLimit-Limit': {
+    component: 'XRateLimitLimit',
+    required: true,
+    schema: count,
+    description: 'Requests the key may send per window (the budget is shared by every `/v1` route).',
+  },
+  'X-RateLimit-Remaining': {
+    component: 'XRateLimitRemaining',
+    required: true,
+    schema: count,
+    description: 'Requests left in this window, this one counted as spent.',
+  },
   'X-RateLimit-Reset': { component: 'XRateLimitReset', required: true, schema: count, description: 'When the window ends, in UTC epoch seconds.' },
   RateLimit: {
-    component: 'RateLimit', required: true, schema: { ...text, examples: ['"default";r=599;t=60'] },
+    component: 'RateLimit',
+    required: true,
+    schema: { ...text, examples: ['"default";r=599;t=60'] },
     description: 'IETF RateLimit structured field: `"default";r=<remaining>;t=<seconds until the window ends>`.',
   },
   'RateLimit-Policy': {
-    component: 'RateLimitPolicy', required: true, schema: { ...text, examples: ['"default";q=600;w=60'] },
+    component: 'RateLimitPolicy',
+    required: true,
+    schema: { ...text, examples: ['"default";q=600;w=60'] },
     description: 'IETF RateLimit-Policy structured field: `"default";q=<limit>;w=<window seconds>`.',
   },
   'Retry-After': {
-    component: 'RetryAfter', schema: { type: 'integer', minimum: 1 },
-    description: 'Seconds to wait, never fewer than the `t` of `RateLimit`. Sent with `svc.rate_limit.exceeded`, not with the daily cap (`svc.usage.budget_exceeded`).',
+    component: 'RetryAfter',
+    schema: { type: 'integer', minimum: 1 },
+    description:
+      'Seconds to wait, never fewer than the `t` of `RateLimit`. Sent with `svc.rate_limit.exceeded`, not with the daily cap (`svc.usage.budget_exceeded`).',
   },
   'X-Content-Type-Options': {
-    component: 'XContentTypeOptions', required: true, schema: { type: 'string', const: 'nosniff' },
+    component: 'XContentTypeOptions',
+    required: true,
+    schema: { type: 'string', const: 'nosniff' },
     description: '`nosniff` on every problem document: a browser reads it as JSON, never as a page or a script (D-872).',
   },
   'Idempotent-Replayed': {
-    component: 'IdempotentReplayed', schema: { type: 'string', const: 'true' },
+    component: 'IdempotentReplayed',
+    schema: { type: 'string', const: 'true' },
     description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key` and body: nothing was created or charged again.',
   },
 };

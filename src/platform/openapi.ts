@@ -104,7 +104,11 @@ function problemCodes(route: RouteDoc): Map<number, ErrorCode[]> {
   // A route that reads the store answers 503 while a shared database is out of reach (D-206).
   if (route.security === 'apiKey' || route.security === 'admin') codes.add('svc.service.unavailable');
   if (route.query) codes.add('svc.request.validation_failed');
-  if (route.body) codes.add('svc.request.invalid').add('svc.request.payload_too_large').add(route.invalid ?? 'svc.request.validation_failed');
+  if (route.body)
+    codes
+      .add('svc.request.invalid')
+      .add('svc.request.payload_too_large')
+      .add(route.invalid ?? 'svc.request.validation_failed');
   // Any route may fail unexpectedly, and any route answers 503 while a shared database is
   // out of reach (the shell reads it before routing, D-206); a fault injects either (D-874).
   codes.add('svc.internal.error').add('svc.service.unavailable');
@@ -193,8 +197,11 @@ export class OpenApiRegistry {
     }
     if (route.idempotent) {
       parameters.push({
-        name: 'Idempotency-Key', in: 'header', required: false,
-        description: 'Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key.',
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key.',
         schema: { type: 'string', minLength: 1, maxLength: 255 },
       });
     }

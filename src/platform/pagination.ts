@@ -92,14 +92,15 @@ export async function paginate<DB, TB extends keyof DB, R extends { created_at: 
   if (position) {
     const op = backwards ? '>' : '<';
     q = q.where((eb) =>
-      eb.or([
-        eb(col('created_at'), op, position.createdAt),
-        eb.and([eb(col('created_at'), '=', position.createdAt), eb(col('id'), op, position.id)]),
-      ]),
+      eb.or([eb(col('created_at'), op, position.createdAt), eb.and([eb(col('created_at'), '=', position.createdAt), eb(col('id'), op, position.id)])]),
     );
   }
   const dir = backwards ? 'asc' : 'desc';
-  const rows = await q.orderBy(col('created_at'), dir).orderBy(col('id'), dir).limit(params.limit + 1).execute();
+  const rows = await q
+    .orderBy(col('created_at'), dir)
+    .orderBy(col('id'), dir)
+    .limit(params.limit + 1)
+    .execute();
   const hasMore = rows.length > params.limit;
   const page = rows.slice(0, params.limit);
   if (backwards) page.reverse();

@@ -21,8 +21,7 @@ export interface ProblemDocument {
 export function problemBody(c: Context<AppEnv>, error: ServiceError): ProblemDocument {
   const spec = getErrorSpec(error.code);
   const lang = preferredLanguage(c.req.header('accept-language'));
-  const detail =
-    error.detail === undefined ? spec[lang] : typeof error.detail === 'string' ? error.detail : error.detail[lang];
+  const detail = error.detail === undefined ? spec[lang] : typeof error.detail === 'string' ? error.detail : error.detail[lang];
   const body: ProblemDocument = {
     type: `${docsBase(c)}/errors/${error.code}`,
     title: spec.title,

@@ -28,9 +28,7 @@ export type PathParams<P extends string> = {
 };
 
 // Every parameter of the path is described for the OpenAPI description (D-804).
-type ParamDocs<P extends string> = [ParamKeys<P>] extends [never]
-  ? { params?: undefined }
-  : { params: Record<ParamName<ParamKeys<P>>, string | ParamDoc> };
+type ParamDocs<P extends string> = [ParamKeys<P>] extends [never] ? { params?: undefined } : { params: Record<ParamName<ParamKeys<P>>, string | ParamDoc> };
 
 /** The answers a route declares, by status. */
 export type Responses = Record<number, ResponseDoc>;
@@ -176,7 +174,7 @@ export class Router {
     }
     const query = spec.query ? parseOrThrow(spec.query, c.req.query(), 'svc.request.validation_failed') : undefined;
     const params = flags.hasParams ? (c.req.param() as Record<string, string>) : NO_PARAMS;
-    const wantsIdempotency = typeof spec.idempotent === 'function' ? spec.idempotent(c) : spec.idempotent ?? flags.idempotentByDefault;
+    const wantsIdempotency = typeof spec.idempotent === 'function' ? spec.idempotent(c) : (spec.idempotent ?? flags.idempotentByDefault);
     const idemKey = wantsIdempotency && auth ? c.req.header('idempotency-key') : undefined;
     if (spec.body || idemKey !== undefined) return this.#withBody(c, spec, handler, { auth, query, params, idemKey });
     const pending = handler({ c, auth, params, query, body: undefined });

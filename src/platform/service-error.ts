@@ -36,7 +36,10 @@ export class ServiceError extends Error {
 
   constructor(code: ErrorCode, options: ServiceErrorOptions = {}) {
     const spec = getErrorSpec(code);
-    super(typeof options.detail === 'string' ? options.detail : options.detail?.en ?? spec.en, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      typeof options.detail === 'string' ? options.detail : (options.detail?.en ?? spec.en),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'ServiceError';
     this.code = code;
     this.status = options.status ?? spec.status;

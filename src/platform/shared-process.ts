@@ -34,7 +34,11 @@ export class SharedProcess {
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.db.deleteFrom('instances').where('id', '=', this.id).execute().catch(() => {});
+    await this.db
+      .deleteFrom('instances')
+      .where('id', '=', this.id)
+      .execute()
+      .catch(() => {});
   }
 
   /** Whether the process `id` holds a lease that has not lapsed. */

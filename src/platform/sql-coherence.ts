@@ -44,7 +44,11 @@ export class SqlCoherence implements Coherence {
   }
 
   async changed(trx: Tx): Promise<void> {
-    await trx.updateTable('coherence').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
+    await trx
+      .updateTable('coherence')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('id', '=', 1)
+      .execute();
   }
 
   onChange(listener: () => void | Promise<void>): void {

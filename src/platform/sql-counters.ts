@@ -45,7 +45,11 @@ export class SqlWindowCounters implements WindowCounters {
    * the counts are what one write per hit would give, with one statement for many.
    */
   hit(name: string, windowStart: number, windowEnd: number): Promise<number> {
-    return this.#batches.add(`${this.namespace}:${name}\n${windowStart}`, () => ({ name: `${this.namespace}:${name}`, start: iso(windowStart), end: iso(windowEnd) }));
+    return this.#batches.add(`${this.namespace}:${name}\n${windowStart}`, () => ({
+      name: `${this.namespace}:${name}`,
+      start: iso(windowStart),
+      end: iso(windowEnd),
+    }));
   }
 
   async #write(batch: Batch, n: number): Promise<(i: number) => number> {
@@ -54,7 +58,11 @@ export class SqlWindowCounters implements WindowCounters {
     this.#hits += n;
     if (this.#hits >= SWEEP_EVERY) {
       this.#hits = 0;
-      this.db.deleteFrom('window_counters').where('expires_at', '<=', batch.start).execute().catch((error: unknown) => this.log('could not sweep ended counter windows', error));
+      this.db
+        .deleteFrom('window_counters')
+        .where('expires_at', '<=', batch.start)
+        .execute()
+        .catch((error: unknown) => this.log('could not sweep ended counter windows', error));
     }
     return (i) => last - n + 1 + i;
   }

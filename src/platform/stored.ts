@@ -13,7 +13,10 @@ export interface StoredAt {
 
 /** Why a stored value cannot be read, for the operator's log: the row and column. */
 export class StoredValueError extends Error {
-  constructor(readonly at: StoredAt, readonly reason: string) {
+  constructor(
+    readonly at: StoredAt,
+    readonly reason: string,
+  ) {
     super(`stored row ${at.table} ${at.row}: column ${at.column}: ${reason}`);
     this.name = 'StoredValueError';
   }
@@ -74,4 +77,7 @@ export function isStoredTimestamp(text: unknown): text is string {
 }
 
 /** A timestamp column as the service writes it. */
-export const StoredTimestampSchema = v.pipe(v.string(), v.check<string, string>((text) => isStoredTimestamp(text), 'must be a UTC timestamp as the service writes it (YYYY-MM-DDTHH:mm:ss.sssZ)'));
+export const StoredTimestampSchema = v.pipe(
+  v.string(),
+  v.check<string, string>((text) => isStoredTimestamp(text), 'must be a UTC timestamp as the service writes it (YYYY-MM-DDTHH:mm:ss.sssZ)'),
+);

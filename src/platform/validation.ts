@@ -72,9 +72,7 @@ export function clientText(rule: TextRule) {
   const min = rule.min ?? 0;
   const message = rule.message ?? (min > 0 ? `must be ${min} to ${rule.max} characters` : `must be at most ${rule.max} characters`);
   const length = [...(min > 0 ? [minChars(min, rule.minMessage ?? message)] : []), maxChars(rule.max, message)] as const;
-  return rule.trim
-    ? v.pipe(v.string(), wellFormed(), v.trim(), ...length)
-    : v.pipe(v.string(), wellFormed(), ...length);
+  return rule.trim ? v.pipe(v.string(), wellFormed(), v.trim(), ...length) : v.pipe(v.string(), wellFormed(), ...length);
 }
 
 /**

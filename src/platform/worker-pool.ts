@@ -165,7 +165,10 @@ export class WorkerPool {
     }
     if (result.ok) return result.value;
     if ('limit' in result) throw new WorkerLimitError(result.limit);
-    throw new ServiceError(result.error.code, { ...(result.error.detail !== undefined && { detail: result.error.detail }), ...(result.error.errors && { errors: result.error.errors }) });
+    throw new ServiceError(result.error.code, {
+      ...(result.error.detail !== undefined && { detail: result.error.detail }),
+      ...(result.error.errors && { errors: result.error.errors }),
+    });
   }
 
   async #create(): Promise<Piscina> {

@@ -3,7 +3,6 @@ import { move } from 'piscina';
 import { ServiceError } from './service-error.js';
 import { BUFFER_LIMIT_EXIT, type TaskResult, type WorkerTask } from './worker-protocol.js';
 
-
 // Binary buffers live outside the V8 heap: `resourceLimits` does not bound them, and a
 // decoder fed a decompression bomb (a PDF stream, a PNG) grows them to gigabytes. Every
 // typed array and ArrayBuffer constructor of this thread checks, for allocations of a
@@ -41,8 +40,17 @@ function requested(args: unknown[], perElement: number): number {
 }
 
 const TYPED = [
-  'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
-  'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array',
+  'Int8Array',
+  'Uint8Array',
+  'Uint8ClampedArray',
+  'Int16Array',
+  'Uint16Array',
+  'Int32Array',
+  'Uint32Array',
+  'Float32Array',
+  'Float64Array',
+  'BigInt64Array',
+  'BigUint64Array',
 ] as const;
 
 function install(): void {
@@ -87,7 +95,10 @@ function movableResult<T>(result: T, buffers: ArrayBuffer[]): Movable<T> {
 }
 
 function isMemoryFailure(error: unknown): boolean {
-  return error instanceof BufferLimitError || (error instanceof RangeError && /allocation failed|Invalid typed array length|Array buffer allocation/i.test(error.message));
+  return (
+    error instanceof BufferLimitError ||
+    (error instanceof RangeError && /allocation failed|Invalid typed array length|Array buffer allocation/i.test(error.message))
+  );
 }
 
 /**
@@ -96,10 +107,7 @@ function isMemoryFailure(error: unknown): boolean {
  * buffer memory (even when a library caught that and went on) is a memory limit.
  * Anything else is a bug and crosses as an error.
  */
-export function workerTask<I, R>(
-  fn: (input: I) => R | Promise<R>,
-  options: { handBack?: (value: R) => ArrayBuffer[] } = {},
-): WorkerTask<I, R> {
+export function workerTask<I, R>(fn: (input: I) => R | Promise<R>, options: { handBack?: (value: R) => ArrayBuffer[] } = {}): WorkerTask<I, R> {
   // What crosses back is a `TaskResult<R>`, maybe wrapped for piscina to move.
   return async ({ input, limits }): Promise<TaskResult<R> | Movable<TaskResult<R>>> => {
     maxBufferBytes = limits.maxBufferBytes;

@@ -79,21 +79,27 @@ export const SitemapPatchSchema = v.strictObject({
   extraUrls: v.optional(v.pipe(v.array(ExtraUrlSchema), v.maxLength(100, 'must have at most 100 items'))),
 });
 
-export const ProjectCreateSchema = named('ProjectCreate', v.strictObject({
-  name: Name,
-  slug: v.optional(SlugSchema),
-  locales: v.optional(Locales),
-  defaultLocale: v.optional(LocaleSchema),
-}));
+export const ProjectCreateSchema = named(
+  'ProjectCreate',
+  v.strictObject({
+    name: Name,
+    slug: v.optional(SlugSchema),
+    locales: v.optional(Locales),
+    defaultLocale: v.optional(LocaleSchema),
+  }),
+);
 
-export const ProjectPatchSchema = named('ProjectPatch', v.strictObject({
-  name: v.optional(Name),
-  locales: v.optional(Locales),
-  defaultLocale: v.optional(LocaleSchema),
-  robots: v.optional(RobotsPatchSchema),
-  analytics: v.optional(AnalyticsPatchSchema),
-  sitemap: v.optional(SitemapPatchSchema),
-}));
+export const ProjectPatchSchema = named(
+  'ProjectPatch',
+  v.strictObject({
+    name: v.optional(Name),
+    locales: v.optional(Locales),
+    defaultLocale: v.optional(LocaleSchema),
+    robots: v.optional(RobotsPatchSchema),
+    analytics: v.optional(AnalyticsPatchSchema),
+    sitemap: v.optional(SitemapPatchSchema),
+  }),
+);
 
 export const AddressSchema = named('AddressChange', v.strictObject({ slug: SlugSchema }));
 
@@ -102,31 +108,40 @@ export type ProjectPatch = v.InferOutput<typeof ProjectPatchSchema>;
 
 const Locale = v.picklist(['es', 'en']);
 
-export const RobotsSchema = named('Robots', v.object({
-  indexable: v.boolean(),
-  aiSearch: v.boolean(),
-  aiTraining: v.boolean(),
-  disallow: v.array(v.string()),
-  raw: v.string(),
-}));
+export const RobotsSchema = named(
+  'Robots',
+  v.object({
+    indexable: v.boolean(),
+    aiSearch: v.boolean(),
+    aiTraining: v.boolean(),
+    disallow: v.array(v.string()),
+    raw: v.string(),
+  }),
+);
 export const AnalyticsSchema = named('Analytics', v.object({ clarityId: v.string(), gtmId: v.string(), metaPixelId: v.string(), posthogKey: v.string() }));
-export const SitemapSchema = named('Sitemap', v.object({
-  extraUrls: v.array(v.object({ path: v.string(), priority: v.number(), changefreq: v.picklist(CHANGEFREQS) })),
-}));
+export const SitemapSchema = named(
+  'Sitemap',
+  v.object({
+    extraUrls: v.array(v.object({ path: v.string(), priority: v.number(), changefreq: v.picklist(CHANGEFREQS) })),
+  }),
+);
 
-export const ProjectSchema = named('Project', v.object({
-  id: v.string(),
-  name: v.string(),
-  slug: v.string(),
-  locales: v.array(Locale),
-  defaultLocale: Locale,
-  robots: RobotsSchema,
-  analytics: AnalyticsSchema,
-  sitemap: SitemapSchema,
-  llmsTxt: v.object({ text: v.string(), generatedAt: v.string() }),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-}));
+export const ProjectSchema = named(
+  'Project',
+  v.object({
+    id: v.string(),
+    name: v.string(),
+    slug: v.string(),
+    locales: v.array(Locale),
+    defaultLocale: Locale,
+    robots: RobotsSchema,
+    analytics: AnalyticsSchema,
+    sitemap: SitemapSchema,
+    llmsTxt: v.object({ text: v.string(), generatedAt: v.string() }),
+    createdAt: v.string(),
+    updatedAt: v.string(),
+  }),
+);
 
 /** A project (site) as the API answers it. */
 export type Project = v.InferOutput<typeof ProjectSchema>;

@@ -8,7 +8,17 @@ import { storedJson } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
 import { renderLlmsTxt, type LlmsEntry } from './llms-txt.js';
 import type { Language } from '../text/language.js';
-import { StoredAnalyticsSchema, StoredLocalesSchema, StoredRobotsSchema, StoredSitemapSchema, type Analytics, type Project, type ProjectCreate, type ProjectPatch, type Robots } from './projects.schema.js';
+import {
+  StoredAnalyticsSchema,
+  StoredLocalesSchema,
+  StoredRobotsSchema,
+  StoredSitemapSchema,
+  type Analytics,
+  type Project,
+  type ProjectCreate,
+  type ProjectPatch,
+  type Robots,
+} from './projects.schema.js';
 import { TRANSLATE_JOB, type TranslateJobPayload } from './translate-job.js';
 import { RESERVED_SLUGS, deriveSlug, slugCandidates } from './slug.js';
 
@@ -65,7 +75,11 @@ export class ProjectsService {
 
   /** How many projects the workspace has (the `projects` plan cap and usage). */
   async count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
-    const row = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('projects')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -78,7 +92,8 @@ export class ProjectsService {
     }
     const locales = input.locales ?? ['en'];
     const defaultLocale = input.defaultLocale ?? locales[0]!;
-    if (!locales.includes(defaultLocale)) throw new ServiceError('svc.project.invalid', { errors: [{ field: 'defaultLocale', reason: 'must be one of locales' }] });
+    if (!locales.includes(defaultLocale))
+      throw new ServiceError('svc.project.invalid', { errors: [{ field: 'defaultLocale', reason: 'must be one of locales' }] });
     if (RESERVED_SLUGS.has(slug)) throw reserved(slug);
     return this.deps.db.transaction().execute(async (trx) => {
       await this.deps.assertCapacity(trx, workspaceId, 'projects', await this.count(workspaceId, trx));
@@ -183,7 +198,12 @@ export class ProjectsService {
       if (RESERVED_SLUGS.has(slug)) throw reserved(slug);
       await this.#claimSlug(trx, workspaceId, projectId, slug);
       const now = iso(this.deps.clock.now());
-      await trx.updateTable('project_slugs').set({ state: 'retired', updated_at: now }).where('slug', '=', current.slug).where('project_id', '=', projectId).execute();
+      await trx
+        .updateTable('project_slugs')
+        .set({ state: 'retired', updated_at: now })
+        .where('slug', '=', current.slug)
+        .where('project_id', '=', projectId)
+        .execute();
       await trx.updateTable('projects').set({ slug, updated_at: now }).where('id', '=', projectId).execute();
       return this.getProjectOrThrow(workspaceId, projectId, trx);
     });

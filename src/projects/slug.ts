@@ -5,7 +5,18 @@ export const SLUG_MAX = 40;
 
 /** Names the platform owns (API.md, Project): never granted to anyone. */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
-  'www', 'api', 'admin', 'app', 'console', 'cdn', 'widget', 'docs', 'mail', 'cname', 'status', 'blog',
+  'www',
+  'api',
+  'admin',
+  'app',
+  'console',
+  'cdn',
+  'widget',
+  'docs',
+  'mail',
+  'cname',
+  'status',
+  'blog',
 ]);
 
 const SLUG_SHAPE = /^[a-z0-9]+(-[a-z0-9]+)*$/;

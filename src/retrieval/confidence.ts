@@ -69,8 +69,7 @@ const VERB_ES = /(?:[aei]r(?:lo|la|los|las|se|me|te)?|ando|iendo|ad[oa]s?|id[oa]
 export function isInflectedForm(word: string, balance = 0): boolean {
   const folded = fold(word);
   return (
-    (balance <= 0 && VERB_EN.test(word) && snowballStem(word, 'en') !== folded) ||
-    (balance >= 0 && VERB_ES.test(word) && snowballStem(word, 'es') !== folded)
+    (balance <= 0 && VERB_EN.test(word) && snowballStem(word, 'en') !== folded) || (balance >= 0 && VERB_ES.test(word) && snowballStem(word, 'es') !== folded)
   );
 }
 

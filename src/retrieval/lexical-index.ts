@@ -138,7 +138,11 @@ export class LexicalIndex {
   parts(): LexicalParts {
     if (this.#terms) throw new Error('the postings of this index are made per term: see inMemory');
     return {
-      size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, headLengths: this.#headLengths, bodyLengths: this.#bodyLengths,
+      size: this.size,
+      vocabularySize: this.vocabularySize,
+      offsets: this.#offsets,
+      headLengths: this.#headLengths,
+      bodyLengths: this.#bodyLengths,
       ...(this.#stored ? { stored: this.#stored } : { docs: this.#docs, head: this.#head, body: this.#body }),
     };
   }
@@ -173,7 +177,8 @@ export class LexicalIndex {
     for (const block of missing) {
       const bytes = read.get(block);
       const base = stored.byteStarts[block]!;
-      if (!bytes || bytes.byteLength !== stored.byteStarts[block + 1]! - base || crc32Bytes(bytes) !== stored.crcs[block]) throw new DamagedScopeIndex(`postings block ${block}`);
+      if (!bytes || bytes.byteLength !== stored.byteStarts[block + 1]! - base || crc32Bytes(bytes) !== stored.crcs[block])
+        throw new DamagedScopeIndex(`postings block ${block}`);
       this.#blocks[block] = bytes;
     }
     for (const [block, list] of wanted) {
@@ -215,7 +220,14 @@ export class LexicalIndex {
       body.set(term.body, this.#offsets[id]!);
     }
     return new LexicalIndex({
-      size: this.size, vocabularySize: this.vocabularySize, offsets: this.#offsets, docs, head, body, headLengths: this.#headLengths, bodyLengths: this.#bodyLengths,
+      size: this.size,
+      vocabularySize: this.vocabularySize,
+      offsets: this.#offsets,
+      docs,
+      head,
+      body,
+      headLengths: this.#headLengths,
+      bodyLengths: this.#bodyLengths,
     });
   }
 
@@ -273,7 +285,12 @@ export class LexicalIndex {
    * alternative `a` of group `g` (default 1). Costs the postings of
    * the query's terms, not the scope; those of a stored index must be `load`ed first.
    */
-  search(groups: readonly TermGroup[], k: number, keep: (position: number) => boolean, weights?: readonly (readonly number[] | undefined)[]): { hits: LexicalHit[]; ceiling: number } {
+  search(
+    groups: readonly TermGroup[],
+    k: number,
+    keep: (position: number) => boolean,
+    weights?: readonly (readonly number[] | undefined)[],
+  ): { hits: LexicalHit[]; ceiling: number } {
     const total = this.#total;
     const best = this.#best;
     const touched = this.#touched;

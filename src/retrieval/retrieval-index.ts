@@ -5,7 +5,17 @@ import { LexicalIndex } from './lexical-index.js';
 import { topPositions } from './top-positions.js';
 import { crc32Bytes } from '../platform/crypto.js';
 import { DamagedScopeIndex } from './postings-bytes.js';
-import { canStoreScopeIndexes, decodeScopeIndex, encodeScopeIndex, quantise, readTopicBlock, type DecodedScopeIndex, type EncodedScopeIndex, type QuantisedVectors, type SourceMeta } from './scope-index-bytes.js';
+import {
+  canStoreScopeIndexes,
+  decodeScopeIndex,
+  encodeScopeIndex,
+  quantise,
+  readTopicBlock,
+  type DecodedScopeIndex,
+  type EncodedScopeIndex,
+  type QuantisedVectors,
+  type SourceMeta,
+} from './scope-index-bytes.js';
 
 /**
  * A chunk as a passage shows it, without its vector and terms, which the index lays
@@ -136,7 +146,14 @@ export class ScopeIndex {
       sorted.map((c) => c.terms),
       dictionary.size,
     );
-    const index = new ScopeIndex(version, dims, dictionary, sorted, lexical, sorted.map((c) => c.vector));
+    const index = new ScopeIndex(
+      version,
+      dims,
+      dictionary,
+      sorted,
+      lexical,
+      sorted.map((c) => c.vector),
+    );
     index.prints = prints;
     const members = new Map<string, number[]>();
     sorted.forEach((chunk, i) => {
@@ -150,7 +167,10 @@ export class ScopeIndex {
       }
     });
     for (const [topic, list] of [...members].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      index.topics.set(topic, topicEntry(topic, list, (i) => index.#vectors[i]!, dims));
+      index.topics.set(
+        topic,
+        topicEntry(topic, list, (i) => index.#vectors[i]!, dims),
+      );
     }
     return index;
   }
@@ -183,24 +203,31 @@ export class ScopeIndex {
       }
       return at;
     });
-    return encodeScopeIndex({
-      version: this.version,
-      dims: this.dims,
-      sources,
-      chunkIds: chunks.map((c) => c.chunkId),
-      chunkSources,
-      langs: chunks.map((c) => c.lang),
-      tokenCounts: chunks.map((c) => c.tokenCount),
-      lexical: lexical.parts(),
-      topics: [...this.topics].map(([name, t]) => ({ name, stems: t.stems, members: t.members, centroid: t.centroid })),
-      terms: [...this.dictionary].filter(([, id]) => this.lexical.df(id) > 0),
-      prints: this.prints,
-    }, [...this.topics].map(([name, t]) => {
-      if (t.members.every((i) => this.#vectors[i] !== undefined)) return quantise(Array.from(t.members, (i) => this.#vectors[i]!), this.dims);
-      const read = this.#quantisedRead.get(name);
-      if (!read) throw new Error(`topic ${name}: neither its vectors nor their stored quantised values are in memory`);
-      return read;
-    }));
+    return encodeScopeIndex(
+      {
+        version: this.version,
+        dims: this.dims,
+        sources,
+        chunkIds: chunks.map((c) => c.chunkId),
+        chunkSources,
+        langs: chunks.map((c) => c.lang),
+        tokenCounts: chunks.map((c) => c.tokenCount),
+        lexical: lexical.parts(),
+        topics: [...this.topics].map(([name, t]) => ({ name, stems: t.stems, members: t.members, centroid: t.centroid })),
+        terms: [...this.dictionary].filter(([, id]) => this.lexical.df(id) > 0),
+        prints: this.prints,
+      },
+      [...this.topics].map(([name, t]) => {
+        if (t.members.every((i) => this.#vectors[i] !== undefined))
+          return quantise(
+            Array.from(t.members, (i) => this.#vectors[i]!),
+            this.dims,
+          );
+        const read = this.#quantisedRead.get(name);
+        if (!read) throw new Error(`topic ${name}: neither its vectors nor their stored quantised values are in memory`);
+        return read;
+      }),
+    );
   }
 
   /**
@@ -228,9 +255,21 @@ export class ScopeIndex {
     if (!data || data.version !== version) return undefined;
     const { make, topics } = storedChunks(data);
     const { workspaceId, agentId, store } = loader;
-    const lexical = new LexicalIndex({ ...data.lexical, stored: { ...data.lexical.stored, read: (blocks) => store.readBlocks(workspaceId, agentId, version, blocks) } });
+    const lexical = new LexicalIndex({
+      ...data.lexical,
+      stored: { ...data.lexical.stored, read: (blocks) => store.readBlocks(workspaceId, agentId, version, blocks) },
+    });
     const size = data.size;
-    const index = new ScopeIndex(version, data.dims, new Map(data.terms), new Array<ChunkMeta | undefined>(size), lexical, new Array<Float32Array | undefined>(size), loader, { make, topics });
+    const index = new ScopeIndex(
+      version,
+      data.dims,
+      new Map(data.terms),
+      new Array<ChunkMeta | undefined>(size),
+      lexical,
+      new Array<Float32Array | undefined>(size),
+      loader,
+      { make, topics },
+    );
     data.topics.forEach((t, k) => index.topics.set(t.name, { members: t.members, centroid: t.centroid, stems: t.stems, block: data.topicBlocks[k]! }));
     index.prints = data.prints;
     return index;
@@ -257,7 +296,10 @@ export class ScopeIndex {
       if (this.#vectors[p] === undefined) missing.push(p);
     }
     if (missing.length === 0) return;
-    const read = await loader.store.vectors(loader.workspaceId, missing.map((p) => this.chunk(p).chunkId));
+    const read = await loader.store.vectors(
+      loader.workspaceId,
+      missing.map((p) => this.chunk(p).chunkId),
+    );
     // A chunk deleted since the build scores nothing: the next query sees a new version.
     const none = new Float32Array(0);
     for (const p of missing) this.#vectors[p] = read.get(this.chunk(p).chunkId) ?? none;
@@ -362,8 +404,14 @@ export function storedChunks(data: DecodedScopeIndex): { make(position: number):
     make: (i) => {
       const s = sources[chunkSources[i]!]!;
       return {
-        chunkId: data.chunkId(i), sourceId: s.sourceId, agentId: s.agentId, title: s.title, topics: s.topics,
-        lang: data.lang(i), ...(s.url !== undefined && { url: s.url }), tokenCount: tokenCounts[i]!,
+        chunkId: data.chunkId(i),
+        sourceId: s.sourceId,
+        agentId: s.agentId,
+        title: s.title,
+        topics: s.topics,
+        lang: data.lang(i),
+        ...(s.url !== undefined && { url: s.url }),
+        tokenCount: tokenCounts[i]!,
       };
     },
     topics: (i) => sources[chunkSources[i]!]!.topics,

@@ -8,7 +8,11 @@ export function registerRetrievalRoutes(router: Router, retrieval: RetrievalServ
   const tags = ['Agents'];
   router.add(
     {
-      method: 'POST', path: '/v1/agents/:agentId/query', operationId: 'query', tags, scope: 'knowledge:read',
+      method: 'POST',
+      path: '/v1/agents/:agentId/query',
+      operationId: 'query',
+      tags,
+      scope: 'knowledge:read',
       params: { agentId: idParam('agent', 'agt') },
       summary: 'Retrieval probe: the passages the agent would answer from (costs no credit)',
       body: QueryBodySchema,

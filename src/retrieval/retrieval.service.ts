@@ -59,7 +59,14 @@ interface Candidate {
 export class RetrievalService {
   readonly #cache: ScopeIndexCache;
 
-  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex; lexicons?: LexiconLookup | undefined; log?: (message: string, error?: unknown) => void }) {
+  constructor(
+    private readonly deps: {
+      agents: AgentLookup;
+      knowledge: KnowledgeIndex;
+      lexicons?: LexiconLookup | undefined;
+      log?: (message: string, error?: unknown) => void;
+    },
+  ) {
     this.#cache = new ScopeIndexCache(deps.knowledge, undefined, deps.log);
   }
 
@@ -105,9 +112,15 @@ export class RetrievalService {
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
     const { hits, ceiling } = lexical.search(groups, pool, eligible, weights);
     const sure = confidence({
-      best: hits[0]?.score ?? 0, ceiling, words, unknown, strong, weak,
+      best: hits[0]?.score ?? 0,
+      ceiling,
+      words,
+      unknown,
+      strong,
+      weak,
       unheldNames: names.filter((name) => !lexical.together(name)).length,
-      unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
+      unseenIdf: lexical.unseenIdf,
+      vocabulary: lexical.vocabularySize,
     });
     if (sure < 0 && options.refuse !== false) return EMPTY;
 
@@ -135,7 +148,12 @@ export class RetrievalService {
     const candidates = new Map(proposed.map((c) => [c.position, c]));
     // Topic routing proposes the routed topics' chunks nearest the question, also those
     // that share no word with it; it adds its bonus to every passage of those topics.
-    const routed = await this.#route(index, queryWords(input.query).flatMap((w) => w.stems), requested, embedQuery);
+    const routed = await this.#route(
+      index,
+      queryWords(input.query).flatMap((w) => w.stems),
+      requested,
+      embedQuery,
+    );
     if (routed.size) {
       const query = await embedQuery();
       for (const topic of query ? routed : []) {
@@ -151,7 +169,10 @@ export class RetrievalService {
     // A chunk deleted since the index was built has no text: its passage is left out.
     const texts = await index.texts(scored.slice(0, input.limit).map((s) => s.c.position));
     const top = scored.slice(0, input.limit).flatMap((s, k) => (texts[k] === undefined ? [] : [{ ...s, text: texts[k] }]));
-    const shown = separated(top.map((t) => t.score), top.map((t) => t.text));
+    const shown = separated(
+      top.map((t) => t.score),
+      top.map((t) => t.text),
+    );
     return {
       passages: top.map(({ chunk, text }, k) => ({
         sourceId: chunk.sourceId,
@@ -236,7 +257,8 @@ export function separated(scores: readonly number[], texts: readonly string[]): 
   const out: number[] = [];
   scores.forEach((score, k) => {
     let shown = Math.round(score * SCORE_DECIMALS) / SCORE_DECIMALS;
-    if (k > 0 && shown >= out[k - 1]! && texts[k] !== texts[k - 1]) shown = Math.max(0, Math.round((out[k - 1]! - 1 / SCORE_DECIMALS) * SCORE_DECIMALS) / SCORE_DECIMALS);
+    if (k > 0 && shown >= out[k - 1]! && texts[k] !== texts[k - 1])
+      shown = Math.max(0, Math.round((out[k - 1]! - 1 / SCORE_DECIMALS) * SCORE_DECIMALS) / SCORE_DECIMALS);
     if (k > 0 && texts[k] === texts[k - 1]) shown = Math.min(shown, out[k - 1]!);
     out.push(shown);
   });

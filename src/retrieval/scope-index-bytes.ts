@@ -156,8 +156,19 @@ export function encodeScopeIndex(data: ScopeIndexData, quantised: QuantisedTopic
   ids.forEach((id, i) => chunkIds.set(id, idStarts[i]!));
   const langs = Uint8Array.from(data.langs, (l) => (l === 'es' ? 1 : 0));
   const arrays: Typed[] = [
-    idStarts, chunkIds, langs, Uint32Array.from(data.chunkSources), Uint32Array.from(data.tokenCounts),
-    lex.offsets, packed.starts, firstTerms, byteStarts, crcs, lex.headLengths, lex.bodyLengths, ...data.topics.flatMap((t) => [t.members, t.centroid]),
+    idStarts,
+    chunkIds,
+    langs,
+    Uint32Array.from(data.chunkSources),
+    Uint32Array.from(data.tokenCounts),
+    lex.offsets,
+    packed.starts,
+    firstTerms,
+    byteStarts,
+    crcs,
+    lex.headLengths,
+    lex.bodyLengths,
+    ...data.topics.flatMap((t) => [t.members, t.centroid]),
   ];
   const header: Header = {
     magic: MAGIC,
@@ -214,14 +225,18 @@ export function decodeScopeIndex(stored: Uint8Array): DecodedScopeIndex | undefi
     if (at + n * width > bytes.byteLength) return undefined;
     const offset = bytes.byteOffset + at;
     arrays.push(
-      kind === 'u32' ? new Uint32Array(bytes.buffer, offset, n)
-        : kind === 'u16' ? new Uint16Array(bytes.buffer, offset, n)
-          : kind === 'f32' ? new Float32Array(bytes.buffer, offset, n)
+      kind === 'u32'
+        ? new Uint32Array(bytes.buffer, offset, n)
+        : kind === 'u16'
+          ? new Uint16Array(bytes.buffer, offset, n)
+          : kind === 'f32'
+            ? new Float32Array(bytes.buffer, offset, n)
             : new Uint8Array(bytes.buffer, offset, n),
     );
     at += align(n * width);
   }
-  const [idStarts, chunkIdBytes, langs, chunkSources, tokenCounts, offsets, starts, firstTerms, byteStarts, crcs, headLengths, bodyLengths, ...topicArrays] = arrays;
+  const [idStarts, chunkIdBytes, langs, chunkSources, tokenCounts, offsets, starts, firstTerms, byteStarts, crcs, headLengths, bodyLengths, ...topicArrays] =
+    arrays;
   const postingBlocks = firstTerms?.length ?? 0;
   if (offsets?.length !== starts?.length || byteStarts?.length !== postingBlocks + 1) return undefined;
   if (header.topicBlocks !== postingBlocks || crcs?.length !== postingBlocks + header.topics.length) return undefined;
@@ -239,11 +254,24 @@ export function decodeScopeIndex(stored: Uint8Array): DecodedScopeIndex | undefi
     chunkSources: chunkSources as Uint32Array,
     tokenCounts: tokenCounts as Uint32Array,
     lexical: {
-      size: header.size, vocabularySize: header.vocabularySize, offsets: offsets as Uint32Array,
-      stored: { starts: starts as Uint32Array, firstTerms: firstTerms as Uint32Array, byteStarts: byteStarts as Uint32Array, crcs: (crcs as Uint32Array).subarray(0, postingBlocks) },
-      headLengths: headLengths as Uint32Array, bodyLengths: bodyLengths as Uint32Array,
+      size: header.size,
+      vocabularySize: header.vocabularySize,
+      offsets: offsets as Uint32Array,
+      stored: {
+        starts: starts as Uint32Array,
+        firstTerms: firstTerms as Uint32Array,
+        byteStarts: byteStarts as Uint32Array,
+        crcs: (crcs as Uint32Array).subarray(0, postingBlocks),
+      },
+      headLengths: headLengths as Uint32Array,
+      bodyLengths: bodyLengths as Uint32Array,
     },
-    topics: header.topics.map(([name, stems], k) => ({ name, stems, members: topicArrays[2 * k] as Uint32Array, centroid: topicArrays[2 * k + 1] as Float32Array })),
+    topics: header.topics.map(([name, stems], k) => ({
+      name,
+      stems,
+      members: topicArrays[2 * k] as Uint32Array,
+      centroid: topicArrays[2 * k + 1] as Float32Array,
+    })),
     terms: header.terms,
     prints: header.prints ?? undefined,
     topicBlocks: header.topics.map((_, k) => ({ block: postingBlocks + k, crc: (crcs as Uint32Array)[postingBlocks + k]! })),

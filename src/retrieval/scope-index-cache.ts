@@ -101,7 +101,15 @@ export class ScopeIndexCache {
     const dictionary = await knowledge.dictionary(workspaceId);
     const dims = knowledge.embedder.dimensions || old.dims;
     if (dims !== old.dims || (!knowledge.embedder.dimensions && added.some((c) => c.vector.length !== dims))) return undefined;
-    const index = await updateScopeIndex({ old: { ...old, prints: old.prints }, version, prints: now.prints, added, dims, dictionary, loader: { workspaceId, agentId, store } });
+    const index = await updateScopeIndex({
+      old: { ...old, prints: old.prints },
+      version,
+      prints: now.prints,
+      added,
+      dims,
+      dictionary,
+      loader: { workspaceId, agentId, store },
+    });
     // Knowledge changed again while the chunks were read: what they hold may be newer than `version`.
     if ((await knowledge.version(workspaceId, agentId)) !== version) return undefined;
     return index;

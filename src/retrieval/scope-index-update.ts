@@ -115,7 +115,15 @@ export async function updateScopeIndex(update: ScopeIndexUpdate): Promise<ScopeI
   const topics = await updateTopics(update, { size, dropped, remap, topicsOf, vectors, chunkIdOf: (p) => old.chunkId(from[p]!) });
   if (!topics) return undefined;
   return ScopeIndex.assemble({
-    version: update.version, dims, dictionary, chunks, lexical, vectors, loader, topics, prints: update.prints,
+    version: update.version,
+    dims,
+    dictionary,
+    chunks,
+    lexical,
+    vectors,
+    loader,
+    topics,
+    prints: update.prints,
     restored: { make: (p) => make(from[p]!), topics: topicsOf },
   });
 }
@@ -144,7 +152,8 @@ async function postings(
     const got = missing.length ? await loader.store.readBlocks(loader.workspaceId, loader.agentId, old.version, missing) : new Map<number, Uint8Array>();
     for (const b of missing) {
       const bytes = got.get(b);
-      if (!bytes || bytes.byteLength !== stored.byteStarts[b + 1]! - stored.byteStarts[b]! || crc32Bytes(bytes) !== stored.crcs[b]) throw new DamagedScopeIndex(`postings block ${b}`);
+      if (!bytes || bytes.byteLength !== stored.byteStarts[b + 1]! - stored.byteStarts[b]! || crc32Bytes(bytes) !== stored.crcs[b])
+        throw new DamagedScopeIndex(`postings block ${b}`);
       blocks.set(b, bytes);
     }
   };
@@ -152,13 +161,16 @@ async function postings(
   if (dropped) {
     const all = Array.from(stored.firstTerms, (_, b) => b);
     await read(all);
-    kept = keptCounts({ ...stored, offsets: oldOffsets, blocks: all.map((b) => blocks.get(b)!) }, Uint8Array.from(remap, (to) => (to >= 0 ? 1 : 0)));
+    kept = keptCounts(
+      { ...stored, offsets: oldOffsets, blocks: all.map((b) => blocks.get(b)!) },
+      Uint8Array.from(remap, (to) => (to >= 0 ? 1 : 0)),
+    );
   }
   const terms = added.offsets.length - 1;
   const offsets = new Uint32Array(terms + 1);
   let vocabularySize = 0;
   for (let id = 0; id < terms; id++) {
-    const df = (kept ? kept[id] ?? 0 : oldDf(id)) + added.offsets[id + 1]! - added.offsets[id]!;
+    const df = (kept ? (kept[id] ?? 0) : oldDf(id)) + added.offsets[id + 1]! - added.offsets[id]!;
     offsets[id + 1] = offsets[id]! + df;
     if (df > 0) vocabularySize += 1;
   }
@@ -209,7 +221,14 @@ function transpose(added: readonly IndexedChunk[], addedAt: Uint32Array, terms: 
  */
 async function updateTopics(
   update: ScopeIndexUpdate,
-  at: { size: number; dropped: number[]; remap: Int32Array; topicsOf(p: number): string[]; vectors: (Float32Array | undefined)[]; chunkIdOf(p: number): string },
+  at: {
+    size: number;
+    dropped: number[];
+    remap: Int32Array;
+    topicsOf(p: number): string[];
+    vectors: (Float32Array | undefined)[];
+    chunkIdOf(p: number): string;
+  },
 ): Promise<[string, TopicEntry][] | undefined> {
   const { old, dims, loader } = update;
   const touched = new Set<string>();
@@ -231,7 +250,10 @@ async function updateTopics(
   const missing: number[] = [];
   for (const [topic, list] of members) if (remade(topic)) for (const p of list) if (!at.vectors[p]) missing.push(p);
   if (missing.length) {
-    const read = await loader.store.vectors(loader.workspaceId, missing.map((p) => at.chunkIdOf(p)));
+    const read = await loader.store.vectors(
+      loader.workspaceId,
+      missing.map((p) => at.chunkIdOf(p)),
+    );
     for (const p of missing) {
       const v = read.get(at.chunkIdOf(p));
       // A chunk gone from the store since: the knowledge changed again.

@@ -13,7 +13,27 @@ export function stripPlural(word: string): string {
   return word;
 }
 
-const SUFFIXES = ['amientos', 'imientos', 'amiento', 'imiento', 'aciones', 'iciones', 'ations', 'mente', 'acion', 'icion', 'ation', 'ments', 'ment', 'ings', 'ing', 'ies', 'es', 'ed', 's'];
+const SUFFIXES = [
+  'amientos',
+  'imientos',
+  'amiento',
+  'imiento',
+  'aciones',
+  'iciones',
+  'ations',
+  'mente',
+  'acion',
+  'icion',
+  'ation',
+  'ments',
+  'ment',
+  'ings',
+  'ing',
+  'ies',
+  'es',
+  'ed',
+  's',
+];
 
 /**
  * A light stem, the same for both languages: folded, a common inflection suffix off,

@@ -9,7 +9,12 @@ export function registerThemeRoutes(router: Router, theme: ThemeService): void {
   const params = { projectId: idParam('project', 'prj') };
   router.add(
     {
-      method: 'GET', path: '/v1/projects/:projectId/theme', operationId: 'getTheme', tags, params, scope: 'landings:read',
+      method: 'GET',
+      path: '/v1/projects/:projectId/theme',
+      operationId: 'getTheme',
+      tags,
+      params,
+      scope: 'landings:read',
       summary: 'The theme in force: tokens (own or defaults), CSS variables, and whether it is customized',
       responses: { 200: { description: 'The theme', schema: ThemeSchema } },
       errors: ['svc.project.not_found'],
@@ -18,9 +23,15 @@ export function registerThemeRoutes(router: Router, theme: ThemeService): void {
   );
   router.add(
     {
-      method: 'PATCH', path: '/v1/projects/:projectId/theme', operationId: 'updateTheme', tags, params, scope: 'landings:write',
+      method: 'PATCH',
+      path: '/v1/projects/:projectId/theme',
+      operationId: 'updateTheme',
+      tags,
+      params,
+      scope: 'landings:write',
       summary: 'Merge a partial token patch onto the theme; tokens: null resets to the defaults',
-      body: ThemePatchSchema, invalid: 'svc.theme.invalid',
+      body: ThemePatchSchema,
+      invalid: 'svc.theme.invalid',
       responses: { 200: { description: 'The theme', schema: ThemeSchema } },
       errors: ['svc.theme.invalid', 'svc.project.not_found', 'svc.request.invalid'],
     },

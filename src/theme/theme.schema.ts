@@ -36,12 +36,15 @@ const TokensSchema = v.object({
   radius: v.picklist(RADII),
 });
 
-export const ThemeSchema = named('Theme', v.object({
-  tokens: TokensSchema,
-  cssVariables: v.record(v.string(), v.string()),
-  customized: v.boolean(),
-  updatedAt: v.string(),
-}));
+export const ThemeSchema = named(
+  'Theme',
+  v.object({
+    tokens: TokensSchema,
+    cssVariables: v.record(v.string(), v.string()),
+    customized: v.boolean(),
+    updatedAt: v.string(),
+  }),
+);
 
 /** The theme in force for a site, as the API answers it. */
 export type Theme = v.InferOutput<typeof ThemeSchema>;

@@ -17,7 +17,11 @@ export type UsageCounters = Record<CapName, UsageCounter>;
 export function coreCounters(db: Kysely<Database>): Pick<UsageCounters, 'agents' | 'customDomains' | 'seats'> {
   return {
     agents: async (workspaceId, on = db) => {
-      const row = await on.selectFrom('agents').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+      const row = await on
+        .selectFrom('agents')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
     customDomains: async () => 0,

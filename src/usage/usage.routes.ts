@@ -6,8 +6,12 @@ import { UsageSchema } from './usage.schema.js';
 export function registerUsageRoutes(router: Router, usage: UsageService): void {
   router.add(
     {
-      method: 'GET', path: '/v1/usage', operationId: 'getUsage', tags: ['Usage'], scope: 'analytics:read',
-      summary: 'Messages used, counts against plan caps, and today\'s activity',
+      method: 'GET',
+      path: '/v1/usage',
+      operationId: 'getUsage',
+      tags: ['Usage'],
+      scope: 'analytics:read',
+      summary: "Messages used, counts against plan caps, and today's activity",
       responses: { 200: { description: 'Usage of the workspace', schema: UsageSchema } },
     },
     async ({ auth }) => ({ status: 200, body: await usage.get(auth.workspaceId) }),

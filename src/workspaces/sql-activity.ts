@@ -32,7 +32,12 @@ export class SqlActivity implements ActivityStore {
     const row = await this.db
       .insertInto('activity')
       .values({ workspace_id: workspaceId, day: utcDay(this.clock.now()), count: 1 })
-      .onConflict((oc) => oc.columns(['workspace_id', 'day']).doUpdateSet((eb) => ({ count: eb('activity.count', '+', 1) })).where('activity.count', '<', cap))
+      .onConflict((oc) =>
+        oc
+          .columns(['workspace_id', 'day'])
+          .doUpdateSet((eb) => ({ count: eb('activity.count', '+', 1) }))
+          .where('activity.count', '<', cap),
+      )
       .returning('count')
       .executeTakeFirst();
     return row !== undefined;

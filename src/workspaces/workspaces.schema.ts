@@ -17,49 +17,60 @@ export const CapsPatchSchema = v.strictObject(
 );
 
 /** `PATCH /_emulator/workspaces/{id}` (partial). */
-export const WorkspaceSettingsPatchSchema = named('WorkspacePatch', v.strictObject({
-  name: v.optional(Name),
-  plan: v.optional(Plan),
-  rateLimit: v.optional(
-    v.strictObject({
-      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-      windowSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400))),
-    }),
-  ),
-  dailyActivityCap: v.optional(NullableCount),
-  credits: v.optional(Count),
-  caps: v.optional(CapsPatchSchema),
-}));
+export const WorkspaceSettingsPatchSchema = named(
+  'WorkspacePatch',
+  v.strictObject({
+    name: v.optional(Name),
+    plan: v.optional(Plan),
+    rateLimit: v.optional(
+      v.strictObject({
+        limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+        windowSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400))),
+      }),
+    ),
+    dailyActivityCap: v.optional(NullableCount),
+    credits: v.optional(Count),
+    caps: v.optional(CapsPatchSchema),
+  }),
+);
 
 export type WorkspaceSettingsPatch = v.InferOutput<typeof WorkspaceSettingsPatchSchema>;
 
 /** `POST /_emulator/workspaces`. */
-export const WorkspaceCreateSchema = named('WorkspaceCreate', v.optional(
-  v.strictObject({
-    name: v.optional(Name),
-    scopes: v.optional(v.pipe(v.array(ScopeSchema), v.minLength(1, 'a key needs at least one scope'))),
-    plan: v.optional(Plan),
-    credits: v.optional(Count),
-  }),
-  {},
-));
+export const WorkspaceCreateSchema = named(
+  'WorkspaceCreate',
+  v.optional(
+    v.strictObject({
+      name: v.optional(Name),
+      scopes: v.optional(v.pipe(v.array(ScopeSchema), v.minLength(1, 'a key needs at least one scope'))),
+      plan: v.optional(Plan),
+      credits: v.optional(Count),
+    }),
+    {},
+  ),
+);
 
 const CapsRecord = v.object(Object.fromEntries(CAP_NAMES.map((n) => [n, NullableCount])) as Record<(typeof CAP_NAMES)[number], typeof NullableCount>);
 
-export const WorkspaceRecordSchema = named('Workspace', v.object({
-  id: v.string(),
-  name: v.string(),
-  plan: v.string(),
-  rateLimit: v.object({ limit: v.number(), windowSeconds: v.number() }),
-  dailyActivityCap: NullableCount,
-  credits: v.number(),
-  caps: CapsRecord,
-  createdAt: v.string(),
-  updatedAt: v.string(),
-}));
+export const WorkspaceRecordSchema = named(
+  'Workspace',
+  v.object({
+    id: v.string(),
+    name: v.string(),
+    plan: v.string(),
+    rateLimit: v.object({ limit: v.number(), windowSeconds: v.number() }),
+    dailyActivityCap: NullableCount,
+    credits: v.number(),
+    caps: CapsRecord,
+    createdAt: v.string(),
+    updatedAt: v.string(),
+  }),
+);
 
 /** `workspaces.caps` as the service writes it: every cap named, each a count or null. */
-export const StoredCapsSchema = v.strictObject(Object.fromEntries(CAP_NAMES.map((n) => [n, NullableCount])) as Record<(typeof CAP_NAMES)[number], typeof NullableCount>);
+export const StoredCapsSchema = v.strictObject(
+  Object.fromEntries(CAP_NAMES.map((n) => [n, NullableCount])) as Record<(typeof CAP_NAMES)[number], typeof NullableCount>,
+);
 
 /** The scalar settings of a `workspaces` row, with the bounds the control plane sets them within. */
 export const StoredWorkspaceFields = {

@@ -154,7 +154,10 @@ export class WorkspacesService {
     await transaction(this.deps.db, async (trx) => {
       await this.getWorkspaceOrThrow(id, trx);
       for (const table of WORKSPACE_TABLES) {
-        await trx.deleteFrom(table as 'jobs').where('workspace_id', '=', id).execute();
+        await trx
+          .deleteFrom(table as 'jobs')
+          .where('workspace_id', '=', id)
+          .execute();
       }
       await trx.deleteFrom('workspaces').where('id', '=', id).execute();
       await this.#changed(trx);
@@ -201,11 +204,7 @@ export class WorkspacesService {
   }
 
   async messages(workspaceId: string): Promise<{ used: number; limit: number; remaining: number }> {
-    const row = await this.deps.db
-      .selectFrom('workspaces')
-      .select(['messages_used', 'credits'])
-      .where('id', '=', workspaceId)
-      .executeTakeFirstOrThrow();
+    const row = await this.deps.db.selectFrom('workspaces').select(['messages_used', 'credits']).where('id', '=', workspaceId).executeTakeFirstOrThrow();
     return { used: row.messages_used, limit: row.credits, remaining: Math.max(0, row.credits - row.messages_used) };
   }
 }

@@ -44,7 +44,9 @@ describe('agents CRUD', () => {
 
   it('validates at the bounds with svc.agent.invalid naming the field, and writes nothing', async () => {
     const { api } = await workspace(emulator);
-    expect((await api.post('/v1/agents', agent({ name: 'n'.repeat(80), identity: { businessName: 'b'.repeat(120), description: 'd'.repeat(2000) } }))).status).toBe(201);
+    expect(
+      (await api.post('/v1/agents', agent({ name: 'n'.repeat(80), identity: { businessName: 'b'.repeat(120), description: 'd'.repeat(2000) } }))).status,
+    ).toBe(201);
     for (const [body, field] of [
       [agent({ name: 'n'.repeat(81) }), 'name'],
       [agent({ name: '  ' }), 'name'],

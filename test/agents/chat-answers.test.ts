@@ -25,7 +25,11 @@ const STORES = [
 async function shop() {
   const ws = await workspace(emulator);
   const agentId = await createAgent(ws.api, 'Lola', 'Tiendas Lola');
-  const sourceIds = await ingest(ws.api, ws.control, STORES.map((s) => ({ ...s, agentId })));
+  const sourceIds = await ingest(
+    ws.api,
+    ws.control,
+    STORES.map((s) => ({ ...s, agentId })),
+  );
   const chat = (body: unknown) => ws.api.post(`/v1/agents/${agentId}/chat`, body);
   return { ...ws, agentId, sourceIds, chat };
 }
@@ -73,11 +77,13 @@ describe('answers from knowledge', () => {
 
   it('reads Markdown sections, and answers "where" with an address', async () => {
     const { api, control, agentId, chat } = await shop();
-    await ingest(api, control, [{
-      title: 'Our bars',
-      text: '# Our bars\n\n## Ruzafa bar\n\nCalle de Sueca 21. Open Monday to Friday from 8:00 to 19:00.\n\n## El Carmen bar\n\nPlaza del Tossal 4. Open every day from 9:00 to 20:00.',
-      agentId,
-    }]);
+    await ingest(api, control, [
+      {
+        title: 'Our bars',
+        text: '# Our bars\n\n## Ruzafa bar\n\nCalle de Sueca 21. Open Monday to Friday from 8:00 to 19:00.\n\n## El Carmen bar\n\nPlaza del Tossal 4. Open every day from 9:00 to 20:00.',
+        agentId,
+      },
+    ]);
     const when = await chat({ message: 'When does the El Carmen bar open?' });
     expect(when.body.reply).toBe('Open every day from 9:00 to 20:00.');
     const where = await chat({ message: 'And where is it?', conversationId: when.body.conversationId });
@@ -110,7 +116,13 @@ describe('URL sources', () => {
   it('a passage and a sources item of a crawled page carry its url', async () => {
     const { api, control, agentId, chat } = await shop();
     await control.put('/_emulator/web', {
-      pages: [{ url: 'https://lola.example/warranty', headers: { 'content-type': 'text/html' }, body: '<title>Warranty</title><h1>Warranty</h1><p>Every bicycle has a two-year warranty.</p>' }],
+      pages: [
+        {
+          url: 'https://lola.example/warranty',
+          headers: { 'content-type': 'text/html' },
+          body: '<title>Warranty</title><h1>Warranty</h1><p>Every bicycle has a two-year warranty.</p>',
+        },
+      ],
     });
     expect((await api.post('/v1/knowledge/urls', { url: 'https://lola.example/warranty', agentId })).status).toBe(202);
     await control.post('/_emulator/queue/drain');
@@ -118,7 +130,9 @@ describe('URL sources', () => {
     expect(passage).toMatchObject({ title: 'Warranty', url: 'https://lola.example/warranty' });
     const answer = await chat({ message: 'How long is the warranty of a bicycle?' });
     expect(answer.body.reply).toBe('Every bicycle has a two-year warranty.');
-    expect(answer.body.components).toEqual([{ type: 'sources', items: [{ sourceId: passage.sourceId, title: 'Warranty', url: 'https://lola.example/warranty' }] }]);
+    expect(answer.body.components).toEqual([
+      { type: 'sources', items: [{ sourceId: passage.sourceId, title: 'Warranty', url: 'https://lola.example/warranty' }] },
+    ]);
   });
 });
 
@@ -154,7 +168,12 @@ describe('streamed answers from knowledge', () => {
     const events = await readEvents(await streamRequest(emulator, key, agentId, { message: 'Where is the Madrid store, please?' }));
     const done = events.at(-1)!;
     expect(done.event).toBe('done');
-    expect(done.data.reply).toBe(events.filter((e) => e.event === 'token').map((e) => e.data.text).join(''));
+    expect(done.data.reply).toBe(
+      events
+        .filter((e) => e.event === 'token')
+        .map((e) => e.data.text)
+        .join(''),
+    );
     expect(done.data.reply).toBe(json.body.reply);
     expect(done.data.components).toEqual(json.body.components);
   });

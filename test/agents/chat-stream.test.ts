@@ -165,7 +165,12 @@ describe('a stream and its model', () => {
     const agentId = await agentThatKnows(ws);
     const events = await readEvents(await streamRequest(emu, ws.key, agentId, { message: 'Tell me about your stories' }));
     expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'token', 'error']);
-    expect(events.at(-1)!.data).toMatchObject({ status: 500, code: 'svc.internal.error', instance: `/v1/agents/${agentId}/chat`, requestId: expect.stringMatching(/^req_/) });
+    expect(events.at(-1)!.data).toMatchObject({
+      status: 500,
+      code: 'svc.internal.error',
+      instance: `/v1/agents/${agentId}/chat`,
+      requestId: expect.stringMatching(/^req_/),
+    });
     expect(JSON.stringify(events.at(-1)!.data)).not.toContain('model crashed');
     expect((await messages(ws.api)).used).toBe(0);
     const left = await emu.service.db.selectFrom('conversations').select('id').where('workspace_id', '=', ws.workspaceId).execute();

@@ -20,7 +20,12 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
     const en = await chat({ message: 'Do you deliver to Mars?' });
     expect(en.status).toBe(200);
     expectMatchesOpenApi(doc, 'POST', '/v1/agents/{agentId}/chat', 200, en.body);
-    expect(en.body).toEqual({ conversationId: expect.stringMatching(/^cnv_[0-9a-z]{26}$/), reply: expect.stringContaining("I'm sorry"), components: [], cached: false });
+    expect(en.body).toEqual({
+      conversationId: expect.stringMatching(/^cnv_[0-9a-z]{26}$/),
+      reply: expect.stringContaining("I'm sorry"),
+      components: [],
+      cached: false,
+    });
     expect(en.body.reply).toContain('Acme');
     const es = await chat({ message: '¿Hacéis envíos a Marte?' });
     expect(es.body.reply).toMatch(/^Lo siento/);
@@ -101,7 +106,11 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
 
   it('a body that is not JSON is 400 svc.request.invalid', async () => {
     const { key, agentId } = await setup();
-    const res = await emulator.request(`/v1/agents/${agentId}/chat`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"message":' });
+    const res = await emulator.request(`/v1/agents/${agentId}/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{"message":',
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { code: string }).code).toBe('svc.request.invalid');
   });

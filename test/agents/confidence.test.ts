@@ -17,7 +17,10 @@ const filler = (from: number, count: number) =>
 
 const MANUAL = [
   { title: 'Disk usage', text: 'The du command reports how much disk space each directory uses. Sort its output to find the largest directories on the disk.' },
-  { title: 'Kernel console messages', text: 'The kernel prints its messages to the console. To stop them, run dmesg -n 1: it sets the console log level so that only panic messages appear.' },
+  {
+    title: 'Kernel console messages',
+    text: 'The kernel prints its messages to the console. To stop them, run dmesg -n 1: it sets the console log level so that only panic messages appear.',
+  },
   { title: 'Screen resolution', text: 'Change the screen resolution of a running display with xrandr, for example xrandr --output HDMI-1 --mode 1920x1080.' },
   { title: 'External drives', text: 'Mount an external USB drive with udisksctl mount -b /dev/sdb1, and unmount it the same way before you unplug it.' },
   { title: 'Web browser', text: 'Chromium searches with Google by default; choose another search engine in its settings.' },
@@ -51,56 +54,65 @@ async function expectRefused(api: Api, agentId: string, queries: string[]) {
   }
 }
 
-it('answers a question put with a verb the knowledge never uses, and refuses one whose subject it never names', async () => {
-  const { api, agentId } = await manual();
+it(
+  'answers a question put with a verb the knowledge never uses, and refuses one whose subject it never names',
+  async () => {
+    const { api, agentId } = await manual();
 
-  // "eating" and "flooding" are words this knowledge never uses, but they only say how
-  // the user puts it: the subject (directories, disk space, console messages) is there.
-  await expectAnswered(api, agentId, [
-    ['Which directories are eating my disk space?', 'Disk usage'],
-    ['How do I stop the kernel from flooding my console with messages?', 'Kernel console messages'],
-  ]);
-  const cited = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Which directories are eating my disk space?' });
-  expect(cited.status).toBe(200);
-  expect(cited.body.components).toHaveLength(1);
+    // "eating" and "flooding" are words this knowledge never uses, but they only say how
+    // the user puts it: the subject (directories, disk space, console messages) is there.
+    await expectAnswered(api, agentId, [
+      ['Which directories are eating my disk space?', 'Disk usage'],
+      ['How do I stop the kernel from flooding my console with messages?', 'Kernel console messages'],
+    ]);
+    const cited = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Which directories are eating my disk space?' });
+    expect(cited.status).toBe(200);
+    expect(cited.body.components).toHaveLength(1);
 
-  // "brightness" is the subject of the question, and nothing here names it; nor
-  // "wallpaper", which ends like a Spanish infinitive but is asked in English. (A
-  // question whose other words a passage holds strongly, "change the screen brightness"
-  // beside "Change the screen resolution", is answered since D-763: answering is the
-  // default, a refusal costs an answerable question its answer.)
-  await expectRefused(api, agentId, ['How do I set the brightness?', 'How do I set a wallpaper?']);
-  const polite = await api.post(`/v1/agents/${agentId}/chat`, { message: 'How do I set the brightness?' });
-  expect(polite.body.components).toEqual([]);
-  expect(polite.body.reply).toMatch(/^I'm sorry, I don't have information about that yet\..*Debian Notes/);
-}, SLOW);
+    // "brightness" is the subject of the question, and nothing here names it; nor
+    // "wallpaper", which ends like a Spanish infinitive but is asked in English. (A
+    // question whose other words a passage holds strongly, "change the screen brightness"
+    // beside "Change the screen resolution", is answered since D-763: answering is the
+    // default, a refusal costs an answerable question its answer.)
+    await expectRefused(api, agentId, ['How do I set the brightness?', 'How do I set a wallpaper?']);
+    const polite = await api.post(`/v1/agents/${agentId}/chat`, { message: 'How do I set the brightness?' });
+    expect(polite.body.components).toEqual([]);
+    expect(polite.body.reply).toMatch(/^I'm sorry, I don't have information about that yet\..*Debian Notes/);
+  },
+  SLOW,
+);
 
-it('answers a question whose only words the knowledge never uses are everyday ones, and still refuses one naming a subject it lacks', async () => {
-  const { api, agentId } = await manual();
+it(
+  'answers a question whose only words the knowledge never uses are everyday ones, and still refuses one naming a subject it lacks',
+  async () => {
+    const { api, agentId } = await manual();
 
-  // "week" and "night" are among the most common words people say (D-710): the
-  // knowledge never uses them, but the subject (disk space, console messages) is there.
-  await expectAnswered(api, agentId, [
-    ['Which directories take the disk space? I need it back by next week.', 'Disk usage'],
-    ['Kernel messages show up on my console all night. How do I stop them?', 'Kernel console messages'],
-  ]);
+    // "week" and "night" are among the most common words people say (D-710): the
+    // knowledge never uses them, but the subject (disk space, console messages) is there.
+    await expectAnswered(api, agentId, [
+      ['Which directories take the disk space? I need it back by next week.', 'Disk usage'],
+      ['Kernel messages show up on my console all night. How do I stop them?', 'Kernel console messages'],
+    ]);
 
-  // An everyday word does not make a question about a missing subject answerable.
-  await expectRefused(api, agentId, ['How do I make the screen brightness right again?', 'Which headphones work with this machine?']);
-}, SLOW);
+    // An everyday word does not make a question about a missing subject answerable.
+    await expectRefused(api, agentId, ['How do I make the screen brightness right again?', 'Which headphones work with this machine?']);
+  },
+  SLOW,
+);
 
-it('refuses a question naming a thing the knowledge lacks, even among words it uses, and answers the same question about a thing it holds', async () => {
-  const { api, agentId } = await manual();
+it(
+  'refuses a question naming a thing the knowledge lacks, even among words it uses, and answers the same question about a thing it holds',
+  async () => {
+    const { api, agentId } = await manual();
 
-  // WireGuard is no word of general English (D-910): it names a program, and this
-  // knowledge never does, however many of the question's other words it uses. "Google
-  // Drive" is one name of two words this knowledge uses apart, never together.
-  await expectRefused(api, agentId, [
-    'How do I mount a WireGuard tunnel at boot?',
-    'How do I mount my Google Drive?',
-  ]);
-  await expectAnswered(api, agentId, [
-    ['How do I mount my external USB drive?', 'External drives'],
-    ['Which search engine does Chromium use?', 'Web browser'],
-  ]);
-}, SLOW);
+    // WireGuard is no word of general English (D-910): it names a program, and this
+    // knowledge never does, however many of the question's other words it uses. "Google
+    // Drive" is one name of two words this knowledge uses apart, never together.
+    await expectRefused(api, agentId, ['How do I mount a WireGuard tunnel at boot?', 'How do I mount my Google Drive?']);
+    await expectAnswered(api, agentId, [
+      ['How do I mount my external USB drive?', 'External drives'],
+      ['Which search engine does Chromium use?', 'Web browser'],
+    ]);
+  },
+  SLOW,
+);

@@ -84,7 +84,9 @@ export class MemoryKnowledgeIndex implements KnowledgeIndex {
     const wanted = new Set(words(query).map(fold));
     const hits: LexicalHit[] = [];
     for (const chunk of this.#eligible(workspaceId, agentId)) {
-      const score = words(chunk.text).map(fold).filter((w) => wanted.has(w)).length;
+      const score = words(chunk.text)
+        .map(fold)
+        .filter((w) => wanted.has(w)).length;
       if (score > 0) hits.push({ chunkId: chunk.chunkId, score });
     }
     return hits.sort((a, b) => b.score - a.score).slice(0, limit);

@@ -92,7 +92,10 @@ describe('openAiChatModel against a local OpenAI-compatible stub', () => {
     const { api, agentId } = await setup();
     const res = await api.post(`/v1/agents/${agentId}/chat`, { message: 'Do you rent kayaks by the harbour?' });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ reply: "I'm sorry, I don't have information about that yet. You can ask me something else or contact Acme directly.", components: [] });
+    expect(res.body).toMatchObject({
+      reply: "I'm sorry, I don't have information about that yet. You can ask me something else or contact Acme directly.",
+      components: [],
+    });
     expect(requests).toEqual([]);
     expect((await messages(api)).used).toBe(1);
   });

@@ -10,7 +10,10 @@ const emulator = await fileEmulator();
 
 const MANUAL = [
   { title: 'Installing packages', text: '# Installing packages\n\nUse apt install followed by the package names to install packages from the archive.' },
-  { title: 'Removing packages', text: '# Removing packages\n\nUse apt remove to remove a package and keep its configuration files, or apt purge to delete them too.' },
+  {
+    title: 'Removing packages',
+    text: '# Removing packages\n\nUse apt remove to remove a package and keep its configuration files, or apt purge to delete them too.',
+  },
   {
     title: 'Install and remove in one command',
     text: '# One apt command for both\n\nA single apt command can install some packages and remove others: append a minus sign to each package to remove, as in apt install foo bar- (bar is removed, foo installed).',
@@ -24,7 +27,11 @@ const MANUAL = [
 async function manual() {
   const ws = await workspace(emulator);
   const agentId = await createAgent(ws.api, 'Ada', 'Debian Notes');
-  const ids = await ingest(ws.api, ws.control, MANUAL.map((d) => ({ ...d, agentId })));
+  const ids = await ingest(
+    ws.api,
+    ws.control,
+    MANUAL.map((d) => ({ ...d, agentId })),
+  );
   const titleOf = new Map(ids.map((id, i) => [id, MANUAL[i]!.title]));
   const ask = async (query: string, limit = 5) => {
     const res = await ws.api.post(`/v1/agents/${agentId}/query`, { query, limit });
@@ -68,8 +75,23 @@ describe('ranking as a user sees it', () => {
 describe('questions a client can send', () => {
   it('answers a letter, stop words, a long question, another language and emoji with a 200, ranked or refused', async () => {
     const { ask } = await manual();
-    const long = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ').slice(0, 2000);
-    for (const query of ['a', 'x', '?', 'how do I do it?', '¿cómo lo hago?', long, 'Wie ändere ich den Rechnernamen?', '如何更改主机名', 'Как изменить имя хоста?', '🐧🔥💾', 'apt 🐧 install', '\u0301\u0301']) {
+    const long = Array.from({ length: 400 }, (_, i) => `word${i}`)
+      .join(' ')
+      .slice(0, 2000);
+    for (const query of [
+      'a',
+      'x',
+      '?',
+      'how do I do it?',
+      '¿cómo lo hago?',
+      long,
+      'Wie ändere ich den Rechnernamen?',
+      '如何更改主机名',
+      'Как изменить имя хоста?',
+      '🐧🔥💾',
+      'apt 🐧 install',
+      '\u0301\u0301',
+    ]) {
       const res = await ask(query);
       expect(res.status, `${query.slice(0, 30)}: ${res.text}`).toBe(200);
       expect(Array.isArray(res.body.passages)).toBe(true);

@@ -17,7 +17,11 @@ const SHOP = [
 async function bakery() {
   const ws = await workspace(emulator);
   const agentId = await createAgent(ws.api, 'Baker', 'Bakery');
-  const sourceIds = await ingest(ws.api, ws.control, SHOP.map((s) => ({ ...s, agentId })));
+  const sourceIds = await ingest(
+    ws.api,
+    ws.control,
+    SHOP.map((s) => ({ ...s, agentId })),
+  );
   const query = (body: unknown, agent = agentId) => ws.api.post(`/v1/agents/${agent}/query`, body);
   return { ...ws, agentId, sourceIds, query };
 }

@@ -64,7 +64,10 @@ it('ranks the right document first for at least 90% of the queries, and within t
     const res = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
     expect(res.status).toBe(200);
     const ranked = (res.body.passages as { sourceId: string }[]).map((p) => labelOf.get(p.sourceId)!);
-    expect(ranked.some((label) => label.startsWith('other-')), `${query}: another agent's knowledge`).toBe(false);
+    expect(
+      ranked.some((label) => label.startsWith('other-')),
+      `${query}: another agent's knowledge`,
+    ).toBe(false);
     expect(ranked, `${query}: expected ${expected} within the top 3`).toContain(expected);
     if (ranked[0] === expected) first++;
     else misses.push(`${query} -> ${ranked.join(', ')}`);

@@ -13,10 +13,31 @@ let retrieval: RetrievalService;
 beforeEach(async () => {
   index = new MemoryKnowledgeIndex();
   retrieval = new RetrievalService({ agents: {} as AgentsService, knowledge: index });
-  await index.add(WS, { sourceId: 'src_hours', agentId: AGENT, title: 'Opening hours', text: 'The shop is open Monday to Friday from 9 to 18. On Saturday it opens from 10 to 14.', topics: ['opening-hours'], lang: 'en' });
-  await index.add(WS, { sourceId: 'src_prices', agentId: null, title: 'Prices', text: 'A haircut costs 20 euros. Colouring costs 45 euros.', topics: ['pricing'], lang: 'en' });
+  await index.add(WS, {
+    sourceId: 'src_hours',
+    agentId: AGENT,
+    title: 'Opening hours',
+    text: 'The shop is open Monday to Friday from 9 to 18. On Saturday it opens from 10 to 14.',
+    topics: ['opening-hours'],
+    lang: 'en',
+  });
+  await index.add(WS, {
+    sourceId: 'src_prices',
+    agentId: null,
+    title: 'Prices',
+    text: 'A haircut costs 20 euros. Colouring costs 45 euros.',
+    topics: ['pricing'],
+    lang: 'en',
+  });
   await index.add(WS, { sourceId: 'src_parking', agentId: null, title: 'Parking', text: 'There is free parking behind the shop.', topics: [], lang: 'en' });
-  await index.add(WS, { sourceId: 'src_other_agent', agentId: 'agt_other', title: 'Secret', text: 'The shop is open at night for members.', topics: [], lang: 'en' });
+  await index.add(WS, {
+    sourceId: 'src_other_agent',
+    agentId: 'agt_other',
+    title: 'Secret',
+    text: 'The shop is open at night for members.',
+    topics: [],
+    lang: 'en',
+  });
 });
 
 describe('ranking', () => {
@@ -63,7 +84,14 @@ describe('the in-memory index per scope', () => {
   it('a rebuild that copies the terms of unchanged chunks ranks exactly like a fresh build', async () => {
     const queries = ['shop open Saturday', 'haircut price', 'parking behind', 'vegan menu', 'colouring'];
     for (const q of queries) await retrieval.search(WS, AGENT, { query: q, topics: [], limit: 5 });
-    await index.add(WS, { sourceId: 'src_menu', agentId: AGENT, title: 'Menu', text: 'A vegan menu is served at lunch; colouring books for children.', topics: [], lang: 'en' });
+    await index.add(WS, {
+      sourceId: 'src_menu',
+      agentId: AGENT,
+      title: 'Menu',
+      text: 'A vegan menu is served at lunch; colouring books for children.',
+      topics: [],
+      lang: 'en',
+    });
     index.removeSource('src_prices');
     const fresh = new RetrievalService({ agents: {} as AgentsService, knowledge: index });
     for (const q of queries) {

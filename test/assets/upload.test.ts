@@ -94,8 +94,26 @@ describe('POST /v1/assets judges the bytes', () => {
 
 describe('POST /v1/assets validates its fields first', () => {
   it.each([
-    ['no file', () => { const f = new FormData(); f.set('key', 'hero'); return f; }, 'file', 'required'],
-    ['file sent as text', () => { const f = new FormData(); f.set('file', 'iVBORw0KGgo='); return f; }, 'file', 'must be a file'],
+    [
+      'no file',
+      () => {
+        const f = new FormData();
+        f.set('key', 'hero');
+        return f;
+      },
+      'file',
+      'required',
+    ],
+    [
+      'file sent as text',
+      () => {
+        const f = new FormData();
+        f.set('file', 'iVBORw0KGgo=');
+        return f;
+      },
+      'file',
+      'must be a file',
+    ],
     ['unknown field', () => form(fixture('image.png'), 'a.png', { caption: 'x' }), 'caption', 'unknown field'],
     ['key with a space', () => form(fixture('image.png'), 'a.png', { key: 'hero image' }), 'key', expect.stringContaining('1 to 64')],
     ['key of 65 characters', () => form(fixture('image.png'), 'a.png', { key: 'k'.repeat(65) }), 'key', expect.stringContaining('1 to 64')],

@@ -55,7 +55,11 @@ describe('console key routes', () => {
   it('at most two active keys; a third is 409 until one is revoked or expires', async () => {
     const ws = await freshWorkspace();
     const a = await control.post(`/workspaces/${ws}/keys`, { name: 'a', scopes: ['knowledge:read'] });
-    const b = await control.post(`/workspaces/${ws}/keys`, { name: 'b', scopes: ['knowledge:read'], expiresAt: new Date(emulator.clock.now() + 60_000).toISOString() });
+    const b = await control.post(`/workspaces/${ws}/keys`, {
+      name: 'b',
+      scopes: ['knowledge:read'],
+      expiresAt: new Date(emulator.clock.now() + 60_000).toISOString(),
+    });
     expect([a.status, b.status]).toEqual([201, 201]);
     const third = await control.post(`/workspaces/${ws}/keys`, { name: 'c', scopes: ['knowledge:read'] });
     expect(third.status).toBe(409);
@@ -103,7 +107,9 @@ describe('authentication', () => {
     const ws = await freshWorkspace();
     const revoked = (await control.post(`/workspaces/${ws}/keys`, { name: 'r', scopes: ['knowledge:read'] })).body;
     await control.delete(`/workspaces/${ws}/keys/${revoked.id}`);
-    const expiring = (await control.post(`/workspaces/${ws}/keys`, { name: 'e', scopes: ['knowledge:read'], expiresAt: new Date(emulator.clock.now() + 1000).toISOString() })).body;
+    const expiring = (
+      await control.post(`/workspaces/${ws}/keys`, { name: 'e', scopes: ['knowledge:read'], expiresAt: new Date(emulator.clock.now() + 1000).toISOString() })
+    ).body;
     await emulator.clock.advance(1000);
     const good = formatApiKey('test', 'B'.repeat(32));
     const badChecksum = good.slice(0, -6) + (good.endsWith('000000') ? '000001' : '000000');
@@ -164,7 +170,11 @@ describe('authentication', () => {
     const a = await workspace(emulator);
     const b = await workspace(emulator);
     const agent = (await a.api.post('/v1/agents', { name: 'A', identity: { businessName: 'B' } })).body;
-    for (const res of [await b.api.get(`/v1/agents/${agent.id}`), await b.api.patch(`/v1/agents/${agent.id}`, { name: 'X' }), await b.api.delete(`/v1/agents/${agent.id}`)]) {
+    for (const res of [
+      await b.api.get(`/v1/agents/${agent.id}`),
+      await b.api.patch(`/v1/agents/${agent.id}`, { name: 'X' }),
+      await b.api.delete(`/v1/agents/${agent.id}`),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('svc.agent.not_found');
     }

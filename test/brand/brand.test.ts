@@ -65,7 +65,11 @@ describe('PUT and DELETE /v1/projects/{projectId}/brand/{slot}', () => {
     expect(favicon.body.favicon.contentType).toBe('image/x-icon');
     const brand = (await api.get(`/v1/projects/${site}/brand`)).body;
     expect([brand.logo.contentType, brand.logoDark.contentType, brand.favicon.contentType]).toEqual(['image/png', 'image/jpeg', 'image/x-icon']);
-    for (const [slot, name] of [['logo', 'image.png'], ['logoDark', 'image.jpg'], ['favicon', 'favicon.ico']] as const) {
+    for (const [slot, name] of [
+      ['logo', 'image.png'],
+      ['logoDark', 'image.jpg'],
+      ['favicon', 'favicon.ico'],
+    ] as const) {
       const file = await fetchFile(emulator, brand[slot].url);
       expect(file.bytes).toEqual(fixture(name));
       expect(file.headers.get('content-type')).toBe(brand[slot].contentType);
@@ -126,7 +130,10 @@ describe('PUT and DELETE /v1/projects/{projectId}/brand/{slot}', () => {
   it('an unknown slot is 400 svc.brand.invalid naming it', async () => {
     const { api } = await workspace(emulator);
     const site = await newSite(api);
-    for (const res of [await api.put(`/v1/projects/${site}/brand/banner`, fileForm(fixture('image.png'))), await api.delete(`/v1/projects/${site}/brand/Logo`)]) {
+    for (const res of [
+      await api.put(`/v1/projects/${site}/brand/banner`, fileForm(fixture('image.png'))),
+      await api.delete(`/v1/projects/${site}/brand/Logo`),
+    ]) {
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('svc.brand.invalid');
       expect(res.body.errors).toEqual([{ field: 'slot', reason: 'must be logo, logo-dark or favicon' }]);
@@ -141,7 +148,10 @@ describe('PUT and DELETE /v1/projects/{projectId}/brand/{slot}', () => {
     const res = await api.put(`/v1/projects/${site}/brand/logo`, empty);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('svc.brand.invalid');
-    expect(res.body.errors).toEqual([{ field: 'file', reason: 'required' }, { field: 'note', reason: 'unknown field' }]);
+    expect(res.body.errors).toEqual([
+      { field: 'file', reason: 'required' },
+      { field: 'note', reason: 'unknown field' },
+    ]);
   });
 
   it('the file URL expires after 15 minutes of emulated time', async () => {
@@ -166,7 +176,9 @@ describe('PATCH /v1/projects/{projectId}/brand', () => {
     expect(first.status).toBe(200);
     expect(first.body.navbar).toEqual({ links, cta: link('Book', 'https://book.example.com/', 'Reservar') });
     expectMatchesOpenApi(doc, 'PATCH', '/v1/projects/{projectId}/brand', 200, first.body);
-    const footer = await api.patch(`/v1/projects/${site}/brand`, { footer: { text: { es: '© Ñandú Café', en: '© Nandu Cafe' }, links: [link('Privacy', '/privacy', 'Privacidad')] } });
+    const footer = await api.patch(`/v1/projects/${site}/brand`, {
+      footer: { text: { es: '© Ñandú Café', en: '© Nandu Cafe' }, links: [link('Privacy', '/privacy', 'Privacidad')] },
+    });
     expect(footer.body.navbar).toEqual(first.body.navbar);
     const en = await api.patch(`/v1/projects/${site}/brand`, { footer: { text: { en: '© Nandu Coffee' } } });
     expect(en.body.footer).toEqual({ text: { es: '© Ñandú Café', en: '© Nandu Coffee' }, links: [link('Privacy', '/privacy', 'Privacidad')] });
@@ -276,7 +288,10 @@ describe('scopes and the life of a brand', () => {
     expect((await fetchFile(emulator, logo.url)).status).toBe(404);
     const state = await emulator.exportState();
     for (const table of ['brands', 'brand_files']) {
-      expect((state.tables[table] as { project_id: string }[]).some((r) => r.project_id === site), table).toBe(false);
+      expect(
+        (state.tables[table] as { project_id: string }[]).some((r) => r.project_id === site),
+        table,
+      ).toBe(false);
     }
   });
 });

@@ -17,7 +17,10 @@ async function watchPolicy(page: Page): Promise<() => Promise<string[]>> {
   });
   page.on('pageerror', (error) => logged.push(`page error: ${error.message}`));
   await page.addInitScript(() => {
-    const w = globalThis as unknown as { __violations: string[]; document: { addEventListener(t: string, f: (e: { violatedDirective: string; blockedURI: string }) => void): void } };
+    const w = globalThis as unknown as {
+      __violations: string[];
+      document: { addEventListener(t: string, f: (e: { violatedDirective: string; blockedURI: string }) => void): void };
+    };
     w.__violations = [];
     w.document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
   });
@@ -34,7 +37,10 @@ function rootVariable(page: Page, name: string): Promise<string> {
 
 /** The computed value of one property of the first element `selector` finds. */
 function computed(page: Page, selector: string, property: string): Promise<string> {
-  return page.locator(selector).first().evaluate((el, p) => (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el)[p]!, property);
+  return page
+    .locator(selector)
+    .first()
+    .evaluate((el, p) => (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el)[p]!, property);
 }
 
 beforeAll(async () => {
@@ -45,7 +51,15 @@ beforeAll(async () => {
   // machine has no network beyond loopback).
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -68,7 +82,11 @@ describe('the demo site in a real browser', () => {
     expect(await rootVariable(page, '--radius')).toBe('0.5rem');
     // The theme's primary colour (#7a4a2b) reaches the rendered button.
     const button = page.locator('.chat button');
-    expect(await button.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor)).toBe('rgb(122, 74, 43)');
+    expect(
+      await button.evaluate(
+        (el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor,
+      ),
+    ).toBe('rgb(122, 74, 43)');
     expect(await page.locator('header .brand img').getAttribute('src')).toContain('/files/');
     expect(await page.locator('header nav a').allTextContents()).toEqual(['Home', 'Menu', 'About us']);
 

@@ -40,7 +40,9 @@ async function say(page: Page, message: string): Promise<void> {
   const before = await chat.locator('.chat-log .agent').count();
   await chat.locator('[name="message"]').fill(message);
   await chat.locator('#chat-form button[type="submit"]').click();
-  await chat.locator(`.chat-log .agent:nth-child(${2 * before + 2})[data-done="true"], .chat-log .agent:nth-child(${2 * before + 2})[data-failed="true"]`).waitFor();
+  await chat
+    .locator(`.chat-log .agent:nth-child(${2 * before + 2})[data-done="true"], .chat-log .agent:nth-child(${2 * before + 2})[data-failed="true"]`)
+    .waitFor();
 }
 
 describe('the emulator UI: agents and chat through /v1', () => {
@@ -72,7 +74,9 @@ describe('the emulator UI: agents and chat through /v1', () => {
     await turn.waitFor();
     expect(await turn.textContent()).toContain('svc_test_Dem…');
     // The status sits under the Status header, not under Code.
-    const header = await section(page, 'requests').locator('th', { hasText: /^Status$/ }).boundingBox();
+    const header = await section(page, 'requests')
+      .locator('th', { hasText: /^Status$/ })
+      .boundingBox();
     const status = await turn.locator('.status').boundingBox();
     expect(status!.x).toBeGreaterThanOrEqual(header!.x - 1);
     expect(status!.x + status!.width).toBeLessThanOrEqual(header!.x + header!.width + 1);

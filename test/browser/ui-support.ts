@@ -8,7 +8,15 @@ import { packageRoot } from '../../emulator/package-info.js';
 
 /** Where the UI's browser tests save their screenshots (gitignored). */
 export const SHOTS = join(packageRoot(), 'test', 'browser', 'screenshots');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Anything shaped like a whole API key. */
 export const FULL_KEY = /svc_(test|live)_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/;
 const allKeys = (text: string) => text.match(new RegExp(FULL_KEY.source, 'g')) ?? [];
@@ -25,9 +33,11 @@ export function launch(): Promise<Browser> {
  */
 function mayHoldSecret(method: string, url: string): boolean {
   const path = new URL(url).pathname;
-  return (method === 'POST' && /^\/workspaces\/[^/]+\/keys$/.test(path))
-    || (method === 'POST' && path === '/_emulator/workspaces')
-    || (method === 'GET' && path === '/_emulator/fixture-keys');
+  return (
+    (method === 'POST' && /^\/workspaces\/[^/]+\/keys$/.test(path)) ||
+    (method === 'POST' && path === '/_emulator/workspaces') ||
+    (method === 'GET' && path === '/_emulator/fixture-keys')
+  );
 }
 
 export interface Watched {
@@ -42,7 +52,11 @@ export interface Watched {
   finish(name: string, refusals?: RegExp[]): Promise<void>;
 }
 
-interface Seen { method: string; url: string; text: string }
+interface Seen {
+  method: string;
+  url: string;
+  text: string;
+}
 
 /** Key hashes in the store: no answer to the page may hold one. */
 async function keyHashes(target: Emulator): Promise<string[]> {
@@ -63,10 +77,18 @@ export async function openUi(browser: Browser, target: Emulator, url: string, pa
   page.on('response', (res) => {
     if (!res.url().startsWith(url)) return;
     const method = res.request().method();
-    bodies.push(res.body().then((b) => ({ method, url: res.url(), text: b.toString('utf8') }), () => ({ method, url: res.url(), text: '' })));
+    bodies.push(
+      res.body().then(
+        (b) => ({ method, url: res.url(), text: b.toString('utf8') }),
+        () => ({ method, url: res.url(), text: '' }),
+      ),
+    );
   });
   await page.addInitScript(() => {
-    const w = globalThis as unknown as { __violations: string[]; document: { addEventListener(t: string, f: (e: { violatedDirective: string; blockedURI: string }) => void): void } };
+    const w = globalThis as unknown as {
+      __violations: string[];
+      document: { addEventListener(t: string, f: (e: { violatedDirective: string; blockedURI: string }) => void): void };
+    };
     w.__violations = [];
     w.document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
   });
@@ -113,7 +135,14 @@ export async function expectProblem(page: Page, panel: string, code: string, fie
 /** Whether the open section fits the window: the page itself never scrolls, nor does its main area. */
 export async function fitsScreen(page: Page): Promise<{ page: boolean; main: boolean }> {
   return page.evaluate(() => {
-    const d = (globalThis as unknown as { document: { documentElement: { scrollHeight: number; clientHeight: number; scrollWidth: number; clientWidth: number }; getElementById(id: string): { scrollHeight: number; clientHeight: number; scrollWidth: number; clientWidth: number } } }).document;
+    const d = (
+      globalThis as unknown as {
+        document: {
+          documentElement: { scrollHeight: number; clientHeight: number; scrollWidth: number; clientWidth: number };
+          getElementById(id: string): { scrollHeight: number; clientHeight: number; scrollWidth: number; clientWidth: number };
+        };
+      }
+    ).document;
     const main = d.getElementById('main');
     return {
       page: d.documentElement.scrollHeight <= d.documentElement.clientHeight && d.documentElement.scrollWidth <= d.documentElement.clientWidth,

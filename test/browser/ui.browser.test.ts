@@ -125,7 +125,9 @@ describe('the emulator UI: workspaces and keys', () => {
 
     await page.locator('#secret-copy').click();
     await ws.locator('.note', { hasText: 'Copied' }).waitFor();
-    expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(secret);
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()),
+    ).toBe(secret);
     await page.locator('#secret-done').click();
     expect(await page.locator('#secret-box').isHidden()).toBe(true);
     expect(await page.content()).not.toContain(secret);
@@ -264,7 +266,12 @@ describe('the emulator UI: clock, queue, faults, state', () => {
     expect(await row.textContent()).toContain('scheduled');
     const cell = row.locator('td').nth(4);
     expect(await cell.textContent()).toContain(`Demo workspace ${demoId}`);
-    expect(await cell.evaluate((td) => { const el = td as unknown as { scrollWidth: number; clientWidth: number }; return el.scrollWidth <= el.clientWidth; })).toBe(true);
+    expect(
+      await cell.evaluate((td) => {
+        const el = td as unknown as { scrollWidth: number; clientWidth: number };
+        return el.scrollWidth <= el.clientWidth;
+      }),
+    ).toBe(true);
     await queue.locator('#queue-drain').click();
     const note = queue.locator('.note', { hasText: 'Drained: 0 jobs ran.' });
     await note.waitFor();
@@ -354,7 +361,10 @@ describe('the emulator UI: clock, queue, faults, state', () => {
     writeFileSync(bad, JSON.stringify({ format: 'something-else', version: 1 }));
     await state.locator('[name="file"]').setInputFiles(bad);
     await state.locator('#state-upload button').click();
-    await state.locator('.problem code', { hasText: /^svc\./ }).first().waitFor();
+    await state
+      .locator('.problem code', { hasText: /^svc\./ })
+      .first()
+      .waitFor();
     expect(await state.locator('.problem').textContent()).toMatch(/^4\d\d /);
     expect((await control.get('/_emulator/state')).body).toEqual(expected);
     await shot(page, 'state-refused');

@@ -12,7 +12,12 @@ function recordedAnswers(): RecordedAnswer[] {
   if (!existsSync(ANSWERS_DIR)) return [];
   return readdirSync(ANSWERS_DIR)
     .filter((name) => name.endsWith('.jsonl'))
-    .flatMap((name) => readFileSync(join(ANSWERS_DIR, name), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as RecordedAnswer));
+    .flatMap((name) =>
+      readFileSync(join(ANSWERS_DIR, name), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as RecordedAnswer),
+    );
 }
 
 const emulator = await createEmulator();
@@ -46,7 +51,12 @@ describe('every answer the tests received, against the served OpenAPI descriptio
     const checker = new ConformanceChecker(doc);
     const agent = { id: 'agt_1', name: 'Ada', identity: { businessName: 'Acme', description: '' }, createdAt: 'x', updatedAt: 'x' };
     const base: RecordedAnswer = {
-      file: 'made up', test: 'made up', method: 'GET', path: '/v1/agents/agt_1', status: 200, contentType: 'application/json',
+      file: 'made up',
+      test: 'made up',
+      method: 'GET',
+      path: '/v1/agents/agt_1',
+      status: 200,
+      contentType: 'application/json',
       headers: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy'],
       body: JSON.stringify(agent),
     };
@@ -57,16 +67,32 @@ describe('every answer the tests received, against the served OpenAPI descriptio
     expect(wrong({ body: JSON.stringify({ ...agent, name: 42 }) })).toMatch(/\/name must be string/);
     expect(wrong({ headers: base.headers.filter((h) => h !== 'ratelimit') })).toMatch(/required header RateLimit/);
     // A problem whose code the route does not declare for that status.
-    const problem = { type: 'http://localhost/docs/errors/svc.page.not_found', title: 'Page not found', status: 404, detail: 'd', instance: '/v1/agents/agt_1', code: 'svc.page.not_found', requestId: 'req_1' };
+    const problem = {
+      type: 'http://localhost/docs/errors/svc.page.not_found',
+      title: 'Page not found',
+      status: 404,
+      detail: 'd',
+      instance: '/v1/agents/agt_1',
+      code: 'svc.page.not_found',
+      requestId: 'req_1',
+    };
     const problemHeaders = [...base.headers, 'x-content-type-options'];
-    expect(wrong({ status: 404, contentType: 'application/problem+json', headers: problemHeaders, body: JSON.stringify(problem) })).toMatch(/\/code must be equal to one of the allowed values \["svc.agent.not_found"\]/);
+    expect(wrong({ status: 404, contentType: 'application/problem+json', headers: problemHeaders, body: JSON.stringify(problem) })).toMatch(
+      /\/code must be equal to one of the allowed values \["svc.agent.not_found"\]/,
+    );
     // A problem document sent without nosniff (D-872).
-    expect(wrong({ status: 404, contentType: 'application/problem+json', body: JSON.stringify({ ...problem, code: 'svc.agent.not_found' }) })).toMatch(/lacks the required header X-Content-Type-Options/);
+    expect(wrong({ status: 404, contentType: 'application/problem+json', body: JSON.stringify({ ...problem, code: 'svc.agent.not_found' }) })).toMatch(
+      /lacks the required header X-Content-Type-Options/,
+    );
     expect(wrong({ method: 'PUT', path: '/v1/nothing', status: 200, body: '{}' })).toMatch(/not an answer of an unknown route/);
 
     // An injected fault: any status and code of the registry, as a problem with nosniff (D-874).
     const fault: RecordedAnswer = {
-      ...base, faulted: true, status: 418, contentType: 'application/problem+json', headers: ['x-request-id', 'x-content-type-options'],
+      ...base,
+      faulted: true,
+      status: 418,
+      contentType: 'application/problem+json',
+      headers: ['x-request-id', 'x-content-type-options'],
       body: JSON.stringify({ ...problem, status: 418, code: 'svc.auth.forbidden' }),
     };
     expect(checker.check(fault)).toEqual({ kind: 'checked', operation: 'GET /v1/agents/{agentId}', bodyChecked: true });
@@ -80,13 +106,17 @@ describe('every answer the tests received, against the served OpenAPI descriptio
     // Every answer the emulator may give unasked-for is declared: 500 and 503 on every route.
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
-        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['500', '503', ...(path.startsWith('/_emulator/') ? [] : ['default'])]));
+        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(
+          expect.arrayContaining(['500', '503', ...(path.startsWith('/_emulator/') ? [] : ['default'])]),
+        );
       }
     }
 
     // Among good answers, one wrong one makes the report (and so the test above) fail, naming it.
     const recorded = [base, { ...base, test: 'sends a number for a name', body: JSON.stringify({ ...agent, name: 42 }) }, base];
     expect(mismatchReport(checker, [base, base])).toEqual([]);
-    expect(mismatchReport(checker, recorded)).toEqual(['GET /v1/agents/{agentId}: 200 application/json body: /name must be string (×1; first in made up › sends a number for a name)']);
+    expect(mismatchReport(checker, recorded)).toEqual([
+      'GET /v1/agents/{agentId}: 200 application/json body: /name must be string (×1; first in made up › sends a number for a name)',
+    ]);
   });
 });

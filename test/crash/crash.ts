@@ -117,7 +117,9 @@ async function main(): Promise<void> {
   await createClient(url).post('/_emulator/queue/drain');
   const problems = await verify(api, ledger);
   child.kill('SIGTERM');
-  console.log(`crash: ${kills} SIGKILLs, ${operations} operations, ${ledger.created.length} acknowledged creates, ${ledger.deleted.length} acknowledged deletes, ${ledger.sources.length} sources`);
+  console.log(
+    `crash: ${kills} SIGKILLs, ${operations} operations, ${ledger.created.length} acknowledged creates, ${ledger.deleted.length} acknowledged deletes, ${ledger.sources.length} sources`,
+  );
   if (problems.length) {
     console.log(`crash: ${problems.length} problems\n  ${problems.slice(0, 20).join('\n  ')}`);
     process.exit(1);

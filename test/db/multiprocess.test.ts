@@ -123,7 +123,9 @@ describe('three emulator processes over one PostgreSQL database', () => {
       return res.body.id as string;
     };
     const titles = async (i: number) =>
-      (await api(i, ws.key).post(`/v1/agents/${agent.id}/query`, { query: 'How much is an electric bike?', limit: 5 })).body.passages.map((p: { title: string }) => p.title);
+      (await api(i, ws.key).post(`/v1/agents/${agent.id}/query`, { query: 'How much is an electric bike?', limit: 5 })).body.passages.map(
+        (p: { title: string }) => p.title,
+      );
     const first = await add('Rentals', 'Electric bikes cost 30 euros a day. City bikes cost 15 euros a day.');
     // Both other processes cache the agent's index.
     for (const i of [1, 2]) expect(await titles(i)).toEqual(['Rentals']);
@@ -167,7 +169,10 @@ describe('three emulator processes over one PostgreSQL database', () => {
     const victim = procs[2]!;
     const created = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        api(2, ws.key).post('/v1/knowledge/text', { title: `Doc ${i}`, text: `Document ${i}. `.repeat(20) + `Section ${i} talks about shipping and returns in depth. `.repeat(30) }),
+        api(2, ws.key).post('/v1/knowledge/text', {
+          title: `Doc ${i}`,
+          text: `Document ${i}. `.repeat(20) + `Section ${i} talks about shipping and returns in depth. `.repeat(30),
+        }),
       ),
     );
     expect(created.map((r) => r.status)).toEqual(Array(30).fill(202));

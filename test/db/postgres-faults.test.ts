@@ -23,7 +23,9 @@ describe('PostgreSQL: a database out of reach', () => {
     const port = await freePort();
     const refused = await runToEnd(['--port', '0', '--db', `postgres://app:Sup3rSecret@127.0.0.1:${port}/team`]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe(`svc-emulator: cannot open the PostgreSQL database at 127.0.0.1:${port}/team: connection refused (is PostgreSQL running and listening there?)\n`);
+    expect(refused.stderr).toBe(
+      `svc-emulator: cannot open the PostgreSQL database at 127.0.0.1:${port}/team: connection refused (is PostgreSQL running and listening there?)\n`,
+    );
 
     const missing = await runToEnd(['--port', '0', '--db', cluster.url('no_such_db').replace('svc@', 'svc:Sup3rSecret@')]);
     expect(missing.code).toBe(1);
@@ -46,7 +48,11 @@ describe('PostgreSQL: a database out of reach', () => {
     expect((await api.post('/v1/agents', { name: 'Before', identity: { businessName: 'B' } })).status).toBe(201);
 
     cluster.stop();
-    for (const send of [() => api.get('/v1/me'), () => api.post('/v1/agents', { name: 'During', identity: { businessName: 'B' } }), () => api.get('/v1/agents')]) {
+    for (const send of [
+      () => api.get('/v1/me'),
+      () => api.post('/v1/agents', { name: 'During', identity: { businessName: 'B' } }),
+      () => api.get('/v1/agents'),
+    ]) {
       const res = await send();
       expect([res.status, res.body.code]).toEqual([503, 'svc.service.unavailable']);
       expect(res.headers.get('content-type')).toContain('application/problem+json');

@@ -29,7 +29,7 @@ describe(`the run's store: ${name}`, () => {
     await named.close();
   });
 
-  it("is what a CLI started by a test uses (the CLI has no PGlite form: SQLite in memory then)", () => {
+  it('is what a CLI started by a test uses (the CLI has no PGlite form: SQLite in memory then)', () => {
     const db = cliStore();
     if (name === 'postgres') expect(db).toMatch(/^postgres:\/\//);
     else if (name === 'sqlite-file') expect(db).toMatch(/store\.db$/);

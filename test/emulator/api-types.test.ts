@@ -19,8 +19,15 @@ async function typecheck(files: string[]): Promise<{ file: string; line: number;
   mkdirSync(TMP, { recursive: true });
   const tsconfig = {
     compilerOptions: {
-      strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext',
-      lib: ['ES2023'], types: ['node'], skipLibCheck: true, verbatimModuleSyntax: true,
+      strict: true,
+      noEmit: true,
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['ES2023'],
+      types: ['node'],
+      skipLibCheck: true,
+      verbatimModuleSyntax: true,
     },
     files,
   };

@@ -94,7 +94,9 @@ describe('the CLI starts the demo from dist/demo-state.json', () => {
   }, 120_000);
 
   it('ships in the package: npm pack lists dist/demo-state.json beside the fixtures it was built from', () => {
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: packageRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as { files: { path: string }[] }[];
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: packageRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+    ) as { files: { path: string }[] }[];
     const files = packed[0]!.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(['dist/demo-state.json', 'dist/cli.js', 'fixtures/demo.json', 'fixtures/demo/logo.svg']));
   }, 60_000);

@@ -30,7 +30,9 @@ describe('svc-emulator exec', () => {
     expect(seen.me.workspaceId).toBe(seen.ws);
     expect(seen.me.scopes).toContain('chat:write');
     // stdout is the command's own; the emulator speaks on stderr and names no secret.
-    expect(run.stderr).toContain(`svc-emulator: ready at ${seen.url}; running ${process.execPath} with SVC_EMULATOR_URL and SVC_EMULATOR_KEY (demo-full of Demo workspace)`);
+    expect(run.stderr).toContain(
+      `svc-emulator: ready at ${seen.url}; running ${process.execPath} with SVC_EMULATOR_URL and SVC_EMULATOR_KEY (demo-full of Demo workspace)`,
+    );
     expect(run.stderr).not.toContain(DEMO_KEY);
     expect(await listening(seen.url)).toBe(false);
   });
@@ -62,7 +64,9 @@ describe('svc-emulator exec', () => {
     // Inner with the demo too (another seed, so other ids): its own workspace, which its key reads.
     const check = `fetch(process.env.SVC_EMULATOR_URL + '/v1/me', { headers: { authorization: 'Bearer ' + process.env.SVC_EMULATOR_KEY } })
       .then((r) => r.json()).then((me) => console.log(JSON.stringify([me.workspaceId, process.env.SVC_EMULATOR_WORKSPACE_ID])))`;
-    const both = await runToEnd(['exec', '--seed', '1', '--', process.execPath, CLI, 'exec', '--seed', '2', '--', process.execPath, '-e', check], { track: running });
+    const both = await runToEnd(['exec', '--seed', '1', '--', process.execPath, CLI, 'exec', '--seed', '2', '--', process.execPath, '-e', check], {
+      track: running,
+    });
     expect(both.code, both.stderr).toBe(0);
     const [read, given] = JSON.parse(both.stdout) as string[];
     expect(given).toMatch(/^ws_/);
@@ -88,9 +92,22 @@ describe('svc-emulator exec', () => {
   });
 
   it('SIGTERM to the CLI reaches the command, which ends as it chooses; then the emulator stops', async () => {
-    const child = spawn(process.execPath, [CLI, 'exec', '--fixtures', 'none', '--', process.execPath, '-e', `
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'exec',
+        '--fixtures',
+        'none',
+        '--',
+        process.execPath,
+        '-e',
+        `
       process.on('SIGTERM', () => { console.log('command got SIGTERM'); process.exit(5); });
-      console.log('command started'); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'pipe'] });
+      console.log('command started'); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     running.add(child);
     let out = '';
     let err = '';

@@ -32,7 +32,15 @@ function snapshot(dir: string): Record<string, string> {
  * Names an attacker who can write in the folder would plant, betting on how a temporary
  * file is named: the old `.<name>.<pid>.tmp`, and the usual others.
  */
-const plausible = (name: string, pid: number) => [`.${name}.${pid}.tmp`, `.${name}.tmp`, `${name}.tmp`, `${name}.${pid}`, `.${name}.swp`, `${name}~`, `.${name}.new`];
+const plausible = (name: string, pid: number) => [
+  `.${name}.${pid}.tmp`,
+  `.${name}.tmp`,
+  `${name}.tmp`,
+  `${name}.${pid}`,
+  `.${name}.swp`,
+  `${name}~`,
+  `.${name}.new`,
+];
 
 describe('files the emulator writes are written safely (a fresh 0600 file renamed into place)', () => {
   it('a symlink or a 0666 file at the target is replaced, never written through; the folder holds nothing else', () => {
@@ -104,7 +112,12 @@ describe('--write-env: the variables exec gives, in a file, for a server in the 
     expect(lstatSync(file).isFile()).toBe(true);
     expect(mode(file)).toBe(0o600);
     expect(readFileSync(victim, 'utf8')).toBe('precious');
-    const vars = Object.fromEntries(readFileSync(file, 'utf8').trim().split('\n').map((line) => line.split(/=(.*)/s).slice(0, 2)));
+    const vars = Object.fromEntries(
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/=(.*)/s).slice(0, 2)),
+    );
     expect(Object.keys(vars)).toEqual(['SVC_EMULATOR_URL', 'SVC_EMULATOR_KEY', 'SVC_EMULATOR_WORKSPACE_ID']);
     expect(vars.SVC_EMULATOR_URL).toBe(cli.url);
     expect(vars.SVC_EMULATOR_KEY).toBe(DEMO_KEY);

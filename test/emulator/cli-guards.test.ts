@@ -89,9 +89,17 @@ describe('CLI: Host and origin checks on a real port', () => {
     for (const host of [`emulator:${port}`, `api.lan.test:${port}`, `box.example:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]) {
       expect((await raw(url, 'GET', '/_emulator/clock', { host })).status, host).toBe(200);
     }
-    const cross = await fetch(`${url}/_emulator/reset`, { method: 'POST', headers: { origin: 'http://evil.example', 'content-type': 'text/plain' }, body: 'x' });
+    const cross = await fetch(`${url}/_emulator/reset`, {
+      method: 'POST',
+      headers: { origin: 'http://evil.example', 'content-type': 'text/plain' },
+      body: 'x',
+    });
     expect(cross.status).toBe(403);
-    const sameSite = await raw(url, 'POST', '/_emulator/workspaces', { host: `localhost:${port}`, 'sec-fetch-site': 'same-site', origin: `http://cafe.localhost:${port}` });
+    const sameSite = await raw(url, 'POST', '/_emulator/workspaces', {
+      host: `localhost:${port}`,
+      'sec-fetch-site': 'same-site',
+      origin: `http://cafe.localhost:${port}`,
+    });
     expect(sameSite.status).toBe(403);
     await stop(child);
   });
@@ -111,6 +119,8 @@ describe('CLI: Host and origin checks on a real port', () => {
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     expect(await exited(child)).toBe(1);
-    expect(stderr).toBe('svc-emulator: --allowed-host takes host names, .example.test for a domain and the names under it, IP addresses, or all ("emulator:4010" is none of them), got "emulator:4010"\n');
+    expect(stderr).toBe(
+      'svc-emulator: --allowed-host takes host names, .example.test for a domain and the names under it, IP addresses, or all ("emulator:4010" is none of them), got "emulator:4010"\n',
+    );
   });
 });

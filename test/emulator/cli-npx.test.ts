@@ -53,30 +53,40 @@ describe('npx svc-emulator in the background, killed as CI kills it', () => {
     kill -$SIG $NPX`;
 
   for (const signal of ['TERM', 'INT', 'KILL']) {
-    it(`kill -${signal} $!: no server on the port within 2 s`, async () => {
-      const run = await bash(script, { SIG: signal });
-      expect(run.code, run.stderr).toBe(0);
-      const [url = '', pid] = run.stdout.trim().split(' ');
-      servers.push(Number(pid));
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(await closesWithin(url, 2000)).toBeLessThan(2000);
-    }, TIMEOUT);
+    it(
+      `kill -${signal} $!: no server on the port within 2 s`,
+      async () => {
+        const run = await bash(script, { SIG: signal });
+        expect(run.code, run.stderr).toBe(0);
+        const [url = '', pid] = run.stdout.trim().split(' ');
+        servers.push(Number(pid));
+        expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(await closesWithin(url, 2000)).toBeLessThan(2000);
+      },
+      TIMEOUT,
+    );
   }
 });
 
 describe('npx svc-emulator exec', () => {
-  it('passes the URL and the key, and the exit code through', async () => {
-    const ok = await bash(`npx svc-emulator exec -- ${CHECK}`);
-    expect(ok.code, ok.stderr).toBe(0);
-    const status = await bash(`npx svc-emulator exec --fixtures none -- node -e "process.exit(process.env.SVC_EMULATOR_URL ? 42 : 1)"`);
-    expect(status.code).toBe(42);
-    const missing = await bash('npx svc-emulator exec --fixtures none -- svc-no-such-command-xyz');
-    expect(missing.code).toBe(127);
-    expect(missing.stderr).toContain('svc-emulator: exec: command not found: svc-no-such-command-xyz\n');
-  }, TIMEOUT);
+  it(
+    'passes the URL and the key, and the exit code through',
+    async () => {
+      const ok = await bash(`npx svc-emulator exec -- ${CHECK}`);
+      expect(ok.code, ok.stderr).toBe(0);
+      const status = await bash(`npx svc-emulator exec --fixtures none -- node -e "process.exit(process.env.SVC_EMULATOR_URL ? 42 : 1)"`);
+      expect(status.code).toBe(42);
+      const missing = await bash('npx svc-emulator exec --fixtures none -- svc-no-such-command-xyz');
+      expect(missing.code).toBe(127);
+      expect(missing.stderr).toContain('svc-emulator: exec: command not found: svc-no-such-command-xyz\n');
+    },
+    TIMEOUT,
+  );
 
-  it('kill -INT on npx while exec runs a command: the command gets SIGTERM, then the emulator stops', async () => {
-    const run = await bash(`
+  it(
+    'kill -INT on npx while exec runs a command: the command gets SIGTERM, then the emulator stops',
+    async () => {
+      const run = await bash(`
       OUT=$(mktemp)
       npx svc-emulator exec --fixtures none -- node -e "process.on('SIGTERM', () => { console.log('command got SIGTERM'); process.exit(3) }); console.log('command up ' + process.env.SVC_EMULATOR_URL); setInterval(() => {}, 1000)" > "$OUT" 2>&1 &
       NPX=$!
@@ -84,29 +94,43 @@ describe('npx svc-emulator exec', () => {
       kill -INT $NPX
       wait $NPX
       cat "$OUT"`);
-    expect(run.stdout).toContain('command got SIGTERM');
-    expect(run.stdout).toContain('svc-emulator: stopping: the process that started it was interrupted (SIGINT)');
-    const url = /command up (\S+)/.exec(run.stdout)![1]!;
-    expect(await closesWithin(url, 2000)).toBeLessThan(2000);
-  }, TIMEOUT);
+      expect(run.stdout).toContain('command got SIGTERM');
+      expect(run.stdout).toContain('svc-emulator: stopping: the process that started it was interrupted (SIGINT)');
+      const url = /command up (\S+)/.exec(run.stdout)![1]!;
+      expect(await closesWithin(url, 2000)).toBeLessThan(2000);
+    },
+    TIMEOUT,
+  );
 });
 
 describe('the CI recipes of README.md and docs/cli-and-ci.md run as written, through npx', () => {
-  it('exec', async () => {
-    const block = docBlock('README.md', 'svc-emulator exec --');
-    expect(block).toMatch(/^npx svc-emulator exec -- npm test +# [^\n]*\n$/);
-    expect(docBlock('docs/cli-and-ci.md', 'svc-emulator exec --').startsWith(block)).toBe(true);
-    const run = await bash(block.replace('npm test', CHECK));
-    expect(run.code, run.stderr).toBe(0);
-  }, TIMEOUT);
+  it(
+    'exec',
+    async () => {
+      const block = docBlock('README.md', 'svc-emulator exec --');
+      expect(block).toMatch(/^npx svc-emulator exec -- npm test +# [^\n]*\n$/);
+      expect(docBlock('docs/cli-and-ci.md', 'svc-emulator exec --').startsWith(block)).toBe(true);
+      const run = await bash(block.replace('npm test', CHECK));
+      expect(run.code, run.stderr).toBe(0);
+    },
+    TIMEOUT,
+  );
 
-  it('start in the background, wait, test, stop: the status is the tests\', and the server is gone within 2 s', async () => {
-    const port = String(await freePort());
-    const block = docBlock('docs/cli-and-ci.md', 'EMULATOR=$!').replaceAll('4010', port);
-    const run = await bash(block.replace('npm test', CHECK));
-    expect(run.code, run.stderr).toBe(0);
-    expect(await closesWithin(`http://127.0.0.1:${port}`, 2000)).toBeLessThan(2000);
-    const failing = await bash(docBlock('docs/cli-and-ci.md', 'EMULATOR=$!').replaceAll('4010', String(await freePort())).replace('npm test', 'node -e "process.exit(4)"'));
-    expect(failing.code).toBe(4);
-  }, TIMEOUT);
+  it(
+    "start in the background, wait, test, stop: the status is the tests', and the server is gone within 2 s",
+    async () => {
+      const port = String(await freePort());
+      const block = docBlock('docs/cli-and-ci.md', 'EMULATOR=$!').replaceAll('4010', port);
+      const run = await bash(block.replace('npm test', CHECK));
+      expect(run.code, run.stderr).toBe(0);
+      expect(await closesWithin(`http://127.0.0.1:${port}`, 2000)).toBeLessThan(2000);
+      const failing = await bash(
+        docBlock('docs/cli-and-ci.md', 'EMULATOR=$!')
+          .replaceAll('4010', String(await freePort()))
+          .replace('npm test', 'node -e "process.exit(4)"'),
+      );
+      expect(failing.code).toBe(4);
+    },
+    TIMEOUT,
+  );
 });

@@ -45,7 +45,20 @@ describe('start-up a person can read', () => {
   it('a restart over a --db file shows the keys written in the fixture that still work, and says where the rest are', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-emu-start-'));
     const fixture = join(dir, 'fixture.json');
-    writeFileSync(fixture, JSON.stringify({ workspaces: [{ name: 'Shop', keys: [{ name: 'generated', scopes: 'all' }, { name: 'literal', scopes: ['projects:read'], secret: DEMO_KEY }] }] }));
+    writeFileSync(
+      fixture,
+      JSON.stringify({
+        workspaces: [
+          {
+            name: 'Shop',
+            keys: [
+              { name: 'generated', scopes: 'all' },
+              { name: 'literal', scopes: ['projects:read'], secret: DEMO_KEY },
+            ],
+          },
+        ],
+      }),
+    );
     const db = join(dir, 'store.db');
     const first = await start(['--db', db, '--fixtures', fixture]);
     const generated = /key generated \(Shop, (ws_\w+)\): (svc_test_\S+)/.exec(first.stdout())!;
@@ -218,7 +231,9 @@ describe('the server stops when the process that started it goes', () => {
     expect(alive(pid)).toBe(false);
     expect(Date.now() - shellGone - nodeStart).toBeLessThan(2000);
     expect(await listening(`http://127.0.0.1:${port}`)).toBe(false);
-    expect(stderr()).toBe('svc-emulator: not starting: the process that started it exited before it was up (its parent is now pid 1); --outlive-parent keeps it running\n');
+    expect(stderr()).toBe(
+      'svc-emulator: not starting: the process that started it exited before it was up (its parent is now pid 1); --outlive-parent keeps it running\n',
+    );
   });
 
   it('the same launch with --outlive-parent serves on', async () => {

@@ -32,7 +32,13 @@ describe('--export-on-exit and --import', () => {
     const dir = tempDir();
     const file = join(dir, 'state.json');
     const first = await start(['--export-on-exit', file]);
-    const agent = (await (await fetch(`${first.url}/v1/agents`, { method: 'POST', headers: auth(DEMO_KEY), body: JSON.stringify({ name: 'Kept', identity: { businessName: 'B' } }) })).json()) as { id: string };
+    const agent = (await (
+      await fetch(`${first.url}/v1/agents`, {
+        method: 'POST',
+        headers: auth(DEMO_KEY),
+        body: JSON.stringify({ name: 'Kept', identity: { businessName: 'B' } }),
+      })
+    ).json()) as { id: string };
     const made = (await (await fetch(`${first.url}/_emulator/workspaces`, { method: 'POST' })).json()) as { workspaceId: string; apiKey: { secret: string } };
     let stderr = '';
     first.child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -53,7 +59,9 @@ describe('--export-on-exit and --import', () => {
     expect(second.stdout()).not.toContain(made.apiKey.secret);
     const again = await fetch(`${second.url}/v1/agents/${agent.id}`, { headers: auth(DEMO_KEY) });
     expect(again.status).toBe(200);
-    expect(((await (await fetch(`${second.url}/v1/me`, { headers: auth(made.apiKey.secret) })).json()) as { workspaceId: string }).workspaceId).toBe(made.workspaceId);
+    expect(((await (await fetch(`${second.url}/v1/me`, { headers: auth(made.apiKey.secret) })).json()) as { workspaceId: string }).workspaceId).toBe(
+      made.workspaceId,
+    );
     await fetch(`${second.url}/v1/agents/${agent.id}`, { method: 'DELETE', headers: auth(DEMO_KEY) });
     expect((await fetch(`${second.url}/_emulator/reset`, { method: 'POST' })).status).toBe(200);
     expect((await fetch(`${second.url}/v1/agents/${agent.id}`, { headers: auth(DEMO_KEY) })).status).toBe(200);
@@ -62,9 +70,22 @@ describe('--export-on-exit and --import', () => {
 
   it('exec writes the state when its command ends', async () => {
     const file = join(tempDir(), 'after-exec.json');
-    const run = await runToEnd(['exec', '--fixtures', 'none', '--export-on-exit', file, '--', process.execPath, '-e', `
+    const run = await runToEnd(
+      [
+        'exec',
+        '--fixtures',
+        'none',
+        '--export-on-exit',
+        file,
+        '--',
+        process.execPath,
+        '-e',
+        `
       fetch(process.env.SVC_EMULATOR_URL + '/_emulator/workspaces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"made by the command"}' })
-        .then((r) => r.json()).then((w) => console.log(w.workspaceId));`], { track: running });
+        .then((r) => r.json()).then((w) => console.log(w.workspaceId));`,
+      ],
+      { track: running },
+    );
     expect(run.code).toBe(0);
     const workspaces = JSON.parse(readFileSync(file, 'utf8')).tables.workspaces;
     expect(workspaces.map((w: { id: string; name: string }) => [w.id, w.name])).toEqual([[run.stdout.trim(), 'made by the command']]);
@@ -72,13 +93,33 @@ describe('--export-on-exit and --import', () => {
 
   it('SVC_EMULATOR_EXPORT_ON_EXIT and SVC_EMULATOR_IMPORT do what the flags do', async () => {
     const file = join(tempDir(), 'by-env.json');
-    const made = await runToEnd(['exec', '--fixtures', 'none', '--', process.execPath, '-e', `
-      fetch(process.env.SVC_EMULATOR_URL + '/_emulator/workspaces', { method: 'POST' }).then((r) => r.json()).then((w) => console.log(w.workspaceId));`],
-    { env: { SVC_EMULATOR_EXPORT_ON_EXIT: file }, track: running });
+    const made = await runToEnd(
+      [
+        'exec',
+        '--fixtures',
+        'none',
+        '--',
+        process.execPath,
+        '-e',
+        `
+      fetch(process.env.SVC_EMULATOR_URL + '/_emulator/workspaces', { method: 'POST' }).then((r) => r.json()).then((w) => console.log(w.workspaceId));`,
+      ],
+      { env: { SVC_EMULATOR_EXPORT_ON_EXIT: file }, track: running },
+    );
     expect(made.code).toBe(0);
-    const seen = await runToEnd(['exec', '--fixtures', 'none', '--', process.execPath, '-e', `
-      fetch(process.env.SVC_EMULATOR_URL + '/_emulator/workspaces/${made.stdout.trim()}').then((r) => process.exit(r.status === 200 ? 0 : 8));`],
-    { env: { SVC_EMULATOR_IMPORT: file }, track: running });
+    const seen = await runToEnd(
+      [
+        'exec',
+        '--fixtures',
+        'none',
+        '--',
+        process.execPath,
+        '-e',
+        `
+      fetch(process.env.SVC_EMULATOR_URL + '/_emulator/workspaces/${made.stdout.trim()}').then((r) => process.exit(r.status === 200 ? 0 : 8));`,
+      ],
+      { env: { SVC_EMULATOR_IMPORT: file }, track: running },
+    );
     expect(seen.code, seen.stderr).toBe(0);
   });
 
@@ -132,20 +173,58 @@ const changed = (change: (doc: typeof written) => void) => {
 
 describe('--import of a bad state file: one line naming the file, exit 1, nothing written', () => {
   const dir = tempDir();
-  const valid = (): Record<string, unknown> => ({ format: 'svc-emulator-state', version: 1, clock: { frozen: true, value: 0 }, ids: { time: 0, random: '1', draws: 0 }, tables: {} });
+  const valid = (): Record<string, unknown> => ({
+    format: 'svc-emulator-state',
+    version: 1,
+    clock: { frozen: true, value: 0 },
+    ids: { time: 0, random: '1', draws: 0 },
+    tables: {},
+  });
   const cases: [string, string | undefined, (file: string) => string][] = [
     ['missing', undefined, (f) => `cannot read ${f}: no such file`],
     ['not JSON', '{"format": ', (f) => `${f} is not JSON: `],
     ['another JSON document', JSON.stringify({ openapi: '3.1.0' }), (f) => `${f} is not a state file of svc-emulator (no "format": "svc-emulator-state")`],
-    ['a newer state version', JSON.stringify({ ...valid(), version: 2 }), (f) => `${f} is state version 2, newer than this svc-emulator reads (version 1); upgrade svc-emulator to import it`],
+    [
+      'a newer state version',
+      JSON.stringify({ ...valid(), version: 2 }),
+      (f) => `${f} is state version 2, newer than this svc-emulator reads (version 1); upgrade svc-emulator to import it`,
+    ],
     ['an unknown table', JSON.stringify({ ...valid(), tables: { nope: [] } }), (f) => `${f}: field tables: unknown table`],
-    ['rows that do not fit their table', JSON.stringify({ ...valid(), tables: { agents: [{ colour: 'red' }] } }), (f) => `${f}: tables.agents.0.id: required; and 7 other faults`],
+    [
+      'rows that do not fit their table',
+      JSON.stringify({ ...valid(), tables: { agents: [{ colour: 'red' }] } }),
+      (f) => `${f}: tables.agents.0.id: required; and 7 other faults`,
+    ],
     // Rows the service cannot read (issue 24): refused naming the row and the field.
-    ['a key whose scopes are not a JSON array', changed((doc) => { doc.tables.api_keys[0].scopes = 'nope'; }), (f) => `${f}: tables.api_keys.0.scopes (${written.tables.api_keys[0].id}): must be JSON text: a JSON array of scopes`],
-    ['a workspace whose caps are not JSON', changed((doc) => { doc.tables.workspaces[0].caps = '{'; }), (f) => `${f}: tables.workspaces.0.caps (${written.tables.workspaces[0].id}): must be JSON text`],
-    ['a clock past any date', changed((doc) => { doc.clock = { frozen: true, value: 1e17 }; }), (f) => `${f}: clock.value: puts the clock at 100000000000000000, outside 1970 to the year 9000`],
-    // biome-ignore lint/correctness/noPrecisionLoss: 1e309 is the point: JSON reads it as Infinity
-    ['an id generator at Infinity', changed((doc) => { doc.ids.time = 1e309; }).replace('"time":null', '"time":1e309'), (f) => `${f}: ids.time: must be whole milliseconds`],
+    [
+      'a key whose scopes are not a JSON array',
+      changed((doc) => {
+        doc.tables.api_keys[0].scopes = 'nope';
+      }),
+      (f) => `${f}: tables.api_keys.0.scopes (${written.tables.api_keys[0].id}): must be JSON text: a JSON array of scopes`,
+    ],
+    [
+      'a workspace whose caps are not JSON',
+      changed((doc) => {
+        doc.tables.workspaces[0].caps = '{';
+      }),
+      (f) => `${f}: tables.workspaces.0.caps (${written.tables.workspaces[0].id}): must be JSON text`,
+    ],
+    [
+      'a clock past any date',
+      changed((doc) => {
+        doc.clock = { frozen: true, value: 1e17 };
+      }),
+      (f) => `${f}: clock.value: puts the clock at 100000000000000000, outside 1970 to the year 9000`,
+    ],
+    [
+      'an id generator at Infinity',
+      changed((doc) => {
+        // biome-ignore lint/correctness/noPrecisionLoss: 1e309 is the point: JSON reads it as Infinity
+        doc.ids.time = 1e309;
+      }).replace('"time":null', '"time":1e309'),
+      (f) => `${f}: ids.time: must be whole milliseconds`,
+    ],
   ];
 
   for (const [what, content, message] of cases) {
@@ -175,6 +254,8 @@ describe('--import of a bad state file: one line naming the file, exit 1, nothin
   it('an --export-on-exit path that cannot be written stops the start at once', async () => {
     const run = await runToEnd(['--export-on-exit', join(dir, 'no-such-dir', 'state.json'), '--port', '0'], { track: running });
     expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toBe(`svc-emulator: --export-on-exit ${join(dir, 'no-such-dir', 'state.json')}: cannot write in ${join(dir, 'no-such-dir')}: ENOENT`);
+    expect(run.stderr.trim()).toBe(
+      `svc-emulator: --export-on-exit ${join(dir, 'no-such-dir', 'state.json')}: cannot write in ${join(dir, 'no-such-dir')}: ENOENT`,
+    );
   });
 });

@@ -43,7 +43,9 @@ describe('svc-emulator CLI', () => {
     const first = await start(['--db', db, '--fixtures', 'none']);
     const ws = (await (await fetch(`${first.url}/_emulator/workspaces`, { method: 'POST' })).json()) as { apiKey: { secret: string } };
     const headers = { authorization: `Bearer ${ws.apiKey.secret}`, 'content-type': 'application/json' };
-    const agent = (await (await fetch(`${first.url}/v1/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'Persisted', identity: { businessName: 'B' } }) })).json()) as { id: string };
+    const agent = (await (
+      await fetch(`${first.url}/v1/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'Persisted', identity: { businessName: 'B' } }) })
+    ).json()) as { id: string };
     first.child.kill('SIGTERM');
     expect(await exited(first.child)).toBe(0);
     const check = new BetterSqlite3(db, { readonly: true });
@@ -75,9 +77,17 @@ describe('svc-emulator CLI', () => {
       [[], { SVC_EMULATOR_PORT: '-1' }, 'SVC_EMULATOR_PORT takes an integer from 0 to 65535, got "-1"'],
       [['--lease', '10'], {}, '--lease takes milliseconds, at least 300, got "10"'],
       [['--log', 'all'], {}, '--log takes "requests" or "none", got "all"'],
-      [['--db', '/nonexistent/dir/x.db'], {}, '--db takes a SQLite file in an existing folder (there is no folder /nonexistent/dir), got "/nonexistent/dir/x.db"'],
+      [
+        ['--db', '/nonexistent/dir/x.db'],
+        {},
+        '--db takes a SQLite file in an existing folder (there is no folder /nonexistent/dir), got "/nonexistent/dir/x.db"',
+      ],
       // An unknown URL scheme is not a SQLite file named "mysql:"; the password is not repeated.
-      [['--db', 'mysql://root:hunter2@127.0.0.1/x'], {}, '--db takes a SQLite file or a postgres:// URL (mysql: is not a database svc-emulator speaks), got "mysql://root:***@127.0.0.1/x"'],
+      [
+        ['--db', 'mysql://root:hunter2@127.0.0.1/x'],
+        {},
+        '--db takes a SQLite file or a postgres:// URL (mysql: is not a database svc-emulator speaks), got "mysql://root:***@127.0.0.1/x"',
+      ],
       [['--db', dir], {}, `--db takes a SQLite file, not a folder, got "${dir}"`],
       [['--db', join(packageRoot(), 'README.md')], {}, `--db ${join(packageRoot(), 'README.md')}: cannot use it as a SQLite store: file is not a database`],
       [['--bogus'], {}, 'unknown flag --bogus (svc-emulator --help lists them)'],

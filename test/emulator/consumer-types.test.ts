@@ -45,11 +45,18 @@ async function installPacked(): Promise<void> {
 async function compileConsumer(files: string[]): Promise<Diagnostic[]> {
   const tsconfig = {
     compilerOptions: {
-      strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext',
+      strict: true,
+      noEmit: true,
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
       // As most projects do: checking every library's declarations (msw's want the DOM
       // lib) takes five times as long. A type of ours that resolved to `any` would still
       // show, as an unused @ts-expect-error.
-      lib: ['ES2023'], types: ['node'], verbatimModuleSyntax: true, skipLibCheck: true,
+      lib: ['ES2023'],
+      types: ['node'],
+      verbatimModuleSyntax: true,
+      skipLibCheck: true,
     },
     files,
   };
@@ -58,7 +65,9 @@ async function compileConsumer(files: string[]): Promise<Diagnostic[]> {
 }
 
 describe('a consumer project', () => {
-  it('compiles what users write, and the docs\' examples, against the packed package under tsc --strict, and refuses each mistake marked in it', { timeout: 300_000 }, async () => {
+  it("compiles what users write, and the docs' examples, against the packed package under tsc --strict, and refuses each mistake marked in it", {
+    timeout: 300_000,
+  }, async () => {
     expect(existsSync(join(ROOT, 'dist', 'emulator', 'main.d.ts')), 'dist is missing: run npm run build').toBe(true);
     await installPacked();
     const source = readFileSync(CONSUMER, 'utf8');
@@ -68,7 +77,9 @@ describe('a consumer project', () => {
     writeFileSync(join(project, 'loose.ts'), withoutMarkers(source));
     // The TypeScript examples README.md and docs/testing.md quote, as they are.
     cpSync(EXAMPLES, join(project, 'examples'), { recursive: true });
-    const examples = readdirSync(join(project, 'examples')).filter((name) => name.endsWith('.ts')).map((name) => `examples/${name}`);
+    const examples = readdirSync(join(project, 'examples'))
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => `examples/${name}`);
     expect(examples.length).toBeGreaterThanOrEqual(6);
     const errors = await compileConsumer(['consumer.ts', 'loose.ts', ...examples]);
     expect(errors.filter((e) => e.file.startsWith('examples/'))).toEqual([]);

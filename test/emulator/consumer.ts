@@ -16,11 +16,13 @@ type Agent = components['schemas']['Agent'];
 const options: EmulatorOptions = { seed: 1, fixtures: 'none' };
 const emulator = await createEmulator(options);
 const { workspaceId, apiKey } = await emulator.createWorkspace({ scopes: ['landings:read', 'landings:write'] });
-const raw: Response = await emulator.fetch(new Request('http://localhost/v1/agents', {
-  method: 'POST',
-  headers: { authorization: `Bearer ${apiKey.secret}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ name: 'Ada', identity: { businessName: 'Acme' } }),
-}));
+const raw: Response = await emulator.fetch(
+  new Request('http://localhost/v1/agents', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey.secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Ada', identity: { businessName: 'Acme' } }),
+  }),
+);
 const relative: Response = await emulator.fetch('/v1/me', { headers: { authorization: `Bearer ${apiKey.secret}` } });
 await emulator.clock.advance(60_000);
 const now: string = emulator.clock.get().now;
@@ -39,7 +41,11 @@ if (me.ok) {
   console.log(scopes, id);
 }
 const sources = await api.GET('/v1/knowledge/sources');
-if (sources.status === 200) console.log(sources.data.data.map((s) => s.status), sources.body.hasMore);
+if (sources.status === 200)
+  console.log(
+    sources.data.data.map((s) => s.status),
+    sources.body.hasMore,
+  );
 if (sources.status === 403) console.log(sources.error.code === 'svc.api_key.scope_missing');
 const created = await api.POST('/v1/agents', { body: { name: 'Ada', identity: { businessName: 'Acme' } } });
 if (created.status !== 201) throw new Error(created.error.detail);

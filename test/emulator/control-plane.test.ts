@@ -166,8 +166,17 @@ describe('control plane', () => {
 
   it('a bad state document is refused and changes nothing', async () => {
     const before = JSON.stringify((await control.get('/_emulator/state')).body);
-    for (const doc of [{}, { format: 'svc-emulator-state', version: 1, clock: { frozen: true, value: 0 }, ids: { time: 0, random: '0', draws: 0 }, tables: { nope: [] } },
-      { format: 'svc-emulator-state', version: 1, clock: { frozen: true, value: 0 }, ids: { time: 0, random: '0', draws: 0 }, tables: { agents: [{ id: 'agt_x' }] } }]) {
+    for (const doc of [
+      {},
+      { format: 'svc-emulator-state', version: 1, clock: { frozen: true, value: 0 }, ids: { time: 0, random: '0', draws: 0 }, tables: { nope: [] } },
+      {
+        format: 'svc-emulator-state',
+        version: 1,
+        clock: { frozen: true, value: 0 },
+        ids: { time: 0, random: '0', draws: 0 },
+        tables: { agents: [{ id: 'agt_x' }] },
+      },
+    ]) {
       const res = await control.put('/_emulator/state', doc);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('svc.request.validation_failed');
@@ -193,7 +202,14 @@ describe('control plane', () => {
     await send(emulator, 'GET', `/v1/me?token=${ws.key}`, { headers: { authorization: `Bearer ${ws.key}` } });
     const res = await control.get('/_emulator/requests?limit=2');
     expect(res.body.data).toHaveLength(2);
-    expect(res.body.data[0]).toMatchObject({ method: 'GET', path: '/v1/me', status: 200, code: null, keyPrefix: ws.apiKey.prefix, workspaceId: ws.workspaceId });
+    expect(res.body.data[0]).toMatchObject({
+      method: 'GET',
+      path: '/v1/me',
+      status: 200,
+      code: null,
+      keyPrefix: ws.apiKey.prefix,
+      workspaceId: ws.workspaceId,
+    });
     expect(res.body.data[1]).toMatchObject({ path: '/v1/agents/agt_missing', status: 404, code: 'svc.agent.not_found' });
     expect(res.text).not.toContain(ws.key);
     for (let i = 0; i < 1005; i++) await send(emulator, 'GET', '/v1/me');

@@ -14,8 +14,7 @@ const ITEM = /^- (D-\d{3,}) · /gm;
 const num = (id: string) => Number(id.slice(2));
 
 const where = new Map<string, string[]>();
-for (const file of areaFiles)
-  for (const [, id] of readFileSync(join(dir, file), 'utf8').matchAll(ITEM)) where.set(id!, [...(where.get(id!) ?? []), file]);
+for (const file of areaFiles) for (const [, id] of readFileSync(join(dir, file), 'utf8').matchAll(ITEM)) where.set(id!, [...(where.get(id!) ?? []), file]);
 
 function* sourceFiles(path: string): Generator<string> {
   for (const name of readdirSync(path)) {

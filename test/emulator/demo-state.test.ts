@@ -27,7 +27,8 @@ async function sessionOver(seed: number, start: PrebuiltState | 'none'): Promise
 }
 
 /** The 48-bit time of an id (`ws_01kd...`), in epoch milliseconds. */
-const idTime = (id: string) => [...id.slice(id.indexOf('_') + 1, id.indexOf('_') + 11)].reduce((n, c) => n * 32 + '0123456789abcdefghjkmnpqrstvwxyz'.indexOf(c), 0);
+const idTime = (id: string) =>
+  [...id.slice(id.indexOf('_') + 1, id.indexOf('_') + 11)].reduce((n, c) => n * 32 + '0123456789abcdefghjkmnpqrstvwxyz'.indexOf(c), 0);
 
 describe('the prebuilt demo (dist/demo-state.json)', () => {
   it('with --seed, a session over it gives byte for byte what a session over freshly loaded fixtures gives', async () => {
@@ -43,14 +44,18 @@ describe('the prebuilt demo (dist/demo-state.json)', () => {
     expect(other.answers[0]).not.toBe(fresh.answers[0]);
   }, 120_000);
 
-  it('without a seed, the ids and times are this run\'s, not the build\'s', async () => {
+  it("without a seed, the ids and times are this run's, not the build's", async () => {
     const before = Date.now();
     const emulator = await openEmulator({ fixtures: 'demo', log: quiet }, { prebuilt });
     const after = Date.now();
     try {
       expect(emulator.demoState).toBe('prebuilt');
       const me = (await send(emulator, 'GET', '/v1/me', { key: DEMO_KEY })).body;
-      const sources = (await send(emulator, 'GET', '/v1/knowledge/sources?limit=100', { key: DEMO_KEY })).body.data as { id: string; createdAt: string; status: string }[];
+      const sources = (await send(emulator, 'GET', '/v1/knowledge/sources?limit=100', { key: DEMO_KEY })).body.data as {
+        id: string;
+        createdAt: string;
+        status: string;
+      }[];
       expect(sources).toHaveLength(prebuilt.state.tables.knowledge_sources!.length);
       for (const source of sources) {
         expect(source.status).toBe('ready');
@@ -68,7 +73,9 @@ describe('the prebuilt demo (dist/demo-state.json)', () => {
       const query = await send(emulator, 'POST', `/v1/agents/${agent.id}/query`, { key: DEMO_KEY, body: { query: 'When does the Ruzafa bar open?' } });
       expect(query.body.passages[0].text).toContain('Ruzafa');
       // The re-crawl the load scheduled is due a day after this start, not the build's.
-      const crawled = (await send(emulator, 'GET', '/v1/knowledge/sources?limit=100', { key: DEMO_KEY })).body.data.find((s: { kind: string }) => s.kind === 'url');
+      const crawled = (await send(emulator, 'GET', '/v1/knowledge/sources?limit=100', { key: DEMO_KEY })).body.data.find(
+        (s: { kind: string }) => s.kind === 'url',
+      );
       expect(Date.parse(crawled.nextSyncAt)).toBe(Date.parse(crawled.createdAt) + 24 * 3600 * 1000);
       const jobs = await emulator.service.db.selectFrom('jobs').select(['id', 'run_at']).execute();
       expect(jobs.map((job) => job.run_at)).toEqual([crawled.nextSyncAt]);

@@ -25,7 +25,10 @@ async function session(seed: number): Promise<string[]> {
     await record('GET', '/v1/agents/agt_missing', { key, headers: { 'accept-language': 'es' } });
     await record('POST', `/workspaces/${ws.workspaceId}/keys`, { body: { name: 'second', scopes: ['knowledge:read'] } });
     // Every part: knowledge ingestion, retrieval, chat (JSON and streamed), a site, an asset, usage.
-    await record('POST', '/v1/knowledge/text', { key, body: { title: 'Hours', text: '# Hours\n\nWe open every day from 9:00 to 20:00.', agentId: a.id, topics: ['hours'] } });
+    await record('POST', '/v1/knowledge/text', {
+      key,
+      body: { title: 'Hours', text: '# Hours\n\nWe open every day from 9:00 to 20:00.', agentId: a.id, topics: ['hours'] },
+    });
     await record('POST', '/_emulator/queue/drain');
     await record('GET', '/v1/knowledge/sources', { key });
     await record('POST', `/v1/agents/${a.id}/query`, { key, body: { query: 'When do you open?' } });
@@ -36,7 +39,12 @@ async function session(seed: number): Promise<string[]> {
     await record('POST', `/v1/pages/${home.id}/publish`, { key });
     await record('GET', 'http://det-site.localhost/');
     const form = new FormData();
-    form.set('file', new File([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64')], 'pixel.png', { type: 'image/png' }));
+    form.set(
+      'file',
+      new File([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64')], 'pixel.png', {
+        type: 'image/png',
+      }),
+    );
     await record('POST', '/v1/assets', { key, body: form });
     await record('GET', '/v1/usage', { key });
     await record('GET', '/_emulator/state');

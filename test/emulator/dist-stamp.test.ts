@@ -72,7 +72,11 @@ describe('npm test and npm pack build dist/ only when something that feeds it ch
     const bin = mkdtempSync(join(tmpdir(), 'svc-emu-npm-'));
     put(bin, 'npm', `#!/bin/sh\necho "$*" >> '${join(bin, 'calls')}'\n`);
     chmodSync(join(bin, 'npm'), 0o755);
-    const run = () => spawnSync(process.execPath, [join(root, 'scripts/dist-stamp.mjs'), 'build-if-stale'], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    const run = () =>
+      spawnSync(process.execPath, [join(root, 'scripts/dist-stamp.mjs'), 'build-if-stale'], {
+        encoding: 'utf8',
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      });
 
     writeStamp(root);
     const skipped = run();
@@ -93,7 +97,11 @@ describe('npm test and npm pack build dist/ only when something that feeds it ch
     const bin = mkdtempSync(join(tmpdir(), 'svc-emu-npm-'));
     put(bin, 'npm', `#!/bin/sh\nrm -f '${join(root, 'dist/.build-stamp.json')}'\necho 'demo state differs' >&2\nexit 3\n`);
     chmodSync(join(bin, 'npm'), 0o755);
-    const run = () => spawnSync(process.execPath, [join(root, 'scripts/dist-stamp.mjs'), 'build-if-stale'], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    const run = () =>
+      spawnSync(process.execPath, [join(root, 'scripts/dist-stamp.mjs'), 'build-if-stale'], {
+        encoding: 'utf8',
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      });
     writeFileSync(join(root, 'src/platform/a.ts'), 'changed\n');
     const failed = run();
     expect(failed.status).toBe(3);
@@ -115,7 +123,8 @@ describe('npm test and npm pack build dist/ only when something that feeds it ch
     expect(steps[0]).toBe('node scripts/dist-stamp.mjs clear');
     expect(steps.at(-1)).toBe('node scripts/dist-stamp.mjs write');
     for (const step of steps) {
-      for (const path of step.match(/\b[\w-]+\/[\w./-]+\.(?:m?js|ts|json)\b/g) ?? []) expect(INPUT_DIRS.some((dir) => path.startsWith(`${dir}/`)) || INPUT_FILES.includes(path), `${step}: ${path}`).toBe(true);
+      for (const path of step.match(/\b[\w-]+\/[\w./-]+\.(?:m?js|ts|json)\b/g) ?? [])
+        expect(INPUT_DIRS.some((dir) => path.startsWith(`${dir}/`)) || INPUT_FILES.includes(path), `${step}: ${path}`).toBe(true);
       for (const config of step.match(/tsconfig[\w.]*\.json/g) ?? []) expect(INPUT_FILES).toContain(config);
     }
     const build = JSON.parse(readFileSync(join(packageRoot(), 'tsconfig.build.json'), 'utf8')) as { include: string[] };

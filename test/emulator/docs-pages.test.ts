@@ -89,7 +89,14 @@ describe('the error reference (every problem type resolves)', () => {
     const failures = new Map<string, { when: string }>(json.body.ingestFailures.map((f: { code: string; when: string }) => [f.code, f]));
     // Every code a source can end with (what fault injection accepts, and the limits) has its text.
     const documented = (code: string) => failures.has(code) || failures.has(code.split(':')[0] === 'fetch_blocked_address' ? 'fetch_blocked_address' : code);
-    const expected = ['unsupported_document', 'ingest_failed', 'fetch_timeout', 'fetch_dns_failed', 'fetch_response_too_large', ...BLOCKED_ADDRESS_CLASSES.map((c) => `fetch_blocked_address:${c}`)];
+    const expected = [
+      'unsupported_document',
+      'ingest_failed',
+      'fetch_timeout',
+      'fetch_dns_failed',
+      'fetch_response_too_large',
+      ...BLOCKED_ADDRESS_CLASSES.map((c) => `fetch_blocked_address:${c}`),
+    ];
     for (const code of expected) {
       expect(INGEST_CODE.test(code), code).toBe(true);
       expect(documented(code), code).toBe(true);

@@ -45,7 +45,11 @@ function freePort(): Promise<number> {
   });
 }
 
-function runBash(script: string, cwd: string, as: { path?: string; user?: { uid: number; gid: number }; timeoutMs?: number } = {}): Promise<{ code: number | null; out: string; err: string }> {
+function runBash(
+  script: string,
+  cwd: string,
+  as: { path?: string; user?: { uid: number; gid: number }; timeoutMs?: number } = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   const child: ChildProcess = spawn('bash', ['-c', `set -euo pipefail\n${script}`], {
     cwd,
     env: { ...process.env, PATH: [as.path, bin, process.env.PATH].filter(Boolean).join(':'), ...(as.user && { HOME: cwd }) },
@@ -103,7 +107,9 @@ describe.each(docFiles())('%s', (file) => {
   afterAll(() => emulator?.child.kill('SIGTERM'));
 
   it('keeps its shell blocks where the test finds them, and says why a block is not run', () => {
-    const fences = readDoc(file).split('\n').filter((line) => line.trim() === '```sh').length;
+    const fences = readDoc(file)
+      .split('\n')
+      .filter((line) => line.trim() === '```sh').length;
     expect(blocks.length, 'every ```sh fence is at the top level, not in a list or quote').toBe(fences);
     for (const block of blocks) if (block.mode.kind === 'not run') expect(block.mode.reason.length, `${file}:${block.line}`).toBeGreaterThan(10);
   });

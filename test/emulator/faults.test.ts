@@ -68,7 +68,15 @@ describe('fault injection', () => {
   });
 
   it('refuses malformed faults and stores none', async () => {
-    for (const body of [{}, { status: 200 }, { code: 'svc.nope' }, { ingest: 'exploded' }, { ingest: 'fetch_timeout', status: 500 }, { status: 500, match: { method: 'TRACE' } }, { status: 500, times: 0 }]) {
+    for (const body of [
+      {},
+      { status: 200 },
+      { code: 'svc.nope' },
+      { ingest: 'exploded' },
+      { ingest: 'fetch_timeout', status: 500 },
+      { status: 500, match: { method: 'TRACE' } },
+      { status: 500, times: 0 },
+    ]) {
       const res = await control.post('/_emulator/faults', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.code).toBe('svc.request.validation_failed');

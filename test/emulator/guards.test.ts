@@ -25,7 +25,10 @@ describe('the Host check (DNS rebinding)', () => {
   it('refuses a foreign Host with 403 svc.auth.forbidden naming the host, and changes nothing', async () => {
     const before = await stateText();
     for (const [method, path] of GUARDED) {
-      const res = await send(emulator, method, path, { headers: { host: 'rebind.attacker.example:4010' }, body: method === 'POST' ? { name: 'x', scopes: ['landings:read'] } : undefined });
+      const res = await send(emulator, method, path, {
+        headers: { host: 'rebind.attacker.example:4010' },
+        body: method === 'POST' ? { name: 'x', scopes: ['landings:read'] } : undefined,
+      });
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(res.body.code).toBe('svc.auth.forbidden');
       expect(res.body.detail).toContain('rebind.attacker.example:4010');
@@ -43,7 +46,19 @@ describe('the Host check (DNS rebinding)', () => {
   });
 
   it('answers on localhost, *.localhost, 127.0.0.0/8, [::1], IP addresses and the allowed hosts', async () => {
-    for (const host of ['localhost', 'localhost:4010', 'LOCALHOST', 'app.localhost:4010', '127.0.0.1:4010', '127.8.9.10', '[::1]:4010', '192.168.1.20:4010', 'emulator:4010', 'lan.test', 'box.lan.test:8080']) {
+    for (const host of [
+      'localhost',
+      'localhost:4010',
+      'LOCALHOST',
+      'app.localhost:4010',
+      '127.0.0.1:4010',
+      '127.8.9.10',
+      '[::1]:4010',
+      '192.168.1.20:4010',
+      'emulator:4010',
+      'lan.test',
+      'box.lan.test:8080',
+    ]) {
       const res = await send(emulator, 'GET', '/_emulator/clock', { headers: { host } });
       expect(res.status, host).toBe(200);
     }
@@ -62,7 +77,12 @@ describe('the Host check (DNS rebinding)', () => {
   it('/v1, signed file URLs and hosted sites do not look at the Host', async () => {
     expect((await send(emulator, 'GET', '/v1/me', { key: ws.key, headers: { host: 'api.example.test' } })).status).toBe(200);
     const form = new FormData();
-    form.set('file', new File([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64')], 'p.png', { type: 'image/png' }));
+    form.set(
+      'file',
+      new File([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64')], 'p.png', {
+        type: 'image/png',
+      }),
+    );
     const asset = await send(emulator, 'POST', 'http://cdn.example.test/v1/assets', { key: ws.key, body: form });
     expect(asset.status).toBe(201);
     const file = await send(emulator, 'GET', asset.body.url, { headers: { 'sec-fetch-site': 'cross-site', origin: 'https://elsewhere.example' } });
@@ -100,8 +120,10 @@ describe('the browser check (cross-origin pages)', () => {
     expect(await stateText()).toBe(before);
   });
 
-  it('accepts the emulator\'s own origin, same-origin and typed-in (none) requests, and non-browser clients', async () => {
-    const own = await send(emulator, 'GET', '/_emulator/clock', { headers: { host: 'localhost:4010', origin: 'http://localhost:4010', 'sec-fetch-site': 'same-origin' } });
+  it("accepts the emulator's own origin, same-origin and typed-in (none) requests, and non-browser clients", async () => {
+    const own = await send(emulator, 'GET', '/_emulator/clock', {
+      headers: { host: 'localhost:4010', origin: 'http://localhost:4010', 'sec-fetch-site': 'same-origin' },
+    });
     expect(own.status).toBe(200);
     expect((await send(emulator, 'GET', '/_emulator/clock', { headers: { 'sec-fetch-site': 'none' } })).status).toBe(200);
     // No browser headers at all: SDKs, curl, tests, in-process `emulator.fetch`.

@@ -129,7 +129,7 @@ describe('emulatorHandlers (MSW)', () => {
     expect(unhandled).toEqual([`${realOrigin}/v1/me`, `${realOrigin}/prefixed/v1/me`]);
   });
 
-  it('other hosts stay unhandled: MSW\'s onUnhandledRequest decides (here: an error, nothing sent)', async () => {
+  it("other hosts stay unhandled: MSW's onUnhandledRequest decides (here: an error, nothing sent)", async () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     const before = (await emulator.requests()).length;
     await expect(fetch('https://elsewhere.example.org/v1/me', { headers: auth })).rejects.toThrow();

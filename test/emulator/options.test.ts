@@ -37,9 +37,14 @@ describe('createEmulator checks its options (one valibot schema) and names the o
       'createEmulator: workers.threads is not a field of workers (an object of maxThreads, idleTimeoutMs, niceIncrement, taskTimeoutMs, maxOldGenerationMb, maxYoungGenerationMb, stackMb, maxBufferMb)',
     );
     const db = await refusal({ db: 'mysql://root:hunter2@127.0.0.1/x' });
-    expect(db.message).toContain('db must be a SQLite file path, a postgres:// URL, or { kind: "memory" | "file" | "pglite" | "postgres", ... }; got "mysql://root:***@127.0.0.1/x"');
+    expect(db.message).toContain(
+      'db must be a SQLite file path, a postgres:// URL, or { kind: "memory" | "file" | "pglite" | "postgres", ... }; got "mysql://root:***@127.0.0.1/x"',
+    );
     expect(db.message).not.toContain('hunter2');
-    expect((await refusal({ embedder: { id: 'x', dimensions: 3 } })).errors[0]).toEqual({ field: 'embedder', reason: 'must be an object with embed(); got an object' });
+    expect((await refusal({ embedder: { id: 'x', dimensions: 3 } })).errors[0]).toEqual({
+      field: 'embedder',
+      reason: 'must be an object with embed(); got an object',
+    });
     const many = await refusal({ seed: 'x', leaseMs: 10, log: 'stderr', liveFetch: 'yes' });
     expect(many.errors.map((e) => e.field)).toEqual(['seed', 'liveFetch', 'leaseMs', 'log']);
   });
@@ -52,7 +57,15 @@ describe('createEmulator checks its options (one valibot schema) and names the o
         return texts.map(() => Float32Array.of(1, 0, 0, 0));
       }
     }
-    for (const options of [{}, { seed: 1 }, { seed: '42', fixtures: 'none' }, { db: { kind: 'memory' } }, { allowedHosts: 'all' }, { siteChat: { visitorTurns: 3 } }, { embedder: new Embedder(), seed: undefined }] as EmulatorOptions[]) {
+    for (const options of [
+      {},
+      { seed: 1 },
+      { seed: '42', fixtures: 'none' },
+      { db: { kind: 'memory' } },
+      { allowedHosts: 'all' },
+      { siteChat: { visitorTurns: 3 } },
+      { embedder: new Embedder(), seed: undefined },
+    ] as EmulatorOptions[]) {
       const emulator = await createEmulator({ log: quiet, ...options });
       await emulator.close();
     }

@@ -95,14 +95,31 @@ describe('site chat visitors in process (one shared visitor)', () => {
   });
 });
 
-interface Answer { status: number; headers: Record<string, string | string[] | undefined>; text: string }
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
 
 /** One request to the listening emulator from a chosen local address. */
-function over(port: number, host: string, method: string, path: string, options: { from?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+function over(
+  port: number,
+  host: string,
+  method: string,
+  path: string,
+  options: { from?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const req = request(
-      { host: '127.0.0.1', port, method, path, localAddress: options.from ?? '127.0.0.1', headers: { host: `${host}:${port}`, ...(body && { 'content-type': 'application/json' }), ...options.headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        localAddress: options.from ?? '127.0.0.1',
+        headers: { host: `${host}:${port}`, ...(body && { 'content-type': 'application/json' }), ...options.headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -126,35 +143,42 @@ async function onPort(options: EmulatorOptions, run: (emulator: Emulator, port: 
 }
 
 describe('site chat visitors on a port', () => {
-  it('are told apart by their connection address, never by X-Forwarded-For', () => onPort({ seed: 62, siteChat: { visitorTurns: 2 } }, async (emulator, port) => {
-    await agentSite(emulator, 'by-socket');
-    const askFrom = async (from: string, headers: Record<string, string> = {}) => {
-      const opened = await over(port, 'by-socket.localhost', 'POST', '/_site/chat', { from, headers, body: { path: '/', message: 'When do you open?' } });
-      if (opened.status === 201) await over(port, 'by-socket.localhost', 'GET', JSON.parse(opened.text).streamUrl, { from });
-      return opened;
-    };
-    expect((await askFrom('127.0.0.1')).status).toBe(201);
-    expect((await askFrom('127.0.0.1', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(201);
-    const third = await askFrom('127.0.0.1', { 'x-forwarded-for': '198.51.100.2' });
-    expect(third.status).toBe(429);
-    expect(third.headers['retry-after']).toMatch(/^\d+$/);
-    expect(third.headers['content-security-policy']).toContain("default-src 'none'");
-    // Another address is another visitor; so is none in process.
-    expect((await askFrom('127.0.0.2')).status).toBe(201);
-    expect((await ask(emulator, 'by-socket')).status).toBe(201);
-  }));
+  it('are told apart by their connection address, never by X-Forwarded-For', () =>
+    onPort({ seed: 62, siteChat: { visitorTurns: 2 } }, async (emulator, port) => {
+      await agentSite(emulator, 'by-socket');
+      const askFrom = async (from: string, headers: Record<string, string> = {}) => {
+        const opened = await over(port, 'by-socket.localhost', 'POST', '/_site/chat', { from, headers, body: { path: '/', message: 'When do you open?' } });
+        if (opened.status === 201) await over(port, 'by-socket.localhost', 'GET', JSON.parse(opened.text).streamUrl, { from });
+        return opened;
+      };
+      expect((await askFrom('127.0.0.1')).status).toBe(201);
+      expect((await askFrom('127.0.0.1', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(201);
+      const third = await askFrom('127.0.0.1', { 'x-forwarded-for': '198.51.100.2' });
+      expect(third.status).toBe(429);
+      expect(third.headers['retry-after']).toMatch(/^\d+$/);
+      expect(third.headers['content-security-policy']).toContain("default-src 'none'");
+      // Another address is another visitor; so is none in process.
+      expect((await askFrom('127.0.0.2')).status).toBe(201);
+      expect((await ask(emulator, 'by-socket')).status).toBe(201);
+    }));
 
-  it('are read from X-Forwarded-For only when told a proxy sets it, by /64 for IPv6', () => onPort({ seed: 63, siteChat: { visitorTurns: 1, trustForwardedFor: true } }, async (emulator, port) => {
-    await agentSite(emulator, 'by-proxy');
-    const askAs = async (forwardedFor: string) =>
-      (await over(port, 'by-proxy.localhost', 'POST', '/_site/chat', { headers: { 'x-forwarded-for': forwardedFor }, body: { path: '/', message: 'When do you open?' } })).status;
-    expect(await askAs('203.0.113.5')).toBe(201);
-    expect(await askAs('203.0.113.6')).toBe(201);
-    // The proxy appends what it saw: what the visitor wrote before it does not count.
-    expect(await askAs('198.51.100.7, 203.0.113.5')).toBe(429);
-    expect(await askAs('2001:db8:0:1::1')).toBe(201);
-    expect(await askAs('2001:db8:0:1::ffff')).toBe(429);
-    expect(await askAs('2001:db8:0:2::1')).toBe(201);
-    expect(await askAs('::ffff:203.0.113.6')).toBe(429);
-  }));
+  it('are read from X-Forwarded-For only when told a proxy sets it, by /64 for IPv6', () =>
+    onPort({ seed: 63, siteChat: { visitorTurns: 1, trustForwardedFor: true } }, async (emulator, port) => {
+      await agentSite(emulator, 'by-proxy');
+      const askAs = async (forwardedFor: string) =>
+        (
+          await over(port, 'by-proxy.localhost', 'POST', '/_site/chat', {
+            headers: { 'x-forwarded-for': forwardedFor },
+            body: { path: '/', message: 'When do you open?' },
+          })
+        ).status;
+      expect(await askAs('203.0.113.5')).toBe(201);
+      expect(await askAs('203.0.113.6')).toBe(201);
+      // The proxy appends what it saw: what the visitor wrote before it does not count.
+      expect(await askAs('198.51.100.7, 203.0.113.5')).toBe(429);
+      expect(await askAs('2001:db8:0:1::1')).toBe(201);
+      expect(await askAs('2001:db8:0:1::ffff')).toBe(429);
+      expect(await askAs('2001:db8:0:2::1')).toBe(201);
+      expect(await askAs('::ffff:203.0.113.6')).toBe(429);
+    }));
 });

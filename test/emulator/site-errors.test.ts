@@ -23,7 +23,11 @@ beforeAll(async () => {
 });
 
 /** A request on the port with a Host header of our choosing (fetch would not let us). */
-function onPort(path: string, headers: Record<string, string>, to = port): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function onPort(
+  path: string,
+  headers: Record<string, string>,
+  to = port,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: to, path, headers }, (res) => {
       let text = '';
@@ -89,7 +93,9 @@ describe("the theme's CSS variables in the page (CONTRACT, Public sites)", () =>
       '--radius': '1px}*{display:none',
       '--evil': 'red',
     });
-    expect(css).toBe(":root{--color-primary:#4f46e5;--color-accent:#ABCDEF;--color-surface:#ffffff;--color-ink:#111827;--color-muted:#6b7280;--font-heading:'Inter', ui-sans-serif, system-ui, sans-serif;--font-body:'Inter', ui-sans-serif, system-ui, sans-serif;--radius:0.375rem}");
+    expect(css).toBe(
+      ":root{--color-primary:#4f46e5;--color-accent:#ABCDEF;--color-surface:#ffffff;--color-ink:#111827;--color-muted:#6b7280;--font-heading:'Inter', ui-sans-serif, system-ui, sans-serif;--font-body:'Inter', ui-sans-serif, system-ui, sans-serif;--radius:0.375rem}",
+    );
   });
 
   it('a state file with such a token is refused, or its page shows the default in its place', async () => {

@@ -15,12 +15,26 @@ let project: { id: string };
 // A Markdown body trying every spelling of "another host" a browser accepts in a link
 // or an image, next to links and images that are fine.
 const TRICKS = [
-  '[a](/\\evil.example/a)', '[b](\\\\evil.example/b)', '[c](//evil.example/c)', '[d](<\\/evil.example/d>)',
-  '<a href="/\\evil.example/e">e</a>', '<a href="\\/evil.example/f">f</a>', '<a href="/&#92;evil.example/g">g</a>',
-  '<a href="&#47;&#47;evil.example/h">h</a>', '<a href="/&Tab;/evil.example/i">i</a>', '<a href=" //evil.example/j">j</a>',
-  '<a href="/&NewLine;/evil.example/k">k</a>', '![l](/\\evil.example/l.png)', '<img src="\\\\evil.example/m.png">',
-  '<img src="//evil.example/n.png">', '<img src="/&#92;evil.example/o.png">', '<img src="http://images.example/p.png">',
-  '[ok-path](/menu)', '[ok-web](https://partner.example/)', '![ok-img](https://images.example/q.png)', '![ok-local](/files/x.png)',
+  '[a](/\\evil.example/a)',
+  '[b](\\\\evil.example/b)',
+  '[c](//evil.example/c)',
+  '[d](<\\/evil.example/d>)',
+  '<a href="/\\evil.example/e">e</a>',
+  '<a href="\\/evil.example/f">f</a>',
+  '<a href="/&#92;evil.example/g">g</a>',
+  '<a href="&#47;&#47;evil.example/h">h</a>',
+  '<a href="/&Tab;/evil.example/i">i</a>',
+  '<a href=" //evil.example/j">j</a>',
+  '<a href="/&NewLine;/evil.example/k">k</a>',
+  '![l](/\\evil.example/l.png)',
+  '<img src="\\\\evil.example/m.png">',
+  '<img src="//evil.example/n.png">',
+  '<img src="/&#92;evil.example/o.png">',
+  '<img src="http://images.example/p.png">',
+  '[ok-path](/menu)',
+  '[ok-web](https://partner.example/)',
+  '![ok-img](https://images.example/q.png)',
+  '![ok-local](/files/x.png)',
 ].join('\n\n');
 
 beforeAll(async () => {
@@ -33,12 +47,19 @@ beforeAll(async () => {
   logo.set('file', new File([readFileSync(new URL('../fixtures/assets/image.png', import.meta.url))], 'logo.png', { type: 'image/png' }));
   expect((await api.put(`/v1/projects/${project.id}/brand/logo`, logo)).status).toBe(200);
   const favicon = new FormData();
-  favicon.set('file', new File(['<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>'], 'f.svg', { type: 'image/svg+xml' }));
+  favicon.set(
+    'file',
+    new File(['<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>'], 'f.svg', { type: 'image/svg+xml' }),
+  );
   expect((await api.put(`/v1/projects/${project.id}/brand/favicon`, favicon)).status).toBe(200);
-  expect((await api.patch(`/v1/projects/${project.id}/brand`, {
-    navbar: { links: [{ label: { es: '', en: 'Menu' }, href: '/menu' }], cta: { label: { es: '', en: 'Book' }, href: 'https://book.example/' } },
-    footer: { text: { es: '', en: 'Clouds' }, links: [{ label: { es: '', en: 'Top' }, href: '#top' }] },
-  })).status).toBe(200);
+  expect(
+    (
+      await api.patch(`/v1/projects/${project.id}/brand`, {
+        navbar: { links: [{ label: { es: '', en: 'Menu' }, href: '/menu' }], cta: { label: { es: '', en: 'Book' }, href: 'https://book.example/' } },
+        footer: { text: { es: '', en: 'Clouds' }, links: [{ label: { es: '', en: 'Top' }, href: '#top' }] },
+      })
+    ).status,
+  ).toBe(200);
   const home = (await api.post(`/v1/projects/${project.id}/pages`, { name: 'Home', kind: 'agent', path: '/', agentId: agent.id })).body;
   const menu = (await api.post(`/v1/projects/${project.id}/pages`, { name: 'Menu', kind: 'document', path: '/menu', body: { es: '', en: TRICKS } })).body;
   await api.post(`/v1/projects/${project.id}/pages`, { name: 'Draft', kind: 'document', path: '/draft', body: { es: '', en: 'Draft' } });
@@ -49,7 +70,13 @@ beforeAll(async () => {
 /** The CSP of an answer as `{ directive: [sources] }`. */
 function policy(res: ApiResponse): Record<string, string[]> {
   const header = res.headers.get('content-security-policy') ?? '';
-  return Object.fromEntries(header.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name!, sources]));
+  return Object.fromEntries(
+    header
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...sources]) => [name!, sources]),
+  );
 }
 
 /** The CSP source of an inline style: its SHA-256, base64. */
@@ -137,8 +164,14 @@ describe('the page under its CSP', () => {
       const res = await site(path);
       const { document } = parseHTML(res.text);
       const scripts = [...document.querySelectorAll('script')];
-      expect(scripts.map((s) => s.getAttribute('src')), path).toEqual(path === '/' ? ['/_site/widget.js'] : []);
-      expect(scripts.every((s) => s.textContent === ''), path).toBe(true);
+      expect(
+        scripts.map((s) => s.getAttribute('src')),
+        path,
+      ).toEqual(path === '/' ? ['/_site/widget.js'] : []);
+      expect(
+        scripts.every((s) => s.textContent === ''),
+        path,
+      ).toBe(true);
       // The theme's variables, nothing else, and the CSP names exactly that text.
       const styles = [...document.querySelectorAll('style')].map((s) => s.textContent ?? '');
       expect(styles, path).toHaveLength(1);
@@ -177,7 +210,11 @@ describe('the page under its CSP', () => {
       expect(absolute ? new URL(address).protocol : new URL(address, `${ORIGIN}/menu`).origin, address).toBe(absolute ? 'https:' : ORIGIN);
     }
     // What stays is a path on the site (percent-encoded, a browser reads it as one).
-    expect(hrefs.filter(([, h]) => h?.includes('evil.example'))).toEqual([['a', '/%5Cevil.example/a'], ['b', '%5Cevil.example/b'], ['d', '/evil.example/d']]);
+    expect(hrefs.filter(([, h]) => h?.includes('evil.example'))).toEqual([
+      ['a', '/%5Cevil.example/a'],
+      ['b', '%5Cevil.example/b'],
+      ['d', '/evil.example/d'],
+    ]);
     expect(srcs.filter((src) => src?.includes('evil.example'))).toEqual(['/%5Cevil.example/l.png']);
     // An image with no address left is not drawn at all.
     expect(srcs).not.toContain(null);

@@ -22,24 +22,51 @@ beforeAll(async () => {
   });
   await api.patch(`/v1/projects/${project.id}/theme`, { tokens: { colors: { primary: '#7a4a2b' }, typography: { heading: 'lora' } } });
   const logo = new FormData();
-  logo.set('file', new File(['<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><circle cx="5" cy="5" r="4"/></svg>'], 'logo.svg', { type: 'image/svg+xml' }));
+  logo.set(
+    'file',
+    new File(['<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><circle cx="5" cy="5" r="4"/></svg>'], 'logo.svg', { type: 'image/svg+xml' }),
+  );
   expect((await api.put(`/v1/projects/${project.id}/brand/logo`, logo)).status).toBe(200);
-  expect((await api.patch(`/v1/projects/${project.id}/brand`, {
-    navbar: { links: [{ label: { es: 'Carta', en: 'Menu' }, href: '/menu' }] },
-    footer: { text: { es: 'Tostadores en Valencia', en: 'Roasters in Valencia' }, links: [] },
-  })).status).toBe(200);
-  home = (await api.post(`/v1/projects/${project.id}/pages`, {
-    name: 'Home', kind: 'agent', path: '/', agentId: agent.id,
-    editorial: { title: { es: 'Pregunta a', en: 'Ask' }, titleAccent: { es: 'Aurora', en: 'Aurora' } },
-    seo: { title: { es: 'Café de especialidad', en: 'Specialty coffee' }, description: { es: 'Tostado en Valencia', en: 'Roasted in Valencia' } },
-    sitemap: { priority: 1 },
-  })).body;
-  const menu = (await api.post(`/v1/projects/${project.id}/pages`, {
-    name: 'Menu', kind: 'document', path: '/menu',
-    body: { es: '# Carta\n\n**Café** <script>alert(1)</script><img src=x onerror="alert(2)">\n\n[pide](javascript:alert(3))', en: '# Menu\n\n| Drink | Price |\n|---|---|\n| Espresso | 1.80 |' },
-    seo: { title: { es: 'Carta', en: '' } },
-  })).body;
-  const excluded = (await api.post(`/v1/projects/${project.id}/pages`, { name: 'Legal', kind: 'document', path: '/legal', body: { es: 'Aviso', en: '' }, sitemap: { sitemapExclude: true } })).body;
+  expect(
+    (
+      await api.patch(`/v1/projects/${project.id}/brand`, {
+        navbar: { links: [{ label: { es: 'Carta', en: 'Menu' }, href: '/menu' }] },
+        footer: { text: { es: 'Tostadores en Valencia', en: 'Roasters in Valencia' }, links: [] },
+      })
+    ).status,
+  ).toBe(200);
+  home = (
+    await api.post(`/v1/projects/${project.id}/pages`, {
+      name: 'Home',
+      kind: 'agent',
+      path: '/',
+      agentId: agent.id,
+      editorial: { title: { es: 'Pregunta a', en: 'Ask' }, titleAccent: { es: 'Aurora', en: 'Aurora' } },
+      seo: { title: { es: 'Café de especialidad', en: 'Specialty coffee' }, description: { es: 'Tostado en Valencia', en: 'Roasted in Valencia' } },
+      sitemap: { priority: 1 },
+    })
+  ).body;
+  const menu = (
+    await api.post(`/v1/projects/${project.id}/pages`, {
+      name: 'Menu',
+      kind: 'document',
+      path: '/menu',
+      body: {
+        es: '# Carta\n\n**Café** <script>alert(1)</script><img src=x onerror="alert(2)">\n\n[pide](javascript:alert(3))',
+        en: '# Menu\n\n| Drink | Price |\n|---|---|\n| Espresso | 1.80 |',
+      },
+      seo: { title: { es: 'Carta', en: '' } },
+    })
+  ).body;
+  const excluded = (
+    await api.post(`/v1/projects/${project.id}/pages`, {
+      name: 'Legal',
+      kind: 'document',
+      path: '/legal',
+      body: { es: 'Aviso', en: '' },
+      sitemap: { sitemapExclude: true },
+    })
+  ).body;
   hidden = (await api.post(`/v1/projects/${project.id}/pages`, { name: 'Draft', kind: 'document', path: '/draft', body: { es: 'Borrador', en: '' } })).body;
   for (const page of [home, menu, excluded]) expect((await api.post(`/v1/pages/${page.id}/publish`)).status).toBe(200);
   await emulator.drain();
@@ -154,7 +181,10 @@ describe('hosted sites', () => {
     const parser = createParser({ onEvent: (e) => events.push(e) });
     parser.feed(stream.text);
     expect(events[0]!.event).toBe('start');
-    const tokens = events.filter((e) => e.event === 'token').map((e) => JSON.parse(e.data).text).join('');
+    const tokens = events
+      .filter((e) => e.event === 'token')
+      .map((e) => JSON.parse(e.data).text)
+      .join('');
     const done = JSON.parse(events.at(-1)!.data);
     expect(events.at(-1)!.event).toBe('done');
     expect(tokens).toBe(done.reply);

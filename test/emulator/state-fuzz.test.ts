@@ -14,7 +14,20 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Emulator, ListeningServer } from '../../emulator/emulator.js';
 import { ConformanceChecker, type OpenApiDoc } from '../support/openapi-conformance.js';
-import { cellsOf, malformed, mutate, mutationArb, populateEveryTable, REPLAYED, stepBody, walkOf, withPendingSource, type Doc, type Mutation, type Step } from '../support/state-fuzz.js';
+import {
+  cellsOf,
+  malformed,
+  mutate,
+  mutationArb,
+  populateEveryTable,
+  REPLAYED,
+  stepBody,
+  walkOf,
+  withPendingSource,
+  type Doc,
+  type Mutation,
+  type Step,
+} from '../support/state-fuzz.js';
 
 // Tens of thousands of answers to mutated states: checked here, against the same
 // description, rather than recorded for test/conformance (the recorder is left out).
@@ -69,8 +82,13 @@ async function judge(subject: Subject, step: Step): Promise<string | undefined> 
   if (step.operation === 'site') return undefined;
   const url = new URL(path, 'http://localhost');
   const verdict = subject.checker.check({
-    file: 'state-fuzz', test: 'state-fuzz', method: step.method, path: url.pathname, status: res.status,
-    contentType: res.headers.get('content-type'), headers: [...res.headers.keys()],
+    file: 'state-fuzz',
+    test: 'state-fuzz',
+    method: step.method,
+    path: url.pathname,
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    headers: [...res.headers.keys()],
     ...(/json/i.test(res.headers.get('content-type') ?? '') && { body: text }),
   });
   if (verdict.kind === 'mismatch') return `${where}: ${verdict.operation}: ${verdict.reason}`;
@@ -150,7 +168,8 @@ async function judgeWire(subject: Subject, doc: Doc): Promise<string | undefined
   if (answers.length !== 3) return `on the wire: ${answers.length} answers to 3 requests: ${answers.map((a) => a.status).join(', ')}`;
   if (answers.some((a) => a.status === 500)) return `on the wire: a 500 (${answers.map((a) => a.status).join(', ')})`;
   if (answers.some((a) => /\r\nset-cookie:/i.test(a.head))) return 'on the wire: a set-cookie header';
-  if (answers[2]!.status !== 200 || !answers[2]!.body.toString().includes('"status":"ok"')) return `on the wire: the third answer is not the health check: ${answers[2]!.head}`;
+  if (answers[2]!.status !== 200 || !answers[2]!.body.toString().includes('"status":"ok"'))
+    return `on the wire: the third answer is not the health check: ${answers[2]!.head}`;
   return undefined;
 }
 
@@ -159,7 +178,12 @@ async function setUp(kind: 'demo' | 'every table'): Promise<Subject> {
   let key = DEMO_KEY;
   if (kind === 'demo') {
     const form = new FormData();
-    form.set('file', new File([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')], 'dot.png', { type: 'image/png' }));
+    form.set(
+      'file',
+      new File([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')], 'dot.png', {
+        type: 'image/png',
+      }),
+    );
     expect((await send(emulator, 'POST', '/v1/assets', { key, body: form })).status).toBe(201);
     expect((await send(emulator, 'POST', '/v1/agents', { key, body: REPLAYED.body, headers: { 'idempotency-key': REPLAYED.idemKey } })).status).toBe(201);
   } else {
@@ -186,11 +210,15 @@ for (const kind of ['demo', 'every table'] as const) {
 
     it('the base state has a row in every table it carries, and the walk reaches every operation', () => {
       if (kind === 'every table') {
-        const empty = Object.entries(subject.base.tables).filter(([, rows]) => rows.length === 0).map(([t]) => t);
+        const empty = Object.entries(subject.base.tables)
+          .filter(([, rows]) => rows.length === 0)
+          .map(([t]) => t);
         expect(empty).toEqual([]);
       }
       const walked = new Set(walkOf(subject.base, subject.workspaceId).map((s) => s.operation));
-      const operations = Object.entries((subject.checker as unknown as { doc: OpenApiDoc }).doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+      const operations = Object.entries((subject.checker as unknown as { doc: OpenApiDoc }).doc.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+      );
       // Walked once per property: the state document and the description (neither depends on a case).
       const once = ['GET /_emulator/state', 'PUT /_emulator/state', 'GET /v1/openapi.json'];
       expect(operations.filter((op) => !walked.has(op) && !once.includes(op))).toEqual([]);
@@ -202,39 +230,45 @@ for (const kind of ['demo', 'every table'] as const) {
       const cells = cellsOf(base).length;
       let refused = 0;
       let accepted = 0;
-      const property = fc.asyncProperty(fc.array(fc.tuple(fc.nat(cells * 4), mutationArb), { minLength: 1, maxLength: 2 }), async (mutations: [number, Mutation][]) => {
-        const doc = mutations.reduce((d, [at, m]) => mutate(d, at, m), base);
-        const before = JSON.stringify(await emulator.exportState());
-        const res = await send(emulator, 'PUT', '/_emulator/state', { body: doc });
-        if (res.status === 400) {
-          refused++;
-          expect(res.body.code).toBe('svc.request.validation_failed');
-          expect(res.body.errors.length).toBeGreaterThan(0);
-          expect(JSON.stringify(await emulator.exportState()), 'a refused import changed the state').toBe(before);
-          return;
-        }
-        try {
-          expect(res.status, res.text).toBe(200);
-          // What the state makes due runs first, so that the walk does not race it.
-          await emulator.drain();
-          const problems: string[] = [];
-          const wire = await judgeWire(subject, doc);
-          if (wire) problems.push(wire);
-          // Routes whose work an import ends (worker threads, background jobs) cost seconds
-          // each on a busy machine: walked in the first accepted case and one in 25 after.
-          accepted++;
-          const full = accepted % HEAVY_EVERY === 1;
-          for (const step of walkOf(doc, subject.workspaceId).filter((s) => full || !s.heavy)) {
-            const wrong = await judge(subject, step);
-            if (wrong) problems.push(wrong);
+      const property = fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(cells * 4), mutationArb), { minLength: 1, maxLength: 2 }),
+        async (mutations: [number, Mutation][]) => {
+          const doc = mutations.reduce((d, [at, m]) => mutate(d, at, m), base);
+          const before = JSON.stringify(await emulator.exportState());
+          const res = await send(emulator, 'PUT', '/_emulator/state', { body: doc });
+          if (res.status === 400) {
+            refused++;
+            expect(res.body.code).toBe('svc.request.validation_failed');
+            expect(res.body.errors.length).toBeGreaterThan(0);
+            expect(JSON.stringify(await emulator.exportState()), 'a refused import changed the state').toBe(before);
+            return;
           }
-          const state = await send(emulator, 'GET', '/_emulator/state');
-          if (state.status !== 200) problems.push(`GET /_emulator/state: ${state.status}`);
-          expect(problems, `after ${mutations.map(([at, m]) => `${JSON.stringify(m)} at ${JSON.stringify(cellsOf(base)[at % cellsOf(base).length])}`).join(', then ')}`).toEqual([]);
-        } finally {
-          await emulator.importState(base);
-        }
-      });
+          try {
+            expect(res.status, res.text).toBe(200);
+            // What the state makes due runs first, so that the walk does not race it.
+            await emulator.drain();
+            const problems: string[] = [];
+            const wire = await judgeWire(subject, doc);
+            if (wire) problems.push(wire);
+            // Routes whose work an import ends (worker threads, background jobs) cost seconds
+            // each on a busy machine: walked in the first accepted case and one in 25 after.
+            accepted++;
+            const full = accepted % HEAVY_EVERY === 1;
+            for (const step of walkOf(doc, subject.workspaceId).filter((s) => full || !s.heavy)) {
+              const wrong = await judge(subject, step);
+              if (wrong) problems.push(wrong);
+            }
+            const state = await send(emulator, 'GET', '/_emulator/state');
+            if (state.status !== 200) problems.push(`GET /_emulator/state: ${state.status}`);
+            expect(
+              problems,
+              `after ${mutations.map(([at, m]) => `${JSON.stringify(m)} at ${JSON.stringify(cellsOf(base)[at % cellsOf(base).length])}`).join(', then ')}`,
+            ).toEqual([]);
+          } finally {
+            await emulator.importState(base);
+          }
+        },
+      );
       await fc.assert(property, { numRuns: RUNS, seed: SEED, ...(PATH && { path: PATH }), endOnFailure: false });
       console.info(`state fuzz (${kind}): ${refused} refused, ${accepted} accepted and walked (${Math.ceil(accepted / HEAVY_EVERY)} with the heavy routes)`);
     }, 3_600_000);

@@ -45,7 +45,10 @@ function expectRefused(res: Awaited<ReturnType<typeof importChanged>>, field: st
   expect(res.status, res.text).toBe(400);
   expect(res.body.code).toBe('svc.request.validation_failed');
   const fields = (res.body.errors as { field: string }[]).map((e) => e.field);
-  expect(fields.some((f) => (typeof field === 'string' ? f === field : field.test(f))), `${fields.join(', ')} names ${field}`).toBe(true);
+  expect(
+    fields.some((f) => (typeof field === 'string' ? f === field : field.test(f))),
+    `${fields.join(', ')} names ${field}`,
+  ).toBe(true);
 }
 
 describe('PUT /_emulator/state refuses rows the service could not have written (the issue’s cases)', () => {
@@ -61,7 +64,12 @@ describe('PUT /_emulator/state refuses rows the service could not have written (
   });
 
   it('workspaces[].caps that is not JSON', async () => {
-    expectRefused(await importChanged((doc) => { row(doc, 'workspaces').r.caps = '{'; }), 'tables.workspaces.0.caps');
+    expectRefused(
+      await importChanged((doc) => {
+        row(doc, 'workspaces').r.caps = '{';
+      }),
+      'tables.workspaces.0.caps',
+    );
   });
 
   it('pages[].editorial of "null"', async () => {
@@ -76,7 +84,12 @@ describe('PUT /_emulator/state refuses rows the service could not have written (
   });
 
   it('a clock past any date', async () => {
-    expectRefused(await importChanged((doc) => { doc.clock = { frozen: true, value: 1e17 }; }), 'clock.value');
+    expectRefused(
+      await importChanged((doc) => {
+        doc.clock = { frozen: true, value: 1e17 };
+      }),
+      'clock.value',
+    );
   });
 
   it('an id generator time of Infinity (1e309 in JSON)', async () => {
@@ -89,11 +102,21 @@ describe('PUT /_emulator/state refuses rows the service could not have written (
   });
 
   it('an asset whose byte_size is not the length of its bytes', async () => {
-    expectRefused(await importChanged((doc) => { row(doc, 'assets').r.byte_size = 4; }), 'tables.assets.0.byte_size');
+    expectRefused(
+      await importChanged((doc) => {
+        row(doc, 'assets').r.byte_size = 4;
+      }),
+      'tables.assets.0.byte_size',
+    );
   });
 
   it('an asset whose sha256 is not the hash of its bytes', async () => {
-    expectRefused(await importChanged((doc) => { row(doc, 'assets').r.sha256 = '0'.repeat(64); }), 'tables.assets.0.sha256');
+    expectRefused(
+      await importChanged((doc) => {
+        row(doc, 'assets').r.sha256 = '0'.repeat(64);
+      }),
+      'tables.assets.0.sha256',
+    );
   });
 
   it('a stored idempotent answer with headers the emulator never sets, or a status it never answers', async () => {
@@ -103,10 +126,20 @@ describe('PUT /_emulator/state refuses rows the service could not have written (
       { 'content-type': 'application/json', 'set-cookie': 'session=x' },
       { 'content-type': 'text/html' },
     ]) {
-      expectRefused(await importChanged((doc) => { row(doc, 'idempotency').r.headers = JSON.stringify(headers); }), 'tables.idempotency.0.headers');
+      expectRefused(
+        await importChanged((doc) => {
+          row(doc, 'idempotency').r.headers = JSON.stringify(headers);
+        }),
+        'tables.idempotency.0.headers',
+      );
     }
     for (const status of [101, 204, 304, 600, 500]) {
-      expectRefused(await importChanged((doc) => { row(doc, 'idempotency').r.status = status; }), 'tables.idempotency.0.status');
+      expectRefused(
+        await importChanged((doc) => {
+          row(doc, 'idempotency').r.status = status;
+        }),
+        'tables.idempotency.0.status',
+      );
     }
   });
 
@@ -117,8 +150,18 @@ describe('PUT /_emulator/state refuses rows the service could not have written (
       r.body = JSON.stringify(withoutId);
     });
     expectRefused(res, 'tables.idempotency.0.body');
-    expectRefused(await importChanged((doc) => { row(doc, 'idempotency').r.status = 202; }), 'tables.idempotency.0.body');
-    expectRefused(await importChanged((doc) => { row(doc, 'idempotency').r.status = 203; }), 'tables.idempotency.0.status');
+    expectRefused(
+      await importChanged((doc) => {
+        row(doc, 'idempotency').r.status = 202;
+      }),
+      'tables.idempotency.0.body',
+    );
+    expectRefused(
+      await importChanged((doc) => {
+        row(doc, 'idempotency').r.status = 203;
+      }),
+      'tables.idempotency.0.status',
+    );
   });
 
   it('a theme token that is not a 6-digit hex colour (CSS injection)', async () => {
@@ -155,12 +198,42 @@ describe('the workspace lexicon (knowledge_lexicons) is gated like every table',
   });
 
   it.each([
-    ['a weight past 1 (1e309 reads as Infinity)', (r: Record<string, any>) => { r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['envio', 'ship', 0.5]] }).replace('0.5', '1e309'); }],
-    ['a weight that is no number', (r: Record<string, any>) => { r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['envio', 'ship', 'high']] }); }],
-    ['a pair of three stems', (r: Record<string, any>) => { r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['envio', 'ship', 'x', 0.5]] }); }],
-    ['a one-letter stem', (r: Record<string, any>) => { r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['e', 'ship', 0.5]] }); }],
-    ['a fractional count', (r: Record<string, any>) => { r.data = JSON.stringify({ ...JSON.parse(r.data), twins: 1.5 }); }],
-    ['data that is not JSON', (r: Record<string, any>) => { r.data = '{'; }],
+    [
+      'a weight past 1 (1e309 reads as Infinity)',
+      (r: Record<string, any>) => {
+        r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['envio', 'ship', 0.5]] }).replace('0.5', '1e309');
+      },
+    ],
+    [
+      'a weight that is no number',
+      (r: Record<string, any>) => {
+        r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['envio', 'ship', 'high']] });
+      },
+    ],
+    [
+      'a pair of three stems',
+      (r: Record<string, any>) => {
+        r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['envio', 'ship', 'x', 0.5]] });
+      },
+    ],
+    [
+      'a one-letter stem',
+      (r: Record<string, any>) => {
+        r.data = JSON.stringify({ ...JSON.parse(r.data), pairs: [['e', 'ship', 0.5]] });
+      },
+    ],
+    [
+      'a fractional count',
+      (r: Record<string, any>) => {
+        r.data = JSON.stringify({ ...JSON.parse(r.data), twins: 1.5 });
+      },
+    ],
+    [
+      'data that is not JSON',
+      (r: Record<string, any>) => {
+        r.data = '{';
+      },
+    ],
   ])('refuses %s, naming the row', async (_what, change) => {
     let at = -1;
     const res = await importChanged((doc) => {
@@ -173,9 +246,22 @@ describe('the workspace lexicon (knowledge_lexicons) is gated like every table',
   });
 
   it('refuses a print that is not one, a lexicon of no workspace in the state, and two of one workspace', async () => {
-    expectRefused(await importChanged((doc) => { row(doc, 'knowledge_lexicons').r.print = 'lx_x'; }), /^tables\.knowledge_lexicons\.\d+\.print$/);
-    expectRefused(await importChanged((doc) => { row(doc, 'knowledge_lexicons').r.workspace_id = 'ws_00000000000000000000000000'; }), /^tables\.knowledge_lexicons\.\d+\.workspace_id$/);
-    expectRefused(await importChanged((doc) => void doc.tables.knowledge_lexicons!.push({ ...row(doc, 'knowledge_lexicons').r })), /^tables\.knowledge_lexicons\.\d+\.workspace_id$/);
+    expectRefused(
+      await importChanged((doc) => {
+        row(doc, 'knowledge_lexicons').r.print = 'lx_x';
+      }),
+      /^tables\.knowledge_lexicons\.\d+\.print$/,
+    );
+    expectRefused(
+      await importChanged((doc) => {
+        row(doc, 'knowledge_lexicons').r.workspace_id = 'ws_00000000000000000000000000';
+      }),
+      /^tables\.knowledge_lexicons\.\d+\.workspace_id$/,
+    );
+    expectRefused(
+      await importChanged((doc) => void doc.tables.knowledge_lexicons!.push({ ...row(doc, 'knowledge_lexicons').r })),
+      /^tables\.knowledge_lexicons\.\d+\.workspace_id$/,
+    );
   });
 });
 
@@ -183,6 +269,9 @@ describe('createEmulator({ state }) goes through the same gate', () => {
   it('refuses a state with an unreadable row, naming it', async () => {
     const doc = JSON.parse(JSON.stringify(await emulator.exportState({ plainHashes: true }))) as Doc;
     row(doc, 'workspaces').r.caps = '{';
-    await expect(createEmulator({ state: doc, log: quiet })).rejects.toMatchObject({ code: 'svc.request.validation_failed', errors: [expect.objectContaining({ field: 'tables.workspaces.0.caps' })] });
+    await expect(createEmulator({ state: doc, log: quiet })).rejects.toMatchObject({
+      code: 'svc.request.validation_failed',
+      errors: [expect.objectContaining({ field: 'tables.workspaces.0.caps' })],
+    });
   });
 });

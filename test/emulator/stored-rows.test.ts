@@ -77,7 +77,10 @@ function expectUnreadable(res: { status: number; body: any }, field: string) {
   expect(res.status).toBe(503);
   expect(res.body.code).toBe('svc.service.unavailable');
   expect(res.body.errors).toEqual([expect.objectContaining({ field })]);
-  expect(logged.some((line) => line.includes(`stored row ${field.split('.').slice(0, 2).join(' ')}: column ${field.split('.')[2]}`)), logged.join('\n')).toBe(true);
+  expect(
+    logged.some((line) => line.includes(`stored row ${field.split('.').slice(0, 2).join(' ')}: column ${field.split('.')[2]}`)),
+    logged.join('\n'),
+  ).toBe(true);
 }
 
 describe('a value the service cannot read answers a problem naming its row', () => {
@@ -114,7 +117,11 @@ describe('a value the service cannot read answers a problem naming its row', () 
   });
 
   it('a stored replay with a status and headers the emulator never records: 503, nothing replayed', async () => {
-    const res = await client(emulator, replayer.apiKey.secret).post('/v1/agents', { name: 'Once', identity: { businessName: 'B' } }, { 'idempotency-key': 'replayed' });
+    const res = await client(emulator, replayer.apiKey.secret).post(
+      '/v1/agents',
+      { name: 'Once', identity: { businessName: 'B' } },
+      { 'idempotency-key': 'replayed' },
+    );
     expectUnreadable(res, `idempotency.${replayer.apiKey.id}/replayed.status`);
     expect(res.headers.get('set-cookie')).toBeNull();
     expect(res.headers.get('content-type')).toBe('application/problem+json');
@@ -122,7 +129,10 @@ describe('a value the service cannot read answers a problem naming its row', () 
 
   it('a job whose payload is not JSON fails, naming the row, and the queue drains', async () => {
     await emulator.drain();
-    expect(logged.some((line) => /stored row jobs job_\S+: column payload: not JSON/.test(line)), logged.join('\n')).toBe(true);
+    expect(
+      logged.some((line) => /stored row jobs job_\S+: column payload: not JSON/.test(line)),
+      logged.join('\n'),
+    ).toBe(true);
   });
 });
 
@@ -155,7 +165,10 @@ describe('on the wire, a stored file is sent with its own length', () => {
     try {
       const brand = await client(server.url, READ_KEY).get(`/v1/projects/${ids.project}/brand`);
       const url = new URL(brand.body.logo.url);
-      const raw = await rawExchange(server.port, `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /_emulator/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      const raw = await rawExchange(
+        server.port,
+        `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /_emulator/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      );
       const responses = splitResponses(raw);
       expect(responses.map((r) => r.status)).toEqual([200, 200]);
       expect(responses[0]!.body.includes(Buffer.from('<script>evil</script>'))).toBe(true);
@@ -183,7 +196,10 @@ describe('a stored lexicon the service cannot read', () => {
       const res = await api.post(`/v1/agents/${agent}/query`, { query: '¿Cuándo me lo enviáis?' });
       expect(res.status, res.text).toBe(200);
       expect((await client(reopened).get(`/_emulator/workspaces/${workspace}/lexicon`)).body).toMatchObject({ twins: 0, pairs: [] });
-      expect(logged.some((line) => line.includes(`stored row knowledge_lexicons ${workspace}: column data`)), logged.join('\n')).toBe(true);
+      expect(
+        logged.some((line) => line.includes(`stored row knowledge_lexicons ${workspace}: column data`)),
+        logged.join('\n'),
+      ).toBe(true);
     } finally {
       await reopened.close();
     }
@@ -206,7 +222,11 @@ describe('a --db file an older version wrote is checked when opened', () => {
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(StoreOpenError);
-    expect((refused as Error).message).toMatch(new RegExp(`^cannot use ${older}: it holds rows this svc-emulator could not have written \\(tables\\.api_keys\\.0\\.scopes \\(key_\\w+\\): must be JSON text`));
+    expect((refused as Error).message).toMatch(
+      new RegExp(
+        `^cannot use ${older}: it holds rows this svc-emulator could not have written \\(tables\\.api_keys\\.0\\.scopes \\(key_\\w+\\): must be JSON text`,
+      ),
+    );
     expect(digest(older)).toBe(before);
 
     // Mended, it opens, and is marked so that the next start does not read it whole again.

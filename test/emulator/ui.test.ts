@@ -176,7 +176,8 @@ describe('GET /_emulator/queue', () => {
 });
 
 describe('POST /_emulator/workspaces/{id}/agents/{agentId}/chat', () => {
-  const agentOf = async (api: ReturnType<typeof client>) => (await api.post('/v1/agents', { name: 'Lola', identity: { businessName: 'Bikes Lola' } })).body.id as string;
+  const agentOf = async (api: ReturnType<typeof client>) =>
+    (await api.post('/v1/agents', { name: 'Lola', identity: { businessName: 'Bikes Lola' } })).body.id as string;
 
   it('answers a turn as the workspace (JSON or streamed), spending its credit like /v1', async () => {
     const ws = await workspace(emulator, { credits: 3 });
@@ -188,7 +189,10 @@ describe('POST /_emulator/workspaces/{id}/agents/{agentId}/chat', () => {
     expect(json.status).toBe(200);
     expectMatchesOpenApi(doc, 'POST', '/_emulator/workspaces/{workspaceId}/agents/{agentId}/chat', 200, json.body);
     expect(json.body.reply).toMatch(/30 euros/);
-    const streamed = await send(emulator, 'POST', path, { body: { message: 'And per week?', conversationId: json.body.conversationId }, headers: { accept: 'text/event-stream' } });
+    const streamed = await send(emulator, 'POST', path, {
+      body: { message: 'And per week?', conversationId: json.body.conversationId },
+      headers: { accept: 'text/event-stream' },
+    });
     expect(streamed.headers.get('content-type')).toContain('text/event-stream');
     expect(streamed.text).toMatch(/^event: start\ndata: \{"conversationId":"cnv_/);
     expect(streamed.text).toContain('event: done');
@@ -228,7 +232,14 @@ describe('GET /_emulator/ui', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const csp = res.headers.get('content-security-policy')!.split('; ');
-    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:", "frame-ancestors 'none'"]) {
+    for (const directive of [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "connect-src 'self'",
+      "img-src 'self' data:",
+      "frame-ancestors 'none'",
+    ]) {
       expect(csp).toContain(directive);
     }
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
@@ -258,7 +269,8 @@ describe('GET /_emulator/ui', () => {
       expect(document.querySelector('nav.side a[aria-current="page"]')!.getAttribute('href')).toBe(`/_emulator/ui/${id}`);
       expect(document.querySelector('title')!.textContent).toBe(`${label} · svc-emulator`);
     }
-    for (const path of ['/_emulator/ui/nope', '/_emulator/ui/requests/x', '/_emulator/ui/Requests']) expect((await send(emulator, 'GET', path)).status, path).toBe(404);
+    for (const path of ['/_emulator/ui/nope', '/_emulator/ui/requests/x', '/_emulator/ui/Requests'])
+      expect((await send(emulator, 'GET', path)).status, path).toBe(404);
   });
 
   it('serves its files with their types and nosniff; every module it imports is served', async () => {
@@ -279,7 +291,16 @@ describe('GET /_emulator/ui', () => {
         for (const [, spec] of res.text.matchAll(/from ['"](\.{1,2}\/[^'"]+)['"]/g)) queue.push(new URL(spec!, `http://x${path}`).pathname);
       }
     }
-    expect([...seen]).toEqual(expect.arrayContaining(['/_emulator/ui/ui.js', '/_emulator/ui/api.js', '/_emulator/ui/router.js', '/_emulator/ui/keys.js', '/_emulator/ui/vendor/eventsource-parser/stream.js', '/_emulator/ui/vendor/eventsource-parser/index.js']));
+    expect([...seen]).toEqual(
+      expect.arrayContaining([
+        '/_emulator/ui/ui.js',
+        '/_emulator/ui/api.js',
+        '/_emulator/ui/router.js',
+        '/_emulator/ui/keys.js',
+        '/_emulator/ui/vendor/eventsource-parser/stream.js',
+        '/_emulator/ui/vendor/eventsource-parser/index.js',
+      ]),
+    );
     const etag = (await send(emulator, 'GET', '/_emulator/ui/ui.js')).headers.get('etag')!;
     expect((await send(emulator, 'GET', '/_emulator/ui/ui.js', { headers: { 'if-none-match': etag } })).status).toBe(304);
     expect((await send(emulator, 'GET', '/_emulator/ui/nope.js')).status).toBe(404);
@@ -302,7 +323,15 @@ describe('the UI behind the guard', () => {
       expect((await send(guarded, 'HEAD', '/_emulator/ui')).status).toBe(200);
       // Not a file: the token is needed even under the UI's path for anything but GET/HEAD.
       expect((await send(guarded, 'POST', '/_emulator/ui', { body: {} })).status).toBe(401);
-      for (const path of ['/_emulator/workspaces', '/_emulator/queue', '/_emulator/requests', '/_emulator/faults', '/_emulator/clock', '/_emulator/state', '/_emulator/fixture-keys']) {
+      for (const path of [
+        '/_emulator/workspaces',
+        '/_emulator/queue',
+        '/_emulator/requests',
+        '/_emulator/faults',
+        '/_emulator/clock',
+        '/_emulator/state',
+        '/_emulator/fixture-keys',
+      ]) {
         const res = await send(guarded, 'GET', path);
         expect(res.status, path).toBe(401);
         expect((await send(guarded, 'GET', path, { headers: { authorization: 'Bearer hunter2' } })).status, path).toBe(200);

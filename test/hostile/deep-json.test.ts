@@ -20,7 +20,9 @@ beforeAll(async () => {
   const auth = { key, headers: { 'content-type': 'application/json' } };
   const agent = (await send(emulator, 'POST', '/v1/agents', { ...auth, body: { name: 'Deep', identity: { businessName: 'D' } } })).body;
   const project = (await send(emulator, 'POST', '/v1/projects', { ...auth, body: { name: 'Deep', slug: 'deep-json' } })).body;
-  const page = (await send(emulator, 'POST', `/v1/projects/${project.id}/pages`, { ...auth, body: { name: 'Home', kind: 'agent', path: '/', agentId: agent.id } })).body;
+  const page = (
+    await send(emulator, 'POST', `/v1/projects/${project.id}/pages`, { ...auth, body: { name: 'Home', kind: 'agent', path: '/', agentId: agent.id } })
+  ).body;
   expect((await send(emulator, 'POST', `/v1/pages/${page.id}/publish`, { key })).status).toBe(200);
   site = 'http://deep-json.localhost';
   return () => emulator.close();
@@ -60,7 +62,8 @@ describe('JSON nested too deep', () => {
   it('every route that reads JSON (/v1, console, control plane) answers 400 with its own code, never 500, and changes nothing', async () => {
     const routes = jsonRoutes();
     const paths = routes.map((r) => r.path);
-    for (const expected of ['/v1/agents', '/workspaces/:tenantId/keys', '/_emulator/workspaces', '/_emulator/state', '/_emulator/web']) expect(paths).toContain(expected);
+    for (const expected of ['/v1/agents', '/workspaces/:tenantId/keys', '/_emulator/workspaces', '/_emulator/state', '/_emulator/web'])
+      expect(paths).toContain(expected);
     for (const route of routes) {
       const path = route.path.replace(/:([A-Za-z0-9_]+)/g, 'x');
       const before = stateWithoutMeters(await emulator.exportState());
@@ -80,7 +83,7 @@ describe('JSON nested too deep', () => {
     }
   }, 300_000);
 
-  it('the limit is 64 levels: 64 reach the route\'s own validation, 65 are refused', async () => {
+  it("the limit is 64 levels: 64 reach the route's own validation, 65 are refused", async () => {
     // 64 containers in all: the body object and 63 below `name`.
     const at64 = await send(emulator, 'POST', '/v1/agents', { key, body: place(nested(63, 'array'), 'name'), headers: { 'content-type': 'application/json' } });
     expect(at64.status).toBe(400);
@@ -92,7 +95,7 @@ describe('JSON nested too deep', () => {
     expect((await send(emulator, 'PUT', '/_emulator/state', { body: state })).status).toBe(200);
   });
 
-  it('the hosted sites\' chat refuses it too', async () => {
+  it("the hosted sites' chat refuses it too", async () => {
     for (const shape of ['array', 'object'] as const) {
       const res = await send(emulator, 'POST', `${site}/_site/chat`, { body: nested(6_000, shape), headers: { 'content-type': 'application/json' } });
       expect(res.status).toBe(400);
@@ -138,7 +141,14 @@ describe('the walk behind it', () => {
 
   it('finds exactly the problems a recursive reference finds, lone surrogates in keys and values included', () => {
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small', maxDepth: 70 }, anyText, fc.integer(), fc.constant(null), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(anyText, tie('node'), { maxKeys: 3 })),
+      node: fc.oneof(
+        { depthSize: 'small', maxDepth: 70 },
+        anyText,
+        fc.integer(),
+        fc.constant(null),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(anyText, tie('node'), { maxKeys: 3 }),
+      ),
     })).node;
     fc.assert(
       fc.property(value, (v) => {
@@ -151,6 +161,9 @@ describe('the walk behind it', () => {
   });
 
   it('counts code points like the string iterator does, for any UTF-16 text', () => {
-    fc.assert(fc.property(fc.string({ unit: fc.oneof(anyUnit, fc.constant('\uD83D\uDE00')), maxLength: 50 }), (s) => charCount(s) === [...s].length), { numRuns: 1000, seed: 20261125 });
+    fc.assert(
+      fc.property(fc.string({ unit: fc.oneof(anyUnit, fc.constant('\uD83D\uDE00')), maxLength: 50 }), (s) => charCount(s) === [...s].length),
+      { numRuns: 1000, seed: 20261125 },
+    );
   });
 });

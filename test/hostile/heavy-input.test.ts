@@ -45,7 +45,12 @@ async function blackPng(size: number): Promise<Buffer> {
   ihdr.set([8, 6, 0, 0, 0], 8);
   // Each row: filter byte 0, then 4 zero bytes a pixel; all zeros deflate alike.
   const idat = await deflatedRun(size * (1 + size * 4), 0);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', idat),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 function assetForm(bytes: Uint8Array, name = 'upload.bin'): FormData {
@@ -57,7 +62,13 @@ function assetForm(bytes: Uint8Array, name = 'upload.bin'): FormData {
 describe('knowledge sources over a limit end failed with the limit named', () => {
   it(`a PDF of more than ${MAX_PDF_PAGES} pages: unsupported_document:too_many_pages`, async () => {
     const { api } = await workspace(emulator);
-    const source = await uploadSource(api, emulator, 'long.pdf', 'application/pdf', textPdf(MAX_PDF_PAGES + 1, (n) => [`Page ${n}`]));
+    const source = await uploadSource(
+      api,
+      emulator,
+      'long.pdf',
+      'application/pdf',
+      textPdf(MAX_PDF_PAGES + 1, (n) => [`Page ${n}`]),
+    );
     expect(source).toMatchObject({ status: 'failed', error: 'unsupported_document:too_many_pages', chunkCount: 0 });
   });
 
@@ -70,7 +81,13 @@ describe('knowledge sources over a limit end failed with the limit named', () =>
 
   it('a document read past the time limit: ingest_failed:time_limit; the queue goes on', async () => {
     const { api } = await workspace(tight);
-    const source = await uploadSource(api, tight, 'pages.pdf', 'application/pdf', textPdf(50, (n) => [`Page ${n} of the rental handbook.`]));
+    const source = await uploadSource(
+      api,
+      tight,
+      'pages.pdf',
+      'application/pdf',
+      textPdf(50, (n) => [`Page ${n} of the rental handbook.`]),
+    );
     expect(source).toMatchObject({ status: 'failed', error: 'ingest_failed:time_limit' });
     // A claim needs no worker: the same emulator still ingests it.
     const claim = await api.post('/v1/knowledge/claims', { claim: { es: 'Abrimos a las nueve.', en: 'We open at nine.' } });
@@ -95,13 +112,19 @@ describe('knowledge sources over a limit end failed with the limit named', () =>
     // 64 MiB of buffers and the thread's heap; unbounded, this grew by more than 2 GB.
     expect(peak - base).toBeLessThan(450 * 1024 * 1024);
     // The next document is read as usual.
-    const ok = await uploadSource(api, small, 'warranty.pdf', 'application/pdf', readFileSync(join(import.meta.dirname, '..', 'fixtures', 'knowledge', 'warranty.pdf')));
+    const ok = await uploadSource(
+      api,
+      small,
+      'warranty.pdf',
+      'application/pdf',
+      readFileSync(join(import.meta.dirname, '..', 'fixtures', 'knowledge', 'warranty.pdf')),
+    );
     expect(ok.status).toBe('ready');
     // 11 s alone on a clean clone; past the default 30 s on two cores shared with another test run.
   }, 120_000);
 });
 
-describe('uploads whose check goes over a limit are refused with the route\'s format code', () => {
+describe("uploads whose check goes over a limit are refused with the route's format code", () => {
   it('an asset checked past the time limit: 415 svc.asset.format_unsupported saying why, nothing stored', async () => {
     const { api } = await workspace(tight);
     const res = await api.post('/v1/assets', assetForm(await blackPng(1500)));
@@ -145,11 +168,14 @@ describe('images are judged by their whole structure', () => {
     ['a JPEG cut in its image data', jpeg.subarray(0, jpeg.length - 300)],
     ['a whole JPEG with HTML after its end', join2(jpeg, html)],
     ['a whole PNG with HTML after IEND', join2(png, html)],
-    ['a PNG whose image data is damaged', (() => {
-      const bad = new Uint8Array(png);
-      bad[60] = bad[60]! ^ 0xff;
-      return bad;
-    })()],
+    [
+      'a PNG whose image data is damaged',
+      (() => {
+        const bad = new Uint8Array(png);
+        bad[60] = bad[60]! ^ 0xff;
+        return bad;
+      })(),
+    ],
     ['a WebP cut short', webp.subarray(0, webp.length - 100)],
     ['a WebP with HTML after its RIFF chunk', join2(webp, html)],
   ];
@@ -172,7 +198,13 @@ describe('images are judged by their whole structure', () => {
 
   it('whole images still pass, with their size', async () => {
     const { api } = await workspace(emulator);
-    for (const [name, bytes] of [['png', png], ['jpg', jpeg], ['gif', gif], ['webp', webp], ['avif', fixture('image.avif')]] as const) {
+    for (const [name, bytes] of [
+      ['png', png],
+      ['jpg', jpeg],
+      ['gif', gif],
+      ['webp', webp],
+      ['avif', fixture('image.avif')],
+    ] as const) {
       const res = await api.post('/v1/assets', assetForm(bytes));
       expect(res.status, `${name}: ${res.text}`).toBe(201);
       expect(res.body.width).toBeGreaterThan(0);
@@ -233,21 +265,45 @@ describe('the built CLI on a port (worker modules bundled beside dist/cli.js)', 
         return (await call(`/v1/knowledge/sources/${id}`, { headers: auth })).body;
       };
       const pdf = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'knowledge', 'warranty.pdf'));
-      const added = await call('/v1/knowledge/uploads', { method: 'POST', headers: auth, body: upload({ name: 'warranty.pdf', type: 'application/pdf', content: pdf }) });
+      const added = await call('/v1/knowledge/uploads', {
+        method: 'POST',
+        headers: auth,
+        body: upload({ name: 'warranty.pdf', type: 'application/pdf', content: pdf }),
+      });
       expect(added.status).toBe(202);
       expect(await settle(added.body.id)).toMatchObject({ status: 'ready', chunkCount: 1 });
 
       const gif = fixture('image.gif');
-      const polyglot = await call('/v1/assets', { method: 'POST', headers: auth, body: assetForm(new Uint8Array(Buffer.concat([gif.subarray(0, 13), Buffer.from('<html><script>alert(1)</script>')]))) });
+      const polyglot = await call('/v1/assets', {
+        method: 'POST',
+        headers: auth,
+        body: assetForm(new Uint8Array(Buffer.concat([gif.subarray(0, 13), Buffer.from('<html><script>alert(1)</script>')]))),
+      });
       expect(polyglot.status).toBe(415);
 
-      const site = (await call('/v1/projects', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'CLI site', slug: 'cli-site' }) })).body;
+      const site = (
+        await call('/v1/projects', {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'CLI site', slug: 'cli-site' }),
+        })
+      ).body;
       const svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" fill="url(https://evil.example/p.svg#g"/></svg>';
-      const logo = await call(`/v1/projects/${site.id}/brand/logo`, { method: 'PUT', headers: auth, body: assetForm(new TextEncoder().encode(svg), 'logo.svg') });
+      const logo = await call(`/v1/projects/${site.id}/brand/logo`, {
+        method: 'PUT',
+        headers: auth,
+        body: assetForm(new TextEncoder().encode(svg), 'logo.svg'),
+      });
       expect(logo.status).toBe(400);
       expect(logo.body.errors.map((e: { reason: string }) => e.reason)).toEqual(['external reference']);
 
-      const page = (await call(`/v1/projects/${site.id}/pages`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Guide', kind: 'document', path: '/guide', body: { en: 'Kayaks **by the hour**.' } }) })).body;
+      const page = (
+        await call(`/v1/projects/${site.id}/pages`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Guide', kind: 'document', path: '/guide', body: { en: 'Kayaks **by the hour**.' } }),
+        })
+      ).body;
       await call(`/v1/pages/${page.id}/publish`, { method: 'POST', headers: auth });
       // fetch() will not send another Host: ask node:http.
       const view = await new Promise<string>((resolve, reject) => {
@@ -261,7 +317,11 @@ describe('the built CLI on a port (worker modules bundled beside dist/cli.js)', 
       expect(view).toContain('<strong>by the hour</strong>');
 
       // About 1 MB that would inflate to 1 GiB: the default limits hold the whole process.
-      const bomb = await call('/v1/knowledge/uploads', { method: 'POST', headers: auth, body: upload({ name: 'bomb.pdf', type: 'application/pdf', content: await fontBombPdf(1024 * 1024 * 1024) }) });
+      const bomb = await call('/v1/knowledge/uploads', {
+        method: 'POST',
+        headers: auth,
+        body: upload({ name: 'bomb.pdf', type: 'application/pdf', content: await fontBombPdf(1024 * 1024 * 1024) }),
+      });
       expect(await settle(bomb.body.id)).toMatchObject({ status: 'failed', error: 'ingest_failed:memory_limit' });
       expect(peakRss(cli.child.pid!)).toBeLessThan(1024 * 1024 * 1024);
     } finally {

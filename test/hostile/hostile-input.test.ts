@@ -37,7 +37,28 @@ function stateWithoutMeters(doc: { tables: Record<string, unknown[]> }): string 
 const clientRoutes = (): RouteDoc[] => emulator.openapi.routes.filter((r) => !r.path.startsWith('/_emulator'));
 
 const jsonValue = fc.jsonValue({ maxDepth: 3 });
-const nasty = fc.constantFrom('', ' ', '\u0000', '%', '%2e%2e', '../', '..', '\u202e', 'a'.repeat(3000), '{"', '[]', 'null', '-1', '1e309', 'NaN', '😀', '<script>', "' OR 1=1 --", '__proto__', 'constructor');
+const nasty = fc.constantFrom(
+  '',
+  ' ',
+  '\u0000',
+  '%',
+  '%2e%2e',
+  '../',
+  '..',
+  '\u202e',
+  'a'.repeat(3000),
+  '{"',
+  '[]',
+  'null',
+  '-1',
+  '1e309',
+  'NaN',
+  '😀',
+  '<script>',
+  "' OR 1=1 --",
+  '__proto__',
+  'constructor',
+);
 const segment = fc.oneof(fc.string({ maxLength: 40 }), nasty, fc.constantFrom('agt_01kdvdna00act2z7dhdayzw94y', 'ws_x', 'prj_', 'pg_0'));
 
 function pathFor(route: RouteDoc, pick: (name: string) => string): string {
@@ -54,21 +75,33 @@ const mutated = (base: Record<string, unknown>) =>
   });
 
 const requestArb = (route: RouteDoc) =>
-  fc.record({
-    useKnownIds: fc.boolean(),
-    segments: fc.array(segment, { minLength: 4, maxLength: 4 }),
-    body: fc.oneof(
-      jsonValue,
-      mutated({ name: 'A', identity: { businessName: 'B' }, title: 't', text: 'x', url: 'https://example.com', slug: 'abc', path: '/x', kind: 'document', tokens: {} }),
-      fc.constant(undefined),
-    ),
-    rawBody: fc.option(fc.oneof(nasty, fc.string({ maxLength: 200 })), { nil: undefined }),
-    contentType: fc.constantFrom('application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', undefined),
-    query: fc.dictionary(fc.constantFrom('limit', 'after', 'before', 'agentId', 'x'), fc.oneof(fc.string({ maxLength: 30 }), nasty), { maxKeys: 3 }),
-    auth: fc.constantFrom('valid', 'valid', 'valid', 'none', 'garbage', 'wrong-checksum'),
-    language: fc.constantFrom('es', 'en', 'fr', '*', 'es;q=0', undefined),
-    idempotencyKey: fc.option(fc.oneof(fc.string({ maxLength: 10 }), fc.constant('k'.repeat(300))), { nil: undefined }),
-  }).map((g) => ({ route, ...g }));
+  fc
+    .record({
+      useKnownIds: fc.boolean(),
+      segments: fc.array(segment, { minLength: 4, maxLength: 4 }),
+      body: fc.oneof(
+        jsonValue,
+        mutated({
+          name: 'A',
+          identity: { businessName: 'B' },
+          title: 't',
+          text: 'x',
+          url: 'https://example.com',
+          slug: 'abc',
+          path: '/x',
+          kind: 'document',
+          tokens: {},
+        }),
+        fc.constant(undefined),
+      ),
+      rawBody: fc.option(fc.oneof(nasty, fc.string({ maxLength: 200 })), { nil: undefined }),
+      contentType: fc.constantFrom('application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', undefined),
+      query: fc.dictionary(fc.constantFrom('limit', 'after', 'before', 'agentId', 'x'), fc.oneof(fc.string({ maxLength: 30 }), nasty), { maxKeys: 3 }),
+      auth: fc.constantFrom('valid', 'valid', 'valid', 'none', 'garbage', 'wrong-checksum'),
+      language: fc.constantFrom('es', 'en', 'fr', '*', 'es;q=0', undefined),
+      idempotencyKey: fc.option(fc.oneof(fc.string({ maxLength: 10 }), fc.constant('k'.repeat(300))), { nil: undefined }),
+    })
+    .map((g) => ({ route, ...g }));
 
 type Generated = ReturnType<typeof requestArb> extends fc.Arbitrary<infer T> ? T : never;
 
@@ -86,7 +119,7 @@ async function fire(g: Generated) {
   if (g.language) headers['accept-language'] = g.language;
   if (g.idempotencyKey !== undefined) headers['idempotency-key'] = g.idempotencyKey.replace(/[^\x20-\x7e]/g, '') || 'k';
   if (g.contentType) headers['content-type'] = g.contentType;
-  const body = g.route.method === 'GET' ? undefined : g.rawBody ?? (g.body === undefined ? undefined : JSON.stringify(g.body));
+  const body = g.route.method === 'GET' ? undefined : (g.rawBody ?? (g.body === undefined ? undefined : JSON.stringify(g.body)));
   const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), TIMEOUT_MS).unref());
   const res = await Promise.race([send(emulator, g.route.method, path, { headers, ...(body !== undefined && { body }) }), timeout]);
   return { res, path };
@@ -107,9 +140,12 @@ describe('hostile input on every client route', () => {
           expect(res.status, `${where} answered ${res.status}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
           // Whatever a route answers, its OpenAPI description declares (2xx with the schema).
           const template = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-          const declared = (openapi().paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)[template]?.[route.method.toLowerCase()]?.responses ?? {};
+          const declared =
+            (openapi().paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)[template]?.[route.method.toLowerCase()]?.responses ??
+            {};
           expect(Object.keys(declared), `${where} answered ${res.status} ${res.body?.code ?? ''}, undeclared in OpenAPI`).toContain(String(res.status));
-          if (res.status < 300 && (res.headers.get('content-type') ?? '').includes('json')) expectMatchesOpenApi(openapi() as never, route.method, template, res.status, res.body);
+          if (res.status < 300 && (res.headers.get('content-type') ?? '').includes('json'))
+            expectMatchesOpenApi(openapi() as never, route.method, template, res.status, res.body);
           if (res.status >= 400) {
             expect(isErrorCode(res.body?.code), `${where}: ${res.text.slice(0, 200)}`).toBe(true);
             const spec = ERROR_CODES[res.body.code as keyof typeof ERROR_CODES];
@@ -141,7 +177,7 @@ describe('hostile input on every client route', () => {
             const before = stateWithoutMeters(await operator.exportState());
             const query = new URLSearchParams(g.query).toString();
             const path = pathFor(route, (n) => pick(n, g)) + (query ? `?${query}` : '');
-            const body = route.method === 'GET' ? undefined : g.rawBody ?? (g.body === undefined ? undefined : JSON.stringify(g.body));
+            const body = route.method === 'GET' ? undefined : (g.rawBody ?? (g.body === undefined ? undefined : JSON.stringify(g.body)));
             const headers: Record<string, string> = g.contentType ? { 'content-type': g.contentType } : {};
             const res = await send(operator, route.method, path, { headers, ...(body !== undefined && { body }) });
             expect(res.status, `${route.method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`).toBeLessThan(500);

@@ -6,7 +6,8 @@ const tokenizer = await loadTokenizer();
 
 const sentence = (topic: string, i: number) => `The ${topic} policy number ${i} explains how customers are served and what they can expect from us.`;
 const paragraph = (topic: string, from: number, n = 4) => Array.from({ length: n }, (_, i) => sentence(topic, from + i)).join(' ');
-const section = (title: string, paragraphs: number) => `## ${title}\n\n${Array.from({ length: paragraphs }, (_, i) => paragraph(title.toLowerCase(), i * 4)).join('\n\n')}`;
+const section = (title: string, paragraphs: number) =>
+  `## ${title}\n\n${Array.from({ length: paragraphs }, (_, i) => paragraph(title.toLowerCase(), i * 4)).join('\n\n')}`;
 
 describe('token counts', () => {
   it('come from the o200k_base BPE tokenizer and treat special-token text as text', () => {
@@ -67,7 +68,12 @@ describe('chunking', () => {
     const pieces = await chunkMarkdown(blob, tokenizer);
     expect(pieces.length).toBeGreaterThan(1);
     for (const c of pieces) expect(c.tokenCount).toBeLessThanOrEqual(CHUNKING.maxTokens);
-    expect(pieces.map((c) => c.text).join('').replace(/\s/g, '')).toContain('A1b2C3d4'.repeat(600));
+    expect(
+      pieces
+        .map((c) => c.text)
+        .join('')
+        .replace(/\s/g, ''),
+    ).toContain('A1b2C3d4'.repeat(600));
   });
 
   it('keeps lists, tables and code blocks whole when they fit', async () => {

@@ -10,7 +10,10 @@ const html = (text: string) => ({ headers: { 'Content-Type': 'text/html' }, body
 const redirect = (url: string, location: string, status = 301) => ({ url, status, headers: { location } });
 
 async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(IngestError);
   return (error as IngestError).code;
 }
@@ -51,7 +54,8 @@ describe('crawling the offline web', () => {
       ],
     });
     const codes = [];
-    for (const path of ['meta', 'local', 'mapped', 'decimal', 'ftp', 'port']) codes.push(await failure(crawl(`https://x.example/${path}`, w, { timeoutMs: 10_000 })));
+    for (const path of ['meta', 'local', 'mapped', 'decimal', 'ftp', 'port'])
+      codes.push(await failure(crawl(`https://x.example/${path}`, w, { timeoutMs: 10_000 })));
     expect(codes).toEqual([
       'fetch_blocked_address:link_local',
       'fetch_blocked_address:loopback',
@@ -75,7 +79,16 @@ describe('crawling the offline web', () => {
       },
     });
     const codes = [];
-    for (const url of ['https://intranet.example/', 'https://public.example/hop', 'https://mixed.example/', 'https://mapped.example/', 'https://cgnat.example/', 'https://v6.example/', 'https://gone.example/', 'https://unknown.example/']) {
+    for (const url of [
+      'https://intranet.example/',
+      'https://public.example/hop',
+      'https://mixed.example/',
+      'https://mapped.example/',
+      'https://cgnat.example/',
+      'https://v6.example/',
+      'https://gone.example/',
+      'https://unknown.example/',
+    ]) {
       codes.push(await failure(crawl(url, w, { timeoutMs: 10_000 })));
     }
     expect(codes).toEqual([

@@ -9,7 +9,10 @@ const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'knowledge');
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(IngestError);
   return (error as IngestError).code;
 }
@@ -35,7 +38,8 @@ describe('text extraction', () => {
     expect(text).toMatch(/^#+ Holidays$/m);
     expect(text).toMatch(/^- +Closed on 25 December$/m);
     expect(text).toContain('Map of the street');
-    for (const gone of ['tracking', 'injected', 'color', 'Careers', 'About us', 'Subscribe', 'Privacy', 'Enable JS', '/x', 'map.png']) expect(text).not.toContain(gone);
+    for (const gone of ['tracking', 'injected', 'color', 'Careers', 'About us', 'Subscribe', 'Privacy', 'Enable JS', '/x', 'map.png'])
+      expect(text).not.toContain(gone);
   });
 
   it('keeps both a table of links and the prose around it, which Readability alone would cut to the table', async () => {
@@ -77,8 +81,17 @@ describe('text extraction', () => {
   });
 
   it('reads JSON as path: value lines, one paragraph per list item or section', async () => {
-    const json = JSON.stringify({ name: 'Luna', faq: [{ q: 'Pets?', a: 'Yes' }, { q: 'Wifi?', a: 'Free' }], hours: { mon: '9-18' } });
-    expect((await extractText('json', bytes(json))).text).toBe('name: Luna\n\nfaq[0].q: Pets?\nfaq[0].a: Yes\n\nfaq[1].q: Wifi?\nfaq[1].a: Free\n\nhours.mon: 9-18');
+    const json = JSON.stringify({
+      name: 'Luna',
+      faq: [
+        { q: 'Pets?', a: 'Yes' },
+        { q: 'Wifi?', a: 'Free' },
+      ],
+      hours: { mon: '9-18' },
+    });
+    expect((await extractText('json', bytes(json))).text).toBe(
+      'name: Luna\n\nfaq[0].q: Pets?\nfaq[0].a: Yes\n\nfaq[1].q: Wifi?\nfaq[1].a: Free\n\nhours.mon: 9-18',
+    );
   });
 
   it('reads the text of a PDF with pdf.js, paragraphs where the layout leaves a gap', async () => {
@@ -127,8 +140,14 @@ describe('upload formats', () => {
 
 describe('HTML without a body', () => {
   it('reads fragments and pages that leave out the optional <body> tag', async () => {
-    expect(await extractText('html', bytes('<main><h1>Hours</h1><p>Open from nine to six.</p></main>'))).toEqual({ text: '## Hours\n\nOpen from nine to six.', title: 'Hours' });
-    expect(await extractText('html', bytes('<html><head><title>X</title></head><p>No body tag here.</p></html>'))).toEqual({ text: 'No body tag here.', title: 'X' });
+    expect(await extractText('html', bytes('<main><h1>Hours</h1><p>Open from nine to six.</p></main>'))).toEqual({
+      text: '## Hours\n\nOpen from nine to six.',
+      title: 'Hours',
+    });
+    expect(await extractText('html', bytes('<html><head><title>X</title></head><p>No body tag here.</p></html>'))).toEqual({
+      text: 'No body tag here.',
+      title: 'X',
+    });
     expect((await extractText('html', bytes('plain words, no tags'))).text).toBe('plain words, no tags');
   });
 });

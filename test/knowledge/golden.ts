@@ -41,7 +41,10 @@ export const GOLDEN = [
 export function fingerprint(chunks: IndexedChunk[]): string {
   const hash = createHash('sha256');
   for (const c of [...chunks].sort((a, b) => (a.chunkId < b.chunkId ? -1 : 1))) {
-    hash.update(c.text).update(`\n${c.tokenCount}\n`).update(Buffer.from(c.vector.buffer, c.vector.byteOffset, c.vector.byteLength));
+    hash
+      .update(c.text)
+      .update(`\n${c.tokenCount}\n`)
+      .update(Buffer.from(c.vector.buffer, c.vector.byteOffset, c.vector.byteLength));
   }
   return hash.digest('hex');
 }

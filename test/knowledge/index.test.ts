@@ -30,11 +30,13 @@ class LetterEmbedder implements Embedder {
 }
 
 describe('eligible chunks', () => {
-  it('are the ready chunks of the agent\'s own sources and of the pool, with their source\'s title, topics, language and URL', async () => {
+  it("are the ready chunks of the agent's own sources and of the pool, with their source's title, topics, language and URL", async () => {
     const { api, control, workspaceId } = await workspace(emulator);
     const ada = await agent(api);
     const bob = await agent(api, 'Bob');
-    await control.put('/_emulator/web', { pages: [{ url: 'https://bikes.example/', headers: { 'content-type': 'text/plain' }, body: 'Helmets are included.' }] });
+    await control.put('/_emulator/web', {
+      pages: [{ url: 'https://bikes.example/', headers: { 'content-type': 'text/plain' }, body: 'Helmets are included.' }],
+    });
     const own = await addText(api, { title: 'Own', text: 'Ada repairs tandems.', topics: ['repairs'], agentId: ada });
     const pool = await addText(api, { title: 'Pool', text: 'Abrimos los sábados por la mañana.' });
     const web = (await api.post('/v1/knowledge/urls', { url: 'https://bikes.example/' })).body.id;
@@ -62,7 +64,9 @@ describe('eligible chunks kept in memory', () => {
     const ada = await agent(api);
     const titles = async () => (await index.eligibleChunks(workspaceId, ada)).map((c) => `${c.title}:${c.topics.join('+')}:${c.text.slice(0, 11)}`).sort();
     expect(await titles()).toEqual([]);
-    await control.put('/_emulator/web', { pages: [{ url: 'https://memo.example/', headers: { 'content-type': 'text/plain' }, body: 'Version one of the page.' }] });
+    await control.put('/_emulator/web', {
+      pages: [{ url: 'https://memo.example/', headers: { 'content-type': 'text/plain' }, body: 'Version one of the page.' }],
+    });
     const a = await addText(api, { title: 'A', text: 'Alpha text here.', topics: ['x'] });
     const b = await addText(api, { title: 'B', text: 'Bravo text here.', agentId: ada });
     const url = (await api.post('/v1/knowledge/urls', { url: 'https://memo.example/', syncTtlMinutes: 60 })).body.id;
@@ -70,7 +74,9 @@ describe('eligible chunks kept in memory', () => {
     expect(await titles()).toEqual(['A:x:Alpha text ', 'B::Bravo text ', 'https://memo.example/::Version one']);
     await api.post('/v1/knowledge/topics/merge', { from: 'x', into: 'y' });
     expect(await titles()).toContain('A:y:Alpha text ');
-    await control.put('/_emulator/web', { pages: [{ url: 'https://memo.example/', headers: { 'content-type': 'text/plain' }, body: 'Version two of the page.' }] });
+    await control.put('/_emulator/web', {
+      pages: [{ url: 'https://memo.example/', headers: { 'content-type': 'text/plain' }, body: 'Version two of the page.' }],
+    });
     await control.post('/_emulator/clock', { advanceMs: 3_600_000 });
     expect(await titles()).toContain('https://memo.example/::Version two');
     await api.delete(`/v1/knowledge/sources/${a}`);

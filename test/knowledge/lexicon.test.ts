@@ -12,30 +12,46 @@ const demo = client(emulator, DEMO_KEY);
 const demoWorkspace = (await demo.get('/v1/me')).body.workspaceId as string;
 
 type Pair = { es: string; en: string; weight: number };
-const lexiconOf = async (workspaceId: string) => (await control.get(`/_emulator/workspaces/${workspaceId}/lexicon`)).body as { twins: number; units: number; pairs: Pair[] };
-const agentNamed = async (api: Client, name: string) => ((await api.get('/v1/agents')).body.data as { id: string; name: string }[]).find((a) => a.name === name)!.id;
+const lexiconOf = async (workspaceId: string) =>
+  (await control.get(`/_emulator/workspaces/${workspaceId}/lexicon`)).body as { twins: number; units: number; pairs: Pair[] };
+const agentNamed = async (api: Client, name: string) =>
+  ((await api.get('/v1/agents')).body.data as { id: string; name: string }[]).find((a) => a.name === name)!.id;
 
-const DEMO = JSON.parse(readFileSync(new URL('../../fixtures/demo.json', import.meta.url), 'utf8')) as { workspaces: { knowledge: { kind: string; title?: string; text?: string }[] }[] };
+const DEMO = JSON.parse(readFileSync(new URL('../../fixtures/demo.json', import.meta.url), 'utf8')) as {
+  workspaces: { knowledge: { kind: string; title?: string; text?: string }[] }[];
+};
 const DEMO_TEXTS = DEMO.workspaces[0]!.knowledge.filter((k) => k.kind === 'text').map((k) => ({ title: k.title!, text: k.text! }));
 
-describe('the lexicon learned from the demo workspace\'s twin documents', () => {
+describe("the lexicon learned from the demo workspace's twin documents", () => {
   it('pairs the Spanish and English words its translations use', async () => {
     const lexicon = await lexiconOf(demoWorkspace);
     // Six twin texts (shipping, returns, hours, V60, espresso, origins) and the bilingual claim.
     expect(lexicon.twins).toBe(7);
     const pairs = new Set(lexicon.pairs.map((p) => `${p.es}:${p.en}`));
     // Snowball stems: envío/enviamos and shipping/ship, agua and water, reembolso and refund...
-    for (const pair of ['envi:ship', 'agu:water', 'reembols:refund', 'devolu:return', 'paquet:parcel', 'ped:order', 'finc:farm', 'muel:grind', 'viert:pour', 'tostader:roasteri']) {
+    for (const pair of [
+      'envi:ship',
+      'agu:water',
+      'reembols:refund',
+      'devolu:return',
+      'paquet:parcel',
+      'ped:order',
+      'finc:farm',
+      'muel:grind',
+      'viert:pour',
+      'tostader:roasteri',
+    ]) {
       expect(pairs, pair).toContain(pair);
     }
     for (const p of lexicon.pairs) expect(p.weight > 0 && p.weight <= 1).toBe(true);
   });
 
-  it('ranks first a Spanish question\'s answer that only English text holds, which it did not rank without the lexicon', async () => {
+  it("ranks first a Spanish question's answer that only English text holds, which it did not rank without the lexicon", async () => {
     const barista = await agentNamed(demo, 'Barista');
     // English only, and the Barista's scope holds none of the shipping twins the lexicon learned from.
     const added = await demo.post('/v1/knowledge/text', {
-      title: 'Grinder repairs', agentId: barista,
+      title: 'Grinder repairs',
+      agentId: barista,
       text: 'Send us your grinder in its original box. We repair it in our workshop and ship it back within ten working days. The return shipping is free, and every repaired grinder comes with a new burr set.',
     });
     await emulator.drain();
@@ -53,7 +69,15 @@ describe('the lexicon learned from the demo workspace\'s twin documents', () => 
 
   it('answers a question of one character, of emoji, of 2,000 characters or in a language the knowledge lacks, never with a 500', async () => {
     const aurora = await agentNamed(demo, 'Aurora');
-    for (const query of ['a', '🙂🙂☕', 'é', '¿?', 'ship '.repeat(400), 'Wie spät öffnet die Bar in Ruzafa am Samstag?', 'Quanto costa la spedizione in Francia?']) {
+    for (const query of [
+      'a',
+      '🙂🙂☕',
+      'é',
+      '¿?',
+      'ship '.repeat(400),
+      'Wie spät öffnet die Bar in Ruzafa am Samstag?',
+      'Quanto costa la spedizione in Francia?',
+    ]) {
       const res = await demo.post(`/v1/agents/${aurora}/query`, { query });
       expect(res.status, query.slice(0, 20)).toBe(200);
       expect(Array.isArray(res.body.passages)).toBe(true);
@@ -118,7 +142,9 @@ describe('where the lexicon lives', () => {
     const other = await createEmulator({ seed: 9, log: quiet });
     try {
       expect((await client(other).put('/_emulator/state', state)).status).toBe(200);
-      expect(await (await client(other).get(`/_emulator/workspaces/${demoWorkspace}/lexicon`)).body).toEqual(await (await control.get(`/_emulator/workspaces/${demoWorkspace}/lexicon`)).body);
+      expect(await (await client(other).get(`/_emulator/workspaces/${demoWorkspace}/lexicon`)).body).toEqual(
+        await (await control.get(`/_emulator/workspaces/${demoWorkspace}/lexicon`)).body,
+      );
     } finally {
       await other.close();
     }

@@ -16,14 +16,28 @@ describe('claims', () => {
   it('accept { es, en } as kind claim, titled by the English, and answer in both languages once ready', async () => {
     const { api, workspaceId } = await workspace(emulator);
     const agentId = await agentOf(api);
-    const res = await api.post('/v1/knowledge/claims', { claim: { es: 'Enviamos en 24 horas.', en: 'We ship within 24 hours.' }, topics: ['shipping'], agentId });
+    const res = await api.post('/v1/knowledge/claims', {
+      claim: { es: 'Enviamos en 24 horas.', en: 'We ship within 24 hours.' },
+      topics: ['shipping'],
+      agentId,
+    });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ kind: 'claim', title: 'We ship within 24 hours.', status: 'pending', claim: { es: 'Enviamos en 24 horas.', en: 'We ship within 24 hours.' }, agentId, topics: ['shipping'] });
+    expect(res.body).toMatchObject({
+      kind: 'claim',
+      title: 'We ship within 24 hours.',
+      status: 'pending',
+      claim: { es: 'Enviamos en 24 horas.', en: 'We ship within 24 hours.' },
+      agentId,
+      topics: ['shipping'],
+    });
     expectMatchesOpenApi(doc, 'POST', '/v1/knowledge/claims', 202, res.body);
     const ready = await settled(emulator, api, res.body.id);
     expect(ready).toMatchObject({ status: 'ready', chunkCount: 2, lang: 'en', summary: 'Claim stating "We ship within 24 hours.".' });
     const chunks = await index.eligibleChunks(workspaceId, agentId);
-    expect(chunks.map((c) => [c.lang, c.text])).toEqual([['en', 'We ship within 24 hours.'], ['es', 'Enviamos en 24 horas.']]);
+    expect(chunks.map((c) => [c.lang, c.text])).toEqual([
+      ['en', 'We ship within 24 hours.'],
+      ['es', 'Enviamos en 24 horas.'],
+    ]);
   });
 
   it('refuse a claim without both languages, empty or over 2000 characters, with svc.knowledge.source_invalid', async () => {

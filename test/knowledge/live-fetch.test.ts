@@ -62,7 +62,10 @@ const options: CrawlOptions = {
 };
 
 async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(IngestError);
   return (error as IngestError).code;
 }

@@ -43,7 +43,11 @@ const server = createServer(async (req: IncomingMessage, res: ServerResponse) =>
     return;
   }
   const input: string[] = body.input;
-  const data = input.map((text, index) => ({ object: 'embedding', index, embedding: behaviour.dimensions ? new Array(behaviour.dimensions).fill(0.5) : vectorOf(text) }));
+  const data = input.map((text, index) => ({
+    object: 'embedding',
+    index,
+    embedding: behaviour.dimensions ? new Array(behaviour.dimensions).fill(0.5) : vectorOf(text),
+  }));
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ object: 'list', model: body.model, data: behaviour.short ? data.slice(1) : data }));
 });
@@ -136,7 +140,10 @@ describe('openAiEmbedder against a local OpenAI-compatible /embeddings server', 
   it('sends texts in batches, keeps their order, learns or checks the length, and normalises', async () => {
     const embedder = openAiEmbedder({ baseUrl, model: 'embed-1', batchSize: 2 });
     const vectors = await embedder.embed(['hostname', 'wipe the screen', 'computer', 'rename the machine']);
-    expect(requests.map((r) => r.body.input)).toEqual([['hostname', 'wipe the screen'], ['computer', 'rename the machine']]);
+    expect(requests.map((r) => r.body.input)).toEqual([
+      ['hostname', 'wipe the screen'],
+      ['computer', 'rename the machine'],
+    ]);
     expect(embedder.dimensions).toBe(4);
     expect(vectors.map((v) => Math.round(Math.hypot(...v) * 1000) / 1000)).toEqual([1, 1, 1, 1]);
     expect(vectors[0]![0]).toBeGreaterThan(0.9);

@@ -31,7 +31,11 @@ describe('restart with --db', () => {
     const put = await fetch(`${first.url}/_emulator/web`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ pages: [{ url: 'https://shop.example/hours', headers: { 'content-type': 'text/html' }, body: '<main><h1>Hours</h1><p>Open from nine to six.</p></main>' }] }),
+      body: JSON.stringify({
+        pages: [
+          { url: 'https://shop.example/hours', headers: { 'content-type': 'text/html' }, body: '<main><h1>Hours</h1><p>Open from nine to six.</p></main>' },
+        ],
+      }),
     });
     expect(put.status).toBe(200);
     const post = (path: string, body: unknown) => fetch(`${first.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });

@@ -14,7 +14,12 @@ import { addText } from './support.js';
 const QUESTION = { query: 'Who polishes the lantern?', limit: 3 };
 
 async function rows(emu: Emulator, agentId: string) {
-  const found = await emu.service.db.selectFrom('knowledge_scope_indexes').select(['part', 'version', 'data']).where('agent_id', '=', agentId).orderBy('part').execute();
+  const found = await emu.service.db
+    .selectFrom('knowledge_scope_indexes')
+    .select(['part', 'version', 'data'])
+    .where('agent_id', '=', agentId)
+    .orderBy('part')
+    .execute();
   return found.map((r) => ({ part: Number(r.part), version: r.version, data: Uint8Array.from(r.data) }));
 }
 

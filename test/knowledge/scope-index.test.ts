@@ -53,9 +53,46 @@ async function setUp(db: Db) {
 }
 
 const WORDS = [
-  'anchor', 'beacon', 'cargo', 'dock', 'ferry', 'gull', 'hull', 'jetty', 'keel', 'lantern', 'mast', 'net', 'oar', 'pier',
-  'quay', 'rope', 'sail', 'tide', 'wharf', 'buoy', 'crane', 'deck', 'fog', 'galley', 'helm', 'island', 'kelp', 'lighthouse',
-  'mooring', 'navy', 'pilot', 'reef', 'salt', 'tanker', 'vessel', 'wave', 'yacht', 'barge', 'cabin', 'dinghy',
+  'anchor',
+  'beacon',
+  'cargo',
+  'dock',
+  'ferry',
+  'gull',
+  'hull',
+  'jetty',
+  'keel',
+  'lantern',
+  'mast',
+  'net',
+  'oar',
+  'pier',
+  'quay',
+  'rope',
+  'sail',
+  'tide',
+  'wharf',
+  'buoy',
+  'crane',
+  'deck',
+  'fog',
+  'galley',
+  'helm',
+  'island',
+  'kelp',
+  'lighthouse',
+  'mooring',
+  'navy',
+  'pilot',
+  'reef',
+  'salt',
+  'tanker',
+  'vessel',
+  'wave',
+  'yacht',
+  'barge',
+  'cabin',
+  'dinghy',
 ];
 
 /** A small seeded generator: the same documents every run. */
@@ -118,7 +155,10 @@ async function upToDate(db: Db): Promise<void> {
       await emu.service.flush();
       return { answers, parts: await parts(emu, agentId) };
     });
-    expect(updated.answers.some((a) => a.passages.length > 0), what).toBe(true);
+    expect(
+      updated.answers.some((a) => a.passages.length > 0),
+      what,
+    ).toBe(true);
     expect(updated.answers, what).toEqual(built.answers);
     expect(updated.parts.length, what).toBeGreaterThan(2);
     expect(updated.parts, what).toEqual(built.parts);
@@ -139,8 +179,9 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
     // One word found in one note; the others found in none, but close in spelling to the
     // notes' words, so that the vectors tell the notes apart: most passages are the topic's nearest.
     // Ordinary English words (D-910): a word of no language would refuse the question.
-    const questions = ['zephyrmark0 anchorage mastery reefer', 'zephyrmark1 tidal helmet', 'zephyrmark2 anchorage reefer helmet', 'zephyrmark3 mastery']
-      .map((query) => ({ query, topics: ['harbour'], limit: 20 }));
+    const questions = ['zephyrmark0 anchorage mastery reefer', 'zephyrmark1 tidal helmet', 'zephyrmark2 anchorage reefer helmet', 'zephyrmark3 mastery'].map(
+      (query) => ({ query, topics: ['harbour'], limit: 20 }),
+    );
     const { key, agentId, before } = await reopen(db, async (emu) => {
       const ws = await emu.createWorkspace();
       const api = client(emu, ws.apiKey.secret);
@@ -167,8 +208,11 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
     });
   }, 90_000);
 
-  it('after a restart and a change of knowledge, bring the older stored index up to date: the index and answers of a full build', () =>
-    upToDate(store()), 90_000);
+  it(
+    'after a restart and a change of knowledge, bring the older stored index up to date: the index and answers of a full build',
+    () => upToDate(store()),
+    90_000,
+  );
 
   it('after a change of knowledge, build from the chunks when the older stored index is damaged', async () => {
     const db = store();
@@ -180,7 +224,12 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
       const [, block] = await parts(emu, agentId);
       const data = Uint8Array.from(block!.data);
       data[data.length - 3]! ^= 0x5a;
-      await emu.service.db.updateTable('knowledge_scope_indexes').set({ data: Buffer.from(data) }).where('agent_id', '=', agentId).where('part', '=', 1).execute();
+      await emu.service.db
+        .updateTable('knowledge_scope_indexes')
+        .set({ data: Buffer.from(data) })
+        .where('agent_id', '=', agentId)
+        .where('part', '=', 1)
+        .execute();
       const api = client(emu, key);
       const sources = (await api.get('/v1/knowledge/sources')).body.data as { id: string; title: string }[];
       expect((await api.delete(`/v1/knowledge/sources/${sources.find((s) => s.title === 'Bakery')!.id}`)).status).toBe(200);
@@ -195,7 +244,11 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
   });
 
   // Part 0 is the head, part 1 the postings' only block, part 2 the topic's quantised vectors.
-  for (const [what, part] of [['head', 0], ['postings block', 1], ['topic vectors', 2]] as const) {
+  for (const [what, part] of [
+    ['head', 0],
+    ['postings block', 1],
+    ['topic vectors', 2],
+  ] as const) {
     it(`detect a damaged ${what}, answer from the chunks, and store the index again`, async () => {
       const db = store();
       const { key, agentId, answer } = await setUp(db);
@@ -206,7 +259,12 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
         // One byte flipped near the end (past the head's JSON: its arrays) of one value.
         const data = Uint8Array.from(before[part]!.data);
         data[data.length - 3]! ^= 0x5a;
-        await emu.service.db.updateTable('knowledge_scope_indexes').set({ data: Buffer.from(data) }).where('agent_id', '=', agentId).where('part', '=', part).execute();
+        await emu.service.db
+          .updateTable('knowledge_scope_indexes')
+          .set({ data: Buffer.from(data) })
+          .where('agent_id', '=', agentId)
+          .where('part', '=', part)
+          .execute();
         return before;
       });
       await reopen(db, async (emu) => {
@@ -247,9 +305,13 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
 });
 
 describe('stored scope indexes (pglite)', () => {
-  it('after a restart and a change of knowledge, bring the older stored index up to date: the index and answers of a full build', () =>
-    // Eleven processes on PGlite, each opening its data directory: slower than the others.
-    upToDate({ kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'svc-pglite-')) }), 120_000);
+  it(
+    'after a restart and a change of knowledge, bring the older stored index up to date: the index and answers of a full build',
+    () =>
+      // Eleven processes on PGlite, each opening its data directory: slower than the others.
+      upToDate({ kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'svc-pglite-')) }),
+    120_000,
+  );
 });
 
 describe('stored scope indexes on a shared PostgreSQL', () => {
@@ -267,7 +329,10 @@ describe('stored scope indexes on a shared PostgreSQL', () => {
       const holding = new Promise<void>((resolve) => (locked = resolve));
       const writing = writer.service.db.transaction().execute(async (trx) => {
         expect(await lockAgentRow(trx, workspace_id, agentId)).toBe(true);
-        await trx.insertInto('knowledge_scope_indexes').values({ workspace_id, agent_id: agentId, part: 99, version: 'late', data: Buffer.from([1]) }).execute();
+        await trx
+          .insertInto('knowledge_scope_indexes')
+          .values({ workspace_id, agent_id: agentId, part: 99, version: 'late', data: Buffer.from([1]) })
+          .execute();
         locked();
         await told;
       });

@@ -14,7 +14,11 @@ async function sourceCount(api: ReturnType<typeof client>): Promise<number> {
 describe('text sources', () => {
   it('accepts 202 pending with every field of the record, then becomes ready with chunks, tokens, language and summary', async () => {
     const { api } = await workspace(emulator);
-    const res = await api.post('/v1/knowledge/text', { title: '  Opening hours ', text: '# Opening hours\n\nWe open every weekday from nine to six.', topics: [' Hours', 'faq', 'hours'] });
+    const res = await api.post('/v1/knowledge/text', {
+      title: '  Opening hours ',
+      text: '# Opening hours\n\nWe open every weekday from nine to six.',
+      topics: [' Hours', 'faq', 'hours'],
+    });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^src_[0-9a-z]{26}$/),
@@ -136,7 +140,11 @@ describe('text sources', () => {
     const mine = await workspace(emulator);
     const theirs = await workspace(emulator);
     const id = await addText(theirs.api, { title: 'Secret', text: 'Theirs only.' });
-    for (const res of [await mine.api.get(`/v1/knowledge/sources/${id}`), await mine.api.delete(`/v1/knowledge/sources/${id}`), await mine.api.get('/v1/knowledge/sources/src_nope')]) {
+    for (const res of [
+      await mine.api.get(`/v1/knowledge/sources/${id}`),
+      await mine.api.delete(`/v1/knowledge/sources/${id}`),
+      await mine.api.get('/v1/knowledge/sources/src_nope'),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('svc.knowledge.source_not_found');
     }
@@ -173,7 +181,7 @@ describe('the source list', () => {
     expect(last.body.data).toHaveLength(25);
   });
 
-  it('filters by agentId (that agent\'s own sources), refuses bad limits and cursors, and never carries a cursor across filters', async () => {
+  it("filters by agentId (that agent's own sources), refuses bad limits and cursors, and never carries a cursor across filters", async () => {
     const { api } = await workspace(emulator);
     const agent = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body;
     for (let i = 0; i < 3; i++) await addText(api, { title: `Own ${i}`, text: 'x', agentId: agent.id });

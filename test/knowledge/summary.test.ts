@@ -3,7 +3,8 @@ import { keyTerms, summarize, summarizeClaim } from '../../src/knowledge/pipelin
 
 describe('the summary index card', () => {
   it('is one English line naming the kind, the title and what the document covers', () => {
-    const text = '# Returns\n\nRefunds are paid within ten days. Refunds need the receipt.\n\n## Exchanges\n\nExchanges are free within thirty days; exchanges need the receipt.';
+    const text =
+      '# Returns\n\nRefunds are paid within ten days. Refunds need the receipt.\n\n## Exchanges\n\nExchanges are free within thirty days; exchanges need the receipt.';
     const summary = summarize({ kind: 'upload', format: 'markdown', title: 'Store policy', lang: 'en', text });
     expect(summary).toBe('Document "Store policy" covering exchanges, returns and refunds.');
     expect(summary).not.toContain('\n');

@@ -36,4 +36,5 @@ export function upload(file: { name: string; type?: string; content: string | Ui
   return form;
 }
 
-export const html = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body><nav><a href="/">Home</a></nav><main>${body}</main></body></html>`;
+export const html = (title: string, body: string) =>
+  `<!doctype html><html><head><title>${title}</title></head><body><nav><a href="/">Home</a></nav><main>${body}</main></body></html>`;

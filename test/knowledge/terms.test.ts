@@ -45,7 +45,10 @@ describe('block languages', () => {
       await emu.drain();
       for (const query of ['Is the resolver still running?', '¿Cómo configuro la red?']) {
         const res = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 1 });
-        expect(res.body.passages.map((p: { sourceId: string }) => p.sourceId), query).toEqual([id]);
+        expect(
+          res.body.passages.map((p: { sourceId: string }) => p.sourceId),
+          query,
+        ).toEqual([id]);
       }
     } finally {
       await emu.close();
@@ -124,7 +127,10 @@ describe('stored terms', () => {
     const db = reopenableStore();
     const { key, agentId, sourceId } = await ingestOne(db);
     const ask = async (emu: Emulator, query: string) =>
-      (await client(emu, key).post(`/v1/agents/${agentId}/query`, { query, limit: 1 })).body.passages.map((p: { sourceId: string; text: string }) => [p.sourceId, p.text]);
+      (await client(emu, key).post(`/v1/agents/${agentId}/query`, { query, limit: 1 })).body.passages.map((p: { sourceId: string; text: string }) => [
+        p.sourceId,
+        p.text,
+      ]);
     let before: unknown;
     await reopen(db, async (emu) => {
       before = await ask(emu, 'Who polishes the lantern?');

@@ -18,12 +18,16 @@ async function setup() {
 }
 
 describe('topic listing', () => {
-  it('counts sources per topic in the pool, or among one agent\'s own sources, alphabetically', async () => {
+  it("counts sources per topic in the pool, or among one agent's own sources, alphabetically", async () => {
     const { api, agentId } = await setup();
     const pool = await api.get('/v1/knowledge/topics');
     expect(pool.status).toBe(200);
     expect(pool.body).toEqual({
-      data: [{ topic: 'faq', sourceCount: 2 }, { topic: 'refunds', sourceCount: 1 }, { topic: 'returns', sourceCount: 1 }],
+      data: [
+        { topic: 'faq', sourceCount: 2 },
+        { topic: 'refunds', sourceCount: 1 },
+        { topic: 'returns', sourceCount: 1 },
+      ],
       hasMore: false,
       nextCursor: null,
     });
@@ -76,7 +80,13 @@ describe('topic merge', () => {
 
   it('refuses merging a topic into itself or a malformed tag (400 topic_invalid) and an unused topic (404 topic_not_found), changing nothing', async () => {
     const { api, agentId } = await setup();
-    for (const body of [{ from: 'faq', into: 'faq' }, { from: 'faq', into: ' FAQ' }, { from: 'faq' }, { from: 'bad tag', into: 'x' }, { from: 'faq', into: 'x', extra: 1 }]) {
+    for (const body of [
+      { from: 'faq', into: 'faq' },
+      { from: 'faq', into: ' FAQ' },
+      { from: 'faq' },
+      { from: 'bad tag', into: 'x' },
+      { from: 'faq', into: 'x', extra: 1 },
+    ]) {
       const res = await api.post('/v1/knowledge/topics/merge', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.code).toBe('svc.knowledge.topic_invalid');

@@ -17,31 +17,60 @@ describe('uploads', () => {
     const files = [
       { name: 'notes.txt', type: 'text/plain', content: 'Plain notes about tandem bicycles.', contentType: 'text/plain', word: 'tandem' },
       { name: 'guide.md', type: 'text/markdown', content: '# Guide\n\nHow to adjust derailleurs.', contentType: 'text/markdown', word: 'derailleurs' },
-      { name: 'page.html', type: 'text/html', content: '<html><body><nav>Skip me</nav><p>Panniers fit every rack.</p></body></html>', contentType: 'text/html', word: 'panniers' },
+      {
+        name: 'page.html',
+        type: 'text/html',
+        content: '<html><body><nav>Skip me</nav><p>Panniers fit every rack.</p></body></html>',
+        contentType: 'text/html',
+        word: 'panniers',
+      },
       { name: 'prices.csv', type: 'text/csv', content: 'item,price\nsaddle,30\nbell,5', contentType: 'text/csv', word: 'saddle' },
-      { name: 'faq.json', type: 'application/json', content: JSON.stringify({ faq: [{ q: 'Do you sell unicycles?', a: 'Yes' }] }), contentType: 'application/json', word: 'unicycles' },
+      {
+        name: 'faq.json',
+        type: 'application/json',
+        content: JSON.stringify({ faq: [{ q: 'Do you sell unicycles?', a: 'Yes' }] }),
+        contentType: 'application/json',
+        word: 'unicycles',
+      },
       { name: 'warranty.pdf', type: 'application/pdf', content: pdf, contentType: 'application/pdf', word: 'warranty' },
     ];
     for (const f of files) {
       const res = await api.post('/v1/knowledge/uploads', upload(f));
       expect(res.status, f.name).toBe(202);
-      expect(res.body).toMatchObject({ kind: 'upload', status: 'pending', fileName: f.name, title: f.name, contentType: f.contentType, byteSize: Buffer.byteLength(f.content as string) });
+      expect(res.body).toMatchObject({
+        kind: 'upload',
+        status: 'pending',
+        fileName: f.name,
+        title: f.name,
+        contentType: f.contentType,
+        byteSize: Buffer.byteLength(f.content as string),
+      });
       expectMatchesOpenApi(doc, 'POST', '/v1/knowledge/uploads', 202, res.body);
       const ready = await settled(emulator, api, res.body.id);
       expect(ready.status, f.name).toBe('ready');
       const hits = await index.searchLexical(workspaceId, 'agt_any', f.word, 5);
-      expect(hits.map((h) => h.chunkId.slice(4, 30)), f.name).toContain(res.body.id.slice(4));
+      expect(
+        hits.map((h) => h.chunkId.slice(4, 30)),
+        f.name,
+      ).toContain(res.body.id.slice(4));
     }
-    expect((await index.searchLexical(workspaceId, 'agt_any', 'skip', 5))).toEqual([]);
+    expect(await index.searchLexical(workspaceId, 'agt_any', 'skip', 5)).toEqual([]);
   });
 
   it('without a title, are titled by the document itself once read (HTML <title>, Markdown # heading), else by the file name', async () => {
     const { api } = await workspace(emulator);
     const cases = [
-      { file: { name: 'hours.html', type: 'text/html', content: '<html><head><title>Opening hours</title></head><body><p>We open at nine.</p></body></html>' }, title: 'Opening hours' },
+      {
+        file: { name: 'hours.html', type: 'text/html', content: '<html><head><title>Opening hours</title></head><body><p>We open at nine.</p></body></html>' },
+        title: 'Opening hours',
+      },
       { file: { name: 'guide.md', type: 'text/markdown', content: '# Fitting a rack\n\nTighten the bolts.' }, title: 'Fitting a rack' },
       { file: { name: 'notes.txt', type: 'text/plain', content: 'Plain notes without a heading.' }, title: 'notes.txt' },
-      { file: { name: 'named.html', type: 'text/html', content: '<html><head><title>Its own</title></head><body><p>Text.</p></body></html>' }, fields: { title: 'Given by the client' }, title: 'Given by the client' },
+      {
+        file: { name: 'named.html', type: 'text/html', content: '<html><head><title>Its own</title></head><body><p>Text.</p></body></html>' },
+        fields: { title: 'Given by the client' },
+        title: 'Given by the client',
+      },
     ];
     for (const c of cases) {
       const res = await api.post('/v1/knowledge/uploads', upload(c.file, c.fields ?? {}));
@@ -53,7 +82,13 @@ describe('uploads', () => {
   it('take a title, topics as a JSON array and an agent; a generic type falls back to the extension', async () => {
     const { api } = await workspace(emulator);
     const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
-    const res = await api.post('/v1/knowledge/uploads', upload({ name: 'policy.md', type: 'application/octet-stream', content: '# Policy' }, { title: 'Store policy', topics: '["Returns","returns","faq"]', agentId }));
+    const res = await api.post(
+      '/v1/knowledge/uploads',
+      upload(
+        { name: 'policy.md', type: 'application/octet-stream', content: '# Policy' },
+        { title: 'Store policy', topics: '["Returns","returns","faq"]', agentId },
+      ),
+    );
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ title: 'Store policy', topics: ['returns', 'faq'], agentId, contentType: 'text/markdown', fileName: 'policy.md' });
   });

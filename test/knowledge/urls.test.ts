@@ -10,7 +10,12 @@ const doc = await openapi(emulator);
 const index = emulator.service.knowledge.index;
 const HOUR = 3_600_000;
 const at = (ms: number) => new Date(ms).toISOString();
-const page = (url: string, title: string, body: string, extra: object = {}) => ({ url, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html(title, body), ...extra });
+const page = (url: string, title: string, body: string, extra: object = {}) => ({
+  url,
+  headers: { 'content-type': 'text/html; charset=utf-8' },
+  body: html(title, body),
+  ...extra,
+});
 
 describe('URL sources: accepted', () => {
   it('202 pending with the URL as title and a default syncTtlMinutes of 1440, then ready from the offline web', async () => {
@@ -18,12 +23,23 @@ describe('URL sources: accepted', () => {
     await putWeb(control, {
       pages: [
         { url: 'http://cafe.example/', status: 301, headers: { location: 'https://cafe.example/horarios' } },
-        page('https://cafe.example/horarios', 'Horarios | Café Luna', '<h1>Horarios</h1><p>Abrimos de lunes a viernes de 9 a 18 h. Las reservas se hacen por teléfono.</p>'),
+        page(
+          'https://cafe.example/horarios',
+          'Horarios | Café Luna',
+          '<h1>Horarios</h1><p>Abrimos de lunes a viernes de 9 a 18 h. Las reservas se hacen por teléfono.</p>',
+        ),
       ],
     });
     const res = await api.post('/v1/knowledge/urls', { url: 'http://cafe.example/#top', topics: ['hours'] });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ kind: 'url', status: 'pending', url: 'http://cafe.example/', title: 'http://cafe.example/', syncTtlMinutes: 1440, topics: ['hours'] });
+    expect(res.body).toMatchObject({
+      kind: 'url',
+      status: 'pending',
+      url: 'http://cafe.example/',
+      title: 'http://cafe.example/',
+      syncTtlMinutes: 1440,
+      topics: ['hours'],
+    });
     expect(res.body).not.toHaveProperty('resolvedUrl');
     expectMatchesOpenApi(doc, 'POST', '/v1/knowledge/urls', 202, res.body);
     const ready = await settled(emulator, api, res.body.id);
@@ -46,11 +62,7 @@ describe('URL sources: accepted', () => {
   it('enforces the URL length (2048) and syncTtlMinutes (minimum 60) at their boundaries', async () => {
     const { api } = await workspace(emulator);
     const base = 'https://example.com/';
-    const ok = [
-      { url: base + 'a'.repeat(2048 - base.length) },
-      { url: base, syncTtlMinutes: 60 },
-      { url: base, syncTtlMinutes: 61 },
-    ];
+    const ok = [{ url: base + 'a'.repeat(2048 - base.length) }, { url: base, syncTtlMinutes: 60 }, { url: base, syncTtlMinutes: 61 }];
     for (const body of ok) expect((await api.post('/v1/knowledge/urls', body)).status).toBe(202);
     const refused: [object, string][] = [
       [{ url: base + 'a'.repeat(2049 - base.length) }, 'url'],
@@ -74,11 +86,30 @@ describe('URL sources: refused at once', () => {
   it('answers 400 svc.knowledge.url_not_allowed for blocked literal addresses in any spelling, localhost, schemes, ports and credentials, writing nothing', async () => {
     const { api } = await workspace(emulator);
     const urls = [
-      'http://127.0.0.1/', 'http://2130706433/', 'http://0x7f.1/', 'http://0177.0.0.1/', 'http://127.1/',
-      'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:169.254.169.254]/', 'http://169.254.169.254/latest/meta-data',
-      'http://10.0.0.1/', 'http://192.168.1.1:8080/', 'http://100.64.0.1/', 'http://[fd00::1]/', 'http://224.0.0.1/', 'http://0.0.0.0/',
-      'http://[fe80::1]/', 'http://localhost/', 'http://localhost.:8080/', 'http://app.localhost/',
-      'ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'http://example.com:22/', 'https://example.com:6443/',
+      'http://127.0.0.1/',
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://0177.0.0.1/',
+      'http://127.1/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.0.0.1/',
+      'http://192.168.1.1:8080/',
+      'http://100.64.0.1/',
+      'http://[fd00::1]/',
+      'http://224.0.0.1/',
+      'http://0.0.0.0/',
+      'http://[fe80::1]/',
+      'http://localhost/',
+      'http://localhost.:8080/',
+      'http://app.localhost/',
+      'ftp://example.com/',
+      'file:///etc/passwd',
+      'gopher://example.com/',
+      'http://example.com:22/',
+      'https://example.com:6443/',
       'http://user:pass@example.com/',
     ];
     for (const url of urls) {
@@ -93,7 +124,11 @@ describe('URL sources: refused at once', () => {
 describe('URL sources: failures after acceptance', () => {
   it('fail with each fetch code of CONTRACT through the offline web, and raise no HTTP error', async () => {
     const { api, control } = await workspace(emulator);
-    const hops = Array.from({ length: 6 }, (_, i) => ({ url: `https://loop.example/${i}`, status: 302, headers: { location: `https://loop.example/${i + 1}` } }));
+    const hops = Array.from({ length: 6 }, (_, i) => ({
+      url: `https://loop.example/${i}`,
+      status: 302,
+      headers: { location: `https://loop.example/${i + 1}` },
+    }));
     await putWeb(control, {
       pages: [
         page('https://slow.example/', 'Slow', '<p>late</p>', { delayMs: 10_001 }),
@@ -150,7 +185,7 @@ describe('URL sources: re-crawls', () => {
     const id = (await api.post('/v1/knowledge/urls', { url, syncTtlMinutes: 60 })).body.id;
     const first = await settled(emulator, api, id);
     const v1 = await index.version(workspaceId, agentId);
-    expect((await index.searchLexical(workspaceId, agentId, 'city bike', 5))).toHaveLength(1);
+    expect(await index.searchLexical(workspaceId, agentId, 'city bike', 5)).toHaveLength(1);
 
     // Same content: times move, knowledge does not.
     await control.post('/_emulator/clock', { advanceMs: HOUR });
@@ -208,11 +243,19 @@ describe('URL sources: re-crawls', () => {
 describe('the offline web', () => {
   it('is configuration: PUT replaces it, GET shows it, bad definitions are refused, reset and state import leave it', async () => {
     const { control } = await workspace(emulator);
-    const web = { pages: [{ url: 'https://config-only.example/', status: 200, headers: {}, body: 'hi', delayMs: 0 }], dns: { 'dns-only.example': ['93.184.215.14'] } };
+    const web = {
+      pages: [{ url: 'https://config-only.example/', status: 200, headers: {}, body: 'hi', delayMs: 0 }],
+      dns: { 'dns-only.example': ['93.184.215.14'] },
+    };
     const put = await control.put('/_emulator/web', web);
     expect(put.body).toEqual({ pages: 1, hosts: 2 });
     expect((await control.get('/_emulator/web')).body).toEqual(web);
-    for (const bad of [{ pages: [{ url: 'notaurl' }] }, { pages: [], dns: { x: ['999.1.1.1'] } }, { pages: [{ url: 'https://config-only.example/', delayMs: -5 }] }, { dns: {} }]) {
+    for (const bad of [
+      { pages: [{ url: 'notaurl' }] },
+      { pages: [], dns: { x: ['999.1.1.1'] } },
+      { pages: [{ url: 'https://config-only.example/', delayMs: -5 }] },
+      { dns: {} },
+    ]) {
       const res = await control.put('/_emulator/web', bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
       expect(res.body.code).toBe('svc.request.validation_failed');

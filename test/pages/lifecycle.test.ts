@@ -89,7 +89,10 @@ describe('editing texts', () => {
   it('editorial and SEO merge per key and language; editorial only on agent pages, body only on document pages', async () => {
     const s = await site(emulator, { locales: ['en', 'es'] });
     const page = await s.agentPage('/', { editorial: { title: { en: 'Hello', es: 'Hola' }, badge: { en: 'New' } } });
-    const res = await s.api.patch(`/v1/pages/${page.id}`, { editorial: { title: { es: 'Buenas' }, description: { en: 'Ask me' } }, seo: { title: { en: 'Acme' } } });
+    const res = await s.api.patch(`/v1/pages/${page.id}`, {
+      editorial: { title: { es: 'Buenas' }, description: { en: 'Ask me' } },
+      seo: { title: { en: 'Acme' } },
+    });
     expect(res.status).toBe(200);
     expectMatchesOpenApi(doc, 'PATCH', '/v1/pages/{pageId}', 200, res.body);
     expect(res.body.editorial).toEqual({
@@ -103,7 +106,11 @@ describe('editing texts', () => {
     const bodyOnAgent = await s.api.patch(`/v1/pages/${page.id}`, { body: { en: 'x' } });
     expect([bodyOnAgent.status, bodyOnAgent.body.errors[0].field]).toEqual([400, 'body']);
     const d = await s.doc('/d', { body: { en: 'x' } });
-    for (const [body, field] of [[{ editorial: { title: { en: 'x' } } }, 'editorial'], [{ agentId: s.agentId }, 'agentId'], [{ kind: 'agent' }, 'kind']] as const) {
+    for (const [body, field] of [
+      [{ editorial: { title: { en: 'x' } } }, 'editorial'],
+      [{ agentId: s.agentId }, 'agentId'],
+      [{ kind: 'agent' }, 'kind'],
+    ] as const) {
       const r = await s.api.patch(`/v1/pages/${d.id}`, body);
       expect([r.status, r.body.code, r.body.errors[0].field]).toEqual([400, 'svc.page.invalid', field]);
     }
@@ -175,7 +182,7 @@ describe('listing, deleting, scopes and the cap', () => {
     expect((await s.api.delete(`/v1/pages/${c.id}`)).body.code).toBe('svc.page.not_found');
   });
 
-  it('another workspace\'s page is 404 svc.page.not_found for every route', async () => {
+  it("another workspace's page is 404 svc.page.not_found for every route", async () => {
     const s = await site(emulator);
     const page = await s.doc('/');
     const other = await workspace(emulator);
@@ -209,8 +216,11 @@ describe('listing, deleting, scopes and the cap', () => {
       await reader.post(`/v1/pages/${page.id}/publish`),
       await reader.post(`/v1/pages/${page.id}/unpublish`),
       await reader.delete(`/v1/pages/${page.id}`),
-    ]) expect(res.body.code).toBe('svc.api_key.scope_missing');
-    await control.delete(`/workspaces/${s.workspaceId}/keys/${(await control.get(`/workspaces/${s.workspaceId}/keys`)).body.data.find((k: { revokedAt: string | null }) => !k.revokedAt).id}`);
+    ])
+      expect(res.body.code).toBe('svc.api_key.scope_missing');
+    await control.delete(
+      `/workspaces/${s.workspaceId}/keys/${(await control.get(`/workspaces/${s.workspaceId}/keys`)).body.data.find((k: { revokedAt: string | null }) => !k.revokedAt).id}`,
+    );
     const writer = await key(['landings:write']);
     expect((await writer.get(`/v1/pages/${page.id}`)).status).toBe(403);
     expect((await writer.post(`/v1/pages/${page.id}/publish`)).status).toBe(200);

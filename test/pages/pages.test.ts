@@ -40,14 +40,22 @@ describe('creating pages', () => {
   it('an agent page names its agent and takes editorial, SEO and sitemap', async () => {
     const s = await site(emulator, { locales: ['en', 'es'] });
     const res = await s.api.post(s.pagesPath, {
-      name: 'Home', kind: 'agent', path: '/', agentId: s.agentId, defaultLocale: 'es',
+      name: 'Home',
+      kind: 'agent',
+      path: '/',
+      agentId: s.agentId,
+      defaultLocale: 'es',
       editorial: { badge: { es: 'Nuevo' }, title: { es: 'Hola', en: 'Hello' } },
       seo: { description: { es: 'Inicio' } },
       sitemap: { priority: 1, changefreq: 'daily' },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      kind: 'agent', path: '/', agentId: s.agentId, defaultLocale: 'es', body: empty,
+      kind: 'agent',
+      path: '/',
+      agentId: s.agentId,
+      defaultLocale: 'es',
+      body: empty,
       editorial: { badge: { es: 'Nuevo', en: '' }, title: { es: 'Hola', en: 'Hello' }, titleAccent: empty, description: empty },
       seo: { title: empty, description: { es: 'Inicio', en: '' } },
       sitemap: { priority: 1, changefreq: 'daily', sitemapExclude: false },
@@ -127,8 +135,29 @@ describe('path rules', () => {
     const tooLong = `/${'a'.repeat(49)}/${'b'.repeat(49)}/${'c'.repeat(49)}/${'d'.repeat(50)}`;
     expect(tooLong).toHaveLength(201);
     const bad = [
-      '/a/b/c/d/e', tooLong, '/a%20b', '/%61', '/./a', '/a/..', '/a/.', '/..', '/a//b', '/a/', 'a', '', '//',
-      '/a_b', '/-a', '/a-', '/a--b', '/café', '/a b', '/a?b', '/a#b', '/a.html', '/\u212a',
+      '/a/b/c/d/e',
+      tooLong,
+      '/a%20b',
+      '/%61',
+      '/./a',
+      '/a/..',
+      '/a/.',
+      '/..',
+      '/a//b',
+      '/a/',
+      'a',
+      '',
+      '//',
+      '/a_b',
+      '/-a',
+      '/a-',
+      '/a--b',
+      '/café',
+      '/a b',
+      '/a?b',
+      '/a#b',
+      '/a.html',
+      '/\u212a',
     ];
     for (const path of bad) {
       const res = await s.api.post(s.pagesPath, { name: 'P', kind: 'document', path });

@@ -123,7 +123,9 @@ describe('llmsTxt', () => {
     const live = (await s.api.get(`/v1/projects/${s.projectId}`)).body.llmsTxt;
     expect(Date.parse(live.generatedAt)).toBeGreaterThan(Date.parse(before.generatedAt));
     expect(live.text).toBe(
-      ['# Site', '', '> Ask Acme anything', '', '## Pages', '', '- [Acme assistant](/): Ask Acme anything', '- [Pricing](/pricing): What it costs', ''].join('\n'),
+      ['# Site', '', '> Ask Acme anything', '', '## Pages', '', '- [Acme assistant](/): Ask Acme anything', '- [Pricing](/pricing): What it costs', ''].join(
+        '\n',
+      ),
     );
     expect(live.text).not.toContain('/draft');
 

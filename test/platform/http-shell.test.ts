@@ -55,7 +55,6 @@ describe('problem documents', () => {
     ]);
   });
 
-
   it('refuse an array where an object belongs, at any depth', async () => {
     const top = await api.post('/v1/agents', []);
     expect(top.body.errors).toEqual([{ field: '(body)', reason: 'must be an object' }]);
@@ -128,7 +127,12 @@ describe('unexpected failures', () => {
     const store = await openStore(testStore.db);
     const clock = new EmulatedClock();
     const logged: unknown[] = [];
-    const service = createService({ db: store, clock, ids: createIdGenerator({ clock }), settings: resolveSettings({ secret: 's', log: (_m, e) => logged.push(e) }) });
+    const service = createService({
+      db: store,
+      clock,
+      ids: createIdGenerator({ clock }),
+      settings: resolveSettings({ secret: 's', log: (_m, e) => logged.push(e) }),
+    });
     const { app } = createApp(service, {
       extend: (_app, router) =>
         router.add({ method: 'GET', path: '/boom', operationId: 'boom', summary: 'throws', tags: [], query: v.object({}), responses: {} }, () => {
@@ -148,7 +152,8 @@ describe('unexpected failures', () => {
 });
 
 // A schema of the description, its `$ref` to a component followed.
-const component = (doc: any, schema: any) => (typeof schema.$ref === 'string' ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema);
+const component = (doc: any, schema: any) =>
+  typeof schema.$ref === 'string' ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;
 
 describe('OpenAPI', () => {
   it('GET /v1/openapi.json needs no key and describes every route, version 0.1.0', async () => {

@@ -15,7 +15,13 @@ const spec = { operationId: 'thing', tags: ['Things'], summary: 'A thing' };
 
 // A route's parameters come from its path; its answers from its declared responses.
 router.add(
-  { ...spec, method: 'GET', path: '/v1/things/:thingId/parts/:partId', params: { thingId: 'The thing', partId: 'The part' }, responses: { 200: { description: 'The thing', schema: Thing } } },
+  {
+    ...spec,
+    method: 'GET',
+    path: '/v1/things/:thingId/parts/:partId',
+    params: { thingId: 'The thing', partId: 'The part' },
+    responses: { 200: { description: 'The thing', schema: Thing } },
+  },
   ({ params }) => ({ status: 200, body: { id: `${params.thingId}/${params.partId}`, count: 1 } }),
 );
 router.add(
@@ -39,11 +45,23 @@ router.add(
   async () => ({ status: 201, body: { id: 'thg_1', count: 'one' } }),
 );
 router.add(
-  { ...spec, method: 'DELETE', path: '/v1/things/:thingId', params: { thingId: 'The thing' }, responses: { 200: { description: 'Deleted', schema: ThingDeleted } } },
+  {
+    ...spec,
+    method: 'DELETE',
+    path: '/v1/things/:thingId',
+    params: { thingId: 'The thing' },
+    responses: { 200: { description: 'Deleted', schema: ThingDeleted } },
+  },
   async ({ params }) => ({ status: 200, body: { id: params.thingId, deleted: true as const } }),
 );
 router.add(
-  { ...spec, method: 'GET', path: '/v1/things/:thingId/file', params: { thingId: 'The thing' }, responses: { 200: { description: 'The bytes', files: ['image/png'] } } },
+  {
+    ...spec,
+    method: 'GET',
+    path: '/v1/things/:thingId/file',
+    params: { thingId: 'The thing' },
+    responses: { 200: { description: 'The bytes', files: ['image/png'] } },
+  },
   // @ts-expect-error TS2353 a status without a schema answers a Response, not JSON
   () => ({ status: 200, body: { id: 'thg_1' } }),
 );

@@ -35,9 +35,38 @@ describe('the OpenAPI description types every answer', () => {
   it('names every record once, as a component a person would name', () => {
     const names = Object.keys(doc.components.schemas);
     for (const name of [
-      'Agent', 'AgentList', 'Source', 'SourceList', 'TopicCount', 'Project', 'ProjectList', 'Page', 'PageList', 'Asset', 'AssetList',
-      'Theme', 'Brand', 'BrandFile', 'Usage', 'Key', 'KeyCreated', 'KeyList', 'Identity', 'Problem', 'ChatAnswer', 'ChatEvent',
-      'Passage', 'QueryResult', 'Workspace', 'WorkspaceList', 'CreatedWorkspace', 'Clock', 'Fault', 'QueuedJob', 'Queue', 'StateDocument',
+      'Agent',
+      'AgentList',
+      'Source',
+      'SourceList',
+      'TopicCount',
+      'Project',
+      'ProjectList',
+      'Page',
+      'PageList',
+      'Asset',
+      'AssetList',
+      'Theme',
+      'Brand',
+      'BrandFile',
+      'Usage',
+      'Key',
+      'KeyCreated',
+      'KeyList',
+      'Identity',
+      'Problem',
+      'ChatAnswer',
+      'ChatEvent',
+      'Passage',
+      'QueryResult',
+      'Workspace',
+      'WorkspaceList',
+      'CreatedWorkspace',
+      'Clock',
+      'Fault',
+      'QueuedJob',
+      'Queue',
+      'StateDocument',
     ]) {
       expect(names, name).toContain(name);
     }
@@ -101,7 +130,9 @@ describe('the OpenAPI description types every answer', () => {
         expect(Boolean(response.headers.RateLimit), where).toBe(gated && !['401', '500', '503', 'default'].includes(status));
         expect(Boolean(response.headers['Retry-After']), where).toBe(gated && status === '429');
         // Every problem document is sent with nosniff (D-872).
-        const problem = Object.keys(response.content ?? {}).some((type) => type === 'application/problem+json') || ((status === 'default' || Number(status) >= 400) && path.startsWith('/workspaces/'));
+        const problem =
+          Object.keys(response.content ?? {}).some((type) => type === 'application/problem+json') ||
+          ((status === 'default' || Number(status) >= 400) && path.startsWith('/workspaces/'));
         expect(response.headers['X-Content-Type-Options'], where).toEqual(problem ? { $ref: '#/components/headers/XContentTypeOptions' } : undefined);
       }
     }
@@ -128,7 +159,9 @@ describe('the OpenAPI description types every answer', () => {
   it('declares /files/{assetId} in the types it serves, and its problems as application/problem+json', () => {
     const file = op('get', '/files/{assetId}');
     const served = Object.keys(file.responses['200'].content);
-    expect(served).toEqual(expect.arrayContaining(['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/avif', 'image/svg+xml', 'image/x-icon', 'video/mp4', 'video/webm']));
+    expect(served).toEqual(
+      expect.arrayContaining(['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/avif', 'image/svg+xml', 'image/x-icon', 'video/mp4', 'video/webm']),
+    );
     expect(served).not.toContain('application/octet-stream');
     expect(Object.keys(file.responses['403'].content)).toEqual(['application/problem+json']);
     expect(Object.keys(file.responses['200'].headers)).toEqual(expect.arrayContaining(['ETag', 'Cache-Control']));
@@ -162,7 +195,10 @@ describe('the OpenAPI description types every answer', () => {
       // start *token ( done / error )
       expect(stream.map((e) => e.event[0]).join('')).toMatch(/^st*[de]$/);
     };
-    for (const [target, last] of [[emulator, 'done'], [broken, 'error']] as const) {
+    for (const [target, last] of [
+      [emulator, 'done'],
+      [broken, 'error'],
+    ] as const) {
       const ws = await workspace(target);
       const agentId = await createAgent(ws.api);
       // Knowledge to find: with nothing found the model is not asked (D-303), so no error event.

@@ -25,10 +25,15 @@ describe('the OpenAPI description under third-party linters', () => {
     const problems = await lintFromString({ source: JSON.stringify(served), absoluteRef: 'openapi.json', config });
     const render = (p: (typeof problems)[number]) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}`;
     expect(problems.filter((p) => p.severity === 'error').map((p) => `${render(p)}: ${p.message}`)).toEqual([]);
-    expect(problems.filter((p) => p.severity === 'warn').map(render).sort()).toEqual([...KNOWN_WARNINGS].sort());
+    expect(
+      problems
+        .filter((p) => p.severity === 'warn')
+        .map(render)
+        .sort(),
+    ).toEqual([...KNOWN_WARNINGS].sort());
   });
 
-  it('routes that need no key say so with `security: []`; admin routes make the token optional and declare its 401 and the guard\'s 403', () => {
+  it("routes that need no key say so with `security: []`; admin routes make the token optional and declare its 401 and the guard's 403", () => {
     expect(served.paths['/files/{assetId}'].get.security).toEqual([]);
     expect(served.paths['/v1/openapi.json'].get.security).toEqual([]);
     expect(served.paths['/v1/agents'].post.security).toEqual([{ apiKey: [] }]);

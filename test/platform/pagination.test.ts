@@ -48,8 +48,14 @@ describe('cursor pagination', () => {
     expect((await ws.api.get('/v1/agents')).body.data).toHaveLength(7);
     const cursor = (await ws.api.get('/v1/agents?limit=1')).body.nextCursor;
     for (const [query, field] of [
-      ['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=abc', 'limit'], ['limit=1.5', 'limit'], ['limit=-1', 'limit'],
-      [`after=${cursor}&before=${cursor}`, 'before'], ['after=garbage', 'after'], [`before=${cursor.slice(0, -2)}xx`, 'before'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=abc', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['limit=-1', 'limit'],
+      [`after=${cursor}&before=${cursor}`, 'before'],
+      ['after=garbage', 'after'],
+      [`before=${cursor.slice(0, -2)}xx`, 'before'],
     ]) {
       const res = await ws.api.get(`/v1/agents?${query}`);
       expect(res.status, query).toBe(400);

@@ -43,21 +43,37 @@ describe('lengths count characters (Unicode code points)', () => {
   it('applies to projects, pages, knowledge, keys, brand and the control plane alike', async () => {
     const project = await api.post('/v1/projects', { name: EMOJI.repeat(80), slug: 'emoji-site' });
     expect(project.status).toBe(201);
-    expect((await api.post('/v1/projects', { name: EMOJI.repeat(81), slug: 'emoji-two' })).body.errors[0]).toEqual({ field: 'name', reason: 'must be 1 to 80 characters' });
+    expect((await api.post('/v1/projects', { name: EMOJI.repeat(81), slug: 'emoji-two' })).body.errors[0]).toEqual({
+      field: 'name',
+      reason: 'must be 1 to 80 characters',
+    });
     const title = await api.post('/v1/knowledge/text', { title: EMOJI.repeat(120), text: EMOJI.repeat(3000) });
     expect(title.status).toBe(202);
     expect((await api.post('/v1/knowledge/text', { title: EMOJI.repeat(121), text: 'x' })).body.errors[0].field).toBe('title');
-    const page = await api.post(`/v1/projects/${project.body.id}/pages`, { name: 'P', kind: 'document', path: '/p', seo: { title: { es: EMOJI.repeat(200) } } });
+    const page = await api.post(`/v1/projects/${project.body.id}/pages`, {
+      name: 'P',
+      kind: 'document',
+      path: '/p',
+      seo: { title: { es: EMOJI.repeat(200) } },
+    });
     expect(page.status, page.text).toBe(201);
-    expect((await api.post(`/v1/projects/${project.body.id}/pages`, { name: 'Q', kind: 'document', path: '/q', seo: { title: { es: EMOJI.repeat(201) } } })).body.errors[0].field).toBe('seo.title.es');
+    expect(
+      (await api.post(`/v1/projects/${project.body.id}/pages`, { name: 'Q', kind: 'document', path: '/q', seo: { title: { es: EMOJI.repeat(201) } } })).body
+        .errors[0].field,
+    ).toBe('seo.title.es');
     const key = await control.post(`/workspaces/${ws.workspaceId}/keys`, { name: EMOJI.repeat(80), scopes: ['landings:read'] });
     expect(key.status).toBe(201);
     expect((await control.post(`/workspaces/${ws.workspaceId}/keys`, { name: EMOJI.repeat(81), scopes: ['landings:read'] })).status).toBe(400);
     expect((await control.post('/_emulator/workspaces', { name: EMOJI.repeat(80) })).status).toBe(201);
-    expect((await control.post('/_emulator/workspaces', { name: EMOJI.repeat(81) })).body.errors[0]).toEqual({ field: 'name', reason: 'must be 1 to 80 characters' });
+    expect((await control.post('/_emulator/workspaces', { name: EMOJI.repeat(81) })).body.errors[0]).toEqual({
+      field: 'name',
+      reason: 'must be 1 to 80 characters',
+    });
     const brand = await api.patch(`/v1/projects/${project.body.id}/brand`, { footer: { text: { es: EMOJI.repeat(500) } } });
     expect(brand.status).toBe(200);
-    expect((await api.patch(`/v1/projects/${project.body.id}/brand`, { footer: { text: { es: EMOJI.repeat(501) } } })).body.errors[0].field).toBe('footer.text.es');
+    expect((await api.patch(`/v1/projects/${project.body.id}/brand`, { footer: { text: { es: EMOJI.repeat(501) } } })).body.errors[0].field).toBe(
+      'footer.text.es',
+    );
   });
 
   it('the OpenAPI description still shows minLength/maxLength, and JSON Schema agrees with the server', async () => {
@@ -81,7 +97,11 @@ describe('lone surrogates are refused with the field named', () => {
     const cases: [string, string, string][] = [
       ['{"name":"a\\uD800b","identity":{"businessName":"B"}}', 'name', 'must be well-formed Unicode text (it holds a lone surrogate)'],
       ['{"name":"A","identity":{"businessName":"\\uDC00"}}', 'identity.businessName', 'must be well-formed Unicode text (it holds a lone surrogate)'],
-      ['{"name":"A","identity":{"businessName":"B","x\\uD83D":1}}', 'identity.x\uFFFD', 'the field name must be well-formed Unicode text (it holds a lone surrogate)'],
+      [
+        '{"name":"A","identity":{"businessName":"B","x\\uD83D":1}}',
+        'identity.x\uFFFD',
+        'the field name must be well-formed Unicode text (it holds a lone surrogate)',
+      ],
     ];
     for (const [text, field, reason] of cases) {
       const res = await send(emulator, 'POST', '/v1/agents', { key: ws.key, ...rawJson(text) });
@@ -96,7 +116,7 @@ describe('lone surrogates are refused with the field named', () => {
     expect((await api.get(`/v1/agents/${pair.body.id}`)).body.name).toBe(EMOJI);
   });
 
-  it('uses each route\'s own invalid code, and validation_failed on the control plane and chat', async () => {
+  it("uses each route's own invalid code, and validation_failed on the control plane and chat", async () => {
     const project = await send(emulator, 'POST', '/v1/projects', { key: ws.key, ...rawJson('{"name":"\\uDFFF"}') });
     expect(project.body).toMatchObject({ code: 'svc.project.invalid', errors: [{ field: 'name' }] });
     const text = await send(emulator, 'POST', '/v1/knowledge/text', { key: ws.key, ...rawJson('{"title":"T","text":"ok","topics":["a\\uD800"]}') });

@@ -24,7 +24,10 @@ describe('PUT /v1/projects/{id}/address', () => {
     expect(moved.status).toBe(200);
     expectMatchesOpenApi(doc, 'PUT', '/v1/projects/{projectId}/address', 200, moved.body);
     expect(moved.body).toMatchObject({ id: p.id, slug: fresh });
-    for (const res of [await b.api.post('/v1/projects', { name: 'Thief', slug: old }), await b.api.put(`/v1/projects/${(await b.api.post('/v1/projects', { name: 'B', slug: unique() })).body.id}/address`, { slug: old })]) {
+    for (const res of [
+      await b.api.post('/v1/projects', { name: 'Thief', slug: old }),
+      await b.api.put(`/v1/projects/${(await b.api.post('/v1/projects', { name: 'B', slug: unique() })).body.id}/address`, { slug: old }),
+    ]) {
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('svc.project.slug_taken');
     }

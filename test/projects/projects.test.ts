@@ -183,7 +183,7 @@ describe('reading projects', () => {
     expect((await walk(api, '/v1/projects', 2)).map((p) => p.id)).toEqual([...ids].reverse());
   });
 
-  it('another workspace\'s project, or none, is 404 svc.project.not_found', async () => {
+  it("another workspace's project, or none, is 404 svc.project.not_found", async () => {
     const a = await workspace(emulator);
     const b = await workspace(emulator);
     const mine = (await a.api.post('/v1/projects', { name: 'Mine', slug: unique() })).body;

@@ -27,7 +27,9 @@ function visible(res: ApiResponse) {
 const ownerTables = async (workspaceId: string) => {
   const { tables } = await emulator.exportState();
   const { activity: _meter, ...rest } = tables;
-  return JSON.stringify(Object.fromEntries(Object.entries(rest).map(([t, rows]) => [t, rows.filter((r) => r.workspace_id === workspaceId || r.id === workspaceId)])));
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(rest).map(([t, rows]) => [t, rows.filter((r) => r.workspace_id === workspaceId || r.id === workspaceId)])),
+  );
 };
 
 describe('cross-workspace probes', () => {
@@ -40,7 +42,8 @@ describe('cross-workspace probes', () => {
     for (const route of routes) {
       const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
       if (!names.every((n) => n === 'slot' || ids[n])) continue;
-      const path = (real: boolean) => route.path.replace(/:([A-Za-z0-9_]+)/g, (_, n: string) => (n === 'slot' ? 'logo' : real ? ids[n]! : unknownLike(ids[n]!)));
+      const path = (real: boolean) =>
+        route.path.replace(/:([A-Za-z0-9_]+)/g, (_, n: string) => (n === 'slot' ? 'logo' : real ? ids[n]! : unknownLike(ids[n]!)));
       const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : {};
       const theirs = await send(emulator, route.method, path(true), { key: stranger, ...(body && { body }) });
       const nobodys = await send(emulator, route.method, path(false), { key: stranger, ...(body && { body }) });

@@ -32,7 +32,16 @@ describe('secrets, hashes and stacks', () => {
       await call('GET', '/v1/me', { key: created.body.secret });
 
       for (const key of [full, readOnly, undefined, 'svc_test_wrong', `${full}x`]) {
-        for (const path of ['/v1/me', '/v1/agents', '/v1/knowledge/sources', '/v1/knowledge/topics', '/v1/projects', '/v1/assets', '/v1/usage', '/v1/nowhere']) {
+        for (const path of [
+          '/v1/me',
+          '/v1/agents',
+          '/v1/knowledge/sources',
+          '/v1/knowledge/topics',
+          '/v1/projects',
+          '/v1/assets',
+          '/v1/usage',
+          '/v1/nowhere',
+        ]) {
           await call('GET', path, { key });
         }
       }

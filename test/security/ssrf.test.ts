@@ -35,13 +35,16 @@ describe('the SSRF battery (test/fixtures/ssrf/payloads.json)', () => {
     expect((await api.get('/v1/knowledge/sources?limit=100')).body.data.some((s: { url: string }) => s.url === url)).toBe(false);
   });
 
-  it.each(battery.payloads.filter((p) => p.expect !== 'refused'))('accepts $url, then it ends $expect $error ($why)', async ({ url, expect: outcome, error }) => {
-    const accepted = await api.post('/v1/knowledge/urls', { url });
-    expect(accepted.status).toBe(202);
-    await client(emulator).post('/_emulator/queue/drain');
-    const source = (await api.get(`/v1/knowledge/sources/${accepted.body.id}`)).body;
-    expect(source.status).toBe(outcome);
-    if (error) expect(source.error).toBe(error);
-    if (outcome === 'failed') expect(source.chunkCount).toBe(0);
-  });
+  it.each(battery.payloads.filter((p) => p.expect !== 'refused'))(
+    'accepts $url, then it ends $expect $error ($why)',
+    async ({ url, expect: outcome, error }) => {
+      const accepted = await api.post('/v1/knowledge/urls', { url });
+      expect(accepted.status).toBe(202);
+      await client(emulator).post('/_emulator/queue/drain');
+      const source = (await api.get(`/v1/knowledge/sources/${accepted.body.id}`)).body;
+      expect(source.status).toBe(outcome);
+      if (error) expect(source.error).toBe(error);
+      if (outcome === 'failed') expect(source.chunkCount).toBe(0);
+    },
+  );
 });

@@ -46,8 +46,12 @@ async function main(): Promise<void> {
     { method: 'GET', path: `/v1/agents/${agent.id}` },
     // Create then delete, so that state stays bounded and memory growth means a leak.
     {
-      method: 'POST', path: '/v1/agents', body: JSON.stringify({ name: 'Tmp', identity: { businessName: 'T' } }),
-      onResponse: (_status: number, body: string, context: Record<string, string>) => { context.agent = JSON.parse(body).id; },
+      method: 'POST',
+      path: '/v1/agents',
+      body: JSON.stringify({ name: 'Tmp', identity: { businessName: 'T' } }),
+      onResponse: (_status: number, body: string, context: Record<string, string>) => {
+        context.agent = JSON.parse(body).id;
+      },
     },
     { method: 'DELETE', path: '/v1/agents/x', setupRequest: (req: Req, context: Record<string, string>) => ({ ...req, path: `/v1/agents/${context.agent}` }) },
   ];
@@ -80,7 +84,9 @@ async function main(): Promise<void> {
   console.log(`  latency      p50 ${good.latency.p50} ms, p99 ${good.latency.p99} ms`);
   console.log(`  errors       ${good.errors} transport, ${good.non2xx} non-2xx in the mix (must be 0)`);
   console.log(`  refusals     ${bad.requests.total} intended 4xx, ${wrongRefusals} answered otherwise (must be 0), ${bad.errors} transport errors`);
-  console.log(`  memory       heap after GC ${start.heap.toFixed(1)} MiB at start, ${end.heap.toFixed(1)} MiB at end, growth ${(growth * 100).toFixed(1)}% (must be < 20%); RSS ${start.rss.toFixed(0)} -> ${end.rss.toFixed(0)} MiB`);
+  console.log(
+    `  memory       heap after GC ${start.heap.toFixed(1)} MiB at start, ${end.heap.toFixed(1)} MiB at end, growth ${(growth * 100).toFixed(1)}% (must be < 20%); RSS ${start.rss.toFixed(0)} -> ${end.rss.toFixed(0)} MiB`,
+  );
   const failed = good.errors > 0 || good.non2xx > 0 || wrongRefusals > 0 || bad.errors > 0 || growth >= 0.2;
   if (failed) process.exit(1);
 }

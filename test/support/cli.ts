@@ -21,7 +21,10 @@ export interface RunningCli {
  * banner after it) is printed. `node` holds flags for node itself (`--expose-gc`); `cli`
  * runs another copy of the built CLI.
  */
-export function startCli(args: string[], options: { env?: Record<string, string>; node?: string[]; track?: Set<ChildProcess>; cli?: string } = {}): Promise<RunningCli> {
+export function startCli(
+  args: string[],
+  options: { env?: Record<string, string>; node?: string[]; track?: Set<ChildProcess>; cli?: string } = {},
+): Promise<RunningCli> {
   const child = spawn(process.execPath, [...(options.node ?? []), options.cli ?? CLI, '--port', '0', ...args], {
     env: { ...process.env, ...onRunStore(args, options.env) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,7 +69,10 @@ export interface CliRun {
 }
 
 /** Runs a command to its end (the built CLI when `command` is omitted) and collects both outputs. */
-export function runToEnd(args: string[], options: { command?: string; env?: Record<string, string>; cwd?: string; track?: Set<ChildProcess> } = {}): Promise<CliRun> {
+export function runToEnd(
+  args: string[],
+  options: { command?: string; env?: Record<string, string>; cwd?: string; track?: Set<ChildProcess> } = {},
+): Promise<CliRun> {
   const child = spawn(options.command ?? process.execPath, options.command ? args : [CLI, ...args], {
     env: { ...process.env, ...(options.command || args[0] !== 'exec' ? options.env : onRunStore(args, options.env)) },
     cwd: options.cwd ?? packageRoot(),

@@ -48,7 +48,11 @@ export function overHttp(url: string): Sender {
     const req = toRequest(url, method, path, options);
     const target = new URL(req.url);
     const body = Buffer.from(await req.arrayBuffer());
-    const headers: Record<string, string> = { ...Object.fromEntries(req.headers), host: `${target.hostname}:${server.port}`, 'content-length': String(body.length) };
+    const headers: Record<string, string> = {
+      ...Object.fromEntries(req.headers),
+      host: `${target.hostname}:${server.port}`,
+      'content-length': String(body.length),
+    };
     return new Promise((resolve, reject) => {
       const sent = httpRequest({ host: server.hostname, port: server.port, method, path: target.pathname + target.search, headers }, (res) => {
         const chunks: Buffer[] = [];
@@ -103,7 +107,12 @@ export async function demoSession(send: Sender): Promise<string[]> {
   await record('GET', new URL(brand.logo.url).pathname + new URL(brand.logo.url).search);
   for (const page of ['/', '/menu', '/about', '/llms.txt', '/sitemap.xml']) await record('GET', `http://${project.slug}.localhost${page}`);
   // New ids continue where the load left the generators.
-  const added = (await record('POST', '/v1/knowledge/text', { key, body: { title: 'Gift cards', text: 'Gift cards are sold at both bars and never expire.', agentId: aurora } })).body;
+  const added = (
+    await record('POST', '/v1/knowledge/text', {
+      key,
+      body: { title: 'Gift cards', text: 'Gift cards are sold at both bars and never expire.', agentId: aurora },
+    })
+  ).body;
   await record('POST', '/_emulator/queue/drain');
   await record('GET', `/v1/knowledge/sources/${added.id}`, { key });
   await record('POST', '/v1/agents', { key, body: { name: 'Third', identity: { businessName: 'Café Aurora' } }, headers: { 'idempotency-key': 'demo-1' } });

@@ -5,7 +5,11 @@ import { packageRoot } from '../../emulator/package-info.js';
 
 /** The user-facing Markdown: the README, every guide in docs/ and the decisions' area files (D-950). */
 export function docFiles(): string[] {
-  const markdownIn = (dir: string) => readdirSync(join(packageRoot(), dir)).filter((name) => name.endsWith('.md')).sort().map((name) => `${dir}/${name}`);
+  const markdownIn = (dir: string) =>
+    readdirSync(join(packageRoot(), dir))
+      .filter((name) => name.endsWith('.md'))
+      .sort()
+      .map((name) => `${dir}/${name}`);
   return ['README.md', ...markdownIn('docs'), ...markdownIn('docs/decisions')];
 }
 
@@ -20,10 +24,7 @@ export const readDoc = (file: string) => readFileSync(join(packageRoot(), file),
  * administered with `sudo -u postgres`), and `<!-- own emulator, own PostgreSQL -->` one
  * that makes a cluster of its own with `initdb` and `pg_ctl` as an unprivileged user.
  */
-export type BlockMode =
-  | { kind: 'run' }
-  | { kind: 'own emulator'; postgres?: 'running' | 'own' }
-  | { kind: 'not run'; reason: string };
+export type BlockMode = { kind: 'run' } | { kind: 'own emulator'; postgres?: 'running' | 'own' } | { kind: 'not run'; reason: string };
 
 export interface ShellBlock {
   file: string;
@@ -100,7 +101,10 @@ export function anchorsOf(file: string): Set<string> {
   const seen = new Map<string, number>();
   walkTokens(lexer(readDoc(file)), (token) => {
     if (token.type !== 'heading') return;
-    const base = (token as Tokens.Heading).text.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replaceAll(' ', '-');
+    const base = (token as Tokens.Heading).text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replaceAll(' ', '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);

@@ -2,9 +2,17 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { RecordedAnswer } from './answers.js';
 
 type Schema = Record<string, unknown>;
-interface MediaType { schema?: Schema }
-interface ResponseObject { content?: Record<string, MediaType>; headers?: Record<string, Schema> }
-interface Operation { operationId: string; responses: Record<string, ResponseObject> }
+interface MediaType {
+  schema?: Schema;
+}
+interface ResponseObject {
+  content?: Record<string, MediaType>;
+  headers?: Record<string, Schema>;
+}
+interface Operation {
+  operationId: string;
+  responses: Record<string, ResponseObject>;
+}
 /** The parts of an OpenAPI 3.1 document the check reads. */
 export interface OpenApiDoc {
   paths: Record<string, Record<string, Operation>>;
@@ -21,7 +29,12 @@ export type Verdict =
 // What any request may answer on a path the description does not list (CONTRACT: an
 // unknown route is a 404 after the gate; the control-plane guard runs first).
 const UNKNOWN_ROUTE_CODES = new Set([
-  'svc.resource.not_found', 'svc.api_key.invalid', 'svc.rate_limit.exceeded', 'svc.usage.budget_exceeded', 'svc.auth.unauthorized', 'svc.auth.forbidden',
+  'svc.resource.not_found',
+  'svc.api_key.invalid',
+  'svc.rate_limit.exceeded',
+  'svc.usage.budget_exceeded',
+  'svc.auth.unauthorized',
+  'svc.auth.forbidden',
 ]);
 
 const isJson = (media: string) => media === 'application/json' || media.endsWith('+json');
@@ -65,7 +78,8 @@ export class ConformanceChecker {
     if (!found) {
       const name = `${answer.method} ${answer.path} (no such route)`;
       const problem = this.#problemOf(answer);
-      if (!problem || !UNKNOWN_ROUTE_CODES.has(problem.code)) return { kind: 'mismatch', operation: name, reason: `${answer.status} ${media}: not an answer of an unknown route` };
+      if (!problem || !UNKNOWN_ROUTE_CODES.has(problem.code))
+        return { kind: 'mismatch', operation: name, reason: `${answer.status} ${media}: not an answer of an unknown route` };
       const problemErrors = this.#validate('#/components/schemas/Problem', { $ref: '#/components/schemas/Problem' }, problem);
       return problemErrors ? { kind: 'mismatch', operation: name, reason: `problem document: ${problemErrors}` } : { kind: 'unknown-route' };
     }
@@ -75,7 +89,8 @@ export class ConformanceChecker {
     if (!response) return mismatch(`status ${answer.status} is not declared (declared: ${Object.keys(op.responses).join(', ')})`);
     const declared = Object.keys(response.content ?? {});
     if (declared.length === 0 && media) return mismatch(`${answer.status} sends ${media}; it declares no body`);
-    if (declared.length > 0 && !declared.includes(media)) return mismatch(`${answer.status} sends ${media || 'no content type'}; declared: ${declared.join(', ')}`);
+    if (declared.length > 0 && !declared.includes(media))
+      return mismatch(`${answer.status} sends ${media || 'no content type'}; declared: ${declared.join(', ')}`);
     for (const [header, ref] of Object.entries(response.headers ?? {})) {
       const spec = this.#header(ref);
       if (spec.required && !answer.headers.includes(header.toLowerCase())) return mismatch(`${answer.status} lacks the required header ${header}`);
@@ -104,10 +119,13 @@ export class ConformanceChecker {
     const name = found?.name ?? `${answer.method} ${answer.path} (no such route)`;
     const mismatch = (reason: string): Verdict => ({ kind: 'mismatch', operation: name, reason });
     const declared = found && (found.op.responses[String(answer.status)] ?? found.op.responses.default);
-    if (found && !declared) return mismatch(`injected ${answer.status} is not declared and the route has no default (declared: ${Object.keys(found.op.responses).join(', ')})`);
-    if (declared && !Object.keys(declared.content ?? {}).includes(media)) return mismatch(`injected ${answer.status} sends ${media || 'no content type'}; declared: ${Object.keys(declared.content ?? {}).join(', ')}`);
+    if (found && !declared)
+      return mismatch(`injected ${answer.status} is not declared and the route has no default (declared: ${Object.keys(found.op.responses).join(', ')})`);
+    if (declared && !Object.keys(declared.content ?? {}).includes(media))
+      return mismatch(`injected ${answer.status} sends ${media || 'no content type'}; declared: ${Object.keys(declared.content ?? {}).join(', ')}`);
     for (const [header, ref] of Object.entries(found?.op.responses.default?.headers ?? {})) {
-      if (this.#header(ref).required && !answer.headers.includes(header.toLowerCase())) return mismatch(`injected ${answer.status} lacks the required header ${header}`);
+      if (this.#header(ref).required && !answer.headers.includes(header.toLowerCase()))
+        return mismatch(`injected ${answer.status} lacks the required header ${header}`);
     }
     const problem = this.#problemOf(answer);
     if (!problem) return mismatch(`injected ${answer.status} ${media}: not a problem document`);
@@ -139,7 +157,10 @@ export class ConformanceChecker {
       this.#validators.set(key, validate);
     }
     if (validate(value)) return undefined;
-    return (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}`).join('; ');
+    return (validate.errors ?? [])
+      .slice(0, 3)
+      .map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}`)
+      .join('; ');
   }
 }
 

@@ -1,7 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: object }> }> }>>; components: { schemas: Record<string, object> } };
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: object }> }> }>>;
+  components: { schemas: Record<string, object> };
+};
 
 const cache = new WeakMap<object, Ajv2020>();
 

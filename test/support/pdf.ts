@@ -67,7 +67,10 @@ export class PdfWriter {
     ];
     const pages = this.#pages.map((p) => {
       const contents = p.contents.length === 1 ? `${p.contents[0]} 0 R` : `[${p.contents.map((n) => `${n} 0 R`).join(' ')}]`;
-      return Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${p.font ?? 3} 0 R >> >> /Contents ${contents} >>`, 'latin1');
+      return Buffer.from(
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${p.font ?? 3} 0 R >> >> /Contents ${contents} >>`,
+        'latin1',
+      );
     });
     const all = [...fixed, ...this.#objects, ...pages];
     const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
@@ -127,8 +130,12 @@ export function kernedContent(lines: string[]): Buffer {
 export async function fontBombPdf(inflated: number): Promise<Buffer> {
   const pdf = new PdfWriter();
   const file = pdf.stream({ data: await deflatedRun(inflated, 0), filter: 'FlateDecode' }, `/Length1 ${inflated}`);
-  const descriptor = pdf.object(`<< /Type /FontDescriptor /FontName /Bomb /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 ${file} 0 R >>`);
-  const font = pdf.object(`<< /Type /Font /Subtype /TrueType /BaseFont /Bomb /FirstChar 32 /LastChar 126 /Widths [${Array(95).fill(500).join(' ')}] /FontDescriptor ${descriptor} 0 R >>`);
+  const descriptor = pdf.object(
+    `<< /Type /FontDescriptor /FontName /Bomb /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 ${file} 0 R >>`,
+  );
+  const font = pdf.object(
+    `<< /Type /Font /Subtype /TrueType /BaseFont /Bomb /FirstChar 32 /LastChar 126 /Widths [${Array(95).fill(500).join(' ')}] /FontDescriptor ${descriptor} 0 R >>`,
+  );
   pdf.page({ contents: [pdf.stream({ data: textContent(['Hello']) })], font });
   return pdf.toBuffer();
 }

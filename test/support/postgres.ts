@@ -102,7 +102,9 @@ export async function startCluster(options: { durable?: boolean } = {}): Promise
     dir,
     url,
     createDatabase(name) {
-      execFileSync(join(bin, 'psql'), ['-q', '-h', host, '-p', String(port), '-U', PG_USER, '-d', 'postgres', '-c', `CREATE DATABASE "${name}"`], { stdio: 'pipe' });
+      execFileSync(join(bin, 'psql'), ['-q', '-h', host, '-p', String(port), '-U', PG_USER, '-d', 'postgres', '-c', `CREATE DATABASE "${name}"`], {
+        stdio: 'pipe',
+      });
       return url(name);
     },
     stop,
@@ -124,7 +126,19 @@ declare module 'vitest' {
 let made = 0;
 
 /** `psql` arguments that run one command as the superuser on the cluster's `postgres` database. */
-const psqlArgs = (cluster: { host: string; port: number }, command: string) => ['-q', '-h', cluster.host, '-p', String(cluster.port), '-U', PG_USER, '-d', 'postgres', '-c', command];
+const psqlArgs = (cluster: { host: string; port: number }, command: string) => [
+  '-q',
+  '-h',
+  cluster.host,
+  '-p',
+  String(cluster.port),
+  '-U',
+  PG_USER,
+  '-d',
+  'postgres',
+  '-c',
+  command,
+];
 
 /**
  * A new empty database on the run's shared cluster; answers its URL. Synchronous (psql),

@@ -36,12 +36,34 @@ export async function populateEveryTable(emulator: Emulator): Promise<{ key: str
   const made = await emulator.createWorkspace({ name: 'Every table' });
   await emulator.createWorkspace({ name: 'Another' });
   const key = made.apiKey.secret;
-  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => send(emulator, method, path, { key, body, ...(headers && { headers }) });
+  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    send(emulator, method, path, { key, body, ...(headers && { headers }) });
   await must(send(emulator, 'POST', `/workspaces/${made.workspaceId}/keys`, { body: { name: 'second', scopes: ['projects:read', 'landings:read'] } }), 201);
-  await must(send(emulator, 'PUT', '/_emulator/web', { body: { pages: [{ url: 'https://docs.example/hours', headers: { 'content-type': 'text/html' }, body: '<html><head><title>Hours</title></head><body><p>We open at nine every day.</p></body></html>' }] } }), 200);
+  await must(
+    send(emulator, 'PUT', '/_emulator/web', {
+      body: {
+        pages: [
+          {
+            url: 'https://docs.example/hours',
+            headers: { 'content-type': 'text/html' },
+            body: '<html><head><title>Hours</title></head><body><p>We open at nine every day.</p></body></html>',
+          },
+        ],
+      },
+    }),
+    200,
+  );
   const agent = (await must(call('POST', '/v1/agents', { name: 'Aurora', identity: { businessName: 'Café', description: 'Coffee' } }), 201)).body;
   await must(call('POST', '/v1/agents', REPLAYED.body, { 'idempotency-key': REPLAYED.idemKey }), 201);
-  await must(call('POST', '/v1/knowledge/text', { title: 'Hours', text: 'We open every day from 9:00 to 20:00 in Valencia.', topics: ['hours', 'visit'], agentId: agent.id }), 202);
+  await must(
+    call('POST', '/v1/knowledge/text', {
+      title: 'Hours',
+      text: 'We open every day from 9:00 to 20:00 in Valencia.',
+      topics: ['hours', 'visit'],
+      agentId: agent.id,
+    }),
+    202,
+  );
   await must(call('POST', '/v1/knowledge/urls', { url: 'https://docs.example/hours', topics: ['hours'] }), 202);
   await must(call('POST', '/v1/knowledge/claims', { claim: { es: 'Abrimos a las nueve.', en: 'We open at nine.' }, agentId: agent.id }), 202);
   await must(call('POST', '/v1/knowledge/uploads', file('# Menu\n\nEspresso 1.80', 'menu.md', 'text/markdown')), 202);
@@ -49,14 +71,30 @@ export async function populateEveryTable(emulator: Emulator): Promise<{ key: str
   await must(call('POST', `/v1/agents/${agent.id}/chat`, { message: 'When do you open?' }), 200);
   const project = (await must(call('POST', '/v1/projects', { name: 'Café Fuzz', slug: 'cafe-fuzz-old', locales: ['es'] }), 201)).body;
   await must(call('PUT', `/v1/projects/${project.id}/address`, { slug: 'cafe-fuzz' }), 200);
-  const home = (await must(call('POST', `/v1/projects/${project.id}/pages`, { name: 'Home', kind: 'agent', path: '/', agentId: agent.id, editorial: { title: { es: 'Pregunta' } } }), 201)).body;
-  const doc = (await must(call('POST', `/v1/projects/${project.id}/pages`, { name: 'Menu', kind: 'document', path: '/menu', body: { es: '# Carta\n\nCafé' } }), 201)).body;
+  const home = (
+    await must(
+      call('POST', `/v1/projects/${project.id}/pages`, { name: 'Home', kind: 'agent', path: '/', agentId: agent.id, editorial: { title: { es: 'Pregunta' } } }),
+      201,
+    )
+  ).body;
+  const doc = (
+    await must(call('POST', `/v1/projects/${project.id}/pages`, { name: 'Menu', kind: 'document', path: '/menu', body: { es: '# Carta\n\nCafé' } }), 201)
+  ).body;
   await must(call('POST', `/v1/pages/${home.id}/publish`), 200);
   await must(call('POST', `/v1/pages/${doc.id}/publish`), 200);
-  await must(call('PATCH', `/v1/projects/${project.id}`, { locales: ['es', 'en'], robots: { disallow: ['/private'] }, sitemap: { extraUrls: [{ path: '/shop' }] } }), 200);
+  await must(
+    call('PATCH', `/v1/projects/${project.id}`, { locales: ['es', 'en'], robots: { disallow: ['/private'] }, sitemap: { extraUrls: [{ path: '/shop' }] } }),
+    200,
+  );
   await emulator.drain();
   await must(call('PATCH', `/v1/projects/${project.id}/theme`, { tokens: { colors: { primary: '#7a4a2b' }, radius: 'lg' } }), 200);
-  await must(call('PATCH', `/v1/projects/${project.id}/brand`, { navbar: { links: [{ label: { es: 'Carta', en: 'Menu' }, href: '/menu' }] }, footer: { text: { es: 'Hola', en: 'Hello' } } }), 200);
+  await must(
+    call('PATCH', `/v1/projects/${project.id}/brand`, {
+      navbar: { links: [{ label: { es: 'Carta', en: 'Menu' }, href: '/menu' }] },
+      footer: { text: { es: 'Hola', en: 'Hello' } },
+    }),
+    200,
+  );
   await must(call('PUT', `/v1/projects/${project.id}/brand/logo`, file(SVG, 'logo.svg', 'image/svg+xml')), 200);
   const asset = new FormData();
   asset.set('file', new File([PNG], 'dot.png', { type: 'image/png' }));
@@ -72,10 +110,37 @@ export function withPendingSource(doc: Doc): Doc {
   const source = out.tables.knowledge_sources!.find((s) => s.kind === 'upload' && s.content_type === 'text/markdown')!;
   const id = `src_${'z'.repeat(26)}`;
   const now = new Date(out.clock.value).toISOString();
-  out.tables.knowledge_sources!.push({ ...source, id, status: 'pending', error: null, lang: 'en', source_lang: null, translated: 0, chunk_count: 0, token_count: 0, summary: '', content_hash: null, created_at: now, updated_at: now });
-  out.tables.knowledge_inputs = [{ source_id: id, workspace_id: source.workspace_id, content: { $bytes: Buffer.from('# Later\n\nSoon.').toString('base64') }, created_at: now }];
+  out.tables.knowledge_sources!.push({
+    ...source,
+    id,
+    status: 'pending',
+    error: null,
+    lang: 'en',
+    source_lang: null,
+    translated: 0,
+    chunk_count: 0,
+    token_count: 0,
+    summary: '',
+    content_hash: null,
+    created_at: now,
+    updated_at: now,
+  });
+  out.tables.knowledge_inputs = [
+    { source_id: id, workspace_id: source.workspace_id, content: { $bytes: Buffer.from('# Later\n\nSoon.').toString('base64') }, created_at: now },
+  ];
   const due = new Date(out.clock.value + 365 * 86_400_000).toISOString();
-  out.tables.jobs!.push({ id: `job_${'z'.repeat(26)}`, workspace_id: source.workspace_id, kind: 'knowledge.ingest', payload: JSON.stringify({ sourceId: id }), status: 'queued', run_at: due, attempts: 0, last_error: null, created_at: now, updated_at: now });
+  out.tables.jobs!.push({
+    id: `job_${'z'.repeat(26)}`,
+    workspace_id: source.workspace_id,
+    kind: 'knowledge.ingest',
+    payload: JSON.stringify({ sourceId: id }),
+    status: 'queued',
+    run_at: due,
+    attempts: 0,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  });
   return out;
 }
 
@@ -100,20 +165,70 @@ export type Mutation =
   | { op: 'addColumn'; name: string };
 
 const odd = fc.constantFrom(
-  null, true, false, 0, -1, 1, 0.5, -0.0, 2 ** 31, 2 ** 53, 1e17, 1e300, -1e300, '', ' ', 'x', '0', 'null', '[]', '{}', '\u0000', '\ud800',
-  '<script>alert(1)</script>', 'javascript:alert(1)', '../../etc/passwd', '#fff;}body{background:url(//evil.example)}', 'HTTP/1.1 200 OK\r\n\r\n', [], {}, [1], { a: 1 },
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1,
+  0.5,
+  -0.0,
+  2 ** 31,
+  2 ** 53,
+  1e17,
+  1e300,
+  -1e300,
+  '',
+  ' ',
+  'x',
+  '0',
+  'null',
+  '[]',
+  '{}',
+  '\u0000',
+  '\ud800',
+  '<script>alert(1)</script>',
+  'javascript:alert(1)',
+  '../../etc/passwd',
+  '#fff;}body{background:url(//evil.example)}',
+  'HTTP/1.1 200 OK\r\n\r\n',
+  [],
+  {},
+  [1],
+  { a: 1 },
 );
 const smallJson = fc.oneof(odd, fc.string({ maxLength: 12 }), fc.integer({ min: -5, max: 2000 }), fc.boolean(), fc.constant(null));
 
 export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 3, arbitrary: smallJson.map((value) => ({ op: 'value' as const, value })) },
-  { weight: 2, arbitrary: fc.oneof(fc.integer({ min: -3, max: 100_000 }), fc.double({ min: -1e18, max: 1e18, noNaN: true, noDefaultInfinity: true }), fc.constantFrom(2 ** 53, 8.64e15, 253_402_300_800_000)).map((value) => ({ op: 'number' as const, value })) },
-  { weight: 2, arbitrary: fc.oneof(fc.string({ maxLength: 20 }), fc.string({ unit: 'grapheme', maxLength: 8 }), fc.constantFrom('ES', 'en ', 'published', 'running', 'queued', 'image/svg+xml', 'text/html', '#FFFFFF', '#abc')).map((value) => ({ op: 'text' as const, value })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .oneof(
+        fc.integer({ min: -3, max: 100_000 }),
+        fc.double({ min: -1e18, max: 1e18, noNaN: true, noDefaultInfinity: true }),
+        fc.constantFrom(2 ** 53, 8.64e15, 253_402_300_800_000),
+      )
+      .map((value) => ({ op: 'number' as const, value })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .oneof(
+        fc.string({ maxLength: 20 }),
+        fc.string({ unit: 'grapheme', maxLength: 8 }),
+        fc.constantFrom('ES', 'en ', 'published', 'running', 'queued', 'image/svg+xml', 'text/html', '#FFFFFF', '#abc'),
+      )
+      .map((value) => ({ op: 'text' as const, value })),
+  },
   { weight: 1, arbitrary: fc.constantFrom(2, 5, 41, 81, 200, 2001).map((times) => ({ op: 'repeat' as const, times })) },
   { weight: 1, arbitrary: fc.nat(40).map((keep) => ({ op: 'truncate' as const, keep })) },
   { weight: 4, arbitrary: fc.record({ pick: fc.nat(), value: smallJson }).map((m) => ({ op: 'jsonLeaf' as const, ...m })) },
   { weight: 1, arbitrary: fc.nat().map((pick) => ({ op: 'jsonDrop' as const, pick })) },
-  { weight: 1, arbitrary: fc.record({ name: fc.constantFrom('extra', '__proto__', 'constructor'), value: smallJson }).map((m) => ({ op: 'jsonAdd' as const, ...m })) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ name: fc.constantFrom('extra', '__proto__', 'constructor'), value: smallJson }).map((m) => ({ op: 'jsonAdd' as const, ...m })),
+  },
   { weight: 1, arbitrary: fc.constantFrom('{', 'null', '[]', '{}', '"x"', '[1,2]', '{"a":', '1e999').map((text) => ({ op: 'jsonText' as const, text })) },
   { weight: 3, arbitrary: fc.nat().map((pick) => ({ op: 'reference' as const, pick })) },
   { weight: 1, arbitrary: fc.array(fc.nat(255), { maxLength: 40 }).map((bytes) => ({ op: 'bytes' as const, bytes })) },
@@ -131,8 +246,11 @@ export interface Target {
 /** Every cell of a document, in a stable order. */
 export function cellsOf(doc: Doc): Target[] {
   const cells: Target[] = [
-    { table: '(clock)', row: 0, column: 'frozen' }, { table: '(clock)', row: 0, column: 'value' },
-    { table: '(ids)', row: 0, column: 'time' }, { table: '(ids)', row: 0, column: 'random' }, { table: '(ids)', row: 0, column: 'draws' },
+    { table: '(clock)', row: 0, column: 'frozen' },
+    { table: '(clock)', row: 0, column: 'value' },
+    { table: '(ids)', row: 0, column: 'time' },
+    { table: '(ids)', row: 0, column: 'random' },
+    { table: '(ids)', row: 0, column: 'draws' },
   ];
   for (const [table, rows] of Object.entries(doc.tables)) rows.forEach((row, i) => Object.keys(row).forEach((column) => cells.push({ table, row: i, column })));
   return cells;
@@ -172,18 +290,43 @@ export function mutate(doc: Doc, at: number, m: Mutation): Doc {
   const cells = cellsOf(out);
   const target = cells[at % cells.length]!;
   const holder: Record<string, unknown> =
-    target.table === '(clock)' ? (out.clock as unknown as Row) : target.table === '(ids)' ? (out.ids as unknown as Row) : out.tables[target.table]![target.row]!;
+    target.table === '(clock)'
+      ? (out.clock as unknown as Row)
+      : target.table === '(ids)'
+        ? (out.ids as unknown as Row)
+        : out.tables[target.table]![target.row]!;
   const current = holder[target.column];
-  const ids = cells.filter((c) => !c.table.startsWith('(')).map((c) => out.tables[c.table]![c.row]![c.column]).filter((v): v is string => typeof v === 'string' && /^[a-z]{2,3}_[0-9a-z_]+$/.test(v));
-  const set = (value: unknown) => { holder[target.column] = value; };
+  const ids = cells
+    .filter((c) => !c.table.startsWith('('))
+    .map((c) => out.tables[c.table]![c.row]![c.column])
+    .filter((v): v is string => typeof v === 'string' && /^[a-z]{2,3}_[0-9a-z_]+$/.test(v));
+  const set = (value: unknown) => {
+    holder[target.column] = value;
+  };
   switch (m.op) {
-    case 'value': case 'number': case 'text': set(m.value); break;
-    case 'repeat': set(typeof current === 'string' ? current.repeat(m.times) : typeof current === 'number' ? current * m.times : current); break;
-    case 'truncate': set(typeof current === 'string' ? current.slice(0, m.keep) : current); break;
-    case 'reference': set(ids.length ? ids[m.pick % ids.length] : current); break;
-    case 'bytes': set({ $bytes: Buffer.from(m.bytes).toString('base64') }); break;
-    case 'jsonText': set(m.text); break;
-    case 'jsonLeaf': case 'jsonDrop': case 'jsonAdd': {
+    case 'value':
+    case 'number':
+    case 'text':
+      set(m.value);
+      break;
+    case 'repeat':
+      set(typeof current === 'string' ? current.repeat(m.times) : typeof current === 'number' ? current * m.times : current);
+      break;
+    case 'truncate':
+      set(typeof current === 'string' ? current.slice(0, m.keep) : current);
+      break;
+    case 'reference':
+      set(ids.length ? ids[m.pick % ids.length] : current);
+      break;
+    case 'bytes':
+      set({ $bytes: Buffer.from(m.bytes).toString('base64') });
+      break;
+    case 'jsonText':
+      set(m.text);
+      break;
+    case 'jsonLeaf':
+    case 'jsonDrop':
+    case 'jsonAdd': {
       const parsed = parseJson(current);
       if (!parsed.ok) {
         set(m.op === 'jsonLeaf' ? m.value : current);
@@ -191,7 +334,8 @@ export function mutate(doc: Doc, at: number, m: Mutation): Doc {
       }
       let value = parsed.value;
       if (m.op === 'jsonAdd') {
-        if (value !== null && typeof value === 'object' && !Array.isArray(value)) Object.defineProperty(value, m.name, { value: m.value, enumerable: true, configurable: true, writable: true });
+        if (value !== null && typeof value === 'object' && !Array.isArray(value))
+          Object.defineProperty(value, m.name, { value: m.value, enumerable: true, configurable: true, writable: true });
       } else {
         const paths = leaves(value).filter((p) => m.op === 'jsonLeaf' || p.length > 0);
         const path = paths[m.pick % paths.length];
@@ -200,15 +344,20 @@ export function mutate(doc: Doc, at: number, m: Mutation): Doc {
       set(JSON.stringify(value));
       break;
     }
-    case 'dropRow': case 'copyRow': {
+    case 'dropRow':
+    case 'copyRow': {
       if (target.table.startsWith('(')) break;
       const rows = out.tables[target.table]!;
       if (m.op === 'dropRow') rows.splice(target.row, 1);
       else rows.push(structuredClone(rows[target.row]!));
       break;
     }
-    case 'dropColumn': delete holder[target.column]; break;
-    case 'addColumn': holder[m.name] = 'x'; break;
+    case 'dropColumn':
+      delete holder[target.column];
+      break;
+    case 'addColumn':
+      holder[m.name] = 'x';
+      break;
   }
   return out;
 }
@@ -246,7 +395,10 @@ const idOf = (row: Row | undefined, column = 'id', fallback = 'none_0') => (row 
  */
 export function walkOf(doc: Doc, workspaceId: string, replayAgentPath = '/v1/agents'): Step[] {
   const ws = workspaceId;
-  const agent = idOf(first(doc, 'agents', (a) => a.workspace_id === ws && (doc.tables.pages ?? []).some((p) => p.agent_id === a.id)) ?? first(doc, 'agents', (a) => a.workspace_id === ws));
+  const agent = idOf(
+    first(doc, 'agents', (a) => a.workspace_id === ws && (doc.tables.pages ?? []).some((p) => p.agent_id === a.id)) ??
+      first(doc, 'agents', (a) => a.workspace_id === ws),
+  );
   const source = idOf(first(doc, 'knowledge_sources', (s) => s.workspace_id === ws));
   const topic = (() => {
     try {
@@ -261,10 +413,22 @@ export function walkOf(doc: Doc, workspaceId: string, replayAgentPath = '/v1/age
   const asset = idOf(first(doc, 'assets', (a) => a.workspace_id === ws));
   const otherKey = idOf(first(doc, 'api_keys', (k) => k.workspace_id === ws && k.name !== 'default' && k.name !== 'demo-full'));
   const text = { title: 'Fuzz', text: 'Fuzz text about opening hours.', topics: ['fuzz'] };
-  const k = (method: string, path: string, operation: string, body?: unknown, headers?: Record<string, string>): Step => ({ method, path, operation, key: true, ...(body !== undefined && { body }), ...(headers && { headers }) });
+  const k = (method: string, path: string, operation: string, body?: unknown, headers?: Record<string, string>): Step => ({
+    method,
+    path,
+    operation,
+    key: true,
+    ...(body !== undefined && { body }),
+    ...(headers && { headers }),
+  });
   const cp = (method: string, path: string, operation: string, body?: unknown): Step => ({ method, path, operation, ...(body !== undefined && { body }) });
   const heavy = (step: Step): Step => ({ ...step, heavy: true });
-  const site = (method: string, path: string, body?: unknown): Step => ({ method, path: `http://${String(projectRow?.slug ?? 'none')}.localhost${path}`, operation: 'site', ...(body !== undefined && { body }) });
+  const site = (method: string, path: string, body?: unknown): Step => ({
+    method,
+    path: `http://${String(projectRow?.slug ?? 'none')}.localhost${path}`,
+    operation: 'site',
+    ...(body !== undefined && { body }),
+  });
   return [
     cp('GET', '/_emulator/health', 'GET /_emulator/health'),
     cp('GET', '/_emulator/memory', 'GET /_emulator/memory'),
@@ -300,8 +464,15 @@ export function walkOf(doc: Doc, workspaceId: string, replayAgentPath = '/v1/age
     k('GET', '/v1/assets', 'GET /v1/assets'),
     k('GET', `/v1/assets/${asset}`, 'GET /v1/assets/{assetId}'),
     { method: 'GET', path: `/files/${asset}`, operation: 'GET /files/{assetId}', signedAsset: asset },
-    site('GET', '/'), site('GET', '/menu'), site('GET', '/?lang=en'), site('GET', '/robots.txt'), site('GET', '/sitemap.xml'), site('GET', '/llms.txt'),
-    site('GET', '/_site/theme.css'), site('GET', '/_site/widget.js'), site('POST', '/_site/chat', { path: '/', message: 'When do you open?' }),
+    site('GET', '/'),
+    site('GET', '/menu'),
+    site('GET', '/?lang=en'),
+    site('GET', '/robots.txt'),
+    site('GET', '/sitemap.xml'),
+    site('GET', '/llms.txt'),
+    site('GET', '/_site/theme.css'),
+    site('GET', '/_site/widget.js'),
+    site('POST', '/_site/chat', { path: '/', message: 'When do you open?' }),
     k('POST', `/v1/agents/${agent}/query`, 'POST /v1/agents/{agentId}/query', { query: 'when do you open', topics: [topic] }),
     k('POST', `/v1/agents/${agent}/chat`, 'POST /v1/agents/{agentId}/chat', { message: 'When do you open?' }),
     k('POST', replayAgentPath, 'POST /v1/agents', REPLAYED.body, { 'idempotency-key': REPLAYED.idemKey }),

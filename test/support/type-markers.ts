@@ -31,8 +31,9 @@ export function withoutMarkers(source: string): string {
 
 /** Runs `tsc -p <tsconfig>` with the given TypeScript and answers every error. */
 export async function compile(tsc: string, tsconfig: string, cwd: string): Promise<Diagnostic[]> {
-  const result = await promisify(execFile)(process.execPath, [tsc, '-p', tsconfig, '--pretty', 'false'], { cwd, maxBuffer: 64 * 1024 * 1024 })
-    .catch((error: { stdout: string }) => error);
+  const result = await promisify(execFile)(process.execPath, [tsc, '-p', tsconfig, '--pretty', 'false'], { cwd, maxBuffer: 64 * 1024 * 1024 }).catch(
+    (error: { stdout: string }) => error,
+  );
   return result.stdout
     .split('\n')
     .map((line) => /^(.+?)\((\d+),\d+\): error (TS\d+):/.exec(line))
@@ -49,6 +50,13 @@ export function expectMarkedErrors(errors: Diagnostic[], files: { written: strin
   const outputs = (name: string) => errors.filter((e) => e.file.endsWith(name));
   expect(outputs(files.written)).toEqual([]);
   const loose = outputs(files.loose);
-  expect([...new Set(loose.map((e) => e.line))].sort((a, b) => a - b), JSON.stringify(loose)).toEqual(expected.map((e) => e.line));
-  for (const { line, code } of expected) expect(loose.filter((e) => e.line === line).map((e) => e.code), `line ${line}`).toContain(code);
+  expect(
+    [...new Set(loose.map((e) => e.line))].sort((a, b) => a - b),
+    JSON.stringify(loose),
+  ).toEqual(expected.map((e) => e.line));
+  for (const { line, code } of expected)
+    expect(
+      loose.filter((e) => e.line === line).map((e) => e.code),
+      `line ${line}`,
+    ).toContain(code);
 }

@@ -13,7 +13,21 @@ const DEFAULT_TOKENS = {
   typography: { heading: 'inter', body: 'inter' },
   radius: 'md',
 };
-const TYPEFACES = ['inter', 'roboto', 'open-sans', 'lato', 'montserrat', 'poppins', 'playfair-display', 'merriweather', 'lora', 'space-grotesk', 'dm-sans', 'jetbrains-mono', 'system-ui'];
+const TYPEFACES = [
+  'inter',
+  'roboto',
+  'open-sans',
+  'lato',
+  'montserrat',
+  'poppins',
+  'playfair-display',
+  'merriweather',
+  'lora',
+  'space-grotesk',
+  'dm-sans',
+  'jetbrains-mono',
+  'system-ui',
+];
 const RADII = ['none', 'sm', 'md', 'lg', 'xl', 'full'];
 
 let n = 0;

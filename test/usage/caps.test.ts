@@ -12,7 +12,14 @@ const siteName = () => `Capped site ${++sites}`;
 let knowledgeAdds = 0;
 
 /** How each capped item is created through the API, with what the workspace needs first. */
-const ITEMS: Record<string, { created?: number; prepare(api: Client): Promise<Record<string, string>>; create(api: Client, ctx: Record<string, string>, i: number): ReturnType<Client['post']> }> = {
+const ITEMS: Record<
+  string,
+  {
+    created?: number;
+    prepare(api: Client): Promise<Record<string, string>>;
+    create(api: Client, ctx: Record<string, string>, i: number): ReturnType<Client['post']>;
+  }
+> = {
   projects: {
     prepare: async () => ({}),
     create: (api) => api.post('/v1/projects', { name: siteName() }),

@@ -7,6 +7,20 @@ import { MAN_PACKAGES, manpagesDocuments, manpagesInstalled, manpagesQuestions }
  * on them, run once per final candidate, never tuned on.
  */
 export const blindCorpora: Corpus[] = [
-  { name: 'debian-faq', role: 'blind', packages: ['debian-faq'], installed: () => faqInstalled(), documents: () => faqDocuments(), questions: (docs) => faqQuestions(docs as Parameters<typeof faqQuestions>[0]) },
-  { name: 'manpages', role: 'blind', packages: MAN_PACKAGES, installed: () => manpagesInstalled(), documents: () => manpagesDocuments(), questions: (docs) => manpagesQuestions(docs as Parameters<typeof manpagesQuestions>[0]) },
+  {
+    name: 'debian-faq',
+    role: 'blind',
+    packages: ['debian-faq'],
+    installed: () => faqInstalled(),
+    documents: () => faqDocuments(),
+    questions: (docs) => faqQuestions(docs as Parameters<typeof faqQuestions>[0]),
+  },
+  {
+    name: 'manpages',
+    role: 'blind',
+    packages: MAN_PACKAGES,
+    installed: () => manpagesInstalled(),
+    documents: () => manpagesDocuments(),
+    questions: (docs) => manpagesQuestions(docs as Parameters<typeof manpagesQuestions>[0]),
+  },
 ];

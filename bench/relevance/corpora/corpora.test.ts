@@ -12,7 +12,17 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Question } from '../metrics.js';
 import { FAQ_INSTALL_HINT, faqDocuments, faqInstalled, faqQuestions } from './debian-faq.js';
-import { ENGLISH_ONLY, MAN_INSTALL_HINT, manPages, manpagesDocuments, manpagesInstalled, manpagesQuestions, missingManPages, SPANISH_ONLY, TWINS } from './manpages.js';
+import {
+  ENGLISH_ONLY,
+  MAN_INSTALL_HINT,
+  manPages,
+  manpagesDocuments,
+  manpagesInstalled,
+  manpagesQuestions,
+  missingManPages,
+  SPANISH_ONLY,
+  TWINS,
+} from './manpages.js';
 import { problemsOf, type BlindDocument, type QuestionFile } from './shared.js';
 
 const read = (name: string): Question[] => (JSON.parse(readFileSync(new URL(name, import.meta.url), 'utf8')) as QuestionFile).questions;
@@ -102,7 +112,10 @@ describe.skipIf(!manpagesInstalled())('the manual pages corpus (its pages and ma
 });
 
 it.runIf(!faqInstalled() || !manpagesInstalled())('says what to install when a corpus is missing', () => {
-  const missing = [!faqInstalled() && FAQ_INSTALL_HINT, !manpagesInstalled() && `${MAN_INSTALL_HINT}\n(missing: ${missingManPages().slice(0, 5).join(', ')}...)`].filter(Boolean);
+  const missing = [
+    !faqInstalled() && FAQ_INSTALL_HINT,
+    !manpagesInstalled() && `${MAN_INSTALL_HINT}\n(missing: ${missingManPages().slice(0, 5).join(', ')}...)`,
+  ].filter(Boolean);
   console.log(`skipped the corpus checks that need documents:\n${missing.join('\n')}`);
   expect(missing.length).toBeGreaterThan(0);
 });

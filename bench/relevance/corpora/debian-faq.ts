@@ -14,8 +14,22 @@ export const FAQ_DIR = '/usr/share/doc/debian/FAQ';
 
 /** The chapters of the FAQ in its own order (`index.en.html` is only a table of contents). */
 export const FAQ_CHAPTERS = [
-  'basic-defs', 'getting-debian', 'choosing', 'compatibility', 'software', 'ftparchives', 'pkg-basics', 'pkgtools',
-  'uptodate', 'kernel', 'customizing', 'support', 'contributing', 'redistributing', 'nextrelease', 'faqinfo',
+  'basic-defs',
+  'getting-debian',
+  'choosing',
+  'compatibility',
+  'software',
+  'ftparchives',
+  'pkg-basics',
+  'pkgtools',
+  'uptodate',
+  'kernel',
+  'customizing',
+  'support',
+  'contributing',
+  'redistributing',
+  'nextrelease',
+  'faqinfo',
 ] as const;
 
 /** As in `../corpus.ts`: a parent section with less own text than this says nothing of its own. */
@@ -53,7 +67,15 @@ export function faqDocuments(dir: string = FAQ_DIR): BlindDocument[] {
       const level = heading.tagName.slice(1);
       const body = `<h${level}>${escapeHtml(title)}</h${level}>\n${own.map((c) => c.outerHTML).join('\n')}`;
       const section = `${chapter}#${anchor}`;
-      docs.push({ key: `${section}@en`, section, lang: 'en', title, html: page(title, 'en', body), text: `${title} ${text}`, filename: `${chapter}.${anchor}.html` });
+      docs.push({
+        key: `${section}@en`,
+        section,
+        lang: 'en',
+        title,
+        html: page(title, 'en', body),
+        text: `${title} ${text}`,
+        filename: `${chapter}.${anchor}.html`,
+      });
     }
   }
   return byKey(docs);

@@ -16,7 +16,9 @@ export const handbook: Corpus = {
   packages: ['debian-handbook'],
   installed: () => existsSync(join(HANDBOOK_DIR, 'en-US')) && existsSync(join(HANDBOOK_DIR, 'es-ES')),
   documents() {
-    const pages = readdirSync(join(HANDBOOK_DIR, 'en-US')).filter((f) => f.startsWith('sect.') && f.endsWith('.html')).sort();
+    const pages = readdirSync(join(HANDBOOK_DIR, 'en-US'))
+      .filter((f) => f.startsWith('sect.') && f.endsWith('.html'))
+      .sort();
     return everyThirdSpanishOnly(pages, (page, lang) => join(HANDBOOK_DIR, lang === 'en' ? 'en-US' : 'es-ES', page));
   },
   questions: (docs) => labelledQuestions(new URL('./debian-handbook.json', import.meta.url), docs),

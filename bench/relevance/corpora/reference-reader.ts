@@ -146,7 +146,16 @@ export function loadCorpus(dir: string = CORPUS_DIR): CorpusDocument[] {
       if (!SPANISH_ONLY_CHAPTERS.includes(chapter)) {
         docs.push({ key: `${section}@en`, section, lang: 'en', title: original.title, html: page(original.title, 'en', original.html), text: original.text });
       }
-      docs.push({ key: `${section}@es`, section, lang: 'es', title: translated.title, html: page(translated.title, 'es', translated.html), text: translated.text, translation, englishShare });
+      docs.push({
+        key: `${section}@es`,
+        section,
+        lang: 'es',
+        title: translated.title,
+        html: page(translated.title, 'es', translated.html),
+        text: translated.text,
+        translation,
+        englishShare,
+      });
     }
   }
   return docs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

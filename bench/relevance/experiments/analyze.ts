@@ -26,9 +26,7 @@ const QUESTION_FILLERS =
   'possible anything something someone thing things instead also just still even really without right ' +
   'como que cual cuales por donde cuando quien puedo puede pueden hago hacer haga quiero necesito forma manera usar uso ' +
   'algo alguien cosa cosas mismo tambien solo aun sin bien debo deberia tengo tiene hay';
-const STOP: ReadonlySet<string> = new Set(
-  [...eng, ...spa, ...STOPWORDS_EN, ...STOPWORDS_ES, ...QUESTION_FILLERS.split(' ')].map(fold),
-);
+const STOP: ReadonlySet<string> = new Set([...eng, ...spa, ...STOPWORDS_EN, ...STOPWORDS_ES, ...QUESTION_FILLERS.split(' ')].map(fold));
 
 export function isStop(folded: string): boolean {
   return STOP.has(folded);

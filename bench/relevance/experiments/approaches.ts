@@ -55,11 +55,26 @@ const T_KNOWN_VERBS = 1.0428;
  */
 const RICH_VOCABULARY = 5_000;
 
-function confidenceOf(kind: Confidence, best: number, ceiling: number, missing: number, words: number, unseen: number, richness = 1, inflected = 0, common = 0): number {
+function confidenceOf(
+  kind: Confidence,
+  best: number,
+  ceiling: number,
+  missing: number,
+  words: number,
+  unseen: number,
+  richness = 1,
+  inflected = 0,
+  common = 0,
+): number {
   const score = best / Math.max(1e-9, ceiling + missing * unseen);
   if (kind === 'score') return score;
-  if (kind === 'common') return richness * (1 - (missing - 0.5 * inflected - (1 - COMMON.weight) * common) / Math.max(1, words) + SCORE_WEIGHT * score - T_KNOWN_VERBS) + (1 - richness) * (score - T_SCORE);
-  if (kind === 'verbs') return richness * (1 - (missing - 0.5 * inflected) / Math.max(1, words) + SCORE_WEIGHT * score - T_KNOWN_VERBS) + (1 - richness) * (score - T_SCORE);
+  if (kind === 'common')
+    return (
+      richness * (1 - (missing - 0.5 * inflected - (1 - COMMON.weight) * common) / Math.max(1, words) + SCORE_WEIGHT * score - T_KNOWN_VERBS) +
+      (1 - richness) * (score - T_SCORE)
+    );
+  if (kind === 'verbs')
+    return richness * (1 - (missing - 0.5 * inflected) / Math.max(1, words) + SCORE_WEIGHT * score - T_KNOWN_VERBS) + (1 - richness) * (score - T_SCORE);
   const known = 1 - missing / Math.max(1, words) + score / 10;
   if (kind === 'blend') return richness * (known - T_KNOWN) + (1 - richness) * (score - T_SCORE);
   return known;
@@ -132,7 +147,13 @@ export function isCommonWord(word: string, balance: number): boolean {
  * second index, and a chunk gains that share of its source's normalised score, so that a
  * question whose words spread over a long page's chunks still finds the page).
  */
-function lexical(options: LexicalOptions, expand?: (lex: LexicalRetriever) => Expander, dense?: number, sourceWeight = 0, confidence: Confidence = 'score'): Approach['build'] {
+function lexical(
+  options: LexicalOptions,
+  expand?: (lex: LexicalRetriever) => Expander,
+  dense?: number,
+  sourceWeight = 0,
+  confidence: Confidence = 'score',
+): Approach['build'] {
   return (chunks) => {
     const lex = new LexicalRetriever(chunks, options);
     const sources = sourceWeight ? sourceIndex(chunks, lex, options) : undefined;
@@ -170,7 +191,14 @@ function lexical(options: LexicalOptions, expand?: (lex: LexicalRetriever) => Ex
       }
       let positions = hits.map((h) => h.position);
       const best = hits[0]?.score ?? 0;
-      if (vectors) positions = rrf([{ positions, weight: 1 }, { positions: topK(vectors.scores(query), 100), weight: dense! }], limit);
+      if (vectors)
+        positions = rrf(
+          [
+            { positions, weight: 1 },
+            { positions: topK(vectors.scores(query), 100), weight: dense! },
+          ],
+          limit,
+        );
       return { positions, confidence: confidenceOf(confidence, best, ceiling, missing, words, unseen, richness, inflected, common) };
     };
   };
@@ -208,7 +236,12 @@ function sourceIndex(chunks: Chunk[], lex: LexicalRetriever, options: LexicalOpt
   return { index: Bm25fIndex.build(docs, { ...DEFAULT_BM25F, ...options }), of: chunks.map((c) => at.get(c.sourceId)!) };
 }
 
-export function lexicalApproach(name: string, options: LexicalOptions, expand?: (lex: LexicalRetriever) => Expander, confidence: Confidence = 'score'): Approach & { options: LexicalOptions } {
+export function lexicalApproach(
+  name: string,
+  options: LexicalOptions,
+  expand?: (lex: LexicalRetriever) => Expander,
+  confidence: Confidence = 'score',
+): Approach & { options: LexicalOptions } {
   return { name, build: lexical(options, expand, undefined, 0, confidence), options, ...(expand && { expand }) };
 }
 
@@ -258,14 +291,25 @@ export const APPROACHES: Approach[] = [
   lexicalApproach('+freedict (GPL)', BASE, lexiconEs),
   lexicalApproach('+mythes-es synonyms', BASE, (lex) => fromLexicon(lex, getMyThesEs(), 'es', 0.5)),
   lexicalApproach('chosen +wordnet+mythes-es', CHOSEN.options, (lex) => chain(wordnetSynonyms(lex), fromLexicon(lex, getMyThesEs(), 'es', 0.5)), 'blend'),
-  lexicalApproach('chosen +wordnet+mythes+freedict', CHOSEN.options, (lex) => chain(wordnetSynonyms(lex), fromLexicon(lex, getMyThesEs(), 'es', 0.5), lexiconEs(lex)), 'blend'),
+  lexicalApproach(
+    'chosen +wordnet+mythes+freedict',
+    CHOSEN.options,
+    (lex) => chain(wordnetSynonyms(lex), fromLexicon(lex, getMyThesEs(), 'es', 0.5), lexiconEs(lex)),
+    'blend',
+  ),
   // Combined.
   lexicalApproach('+cognates+near+freedict', BASE, (lex) => chain(cognates(lex), nearSpellings(lex), lexiconEs(lex))),
   lexicalApproach('+cognates+wordnet+freedict', BASE, (lex) => chain(cognates(lex), wordnetSynonyms(lex), lexiconEs(lex))),
   lexicalApproach('+all expansions +prf', BASE, (lex) => chain(cognates(lex), nearSpellings(lex), wordnetSynonyms(lex), lexiconEs(lex), prf(lex))),
   lexicalApproach('both-stems x2 +wordnet+freedict', { langMode: 'both', headWeight: 2 }, (lex) => chain(wordnetSynonyms(lex), lexiconEs(lex))),
   // The vector side.
-  { name: 'hashed vectors alone', build: (chunks) => { const v = new DenseIndex(chunks); return (q, k) => ({ positions: topK(v.scores(q), k), confidence: 1 }); } },
+  {
+    name: 'hashed vectors alone',
+    build: (chunks) => {
+      const v = new DenseIndex(chunks);
+      return (q, k) => ({ positions: topK(v.scores(q), k), confidence: 1 });
+    },
+  },
   { name: 'bm25f + vectors RRF 1:1', build: lexical(BASE, undefined, 1) },
   { name: 'bm25f + vectors RRF 1:0.5', build: lexical(BASE, undefined, 0.5) },
 ];

@@ -101,7 +101,11 @@ export class Bm25fIndex {
   /** From analysed chunks (analyses and assembles). */
   static build(docs: FieldDoc[], options: Bm25fOptions = DEFAULT_BM25F): Bm25fIndex {
     const dictionary = new Dictionary();
-    return new Bm25fIndex(docs.map((d) => dictionary.store(d)), dictionary, options);
+    return new Bm25fIndex(
+      docs.map((d) => dictionary.store(d)),
+      dictionary,
+      options,
+    );
   }
 
   constructor(

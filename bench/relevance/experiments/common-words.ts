@@ -32,7 +32,10 @@ const hb = (await capture(hbQ, hbDocs)).chunks;
 const igDocs = installationDocuments();
 const igQ = installationQuestions(igDocs);
 const ig = (await capture(igQ, igDocs)).chunks;
-const sets: [string, Chunk[], Question[]][] = [['handbook', hb, hbQ], ['install', ig, igQ]];
+const sets: [string, Chunk[], Question[]][] = [
+  ['handbook', hb, hbQ],
+  ['install', ig, igQ],
+];
 
 console.log('kind          N     w    | tune: refused kept found MRR | test: ... | handbook: ... | install: ... | hotel');
 const configs: [string, number, number][] = [['verbs (D-700)', 0, 1]];
@@ -47,6 +50,10 @@ for (const [kind, n, w] of configs) {
   const test = all.filter((o) => halfOf(o.question) === 'test');
   const t = calibrate(tune);
   const others = sets.map(([, c, q]) => cell(outcomesOf(q, c, approach.build(c)).outcomes, t));
-  const hotel = fixtureCheck(approach, t).replace(/.*refused at the threshold: /, '').replace(/\n.*/s, '');
-  console.log(`${kind.padEnd(13)} ${String(n).padEnd(5)} ${String(w).padEnd(4)} t ${t.toFixed(4)} | ${cell(tune, t)} | ${cell(test, t)} | ${others.join(' | ')} | ${hotel}`);
+  const hotel = fixtureCheck(approach, t)
+    .replace(/.*refused at the threshold: /, '')
+    .replace(/\n.*/s, '');
+  console.log(
+    `${kind.padEnd(13)} ${String(n).padEnd(5)} ${String(w).padEnd(4)} t ${t.toFixed(4)} | ${cell(tune, t)} | ${cell(test, t)} | ${others.join(' | ')} | ${hotel}`,
+  );
 }

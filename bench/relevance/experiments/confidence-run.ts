@@ -38,8 +38,19 @@ function rowsOf(questions: Question[], chunks: Chunk[]): Row[] {
   const terms = chunkTerms(lex);
   return questions.map((question) => {
     const e = evidenceOf(lex, question.text, LIMIT, terms);
-    const rank = rankOf(question, e.positions.map((i) => chunks[i]!.section));
-    return { question, found: rank > 0, f: features(e), unknown: e.words.filter((w) => !w.known).map((w) => `${w.word}${w.nameLike ? '[N]' : w.bare ? '[B]' : ''}`).join(',') };
+    const rank = rankOf(
+      question,
+      e.positions.map((i) => chunks[i]!.section),
+    );
+    return {
+      question,
+      found: rank > 0,
+      f: features(e),
+      unknown: e.words
+        .filter((w) => !w.known)
+        .map((w) => `${w.word}${w.nameLike ? '[N]' : w.bare ? '[B]' : ''}`)
+        .join(','),
+    };
   });
 }
 
@@ -54,7 +65,10 @@ function auc(rows: Row[], score: (r: Row) => number): number {
 
 /** The lowest threshold that refuses `target` of the no-answer rows (refuse when score < t). */
 function calibrate(rows: Row[], score: (r: Row) => number, target = TARGET): number {
-  const none = rows.filter((r) => r.question.kind === 'no-answer').map(score).sort((a, b) => a - b);
+  const none = rows
+    .filter((r) => r.question.kind === 'no-answer')
+    .map(score)
+    .sort((a, b) => a - b);
   const need = Math.max(1, Math.ceil(target * none.length));
   return none[need - 1]! + 1e-9;
 }
@@ -65,7 +79,9 @@ function figures(rows: Row[], score: (r: Row) => number, t: number) {
   const found = ans.filter((r) => r.found);
   const kept = (list: Row[]) => list.filter((r) => score(r) >= t).length;
   return {
-    refused: (none.length - kept(none)) / Math.max(1, none.length), kept: kept(ans) / Math.max(1, ans.length), keptFound: kept(found) / Math.max(1, found.length),
+    refused: (none.length - kept(none)) / Math.max(1, none.length),
+    kept: kept(ans) / Math.max(1, ans.length),
+    keptFound: kept(found) / Math.max(1, found.length),
     counts: `${none.length - kept(none)}/${none.length} refused, ${kept(ans)}/${ans.length} kept, ${kept(found)}/${found.length} found kept`,
   };
 }
@@ -78,14 +94,28 @@ interface Hotel {
 }
 
 const HOTEL_NO_ANSWER = [
-  'Is there a casino in the hotel?', 'Do you rent surfboards?', 'Can I get a tattoo appointment nearby?',
-  '¿Tenéis helipuerto?', '¿Organizáis clases de cocina?', '¿Se puede pescar en el lago?',
+  'Is there a casino in the hotel?',
+  'Do you rent surfboards?',
+  'Can I get a tattoo appointment nearby?',
+  '¿Tenéis helipuerto?',
+  '¿Organizáis clases de cocina?',
+  '¿Se puede pescar en el lago?',
 ];
 
 function hotel(): Hotel {
   const read = (name: string) => JSON.parse(readFileSync(new URL(`../../../test/fixtures/relevance/${name}`, import.meta.url), 'utf8'));
-  const documents = (read('documents.json').documents as { id: string; owner: string; lang: 'en' | 'es'; title: string; text: string }[]).filter((d) => d.owner !== 'other');
-  const chunks: Chunk[] = documents.map((d) => ({ id: d.id, sourceId: d.id, section: d.id, docLang: d.lang, lang: detect(d.text, d.lang), title: d.title, text: `# ${d.title}\n\n${d.text}` }));
+  const documents = (read('documents.json').documents as { id: string; owner: string; lang: 'en' | 'es'; title: string; text: string }[]).filter(
+    (d) => d.owner !== 'other',
+  );
+  const chunks: Chunk[] = documents.map((d) => ({
+    id: d.id,
+    sourceId: d.id,
+    section: d.id,
+    docLang: d.lang,
+    lang: detect(d.text, d.lang),
+    title: d.title,
+    text: `# ${d.title}\n\n${d.text}`,
+  }));
   const lex = new LexicalRetriever(chunks, CHOSEN.options);
   const terms = chunkTerms(lex);
   const queries = (read('queries.json').queries as { query: string }[]).map((q) => q.query);
@@ -118,11 +148,25 @@ export async function run(): Promise<void> {
   const ho = hotel();
   const names = Object.keys(rows[0]!.f).filter((n) => n !== 'richness' && !n.startsWith('chosen'));
   console.log(`AUC, no-answer against answerable found in the top 10 (tune / test / handbook):`);
-  for (const n of names) console.log(`  ${n.padEnd(16)} ${fmt(auc(tune, (r) => r.f[n]!), 3)} ${fmt(auc(test, (r) => r.f[n]!), 3)} ${fmt(auc(hb, (r) => r.f[n]!), 3)}`);
+  for (const n of names)
+    console.log(
+      `  ${n.padEnd(16)} ${fmt(
+        auc(tune, (r) => r.f[n]!),
+        3,
+      )} ${fmt(
+        auc(test, (r) => r.f[n]!),
+        3,
+      )} ${fmt(
+        auc(hb, (r) => r.f[n]!),
+        3,
+      )}`,
+    );
 
   if (process.env.BENCH_CONFIDENCE_DUMP) {
     for (const r of [...rows, ...hbMore.filter((r) => r.question.kind === 'no-answer')].filter((r) => r.question.kind === 'no-answer' || r.found)) {
-      console.log(`${r.question.id} ${r.question.kind.padEnd(11)} ${tuneHalf(r.question) ? 'tune' : 'test'} ${names.map((n) => `${n}=${fmt(r.f[n]!, 2)}`).join(' ')} chosen=${fmt(r.f['chosen, verbs half']!, 3)} unknown=${r.unknown || '-'} ${r.question.text}`);
+      console.log(
+        `${r.question.id} ${r.question.kind.padEnd(11)} ${tuneHalf(r.question) ? 'tune' : 'test'} ${names.map((n) => `${n}=${fmt(r.f[n]!, 2)}`).join(' ')} chosen=${fmt(r.f['chosen, verbs half']!, 3)} unknown=${r.unknown || '-'} ${r.question.text}`,
+      );
     }
   }
 
@@ -152,7 +196,11 @@ export async function run(): Promise<void> {
   for (const [name, fs] of sets) {
     const positives = tune.filter((r) => r.question.kind !== 'no-answer' && r.found);
     const negatives = tune.filter((r) => r.question.kind === 'no-answer');
-    const m = fitLogistic([...positives, ...negatives].map((r) => fs.map((n) => r.f[n]!)), [...positives.map(() => 1), ...negatives.map(() => 0)], { l2: Number(process.env.BENCH_CONFIDENCE_L2 ?? 1) });
+    const m = fitLogistic(
+      [...positives, ...negatives].map((r) => fs.map((n) => r.f[n]!)),
+      [...positives.map(() => 1), ...negatives.map(() => 0)],
+      { l2: Number(process.env.BENCH_CONFIDENCE_L2 ?? 1) },
+    );
     models.set(name, m);
     scorers.push({ name: `logistic ${name}`, score: (f) => m.predict(fs.map((n) => f[n]!)) });
   }
@@ -165,11 +213,19 @@ export async function run(): Promise<void> {
     const blend = (f: Record<string, number>) => f.richness! * (s.score(f) - t) + (1 - f.richness!) * (f.scoreU! - 0.05);
     const hotelRefused = ho.answerable.filter((f) => blend(f) < 0).length;
     const hotelNone = ho.unanswerable.filter((f) => blend(f) < 0).length;
-    if (s.name.startsWith('*') || s.name.startsWith('DESIGN') || s.name.includes('nothing')) console.log(`  (threshold ${fmt(t, 4)}; tune ${figures(tune, sc, t).counts}; test ${figures(test, sc, t).counts}; handbook ${figures(hb, sc, t).counts})`);
-    if (s.name.startsWith('*') || s.name.startsWith('DESIGN')) console.log(`  (handbook with the 10 later no-answer questions: ${figures(hbMore, sc, t).counts})`);
-    console.log(`${s.name.padEnd(42)} ${fig(figures(tune, sc, t))}  ${fig(figures(test, sc, t))}  ${fig(figures(hb, sc, t))}  ${hotelRefused}/${ho.answerable.length}, ${hotelNone}/${ho.unanswerable.length}   auc ${fmt(auc(tune, sc), 3)}/${fmt(auc(test, sc), 3)}/${fmt(auc(hb, sc), 3)}`);
+    if (s.name.startsWith('*') || s.name.startsWith('DESIGN') || s.name.includes('nothing'))
+      console.log(
+        `  (threshold ${fmt(t, 4)}; tune ${figures(tune, sc, t).counts}; test ${figures(test, sc, t).counts}; handbook ${figures(hb, sc, t).counts})`,
+      );
+    if (s.name.startsWith('*') || s.name.startsWith('DESIGN'))
+      console.log(`  (handbook with the 10 later no-answer questions: ${figures(hbMore, sc, t).counts})`);
+    console.log(
+      `${s.name.padEnd(42)} ${fig(figures(tune, sc, t))}  ${fig(figures(test, sc, t))}  ${fig(figures(hb, sc, t))}  ${hotelRefused}/${ho.answerable.length}, ${hotelNone}/${ho.unanswerable.length}   auc ${fmt(auc(tune, sc), 3)}/${fmt(auc(test, sc), 3)}/${fmt(auc(hb, sc), 3)}`,
+    );
   }
-  for (const s of scorers.filter((s) => ['DESIGN blend (main)', '* chosen: verbs half, score 0.3', '  same, verb forms count nothing', 'logistic kw+cover1'].includes(s.name))) {
+  for (const s of scorers.filter((s) =>
+    ['DESIGN blend (main)', '* chosen: verbs half, score 0.3', '  same, verb forms count nothing', 'logistic kw+cover1'].includes(s.name),
+  )) {
     const sc = (r: Row) => s.score(r.f);
     const cells = [0.6, 0.7, 0.75, 0.8, 0.85, 0.9].map((target) => {
       const t = calibrate(tune, sc, target);

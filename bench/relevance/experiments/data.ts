@@ -82,7 +82,13 @@ import type { UploadDocument } from '../corpora/pages.js';
 
 /** The Debian Reference, uploaded as `bench/relevance` does. */
 export function referenceDocuments(): UploadDocument[] {
-  return loadCorpus().map((d: CorpusDocument) => ({ key: d.key, section: d.section, lang: d.lang, html: d.html, filename: `${d.key.replace(/[#@ ]/g, '.')}.html` }));
+  return loadCorpus().map((d: CorpusDocument) => ({
+    key: d.key,
+    section: d.section,
+    lang: d.lang,
+    html: d.html,
+    filename: `${d.key.replace(/[#@ ]/g, '.')}.html`,
+  }));
 }
 
 /** The chunks and answers of one ingestion through the API, as the protocol's runner makes them (`../evaluate.ts`). */

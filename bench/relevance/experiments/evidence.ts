@@ -86,8 +86,15 @@ export function evidenceOf(lex: LexicalRetriever, query: string, k: number, term
     return set;
   });
   return {
-    words, positions: hits.map((h) => h.position), scores: hits.map((h) => h.score), ceiling, unseenIdf,
-    vocabulary: index.vocabularySize, holds, sources: hits.map((h) => lex.chunks[h.position]!.sourceId), balance: langBalance(query),
+    words,
+    positions: hits.map((h) => h.position),
+    scores: hits.map((h) => h.score),
+    ceiling,
+    unseenIdf,
+    vocabulary: index.vocabularySize,
+    holds,
+    sources: hits.map((h) => lex.chunks[h.position]!.sourceId),
+    balance: langBalance(query),
   };
 }
 
@@ -147,7 +154,18 @@ export function features(e: Evidence): Record<string, number> {
       return 1 - (k.names + k.subjects + 0.5 * k.verbs) / n + SCORE_WEIGHT * scoreU;
     })(),
     ...Object.fromEntries(
-      ([[0, 1], [0.5, 1], [0, 2], [0, 4], [0.5, 2], [1, 1], [1, 4], [0, 100]] as const).map(([v, m]) => [`kw v${v} n${m}`, knownEvidence(e, { verbWeight: v, nameWeight: m }).known]),
+      (
+        [
+          [0, 1],
+          [0.5, 1],
+          [0, 2],
+          [0, 4],
+          [0.5, 2],
+          [1, 1],
+          [1, 4],
+          [0, 100],
+        ] as const
+      ).map(([v, m]) => [`kw v${v} n${m}`, knownEvidence(e, { verbWeight: v, nameWeight: m }).known]),
     ),
   };
 }

@@ -53,19 +53,73 @@ export function prf(lex: LexicalRetriever, docs = 3, terms = 10, weight = 0.3): 
 // knowledge uses them.
 
 const ES_TO_EN: [string, string[]][] = [
-  ['ciones', ['tions']], ['cion', ['tion']], ['siones', ['sions']], ['sion', ['sion']],
-  ['idades', ['ities']], ['idad', ['ity']], ['dades', ['ties']], ['dad', ['ty']],
-  ['mente', ['ly']], ['icos', ['ic', 'ical']], ['icas', ['ic', 'ical']], ['ico', ['ic', 'ical']], ['ica', ['ic', 'ical', 'ics']],
-  ['ivos', ['ive']], ['ivas', ['ive']], ['ivo', ['ive']], ['iva', ['ive']], ['osos', ['ous']], ['oso', ['ous']], ['osa', ['ous']],
-  ['ables', ['able']], ['ible', ['ible']], ['ante', ['ant']], ['ente', ['ent']], ['encia', ['ence', 'ency']], ['ancia', ['ance', 'ancy']],
-  ['ismo', ['ism']], ['ista', ['ist']], ['izar', ['ize']], ['ificar', ['ify']], ['ar', ['ate', 'e', '']], ['ado', ['ated', 'ed']],
-  ['ir', ['e', '']], ['er', ['e', '']], ['os', ['s', '']], ['as', ['s', '']], ['es', ['s', '']], ['o', ['', 'e']], ['a', ['', 'e']], ['e', ['', 'e']],
+  ['ciones', ['tions']],
+  ['cion', ['tion']],
+  ['siones', ['sions']],
+  ['sion', ['sion']],
+  ['idades', ['ities']],
+  ['idad', ['ity']],
+  ['dades', ['ties']],
+  ['dad', ['ty']],
+  ['mente', ['ly']],
+  ['icos', ['ic', 'ical']],
+  ['icas', ['ic', 'ical']],
+  ['ico', ['ic', 'ical']],
+  ['ica', ['ic', 'ical', 'ics']],
+  ['ivos', ['ive']],
+  ['ivas', ['ive']],
+  ['ivo', ['ive']],
+  ['iva', ['ive']],
+  ['osos', ['ous']],
+  ['oso', ['ous']],
+  ['osa', ['ous']],
+  ['ables', ['able']],
+  ['ible', ['ible']],
+  ['ante', ['ant']],
+  ['ente', ['ent']],
+  ['encia', ['ence', 'ency']],
+  ['ancia', ['ance', 'ancy']],
+  ['ismo', ['ism']],
+  ['ista', ['ist']],
+  ['izar', ['ize']],
+  ['ificar', ['ify']],
+  ['ar', ['ate', 'e', '']],
+  ['ado', ['ated', 'ed']],
+  ['ir', ['e', '']],
+  ['er', ['e', '']],
+  ['os', ['s', '']],
+  ['as', ['s', '']],
+  ['es', ['s', '']],
+  ['o', ['', 'e']],
+  ['a', ['', 'e']],
+  ['e', ['', 'e']],
 ];
 const EN_TO_ES: [string, string[]][] = [
-  ['tions', ['ciones']], ['tion', ['cion']], ['sions', ['siones']], ['sion', ['sion']], ['ities', ['idades']], ['ity', ['idad']],
-  ['ty', ['dad']], ['ly', ['mente']], ['ical', ['ico', 'ica']], ['ics', ['ica']], ['ic', ['ico', 'ica']], ['ive', ['ivo', 'iva']],
-  ['ous', ['oso', 'osa']], ['ence', ['encia']], ['ency', ['encia']], ['ance', ['ancia']], ['ism', ['ismo']], ['ist', ['ista']],
-  ['ize', ['izar']], ['ify', ['ificar']], ['ate', ['ar', 'ado']], ['ed', ['ado', 'ido']], ['s', ['s', 'es']], ['e', ['o', 'a', 'ar']], ['', ['o', 'a', 'ar']],
+  ['tions', ['ciones']],
+  ['tion', ['cion']],
+  ['sions', ['siones']],
+  ['sion', ['sion']],
+  ['ities', ['idades']],
+  ['ity', ['idad']],
+  ['ty', ['dad']],
+  ['ly', ['mente']],
+  ['ical', ['ico', 'ica']],
+  ['ics', ['ica']],
+  ['ic', ['ico', 'ica']],
+  ['ive', ['ivo', 'iva']],
+  ['ous', ['oso', 'osa']],
+  ['ence', ['encia']],
+  ['ency', ['encia']],
+  ['ance', ['ancia']],
+  ['ism', ['ismo']],
+  ['ist', ['ista']],
+  ['ize', ['izar']],
+  ['ify', ['ificar']],
+  ['ate', ['ar', 'ado']],
+  ['ed', ['ado', 'ido']],
+  ['s', ['s', 'es']],
+  ['e', ['o', 'a', 'ar']],
+  ['', ['o', 'a', 'ar']],
 ];
 
 function variants(folded: string, rules: [string, string[]][]): string[] {
@@ -158,7 +212,9 @@ export function loadFreeDict(file: string): Lexicon {
     const head = /^([^/\s][^/]*?)\s+\/[^/]*\/\s*$/.exec(lines[i]!);
     if (!head) continue;
     const word = head[1]!.toLowerCase();
-    const translations = lines[i + 1]!.split(/[,;]/).map((s) => s.trim().toLowerCase()).filter(Boolean);
+    const translations = lines[i + 1]!.split(/[,;]/)
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
     out.set(word, [...new Set([...(out.get(word) ?? []), ...translations])]);
     i += 1;
   }
@@ -282,8 +338,17 @@ export function loadMyThes(file: string, senses = 2): Lexicon {
     const count = Number(head[1]);
     if (head.length !== 2 || !Number.isInteger(count)) continue;
     const related: string[] = [];
-    for (let k = 1; k <= count; k++) if (k <= senses) related.push(...lines[i + k]!.split('|').slice(1).map((s) => s.replace(/\s*\(.*\)$/, '').toLowerCase()));
-    out.set(head[0]!.toLowerCase(), [...new Set(related)].filter((w) => w !== head[0]!.toLowerCase()));
+    for (let k = 1; k <= count; k++)
+      if (k <= senses)
+        related.push(
+          ...lines[i + k]!.split('|')
+            .slice(1)
+            .map((s) => s.replace(/\s*\(.*\)$/, '').toLowerCase()),
+        );
+    out.set(
+      head[0]!.toLowerCase(),
+      [...new Set(related)].filter((w) => w !== head[0]!.toLowerCase()),
+    );
     i += count;
   }
   return out;

@@ -36,7 +36,13 @@ export function fixtureCheck(approach: Approach, threshold: number): string {
   const documents = (read('documents.json').documents as FixtureDocument[]).filter((d) => d.owner !== 'other');
   const queries = read('queries.json').queries as { query: string; expected: string }[];
   const chunks: Chunk[] = documents.map((d) => ({
-    id: d.id, sourceId: d.id, section: d.id, docLang: d.lang, lang: detect(d.text, d.lang), title: d.title, text: `# ${d.title}\n\n${d.text}`,
+    id: d.id,
+    sourceId: d.id,
+    section: d.id,
+    docLang: d.lang,
+    lang: detect(d.text, d.lang),
+    title: d.title,
+    text: `# ${d.title}\n\n${d.text}`,
   }));
   const retrieve = approach.build(chunks);
   let first = 0;
@@ -55,8 +61,19 @@ export function fixtureCheck(approach: Approach, threshold: number): string {
   const refusedNone = NO_ANSWER.filter((q) => retrieve(q, 3).confidence < threshold).length;
   if (process.env.BENCH_EXPERIMENTS_VERBOSE === '1') {
     const c = (q: string) => retrieve(q, 3).confidence.toFixed(3);
-    console.log(`    confidences: answerable ${queries.map((q) => c(q.query)).sort().slice(0, 8).join(' ')} ...; unanswerable ${NO_ANSWER.map(c).join(' ')}`);
-    console.log(`    refused: ${queries.filter((q) => retrieve(q.query, 3).confidence < threshold).map((q) => q.query).join(' | ')}`);
+    console.log(
+      `    confidences: answerable ${queries
+        .map((q) => c(q.query))
+        .sort()
+        .slice(0, 8)
+        .join(' ')} ...; unanswerable ${NO_ANSWER.map(c).join(' ')}`,
+    );
+    console.log(
+      `    refused: ${queries
+        .filter((q) => retrieve(q.query, 3).confidence < threshold)
+        .map((q) => q.query)
+        .join(' | ')}`,
+    );
   }
   return (
     `hotel fixture (${documents.length} documents, ${n} queries): top-1 ${first}/${n} (${Math.round((100 * first) / n)}%), top-3 ${top3}/${n}; ` +

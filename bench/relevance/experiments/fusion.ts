@@ -29,7 +29,10 @@ export class DenseIndex {
 export function rrf(rankings: { positions: number[]; weight: number }[], limit: number, k = 60): number[] {
   const score = new Map<number, number>();
   for (const { positions, weight } of rankings) positions.forEach((p, r) => score.set(p, (score.get(p) ?? 0) + weight / (k + r + 1)));
-  return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit).map(([p]) => p);
+  return [...score]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, limit)
+    .map(([p]) => p);
 }
 
 export { topK };

@@ -13,14 +13,35 @@ const halfOf = (q: Question) => (Number(q.id.slice(1)) % 2 === 1 ? 'tune' : 'tes
 
 function mrr(approach: Approach, chunks: Chunk[], questions: Question[]) {
   const retrieve = approach.build(chunks);
-  const out = questions.filter((q) => q.kind !== 'no-answer').map((question) => ({ question, rank: rankOf(question, retrieve(question.text, 10).positions.map((i) => chunks[i]!.section)), passages: 10, sections: [] }));
+  const out = questions
+    .filter((q) => q.kind !== 'no-answer')
+    .map((question) => ({
+      question,
+      rank: rankOf(
+        question,
+        retrieve(question.text, 10).positions.map((i) => chunks[i]!.section),
+      ),
+      passages: 10,
+      sections: [],
+    }));
   const of = (pick: (q: Question) => boolean) => figures(out.filter((o) => pick(o.question))).mrr;
-  return { tune: of((q) => halfOf(q) === 'tune'), test: of((q) => halfOf(q) === 'test'), tunePara: of((q) => halfOf(q) === 'tune' && q.kind === 'paraphrased'), testPara: of((q) => halfOf(q) === 'test' && q.kind === 'paraphrased'), all: of(() => true) };
+  return {
+    tune: of((q) => halfOf(q) === 'tune'),
+    test: of((q) => halfOf(q) === 'test'),
+    tunePara: of((q) => halfOf(q) === 'tune' && q.kind === 'paraphrased'),
+    testPara: of((q) => halfOf(q) === 'test' && q.kind === 'paraphrased'),
+    all: of(() => true),
+  };
 }
 
 const questions = loadQuestions();
 const { chunks } = await capture(questions);
-const hb = handbookInstalled() ? (() => { const docs = handbookDocuments(); return { docs, q: handbookQuestions(docs) }; })() : undefined;
+const hb = handbookInstalled()
+  ? (() => {
+      const docs = handbookDocuments();
+      return { docs, q: handbookQuestions(docs) };
+    })()
+  : undefined;
 const hbChunks = hb && (await capture(hb.q, hb.docs)).chunks;
 
 const grid: { k1: number; bHead: number; bBody: number; headWeight: number }[] = [];
@@ -33,5 +54,7 @@ for (const p of grid) {
   const approach = lexicalApproach('grid', { langMode: 'block', title: true, ...p }, undefined, 'verbs');
   const d = mrr(approach, chunks, questions);
   const h = hb && hbChunks ? mrr(approach, hbChunks, hb.q).all : NaN;
-  console.log(`${String(p.k1).padEnd(4)} ${String(p.bBody).padEnd(5)} ${String(p.bHead).padEnd(5)} ${String(p.headWeight).padEnd(4)} | ${fmt(d.tune, 3)} ${fmt(d.test, 3)} ${fmt(d.all, 3)} | ${fmt(d.tunePara, 3)} ${fmt(d.testPara, 3)} | ${fmt(h, 3)}`);
+  console.log(
+    `${String(p.k1).padEnd(4)} ${String(p.bBody).padEnd(5)} ${String(p.bHead).padEnd(5)} ${String(p.headWeight).padEnd(4)} | ${fmt(d.tune, 3)} ${fmt(d.test, 3)} ${fmt(d.all, 3)} | ${fmt(d.tunePara, 3)} ${fmt(d.testPara, 3)} | ${fmt(h, 3)}`,
+  );
 }

@@ -56,13 +56,22 @@ function neutralName(doc: UploadDocument): string {
 async function measure(corpus: Corpus): Promise<void> {
   const docs = corpus.documents();
   const questions = corpus.questions(docs);
-  const emulator = await createEmulator({ log: (m: string, e?: unknown) => { if (/lexicon/.test(m)) console.log(m, e); }, jobConcurrency: 1 });
+  const emulator = await createEmulator({
+    log: (m: string, e?: unknown) => {
+      if (/lexicon/.test(m)) console.log(m, e);
+    },
+    jobConcurrency: 1,
+  });
   try {
     const { workspaceId, apiKey } = await emulator.createWorkspace();
     await emulator.updateWorkspace(workspaceId, { rateLimit: { limit: 1_000_000, windowSeconds: 60 }, dailyActivityCap: null });
     const auth = { authorization: `Bearer ${apiKey.secret}` };
     const json = { ...auth, 'content-type': 'application/json' };
-    const agentRes = await emulator.request('/v1/agents', { method: 'POST', headers: json, body: JSON.stringify({ name: 'Debian helper', identity: { businessName: 'Debian' } }) });
+    const agentRes = await emulator.request('/v1/agents', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name: 'Debian helper', identity: { businessName: 'Debian' } }),
+    });
     const agentId = ((await agentRes.json()) as { id: string }).id;
     const sectionOf = new Map<string, string>();
     const t0 = performance.now();
@@ -82,8 +91,14 @@ async function measure(corpus: Corpus): Promise<void> {
     const chunks = await emulator.service.knowledge.index.eligibleChunks(workspaceId, agentId);
     const bySource = new Map<string, string[]>();
     for (const c of chunks) (bySource.get(c.sourceId) ?? bySource.set(c.sourceId, []).get(c.sourceId)!).push(c.text);
-    const rows = await emulator.service.db.selectFrom('knowledge_sources').select(['id', 'file_name', 'lang']).where('workspace_id', '=', workspaceId).execute();
-    const sources = rows.filter((r) => bySource.has(r.id)).map((r) => ({ chunks: bySource.get(r.id)!, names: r.file_name ? [r.file_name] : [], lang: r.lang as 'en' | 'es' }));
+    const rows = await emulator.service.db
+      .selectFrom('knowledge_sources')
+      .select(['id', 'file_name', 'lang'])
+      .where('workspace_id', '=', workspaceId)
+      .execute();
+    const sources = rows
+      .filter((r) => bySource.has(r.id))
+      .map((r) => ({ chunks: bySource.get(r.id)!, names: r.file_name ? [r.file_name] : [], lang: r.lang as 'en' | 'es' }));
     const c0 = process.cpuUsage().user;
     const w0 = performance.now();
     learnLexicon(sources);
@@ -102,16 +117,24 @@ async function measure(corpus: Corpus): Promise<void> {
     const outcomes = new Map<Variant, Outcome[]>(VARIANTS.map((v) => [v, []]));
     for (const question of questions) {
       for (const variant of VARIANTS) {
-        const result = await emulator.service.retrieval.search(workspaceId, agentId, { query: question.text, topics: [], limit: LIMIT }, {
-          refuse: variant.startsWith('answered'),
-          expand: variant.endsWith('+lex'),
-        });
+        const result = await emulator.service.retrieval.search(
+          workspaceId,
+          agentId,
+          { query: question.text, topics: [], limit: LIMIT },
+          {
+            refuse: variant.startsWith('answered'),
+            expand: variant.endsWith('+lex'),
+          },
+        );
         const ranked = result.passages.map((p) => sectionOf.get(p.sourceId)!);
         outcomes.get(variant)!.push({ question, rank: rankOf(question, ranked), passages: result.passages.length, sections: distinctSections(ranked) });
       }
     }
     const halves: [string, (q: Question) => boolean][] = corpus.halves
-      ? [['tune', (q) => Number(q.id.slice(1)) % 2 === 1], ['test', (q) => Number(q.id.slice(1)) % 2 === 0]]
+      ? [
+          ['tune', (q) => Number(q.id.slice(1)) % 2 === 1],
+          ['test', (q) => Number(q.id.slice(1)) % 2 === 0],
+        ]
       : [['all', () => true]];
     console.log(`  MRR@10 ${halves.map(([h]) => `| ${h.padEnd(4)} n  answered  +lex   ranking  +lex  `).join(' ')}`);
     for (const { name, keep } of CATEGORIES) {
@@ -134,7 +157,10 @@ async function measure(corpus: Corpus): Promise<void> {
       const a = outcomes.get('answered')!;
       const b = outcomes.get('answered+lex')!;
       for (let i = 0; i < a.length; i++) {
-        if (a[i]!.rank !== b[i]!.rank) console.log(`    ${a[i]!.question.id} ${a[i]!.question.lang}${a[i]!.question.cross ? ' cross' : ''} ${a[i]!.rank} -> ${b[i]!.rank}  ${a[i]!.question.text}`);
+        if (a[i]!.rank !== b[i]!.rank)
+          console.log(
+            `    ${a[i]!.question.id} ${a[i]!.question.lang}${a[i]!.question.cross ? ' cross' : ''} ${a[i]!.rank} -> ${b[i]!.rank}  ${a[i]!.question.text}`,
+          );
       }
     }
   } finally {

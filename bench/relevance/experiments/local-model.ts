@@ -157,7 +157,13 @@ function paragraphs(chunk: Chunk): { text: string; lang: 'en' | 'es' }[] {
 }
 
 /** Best-first chunk positions by the best cosine of any of its units that `keep` lets through. */
-function maxRanking(units: { chunk: number; lang: 'en' | 'es' }[], vectors: Float32Array[], q: Float32Array, chunks: number, keep: (lang: 'en' | 'es') => boolean): number[] {
+function maxRanking(
+  units: { chunk: number; lang: 'en' | 'es' }[],
+  vectors: Float32Array[],
+  q: Float32Array,
+  chunks: number,
+  keep: (lang: 'en' | 'es') => boolean,
+): number[] {
   const best = new Float64Array(chunks).fill(-2);
   const sims = cosines(vectors, q);
   units.forEach((u, i) => {
@@ -169,13 +175,28 @@ function maxRanking(units: { chunk: number; lang: 'en' | 'es' }[], vectors: Floa
 /** Every ranking of every question, 100 deep: BM25F (the chosen approach) and the model's cosines. */
 async function rankingsOf(questions: Question[], chunks: Chunk[], label: string): Promise<Map<string, Rankings>> {
   const lexical = CHOSEN.build(chunks);
-  const chunkVectors = (await embedCached(chunks.map((c) => c.text), `${label} chunks`)).vectors;
+  const chunkVectors = (
+    await embedCached(
+      chunks.map((c) => c.text),
+      `${label} chunks`,
+    )
+  ).vectors;
   const units = chunks.flatMap((c, chunk) => paragraphs(c).map((p) => ({ ...p, chunk })));
-  const unitVectors = (await embedCached(units.map((u) => u.text), `${label} passages`)).vectors;
+  const unitVectors = (
+    await embedCached(
+      units.map((u) => u.text),
+      `${label} passages`,
+    )
+  ).vectors;
   // A heading is sentence-sized, what USE compares best: "The hostname" against a question.
   const headings = chunks.map((c) => blocks(c.text, c.lang).find((b) => b.heading)?.text ?? c.title.replace(/^[\d.]+\s+/, ''));
   const headingVectors = (await embedCached(headings, `${label} headings`)).vectors;
-  const questionVectors = (await embedCached(questions.map((q) => q.text), `${label} questions`)).vectors;
+  const questionVectors = (
+    await embedCached(
+      questions.map((q) => q.text),
+      `${label} questions`,
+    )
+  ).vectors;
   const wholes = chunks.map((c, chunk) => ({ chunk, lang: c.lang }));
   const out = new Map<string, Rankings>();
   questions.forEach((q, i) => {
@@ -199,8 +220,18 @@ async function rankingsOf(questions: Question[], chunks: Chunk[], label: string)
 
 type Variant = (r: Rankings) => number[];
 /** `gate`: fuse only for questions that read as English; the others are ranked by BM25F alone. */
-const fused = (unit: Unit, weight: number, gate = false): Variant => (r) =>
-  gate && !r.english ? r.lexical.slice(0, LIMIT) : rrf([{ positions: r.lexical, weight: 1 }, { positions: r.cosine[unit], weight }], LIMIT);
+const fused =
+  (unit: Unit, weight: number, gate = false): Variant =>
+  (r) =>
+    gate && !r.english
+      ? r.lexical.slice(0, LIMIT)
+      : rrf(
+          [
+            { positions: r.lexical, weight: 1 },
+            { positions: r.cosine[unit], weight },
+          ],
+          LIMIT,
+        );
 const variants = (best: { unit: Unit; w: number; gate: boolean }): Record<string, Variant> => ({
   'BM25F alone (chosen)': (r) => r.lexical.slice(0, LIMIT),
   ...Object.fromEntries(UNITS.map((u) => [`USE alone, ${u}`, (r: Rankings) => r.cosine[u].slice(0, LIMIT)])),
@@ -240,12 +271,15 @@ export async function runLocalModel(): Promise<void> {
   const rankings = await rankingsOf(questions, chunks, 'debian-reference');
 
   // The unit and weight of the cosine ranking: the best MRR@10 on the tuning half only.
-  const tuneMrr = (v: Variant) => figures(outcomes(questions, chunks, rankings, v).filter((o) => halfOf(o.question) === 'tune' && o.question.kind !== 'no-answer')).mrr;
+  const tuneMrr = (v: Variant) =>
+    figures(outcomes(questions, chunks, rankings, v).filter((o) => halfOf(o.question) === 'tune' && o.question.kind !== 'no-answer')).mrr;
   let best = { unit: UNITS[0] as Unit, w: 1, gate: false, mrr: -1 };
   for (const gate of [false, true]) {
     for (const unit of UNITS) {
       const scores = WEIGHTS.map((w) => ({ unit, w, gate, mrr: tuneMrr(fused(unit, w, gate)) }));
-      console.log(`  tuning half, MRR@10 by cosine weight, ${unit}${gate ? ', English questions only' : ''}: ${scores.map((s) => `${s.w}: ${fmt(s.mrr, 3)}`).join(', ')}`);
+      console.log(
+        `  tuning half, MRR@10 by cosine weight, ${unit}${gate ? ', English questions only' : ''}: ${scores.map((s) => `${s.w}: ${fmt(s.mrr, 3)}`).join(', ')}`,
+      );
       for (const s of scores) if (s.mrr > best.mrr) best = s;
     }
   }
@@ -255,7 +289,9 @@ export async function runLocalModel(): Promise<void> {
   for (const [name, variant] of Object.entries(variants(best))) {
     const list = outcomes(questions, chunks, rankings, variant);
     console.log(row(name, list, threshold));
-    console.log(`${''.padEnd(30)} by question language: tune ${byLanguage(list, (q) => halfOf(q) === 'tune')} | test ${byLanguage(list, (q) => halfOf(q) === 'test')}`);
+    console.log(
+      `${''.padEnd(30)} by question language: tune ${byLanguage(list, (q) => halfOf(q) === 'tune')} | test ${byLanguage(list, (q) => halfOf(q) === 'test')}`,
+    );
   }
 
   console.log(await hotelCheck(best));
@@ -277,10 +313,22 @@ export async function runLocalModel(): Promise<void> {
  */
 async function hotelCheck(best: { unit: Unit; w: number; gate: boolean }): Promise<string> {
   const read = (name: string) => JSON.parse(readFileSync(new URL(`../../../test/fixtures/relevance/${name}`, import.meta.url), 'utf8'));
-  const documents = (read('documents.json').documents as { id: string; owner: string; lang: 'en' | 'es'; title: string; text: string }[]).filter((d) => d.owner !== 'other');
+  const documents = (read('documents.json').documents as { id: string; owner: string; lang: 'en' | 'es'; title: string; text: string }[]).filter(
+    (d) => d.owner !== 'other',
+  );
   const queries = read('queries.json').queries as { query: string; expected: string }[];
-  const chunks: Chunk[] = documents.map((d) => ({ id: d.id, sourceId: d.id, section: d.id, docLang: d.lang, lang: detect(d.text, d.lang), title: d.title, text: `# ${d.title}\n\n${d.text}` }));
-  const questions = queries.map((q, i) => ({ id: `h${i}`, lang: detect(q.query, 'en'), kind: 'same-words', text: q.query, relevant: [q.expected], cross: false }) as Question);
+  const chunks: Chunk[] = documents.map((d) => ({
+    id: d.id,
+    sourceId: d.id,
+    section: d.id,
+    docLang: d.lang,
+    lang: detect(d.text, d.lang),
+    title: d.title,
+    text: `# ${d.title}\n\n${d.text}`,
+  }));
+  const questions = queries.map(
+    (q, i) => ({ id: `h${i}`, lang: detect(q.query, 'en'), kind: 'same-words', text: q.query, relevant: [q.expected], cross: false }) as Question,
+  );
   const rankings = await rankingsOf(questions, chunks, 'hotel');
   const lines = Object.entries(variants(best)).map(([name, variant]) => {
     let top1 = 0;
@@ -302,7 +350,9 @@ async function measureCost(): Promise<void> {
   const core = (await load('@energetic-ai/core')) as unknown as { env(): { getAsync(flag: string): Promise<unknown> }; getBackend(): string };
   const simd = await core.env().getAsync('WASM_HAS_SIMD_SUPPORT');
   const threads = await core.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT');
-  console.log(`cost: backend ${core.getBackend()} (SIMD ${simd}, threads ${threads}); model load ${fmt(loadMs, 0)} ms; RSS +${fmt((process.memoryUsage().rss - rss0) / 2 ** 20, 0)} MiB after load`);
+  console.log(
+    `cost: backend ${core.getBackend()} (SIMD ${simd}, threads ${threads}); model load ${fmt(loadMs, 0)} ms; RSS +${fmt((process.memoryUsage().rss - rss0) / 2 ** 20, 0)} MiB after load`,
+  );
   const chunks = (await capture(loadQuestions())).chunks;
   const sorted = [...chunks].sort((a, b) => a.text.length - b.text.length);
   const warm = await m.embed([sorted[0]!.text]);
@@ -316,11 +366,15 @@ async function measureCost(): Promise<void> {
     for (const t of sample) await m.embed([t]);
     const oneMs = (performance.now() - t1) / sample.length;
     const chars = sample.reduce((a, t) => a + t.length, 0) / sample.length;
-    console.log(`  chunks near the ${fmt(100 * q, 0)}th length percentile (${fmt(chars, 0)} chars): ${fmt(oneMs, 1)} ms each alone, ${fmt(batchMs, 1)} ms each in a batch of ${sample.length}`);
+    console.log(
+      `  chunks near the ${fmt(100 * q, 0)}th length percentile (${fmt(chars, 0)} chars): ${fmt(oneMs, 1)} ms each alone, ${fmt(batchMs, 1)} ms each in a batch of ${sample.length}`,
+    );
   }
   const t0 = performance.now();
   const a = await m.embed(['How do I rename the computer?']);
-  console.log(`  one question: ${fmt(performance.now() - t0, 1)} ms; same vector twice: ${JSON.stringify(a) === JSON.stringify(await m.embed(['How do I rename the computer?']))}; peak RSS ${fmt(process.memoryUsage().rss / 2 ** 20, 0)} MiB`);
+  console.log(
+    `  one question: ${fmt(performance.now() - t0, 1)} ms; same vector twice: ${JSON.stringify(a) === JSON.stringify(await m.embed(['How do I rename the computer?']))}; peak RSS ${fmt(process.memoryUsage().rss / 2 ** 20, 0)} MiB`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runLocalModel();

@@ -16,7 +16,10 @@ const headOf = (section: string) => {
 for (const q of questions.filter((q) => q.kind === 'paraphrased')) {
   const { positions } = retrieve(q.text, 10);
   const ranked = distinctSections(positions.map((i) => chunks[i]!.section));
-  const rank = rankOf(q, positions.map((i) => chunks[i]!.section));
+  const rank = rankOf(
+    q,
+    positions.map((i) => chunks[i]!.section),
+  );
   if (rank === 1) continue;
   console.log(`\n[${q.id} ${q.lang} rank ${rank}] ${q.text}`);
   console.log(`   want: ${q.relevant.map(headOf).join(' || ')}`);

@@ -38,40 +38,82 @@ function retriever(chunks: Chunk[], w: number, window: number) {
         }
       return { position: h.position, score: h.score + w * bonus };
     });
-    return rescored.sort((x, y) => y.score - x.score || x.position - y.position).slice(0, 10).map((h) => h.position);
+    return rescored
+      .sort((x, y) => y.score - x.score || x.position - y.position)
+      .slice(0, 10)
+      .map((h) => h.position);
   };
 }
 
 function mrr(chunks: Chunk[], questions: Question[], w: number, window: number) {
   const r = retriever(chunks, w, window);
-  const out = questions.filter((q) => q.kind !== 'no-answer').map((question) => ({ question, rank: rankOf(question, r(question.text).map((i) => chunks[i]!.section)), passages: 10, sections: [] }));
+  const out = questions
+    .filter((q) => q.kind !== 'no-answer')
+    .map((question) => ({
+      question,
+      rank: rankOf(
+        question,
+        r(question.text).map((i) => chunks[i]!.section),
+      ),
+      passages: 10,
+      sections: [],
+    }));
   const of = (pick: (q: Question) => boolean) => figures(out.filter((o) => pick(o.question))).mrr;
-  return { tune: of((q) => halfOf(q) === 'tune'), test: of((q) => halfOf(q) === 'test'), tunePara: of((q) => halfOf(q) === 'tune' && q.kind === 'paraphrased'), testPara: of((q) => halfOf(q) === 'test' && q.kind === 'paraphrased'), all: of(() => true), para: of((q) => q.kind === 'paraphrased') };
+  return {
+    tune: of((q) => halfOf(q) === 'tune'),
+    test: of((q) => halfOf(q) === 'test'),
+    tunePara: of((q) => halfOf(q) === 'tune' && q.kind === 'paraphrased'),
+    testPara: of((q) => halfOf(q) === 'test' && q.kind === 'paraphrased'),
+    all: of(() => true),
+    para: of((q) => q.kind === 'paraphrased'),
+  };
 }
 
 const questions = loadQuestions();
 const { chunks } = await capture(questions);
-const hb = handbookInstalled() ? (() => { const docs = handbookDocuments(); return { docs, q: handbookQuestions(docs) }; })() : undefined;
+const hb = handbookInstalled()
+  ? (() => {
+      const docs = handbookDocuments();
+      return { docs, q: handbookQuestions(docs) };
+    })()
+  : undefined;
 const hbChunks = hb && (await capture(hb.q, hb.docs)).chunks;
-const ig = installationInstalled() ? (() => { const docs = installationDocuments(); return { docs, q: installationQuestions(docs) }; })() : undefined;
+const ig = installationInstalled()
+  ? (() => {
+      const docs = installationDocuments();
+      return { docs, q: installationQuestions(docs) };
+    })()
+  : undefined;
 const igChunks = ig && (await capture(ig.q, ig.docs)).chunks;
 console.log('w     window | tune  test  all  | para tune test | handbook | install all para');
-if (!process.env.PROX_DIFF) for (const window of (process.env.PROX_WINDOWS ?? '3,5,10').split(',').map(Number))
-  for (const w of [0, 0.05, 0.1, 0.2, 0.4, 0.8]) {
-    const d = mrr(chunks, questions, w, window);
-    const h = hb && hbChunks ? mrr(hbChunks, hb.q, w, window).all : NaN;
-    const i = ig && igChunks ? mrr(igChunks, ig.q, w, window) : undefined;
-    console.log(`${String(w).padEnd(5)} ${String(window).padEnd(6)} | ${fmt(d.tune, 3)} ${fmt(d.test, 3)} ${fmt(d.all, 3)} | ${fmt(d.tunePara, 3)} ${fmt(d.testPara, 3)} | ${fmt(h, 3)}    | ${i ? `${fmt(i.all, 3)} ${fmt(i.para, 3)}` : '-'}`);
-  }
+if (!process.env.PROX_DIFF)
+  for (const window of (process.env.PROX_WINDOWS ?? '3,5,10').split(',').map(Number))
+    for (const w of [0, 0.05, 0.1, 0.2, 0.4, 0.8]) {
+      const d = mrr(chunks, questions, w, window);
+      const h = hb && hbChunks ? mrr(hbChunks, hb.q, w, window).all : NaN;
+      const i = ig && igChunks ? mrr(igChunks, ig.q, w, window) : undefined;
+      console.log(
+        `${String(w).padEnd(5)} ${String(window).padEnd(6)} | ${fmt(d.tune, 3)} ${fmt(d.test, 3)} ${fmt(d.all, 3)} | ${fmt(d.tunePara, 3)} ${fmt(d.testPara, 3)} | ${fmt(h, 3)}    | ${i ? `${fmt(i.all, 3)} ${fmt(i.para, 3)}` : '-'}`,
+      );
+    }
 
 if (process.env.PROX_DIFF && hb && hbChunks) {
   const [w, window] = process.env.PROX_DIFF.split(',').map(Number) as [number, number];
-  for (const [name, cs, qs] of [['reference', chunks, questions], ['handbook', hbChunks, hb.q]] as const) {
+  for (const [name, cs, qs] of [
+    ['reference', chunks, questions],
+    ['handbook', hbChunks, hb.q],
+  ] as const) {
     const base = retriever(cs, 0, window);
     const prox = retriever(cs, w, window);
     for (const q of qs.filter((x) => x.kind !== 'no-answer')) {
-      const a = rankOf(q, base(q.text).map((i) => cs[i]!.section));
-      const b = rankOf(q, prox(q.text).map((i) => cs[i]!.section));
+      const a = rankOf(
+        q,
+        base(q.text).map((i) => cs[i]!.section),
+      );
+      const b = rankOf(
+        q,
+        prox(q.text).map((i) => cs[i]!.section),
+      );
       if (a !== b) console.log(`${name} ${q.id} ${q.kind} ${a} -> ${b}  ${q.text}`);
     }
   }

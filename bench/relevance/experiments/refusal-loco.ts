@@ -96,20 +96,29 @@ export function grid(): Rule[] {
       'strong+phrases+graded': [{ ...base, wI: 0, wG: 0.5, r0: 3000, r1: 30000, wP: 1 }],
       'D-710 (all unknown words)': [{ ...base, names: false, wI: 0.5, wG: 1, wO: 1, r0: 1, r1: 2 }],
     };
-    for (const f of fams[process.env.FAMILY]!) for (const a of [0, 0.3, 0.6]) for (let t = 0.6; t <= Number(process.env.TMAX ?? 1.3) + 1e-9; t += 0.01) out.push({ ...f, a, t });
+    for (const f of fams[process.env.FAMILY]!)
+      for (const a of [0, 0.3, 0.6]) for (let t = 0.6; t <= Number(process.env.TMAX ?? 1.3) + 1e-9; t += 0.01) out.push({ ...f, a, t });
     return out;
   }
   for (const names of [false, true])
     for (const wI of [0, 0.5])
       for (const wD of [0, 1])
         for (const wG of [0, 0.5, 1])
-          for (const [r0, r1] of wG ? [[1000, 10000], [1000, 30000], [3000, 30000], [5000, 50000]] : [[1000, 10000]])
+          for (const [r0, r1] of wG
+            ? [
+                [1000, 10000],
+                [1000, 30000],
+                [3000, 30000],
+                [5000, 50000],
+              ]
+            : [[1000, 10000]])
             for (const a of [0, 0.3, 0.6])
               for (let t = 0.6; t <= Number(process.env.TMAX ?? 1.3) + 1e-9; t += 0.01) out.push({ names, wI, wD, wG, r0: r0!, r1: r1!, a, t });
   return out;
 }
 
-export const ruleName = (r: Rule) => `wP ${r.wP ?? 0} wO ${r.wO ?? 0} names ${r.names ? 1 : 0} wI ${r.wI} wD ${r.wD} wG ${r.wG} r ${r.r0}-${r.r1} a ${r.a} t ${fmt(r.t, 2)}`;
+export const ruleName = (r: Rule) =>
+  `wP ${r.wP ?? 0} wO ${r.wO ?? 0} names ${r.names ? 1 : 0} wI ${r.wI} wD ${r.wD} wG ${r.wG} r ${r.r0}-${r.r1} a ${r.a} t ${fmt(r.t, 2)}`;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rankOfWord = generalRanks();
@@ -118,20 +127,36 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const search = buildBm25(c.chunks.map((x) => ({ id: x.id, text: x.text, lang: x.lang })));
     const sectionOf = new Map(c.chunks.map((x) => [x.id, x.section]));
     const ans = c.questions.filter((q) => q.kind !== 'no-answer');
-    const bm25 = ans.reduce((s, q) => {
-      const r = rankOf(q, distinctSections(search(q.text, 10).map((id) => sectionOf.get(id)!)));
-      return s + (r ? 1 / r : 0);
-    }, 0) / ans.length;
+    const bm25 =
+      ans.reduce((s, q) => {
+        const r = rankOf(q, distinctSections(search(q.text, 10).map((id) => sectionOf.get(id)!)));
+        return s + (r ? 1 / r : 0);
+      }, 0) / ans.length;
     return { name: c.name, asked, bm25 };
   });
   // SHIPPED=1: the rule as confidence.ts computes it, the share of missing subject words
   // its only parameter; otherwise the family of `grid()`.
   const candidates: { name: string; refuse: (a: Asked) => boolean }[] = process.env.SHIPPED
-    ? Array.from({ length: 101 }, (_, i) => i * 0.005).map((share) => ({ name: `confidence.ts, missing share ${fmt(share, 3)}`, refuse: (a: Asked) => confidence(a.evidence, share) < 0 }))
+    ? Array.from({ length: 101 }, (_, i) => i * 0.005).map((share) => ({
+        name: `confidence.ts, missing share ${fmt(share, 3)}`,
+        refuse: (a: Asked) => confidence(a.evidence, share) < 0,
+      }))
     : grid().map((r) => ({ name: ruleName(r), refuse: (a: Asked) => knownOf(a, r) < r.t }));
   console.log('current rule (confidence.ts) and never:');
-  for (const c of corpora) console.log(`  never   ${show(c, costOf(c, () => false))}`);
-  for (const c of corpora) console.log(`  shipped ${show(c, costOf(c, (a) => confidence(a.evidence) < 0))}`);
+  for (const c of corpora)
+    console.log(
+      `  never   ${show(
+        c,
+        costOf(c, () => false),
+      )}`,
+    );
+  for (const c of corpora)
+    console.log(
+      `  shipped ${show(
+        c,
+        costOf(c, (a) => confidence(a.evidence) < 0),
+      )}`,
+    );
   for (const held of [...corpora.map((c) => c.name), 'none']) {
     const tune = corpora.filter((c) => c.name !== held);
     let best: { r: (typeof candidates)[number]; na: number; ans: number } | undefined;
@@ -149,7 +174,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const refuse = best.r.refuse;
     for (const c of corpora) console.log(`  ${c.name === held ? 'HELD' : 'tune'}    ${show(c, costOf(c, refuse))}`);
     if (process.env.VERBOSE) {
-      for (const c of corpora) for (const a of c.asked) if (refuse(a) !== (a.question.kind === 'no-answer')) console.log(`    ${a.question.kind === 'no-answer' ? 'kept' : 'REFUSED'} ${a.question.id} r${a.rank} missing ${fmt(missingShare(a.evidence), 3)} | ${a.question.text.slice(0, 70)}`);
+      for (const c of corpora)
+        for (const a of c.asked)
+          if (refuse(a) !== (a.question.kind === 'no-answer'))
+            console.log(
+              `    ${a.question.kind === 'no-answer' ? 'kept' : 'REFUSED'} ${a.question.id} r${a.rank} missing ${fmt(missingShare(a.evidence), 3)} | ${a.question.text.slice(0, 70)}`,
+            );
     }
   }
 }

@@ -115,7 +115,11 @@ export function generalRanks(): (word: string) => number {
     });
   }
   const byStem = process.env.BENCH_COMMON_STEMS !== '0';
-  return (w: string) => Math.min(word.get(w) ?? Infinity, byStem ? Math.min(stem.en.get(snowballStem(w, 'en')) ?? Infinity, stem.es.get(snowballStem(w, 'es')) ?? Infinity) : Infinity);
+  return (w: string) =>
+    Math.min(
+      word.get(w) ?? Infinity,
+      byStem ? Math.min(stem.en.get(snowballStem(w, 'en')) ?? Infinity, stem.es.get(snowballStem(w, 'es')) ?? Infinity) : Infinity,
+    );
 }
 
 export function loadCorpora(): { name: string; chunks: CapturedChunk[]; questions: Question[] }[] {
@@ -129,7 +133,10 @@ export function loadCorpora(): { name: string; chunks: CapturedChunk[]; question
       let questions = captured.questions;
       if (existsSync(file)) {
         const cross = new Map(captured.questions.map((q) => [q.id, q.cross]));
-        questions = (JSON.parse(readFileSync(file, 'utf8')) as { questions: Question[] }).questions.map((q) => ({ ...q, cross: cross.get(q.id) ?? q.cross ?? false }));
+        questions = (JSON.parse(readFileSync(file, 'utf8')) as { questions: Question[] }).questions.map((q) => ({
+          ...q,
+          cross: cross.get(q.id) ?? q.cross ?? false,
+        }));
       }
       return { name, chunks: captured.chunks, questions };
     });
@@ -149,8 +156,15 @@ export function askAll(name: string, chunks: CapturedChunk[], questions: Questio
     const { hits, ceiling } = lexical.search(t.groups, 10, () => true);
     const ranked = hits.map((h) => chunks[h.position]!.section);
     const evidence: Evidence = {
-      best: hits[0]?.score ?? 0, ceiling, words: t.words, unknown: t.unknown, strong: t.strong, weak: t.weak,
-      unheldNames: t.names.filter((name) => !lexical.together(name)).length, unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
+      best: hits[0]?.score ?? 0,
+      ceiling,
+      words: t.words,
+      unknown: t.unknown,
+      strong: t.strong,
+      weak: t.weak,
+      unheldNames: t.names.filter((name) => !lexical.together(name)).length,
+      unseenIdf: lexical.unseenIdf,
+      vocabulary: lexical.vocabularySize,
     };
     const balance = languageBalance(question.text);
     const named = namedWords(question.text);
@@ -169,22 +183,40 @@ export function askAll(name: string, chunks: CapturedChunk[], questions: Questio
         continue;
       }
       unknown.push({
-        word: w.word, rank: rankOfWord(w.word), inflected: isInflectedForm(w.word, balance), everyday: isEverydayWord(w.word, balance),
-        digit: /\d/.test(w.word), name: named.has(w.word),
+        word: w.word,
+        rank: rankOfWord(w.word),
+        inflected: isInflectedForm(w.word, balance),
+        everyday: isEverydayWord(w.word, balance),
+        digit: /\d/.test(w.word),
+        name: named.has(w.word),
       });
     }
     const score = evidence.best / Math.max(1e-9, ceiling + t.unknown * lexical.unseenIdf);
     const unheldNames: string[] = [];
     for (const phrase of namePhrases(question.text)) {
-      const ids = phrase.map((w) => [snowballStem(w, 'en'), snowballStem(w, 'es')].map((s) => dictionary.get(s)).filter((id): id is number => id !== undefined && lexical.df(id) > 0));
+      const ids = phrase.map((w) =>
+        [snowballStem(w, 'en'), snowballStem(w, 'es')].map((s) => dictionary.get(s)).filter((id): id is number => id !== undefined && lexical.df(id) > 0),
+      );
       if (phrase.length < 2 || ids.some((x) => x.length === 0)) continue;
       const held = termsOf.some((tt) => ids.every((alts) => alts.some((id) => tt.ids.includes(id))));
       if (!held) unheldNames.push(phrase.join(' '));
     }
     const s = hits.map((h) => h.score);
     return {
-      corpus: name, question, rank: rankOf(question, distinctSections(ranked)), evidence, unknown, knownIdf, bestHolds, score,
-      unheldNames, everydayKnown, second: s.length > 1 ? s[1]! / s[0]! : 0, fifth: s.length > 4 ? s[4]! / s[0]! : 0, size: n, vocabulary: lexical.vocabularySize,
+      corpus: name,
+      question,
+      rank: rankOf(question, distinctSections(ranked)),
+      evidence,
+      unknown,
+      knownIdf,
+      bestHolds,
+      score,
+      unheldNames,
+      everydayKnown,
+      second: s.length > 1 ? s[1]! / s[0]! : 0,
+      fifth: s.length > 4 ? s[4]! / s[0]! : 0,
+      size: n,
+      vocabulary: lexical.vocabularySize,
     };
   });
 }
@@ -193,9 +225,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const rankOfWord = generalRanks();
   for (const c of loadCorpora()) {
     for (const a of askAll(c.name, c.chunks, c.questions, rankOfWord)) {
-      const u = a.unknown.map((w) => `${w.word}:${w.rank === Infinity ? '-' : w.rank}${w.inflected ? 'I' : ''}${w.everyday ? 'E' : ''}${w.digit ? 'D' : ''}${w.name ? 'N' : ''}`).join(',');
+      const u = a.unknown
+        .map((w) => `${w.word}:${w.rank === Infinity ? '-' : w.rank}${w.inflected ? 'I' : ''}${w.everyday ? 'E' : ''}${w.digit ? 'D' : ''}${w.name ? 'N' : ''}`)
+        .join(',');
       const kn = a.knownIdf.map((x, i) => `${x.toFixed(1)}${a.bestHolds[i] ? '*' : ''}`).join(' ');
-      console.log(`${c.name.slice(0, 5)} ${a.question.id} ${a.question.kind.slice(0, 4)} r${a.rank} s${a.score.toFixed(2)} {${a.unheldNames.join(',')}} 2nd ${a.second.toFixed(2)} w${a.evidence.words} [${u}] known ${kn} | ${a.question.text.slice(0, 60)}`);
+      console.log(
+        `${c.name.slice(0, 5)} ${a.question.id} ${a.question.kind.slice(0, 4)} r${a.rank} s${a.score.toFixed(2)} {${a.unheldNames.join(',')}} 2nd ${a.second.toFixed(2)} w${a.evidence.words} [${u}] known ${kn} | ${a.question.text.slice(0, 60)}`,
+      );
     }
   }
 }

@@ -40,7 +40,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       if (!questions.some((q) => q.kind !== 'no-answer')) continue;
       const asked = askAll(c.name, chunks, questions, ranks);
       const size = chunks.length < 60 ? 'under 60 chunks' : chunks.length < 120 ? '60 to 119 chunks' : '120 chunks and more';
-      const row = rows.get(size) ?? { ans: 0, refused: rules.map(() => 0), found: 0, foundRefused: rules.map(() => 0), na: 0, naRefused: rules.map(() => 0) } as never;
+      const row =
+        rows.get(size) ?? ({ ans: 0, refused: rules.map(() => 0), found: 0, foundRefused: rules.map(() => 0), na: 0, naRefused: rules.map(() => 0) } as never);
       rows.set(size, row);
       for (const a of asked) {
         const none = a.question.kind === 'no-answer';
@@ -53,7 +54,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           else {
             row.refused[k]! += 1;
             if (a.rank > 0) row.foundRefused[k]! += 1;
-            if (process.env.VERBOSE && k === 1) console.log(`  ${c.name.slice(0, 6)} scope ${g} (${chunks.length} chunks, vocabulary ${a.vocabulary}) refused ${a.question.id} r${a.rank}: ${a.question.text.slice(0, 60)} [${a.unknown.map((u) => u.word).join(',')}]`);
+            if (process.env.VERBOSE && k === 1)
+              console.log(
+                `  ${c.name.slice(0, 6)} scope ${g} (${chunks.length} chunks, vocabulary ${a.vocabulary}) refused ${a.question.id} r${a.rank}: ${a.question.text.slice(0, 60)} [${a.unknown.map((u) => u.word).join(',')}]`,
+              );
           }
         });
       }
@@ -63,6 +67,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const pct = (x: number, n: number) => `${fmt((100 * x) / Math.max(1, n), 0)}%`;
   for (const [size, r] of rows) {
     console.log(`${size}: ${r.ans} answerable (${(r as unknown as { found: number }).found} found), ${r.na} no-answer`);
-    rules.forEach(([name], k) => console.log(`  ${name.padEnd(28)} answerable refused ${r.refused[k]} (${pct(r.refused[k]!, r.ans)}), found refused ${r.foundRefused[k]}, no-answer refused ${pct(r.naRefused[k]!, r.na)}`));
+    rules.forEach(([name], k) =>
+      console.log(
+        `  ${name.padEnd(28)} answerable refused ${r.refused[k]} (${pct(r.refused[k]!, r.ans)}), found refused ${r.foundRefused[k]}, no-answer refused ${pct(r.naRefused[k]!, r.na)}`,
+      ),
+    );
   }
 }

@@ -30,16 +30,28 @@ export function ask(chunks: CapturedChunk[], questions: Question[]): Asked[] {
   const analyses = chunks.map((c) => analyzeChunk(c.text, c.title, c.lang));
   const dictionary = new Map<string, number>();
   for (const a of analyses) for (const t of a.terms) if (!dictionary.has(t)) dictionary.set(t, dictionary.size);
-  const lexical = LexicalIndex.build(analyses.map((a) => chunkTerms(a, dictionary)), dictionary.size);
+  const lexical = LexicalIndex.build(
+    analyses.map((a) => chunkTerms(a, dictionary)),
+    dictionary.size,
+  );
   return questions.map((question) => {
     const t = questionTerms({ dictionary, lexical }, question.text);
     const { hits, ceiling } = lexical.search(t.groups, 10, () => true);
     const ranked = hits.map((h) => chunks[h.position]!.section);
     const evidence: Evidence = {
-      best: hits[0]?.score ?? 0, ceiling, words: t.words, unknown: t.unknown, strong: t.strong, weak: t.weak,
-      unheldNames: t.names.filter((name) => !lexical.together(name)).length, unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
+      best: hits[0]?.score ?? 0,
+      ceiling,
+      words: t.words,
+      unknown: t.unknown,
+      strong: t.strong,
+      weak: t.weak,
+      unheldNames: t.names.filter((name) => !lexical.together(name)).length,
+      unseenIdf: lexical.unseenIdf,
+      vocabulary: lexical.vocabularySize,
     };
-    const unknownWords = queryWords(question.text).filter((w) => w.stems.every((s) => !dictionary.has(s))).map((w) => w.word);
+    const unknownWords = queryWords(question.text)
+      .filter((w) => w.stems.every((s) => !dictionary.has(s)))
+      .map((w) => w.word);
     return { question, rank: rankOf(question, distinctSections(ranked)), evidence, unknownWords };
   });
 }
@@ -69,7 +81,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       for (const a of c.asked) {
         const e = a.evidence;
         const score = e.best / Math.max(1e-9, e.ceiling + e.unknown * e.unseenIdf);
-        console.log(`${c.name.slice(0, 12)} ${a.question.id} ${a.question.kind.padEnd(11)} r${a.rank} conf ${fmt(confidence(e), 3)} score ${fmt(score, 3)} words ${e.words} unk ${e.unknown} (${a.unknownWords.join(',')}) strong ${e.strong} weak ${e.weak} unheld ${e.unheldNames} | ${a.question.text.slice(0, 70)}`);
+        console.log(
+          `${c.name.slice(0, 12)} ${a.question.id} ${a.question.kind.padEnd(11)} r${a.rank} conf ${fmt(confidence(e), 3)} score ${fmt(score, 3)} words ${e.words} unk ${e.unknown} (${a.unknownWords.join(',')}) strong ${e.strong} weak ${e.weak} unheld ${e.unheldNames} | ${a.question.text.slice(0, 70)}`,
+        );
       }
     }
   }
@@ -99,5 +113,9 @@ if (import.meta.url === `file://${process.argv[1]}` && process.env.GRID) {
     }
   }
   const limit = Number(process.env.GRID);
-  for (const r of rows.filter((r) => r.worst <= limit).sort((a, b) => b.na - a.na).slice(0, 15)) console.log(`${r.name.padEnd(16)} ${r.cells}`);
+  for (const r of rows
+    .filter((r) => r.worst <= limit)
+    .sort((a, b) => b.na - a.na)
+    .slice(0, 15))
+    console.log(`${r.name.padEnd(16)} ${r.cells}`);
 }

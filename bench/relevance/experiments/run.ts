@@ -22,7 +22,32 @@ import { calibrate, noAnswerFigures } from './threshold.js';
 
 const LIMIT = 10;
 /** Besides the chosen one, the approaches also run on the second corpus. */
-const SECOND_CORPUS = ['  same, title = first heading', '  same, confidence = blend (D-303)', 'bm25f both-stems x2 +title', 'hashed vectors alone', 'bm25f + vectors RRF 1:1', 'bm25f + vectors RRF 1:0.5', '  same, confidence = adaptive', '  same, confidence = known words', '  same, confidence = adaptive+names', '  same, confidence = score only', '  same, confidence = unlisted names', 'bm25f both-stems head x2', 'both x2 +title +source .5', 'both x2 +title +source 1', 'both x2 +source 1', 'both x2 +title +headbonus .5', 'both x2 +title +headbonus 1', 'both x2 +headbonus 1', 'block x2 +title +headbonus 1', 'bm25f block-lang head x2', 'bm25f both-stems x2 +title', 'bm25f block-lang x2 +title', '+wordnet synonyms', '+freedict (GPL)'];
+const SECOND_CORPUS = [
+  '  same, title = first heading',
+  '  same, confidence = blend (D-303)',
+  'bm25f both-stems x2 +title',
+  'hashed vectors alone',
+  'bm25f + vectors RRF 1:1',
+  'bm25f + vectors RRF 1:0.5',
+  '  same, confidence = adaptive',
+  '  same, confidence = known words',
+  '  same, confidence = adaptive+names',
+  '  same, confidence = score only',
+  '  same, confidence = unlisted names',
+  'bm25f both-stems head x2',
+  'both x2 +title +source .5',
+  'both x2 +title +source 1',
+  'both x2 +source 1',
+  'both x2 +title +headbonus .5',
+  'both x2 +title +headbonus 1',
+  'both x2 +headbonus 1',
+  'block x2 +title +headbonus 1',
+  'bm25f block-lang head x2',
+  'bm25f both-stems x2 +title',
+  'bm25f block-lang x2 +title',
+  '+wordnet synonyms',
+  '+freedict (GPL)',
+];
 const ONLY = process.env.BENCH_EXPERIMENTS?.split(',');
 const VERBOSE = process.env.BENCH_EXPERIMENTS_VERBOSE === '1';
 
@@ -35,7 +60,12 @@ export interface Scored extends Outcome {
 
 const pct = (x: number): string => `${fmt(100 * x, 0).padStart(3)}%`;
 
-export function row(name: string, outcomes: Scored[], threshold: number | undefined, halves: ((q: Question) => boolean)[] = [(q) => halfOf(q) === 'tune', (q) => halfOf(q) === 'test']): string {
+export function row(
+  name: string,
+  outcomes: Scored[],
+  threshold: number | undefined,
+  halves: ((q: Question) => boolean)[] = [(q) => halfOf(q) === 'tune', (q) => halfOf(q) === 'test'],
+): string {
   const cells: string[] = [];
   for (const inHalf of halves) {
     const mine = outcomes.filter((o) => inHalf(o.question));
@@ -95,7 +125,10 @@ function fuseSections(a: Scored[], b: Scored[]): Scored[] {
     const score = new Map<string, number>();
     x.sections.forEach((s, r) => score.set(s, (score.get(s) ?? 0) + 1 / (61 + r)));
     y.sections.forEach((s, r) => score.set(s, (score.get(s) ?? 0) + 1 / (61 + r)));
-    const sections = [...score].sort((p, q) => q[1] - p[1] || (p[0] < q[0] ? -1 : 1)).map(([s]) => s).slice(0, LIMIT);
+    const sections = [...score]
+      .sort((p, q) => q[1] - p[1] || (p[0] < q[0] ? -1 : 1))
+      .map(([s]) => s)
+      .slice(0, LIMIT);
     return { ...x, sections, rank: rankOf(x.question, sections) };
   });
 }
@@ -108,7 +141,9 @@ export async function run(): Promise<void> {
   const questions = loadQuestions();
   const captured = await capture(questions);
   const chunks = captured.chunks;
-  console.log(`${chunks.length} chunks of the emulator (cache ${captured.key}); ${questions.length} questions, tune ${questions.filter((q) => halfOf(q) === 'tune').length} / test ${questions.filter((q) => halfOf(q) === 'test').length}`);
+  console.log(
+    `${chunks.length} chunks of the emulator (cache ${captured.key}); ${questions.length} questions, tune ${questions.filter((q) => halfOf(q) === 'tune').length} / test ${questions.filter((q) => halfOf(q) === 'test').length}`,
+  );
   console.log(header());
 
   const emulator: Scored[] = questions.map((question, i) => {
@@ -138,14 +173,28 @@ export async function run(): Promise<void> {
       printCurve(outcomes);
     }
     if (VERBOSE || approach === CHOSEN) {
-      console.log(`    build ${fmt(buildMs, 0)} ms, query p50 ${fmt(percentile(ms, 50), 2)} ms p95 ${fmt(percentile(ms, 95), 2)} ms, threshold ${fmt(threshold, 3)}`);
+      console.log(
+        `    build ${fmt(buildMs, 0)} ms, query p50 ${fmt(percentile(ms, 50), 2)} ms p95 ${fmt(percentile(ms, 95), 2)} ms, threshold ${fmt(threshold, 3)}`,
+      );
     }
     if (VERBOSE || approach === CHOSEN || approach.name.includes('confidence')) console.log(`    ${fixtureCheck(approach, threshold)}`);
   }
 
   const checks = [
-    { name: 'second corpus, debian-handbook', installed: handbookInstalled(), documents: handbookDocuments, questions: handbookQuestions, hint: 'apt-get install -y debian-handbook' },
-    { name: 'third corpus, installation-guide-amd64 (blind)', installed: installationInstalled(), documents: installationDocuments, questions: installationQuestions, hint: 'apt-get install -y installation-guide-amd64' },
+    {
+      name: 'second corpus, debian-handbook',
+      installed: handbookInstalled(),
+      documents: handbookDocuments,
+      questions: handbookQuestions,
+      hint: 'apt-get install -y debian-handbook',
+    },
+    {
+      name: 'third corpus, installation-guide-amd64 (blind)',
+      installed: installationInstalled(),
+      documents: installationDocuments,
+      questions: installationQuestions,
+      hint: 'apt-get install -y installation-guide-amd64',
+    },
   ];
   for (const check of checks) {
     if (!check.installed) {
@@ -156,12 +205,22 @@ export async function run(): Promise<void> {
     const docs = check.documents();
     const hq = check.questions(docs);
     const hb = await capture(hq, docs);
-    console.log(`${check.name}: ${docs.length} pages (${docs.filter((d) => d.lang === 'en').length} English), ${hb.chunks.length} chunks; ${hq.length} questions (${hq.filter((q) => q.kind === 'no-answer').length} no-answer, ${hq.filter((q) => q.cross).length} cross-language); all questions, threshold from the development set`);
+    console.log(
+      `${check.name}: ${docs.length} pages (${docs.filter((d) => d.lang === 'en').length} English), ${hb.chunks.length} chunks; ${hq.length} questions (${hq.filter((q) => q.kind === 'no-answer').length} no-answer, ${hq.filter((q) => q.cross).length} cross-language); all questions, threshold from the development set`,
+    );
     const all = [() => true];
-    const emu = hq.map((question, i) => ({ question, rank: hb.emulator[i]!.rank, passages: hb.emulator[i]!.passages, sections: hb.emulator[i]!.sections, confidence: 1 }));
+    const emu = hq.map((question, i) => ({
+      question,
+      rank: hb.emulator[i]!.rank,
+      passages: hb.emulator[i]!.passages,
+      sections: hb.emulator[i]!.sections,
+      confidence: 1,
+    }));
     console.log(row('emulator /query (main)', emu, 0.5, all));
     const hbBm25 = buildBm25(hb.chunks.map((c, i) => ({ id: String(i), text: c.text, lang: c.lang })));
-    console.log(row('BM25 baseline (wink)', outcomesOf(hq, hb.chunks, (q, k) => ({ positions: hbBm25(q, k).map(Number), confidence: 1 })).outcomes, undefined, all));
+    console.log(
+      row('BM25 baseline (wink)', outcomesOf(hq, hb.chunks, (q, k) => ({ positions: hbBm25(q, k).map(Number), confidence: 1 })).outcomes, undefined, all),
+    );
     for (const approach of APPROACHES.filter((a) => a === CHOSEN || SECOND_CORPUS.includes(a.name))) {
       const name = approach === CHOSEN ? `* ${approach.name}` : approach.name;
       const outcomes = outcomesOf(hq, hb.chunks, approach.build(hb.chunks)).outcomes;
@@ -179,4 +238,3 @@ export async function run(): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();
-

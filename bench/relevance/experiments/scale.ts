@@ -12,7 +12,13 @@ import type { Chunk } from './data.js';
 import type { Expander } from './expand.js';
 import { analyse, LexicalRetriever, type AnalysedChunk, type LexicalOptions } from './lexical.js';
 
-export function measureScale(chunks: Chunk[], questions: Question[], size: number, options: LexicalOptions, expand?: (lex: LexicalRetriever) => Expander): void {
+export function measureScale(
+  chunks: Chunk[],
+  questions: Question[],
+  size: number,
+  options: LexicalOptions,
+  expand?: (lex: LexicalRetriever) => Expander,
+): void {
   const copies = Math.ceil(size / chunks.length);
   const t0 = performance.now();
   const base = chunks.map((c) => analyse(c, options));

@@ -13,7 +13,10 @@ export interface WithConfidence extends Outcome {
 }
 
 export function calibrate(tuning: WithConfidence[], target = TARGET): number {
-  const none = tuning.filter((o) => o.question.kind === 'no-answer').map((o) => o.confidence).sort((a, b) => a - b);
+  const none = tuning
+    .filter((o) => o.question.kind === 'no-answer')
+    .map((o) => o.confidence)
+    .sort((a, b) => a - b);
   if (none.length === 0) return 0;
   // Refusing below t refuses every no-answer question whose confidence is < t.
   const need = Math.max(1, Math.ceil(target * none.length));

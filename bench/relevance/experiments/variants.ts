@@ -38,12 +38,31 @@ export interface Variant {
   round4: boolean;
 }
 
-const BASE: Variant = { name: 'faithful BM25 (mine)', stop: 'pkg', en: 'porter2', lang: 'chunk', fold: false, query: 'sum', title: 'none', singles: true, k1: 1.2, b: 0.75, round4: true };
+const BASE: Variant = {
+  name: 'faithful BM25 (mine)',
+  stop: 'pkg',
+  en: 'porter2',
+  lang: 'chunk',
+  fold: false,
+  query: 'sum',
+  title: 'none',
+  singles: true,
+  k1: 1.2,
+  b: 0.75,
+  round4: true,
+};
 
 const PKG: ReadonlySet<string> = new Set([...eng, ...spa].map((w) => w.toLowerCase()));
-const FILLERS = 'how what which why when where who whom whose can could would should do does did get make want need way ways use using possible anything something someone thing things instead also just still even really without right como que cual cuales por donde cuando quien puedo puede pueden hago hacer haga quiero necesito forma manera usar uso algo alguien cosa cosas mismo tambien solo aun sin bien debo deberia tengo tiene hay'.split(' ');
+const FILLERS =
+  'how what which why when where who whom whose can could would should do does did get make want need way ways use using possible anything something someone thing things instead also just still even really without right como que cual cuales por donde cuando quien puedo puede pueden hago hacer haga quiero necesito forma manera usar uso algo alguien cosa cosas mismo tambien solo aun sin bien debo deberia tengo tiene hay'.split(
+    ' ',
+  );
 const PKG_FILLERS: ReadonlySet<string> = new Set([...PKG, ...FILLERS, ...FILLERS.map((w) => w)]);
-const foldWord = (w: string) => w.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+const foldWord = (w: string) =>
+  w
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 
 function analyser(v: Variant) {
   const isStop = (w: string) => {
@@ -51,7 +70,13 @@ function analyser(v: Variant) {
     if (v.stop === 'pkg+fillers') return PKG_FILLERS.has(w) || PKG_FILLERS.has(foldWord(w));
     return SEARCH_STOPWORDS.has(foldWord(w));
   };
-  const tokens = (text: string) => (text.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !isStop(w) && (v.singles || w.length > 1 || /\d/.test(w)));
+  const tokens = (text: string) =>
+    (
+      text
+        .normalize('NFC')
+        .toLowerCase()
+        .match(/[\p{L}\p{N}]+/gu) ?? []
+    ).filter((w) => !isStop(w) && (v.singles || w.length > 1 || /\d/.test(w)));
   const cache = { en: new Map<string, string>(), es: new Map<string, string>() };
   const stem = (w: string, lang: 'en' | 'es') => {
     let s = cache[lang].get(w);
@@ -86,17 +111,33 @@ function bagOf(v: Variant, a: ReturnType<typeof analyser>, c: CapturedChunk): Do
   const headed = v.title.startsWith('head2');
   if (v.lang === 'chunk') {
     if (headed) {
-      for (const b of textBlocks(c.text, c.lang)) add(a.tokens(b.text).map((w) => a.stem(w, c.lang)), b.heading ? 'head' : 'body');
-    } else add(a.tokens(c.text).map((w) => a.stem(w, c.lang)), 'body');
+      for (const b of textBlocks(c.text, c.lang))
+        add(
+          a.tokens(b.text).map((w) => a.stem(w, c.lang)),
+          b.heading ? 'head' : 'body',
+        );
+    } else
+      add(
+        a.tokens(c.text).map((w) => a.stem(w, c.lang)),
+        'body',
+      );
   } else {
-    for (const b of textBlocks(c.text, c.lang)) add(a.tokens(b.text).map((w) => a.stem(w, b.lang)), headed && b.heading ? 'head' : 'body');
+    for (const b of textBlocks(c.text, c.lang))
+      add(
+        a.tokens(b.text).map((w) => a.stem(w, b.lang)),
+        headed && b.heading ? 'head' : 'body',
+      );
   }
   const titles = [titleText(c.title), ...(v.title === 'head2+file' ? [titleText(c.filename)] : [])].filter(Boolean);
   for (const t of new Set(titles)) {
     const lang = v.lang === 'block' ? blockLanguage(t, c.lang) : c.lang;
     const stems = a.tokens(t).map((w) => a.stem(w, lang));
     if (v.title === 'body') add(stems, 'body');
-    else if (v.title === 'missing') add(stems.filter((s) => !body.has(s)), 'body');
+    else if (v.title === 'missing')
+      add(
+        stems.filter((s) => !body.has(s)),
+        'body',
+      );
     else if (v.title === 'headless' && !/^\s{0,3}#{1,6}\s/m.test(c.text)) add(stems, 'body');
     else if (headed) add(stems, 'head');
   }
@@ -150,7 +191,10 @@ export function buildVariant(v: Variant, chunks: CapturedChunk[]): (query: strin
         for (const [i, s] of best) total.set(i, (total.get(i) ?? 0) + s);
       }
     }
-    return [...total].sort((x, y) => y[1] - x[1] || (chunks[x[0]]!.id < chunks[y[0]]!.id ? -1 : 1)).slice(0, k).map(([i]) => i);
+    return [...total]
+      .sort((x, y) => y[1] - x[1] || (chunks[x[0]]!.id < chunks[y[0]]!.id ? -1 : 1))
+      .slice(0, k)
+      .map(([i]) => i);
   };
 }
 
@@ -158,7 +202,10 @@ export function load(): { name: string; chunks: CapturedChunk[]; questions: Ques
   return readdirSync(DIR)
     .filter((f) => f.endsWith('.chunks.json'))
     .sort()
-    .map((f) => ({ name: f.replace('.chunks.json', ''), ...(JSON.parse(readFileSync(join(DIR, f), 'utf8')) as { chunks: CapturedChunk[]; questions: Question[] }) }));
+    .map((f) => ({
+      name: f.replace('.chunks.json', ''),
+      ...(JSON.parse(readFileSync(join(DIR, f), 'utf8')) as { chunks: CapturedChunk[]; questions: Question[] }),
+    }));
 }
 
 export function outcomes(questions: Question[], chunks: CapturedChunk[], rank: (q: string, k: number) => number[]): Outcome[] {
@@ -200,16 +247,29 @@ export const VARIANTS: Variant[] = [
   { ...BASE, name: 'max+fold+fillers+no singles', query: 'max', fold: true, stop: 'pkg+fillers', singles: false },
   { ...BASE, name: 'max+fold k1 0.9 b 0.4', query: 'max', fold: true, k1: 0.9, b: 0.4 },
   { ...BASE, name: 'max+fold k1 1.5', query: 'max', fold: true, k1: 1.5 },
-  ...[0.9, 1.2, 1.5, 1.8, 2.1].flatMap((k1) => [0.6, 0.75, 0.9].map((b) => ({ ...BASE, name: `grid max+fold k1 ${k1} b ${b}`, query: 'max' as const, fold: true, k1, b }))),
+  ...[0.9, 1.2, 1.5, 1.8, 2.1].flatMap((k1) =>
+    [0.6, 0.75, 0.9].map((b) => ({ ...BASE, name: `grid max+fold k1 ${k1} b ${b}`, query: 'max' as const, fold: true, k1, b })),
+  ),
   { ...BASE, name: 'main analysis, BM25F', title: 'head2+file', lang: 'block', fold: true, query: 'max', stop: 'ours', en: 'orama', singles: false },
 ];
 
 /** The hotel fixture of test/agents/relevance.test.ts: top-1 of its 48 queries, each document one chunk. */
 function hotel(v: Variant | 'bm25'): string {
   const read = (name: string) => JSON.parse(readFileSync(new URL(`../../../test/fixtures/relevance/${name}`, import.meta.url), 'utf8'));
-  const docs = (read('documents.json').documents as { id: string; owner: string; lang: 'en' | 'es'; title: string; text: string }[]).filter((d) => d.owner !== 'other');
+  const docs = (read('documents.json').documents as { id: string; owner: string; lang: 'en' | 'es'; title: string; text: string }[]).filter(
+    (d) => d.owner !== 'other',
+  );
   const queries = read('queries.json').queries as { query: string; expected: string }[];
-  const chunks: CapturedChunk[] = docs.map((d) => ({ id: d.id, sourceId: d.id, section: d.id, docLang: d.lang, lang: d.lang, title: d.title, filename: d.title, text: d.text }));
+  const chunks: CapturedChunk[] = docs.map((d) => ({
+    id: d.id,
+    sourceId: d.id,
+    section: d.id,
+    docLang: d.lang,
+    lang: d.lang,
+    title: d.title,
+    filename: d.title,
+    text: d.text,
+  }));
   let rank: (q: string, k: number) => number[];
   if (v === 'bm25') {
     const b = buildBm25(chunks.map((x, i) => ({ id: String(i).padStart(6, '0'), text: x.text, lang: x.lang })));

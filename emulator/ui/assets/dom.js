@@ -33,7 +33,10 @@ export function fillRows(tbody, rows, columns, empty = 'Nothing yet.') {
  */
 function fieldControls(form, field) {
   if (!form || typeof field !== 'string') return [];
-  const last = field.split('.').pop().replace(/\[\d+\]$/, '');
+  const last = field
+    .split('.')
+    .pop()
+    .replace(/\[\d+\]$/, '');
   return [...form.querySelectorAll('[name], [data-field]')].filter((el) => {
     const names = [el.getAttribute('name'), el.dataset.field];
     return names.includes(field) || names.includes(last);
@@ -49,9 +52,20 @@ export function showProblem(panel, problem, form) {
   const box = panel.querySelector('.problem');
   const errors = Array.isArray(problem.errors) ? problem.errors : [];
   const parts = [
-    h('p', { class: 'problem-title' }, h('strong', {}, `${problem.status || ''} ${problem.title ?? 'Refused'}`.trim()), problem.code ? h('code', {}, problem.code) : null),
+    h(
+      'p',
+      { class: 'problem-title' },
+      h('strong', {}, `${problem.status || ''} ${problem.title ?? 'Refused'}`.trim()),
+      problem.code ? h('code', {}, problem.code) : null,
+    ),
     problem.detail ? h('p', {}, problem.detail) : null,
-    errors.length ? h('ul', {}, errors.map((e) => h('li', {}, h('code', {}, e.field), ': ', e.reason))) : null,
+    errors.length
+      ? h(
+          'ul',
+          {},
+          errors.map((e) => h('li', {}, h('code', {}, e.field), ': ', e.reason)),
+        )
+      : null,
     problem.hint ? h('p', { class: 'hint' }, problem.hint) : null,
     problem.requestId ? h('p', { class: 'muted' }, `request ${problem.requestId}`) : null,
   ];
@@ -103,7 +117,10 @@ export function confirmButton(button, action) {
     if (button.dataset.armed !== 'true') {
       button.dataset.armed = 'true';
       button.textContent = `${label}: click again to confirm`;
-      timer = setTimeout(() => { button.dataset.armed = 'false'; button.textContent = label; }, 4000);
+      timer = setTimeout(() => {
+        button.dataset.armed = 'false';
+        button.textContent = label;
+      }, 4000);
       return;
     }
     clearTimeout(timer);

@@ -33,15 +33,25 @@ function keyStatus(key, now) {
 export function renderKeys(keys, now) {
   const rows = keys.data.map((k) => {
     const active = isActive(k, now);
-    const revoke = active ? h('button', { type: 'button', class: 'small danger', 'data-revoke': k.id, 'data-name': k.name, 'data-prefix': k.prefix }, 'Revoke') : '';
+    const revoke = active
+      ? h('button', { type: 'button', class: 'small danger', 'data-revoke': k.id, 'data-name': k.name, 'data-prefix': k.prefix }, 'Revoke')
+      : '';
     if (revoke) confirmButton(revoke, () => revokeKey(revoke.dataset));
-    return h('tr', { 'data-id': k.id, class: active ? undefined : 'inactive' },
-      h('td', {}, k.name), h('td', { class: 'nowrap' }, h('code', {}, `${k.prefix}…`)),
-      h('td', { class: 'hint' }, scopeText(k.scopes)), h('td', {}, k.env),
-      h('td', { class: 'nowrap' }, shortTime(k.createdAt)), h('td', {}, keyStatus(k, now)), h('td', {}, revoke));
+    return h(
+      'tr',
+      { 'data-id': k.id, class: active ? undefined : 'inactive' },
+      h('td', {}, k.name),
+      h('td', { class: 'nowrap' }, h('code', {}, `${k.prefix}…`)),
+      h('td', { class: 'hint' }, scopeText(k.scopes)),
+      h('td', {}, k.env),
+      h('td', { class: 'nowrap' }, shortTime(k.createdAt)),
+      h('td', {}, keyStatus(k, now)),
+      h('td', {}, revoke),
+    );
   });
   fillRows(panel.querySelector('[data-rows="keys"]'), rows, 7, 'No keys: mint one below.');
-  panel.querySelector('[data-count="keys"]').textContent = `(${keys.data.filter((k) => isActive(k, now)).length} active of ${keys.data.length}${keys.hasMore ? '+' : ''})`;
+  panel.querySelector('[data-count="keys"]').textContent =
+    `(${keys.data.filter((k) => isActive(k, now)).length} active of ${keys.data.length}${keys.hasMore ? '+' : ''})`;
 }
 
 function revokeKey({ revoke: keyId, name, prefix }) {
@@ -60,8 +70,8 @@ function revokeKey({ revoke: keyId, name, prefix }) {
 export function revealSecret(workspaceId, key, kept) {
   boxWorkspace = workspaceId;
   secretInput.value = key.secret;
-  document.getElementById('secret-meta').textContent = `${key.name ?? 'key'} · ${key.prefix}… · ${scopeText(key.scopes)}`
-    + (kept ? ' · this tab keeps it for the chat' : '');
+  document.getElementById('secret-meta').textContent =
+    `${key.name ?? 'key'} · ${key.prefix}… · ${scopeText(key.scopes)}${kept ? ' · this tab keeps it for the chat' : ''}`;
   box.hidden = false;
   secretInput.focus();
   secretInput.select();
@@ -106,19 +116,23 @@ form.addEventListener('click', (event) => {
 form.addEventListener('submit', (event) => {
   event.preventDefault();
   const workspaceId = route.workspace;
-  void act(panel, async () => {
-    const body = {
-      name: form.elements.name.value.trim(),
-      scopes: [...form.querySelectorAll('input[name="scopes"]:checked')].map((b) => b.value),
-      env: form.elements.env.value,
-    };
-    const expiresAt = form.elements.expiresAt.value.trim();
-    if (expiresAt) body.expiresAt = expiresAt;
-    // The emulator checks the rest (name, scopes, expiry, two active keys) and says why.
-    checked(workspaceId ? [] : [{ field: 'workspace', reason: 'choose a workspace first' }]);
-    const key = await api('POST', keysPath(workspaceId), body);
-    const kept = holdKey(workspaceId, { ...key, how: 'minted' });
-    revealSecret(workspaceId, key, kept);
-    return `Minted ${key.name} (${key.prefix}…).`;
-  }, form);
+  void act(
+    panel,
+    async () => {
+      const body = {
+        name: form.elements.name.value.trim(),
+        scopes: [...form.querySelectorAll('input[name="scopes"]:checked')].map((b) => b.value),
+        env: form.elements.env.value,
+      };
+      const expiresAt = form.elements.expiresAt.value.trim();
+      if (expiresAt) body.expiresAt = expiresAt;
+      // The emulator checks the rest (name, scopes, expiry, two active keys) and says why.
+      checked(workspaceId ? [] : [{ field: 'workspace', reason: 'choose a workspace first' }]);
+      const key = await api('POST', keysPath(workspaceId), body);
+      const kept = holdKey(workspaceId, { ...key, how: 'minted' });
+      revealSecret(workspaceId, key, kept);
+      return `Minted ${key.name} (${key.prefix}…).`;
+    },
+    form,
+  );
 });

@@ -30,7 +30,7 @@ function homeOf(projectId, pages) {
 // As the hosted page renders its <title> (emulator/sites/page-html.ts): the page's SEO
 // title in its language, else the home page's, else the site's name (D-855).
 function tabTitle(page, project, home) {
-  const lang = project?.locales.includes(page.defaultLocale) ? page.defaultLocale : project?.defaultLocale ?? page.defaultLocale;
+  const lang = project?.locales.includes(page.defaultLocale) ? page.defaultLocale : (project?.defaultLocale ?? page.defaultLocale);
   return page.seo?.title?.[lang] || home?.seo?.title?.[lang] || project?.name || page.name;
 }
 
@@ -50,7 +50,10 @@ export function agentsBySite(res) {
     const pages = res.pages.data.filter((p) => p.agentId === agent.id && p.status === 'published' && published.has(p.projectId));
     return pages.some((p) => p.path === '/') ? 0 : pages.length ? 1 : 2;
   };
-  return res.agents.data.map((a, i) => ({ a, r: rank(a), i })).sort((x, y) => x.r - y.r || x.i - y.i).map((x) => x.a);
+  return res.agents.data
+    .map((a, i) => ({ a, r: rank(a), i }))
+    .sort((x, y) => x.r - y.r || x.i - y.i)
+    .map((x) => x.a);
 }
 
 function siteLink(slug, path = '/') {
@@ -63,34 +66,98 @@ function siteLink(slug, path = '/') {
 export function renderResources(res) {
   const projects = new Map(res.projects.data.map((p) => [p.id, p]));
   const agentNames = new Map(res.agents.data.map((a) => [a.id, a.name]));
-  fill('sources', res.sources.data.map((s) => h('tr', { 'data-id': s.id },
-    h('td', {}, s.title), h('td', {}, s.kind), h('td', {}, status(s.status, s.error ?? undefined), s.error ? h('small', {}, ` ${s.error}`) : null),
-    h('td', { title: s.agentId ?? 'the workspace pool' }, s.agentId ? agentNames.get(s.agentId) ?? s.agentId : 'pool'),
-    h('td', { class: 'num' }, s.chunkCount), h('td', {}, shortTime(s.updatedAt)))), res.sources, 'No sources yet: an app adds them through /v1/knowledge.');
+  fill(
+    'sources',
+    res.sources.data.map((s) =>
+      h(
+        'tr',
+        { 'data-id': s.id },
+        h('td', {}, s.title),
+        h('td', {}, s.kind),
+        h('td', {}, status(s.status, s.error ?? undefined), s.error ? h('small', {}, ` ${s.error}`) : null),
+        h('td', { title: s.agentId ?? 'the workspace pool' }, s.agentId ? (agentNames.get(s.agentId) ?? s.agentId) : 'pool'),
+        h('td', { class: 'num' }, s.chunkCount),
+        h('td', {}, shortTime(s.updatedAt)),
+      ),
+    ),
+    res.sources,
+    'No sources yet: an app adds them through /v1/knowledge.',
+  );
 
-  const answersOn = (agentId) => res.pages.data.filter((p) => p.agentId === agentId)
-    .map((p) => `${projects.get(p.projectId)?.slug ?? p.projectId}${p.path}${p.status === 'published' ? '' : ` (${p.status})`}`).join(', ');
-  fill('agents', agentsBySite(res).map((a) => h('tr', { 'data-id': a.id },
-    h('td', {}, a.name, h('br'), h('code', { class: 'muted' }, a.id)), h('td', {}, a.identity.businessName), h('td', {}, answersOn(a.id) || '—'),
-    h('td', {}, h('button', { type: 'button', class: 'small', 'data-chat': a.id }, 'Chat')))), res.agents, 'No agents yet: an app makes them with POST /v1/agents.');
+  const answersOn = (agentId) =>
+    res.pages.data
+      .filter((p) => p.agentId === agentId)
+      .map((p) => `${projects.get(p.projectId)?.slug ?? p.projectId}${p.path}${p.status === 'published' ? '' : ` (${p.status})`}`)
+      .join(', ');
+  fill(
+    'agents',
+    agentsBySite(res).map((a) =>
+      h(
+        'tr',
+        { 'data-id': a.id },
+        h('td', {}, a.name, h('br'), h('code', { class: 'muted' }, a.id)),
+        h('td', {}, a.identity.businessName),
+        h('td', {}, answersOn(a.id) || '—'),
+        h('td', {}, h('button', { type: 'button', class: 'small', 'data-chat': a.id }, 'Chat')),
+      ),
+    ),
+    res.agents,
+    'No agents yet: an app makes them with POST /v1/agents.',
+  );
 
-  fill('projects', res.projects.data.map((p) => {
-    const live = homeOf(p.id, res.pages.data);
-    return h('tr', { 'data-id': p.id },
-      h('td', {}, p.name), h('td', {}, live ? siteLink(p.slug) : h('code', {}, p.slug)), h('td', {}, p.locales.join(' ')),
-      h('td', {}, status(live ? 'published' : 'draft', live ? 'Its home page is published' : 'No published home page')), h('td', {}, h('code', {}, p.id)));
-  }), res.projects, 'No sites yet.');
+  fill(
+    'projects',
+    res.projects.data.map((p) => {
+      const live = homeOf(p.id, res.pages.data);
+      return h(
+        'tr',
+        { 'data-id': p.id },
+        h('td', {}, p.name),
+        h('td', {}, live ? siteLink(p.slug) : h('code', {}, p.slug)),
+        h('td', {}, p.locales.join(' ')),
+        h('td', {}, status(live ? 'published' : 'draft', live ? 'Its home page is published' : 'No published home page')),
+        h('td', {}, h('code', {}, p.id)),
+      );
+    }),
+    res.projects,
+    'No sites yet.',
+  );
 
-  fill('pages', res.pages.data.map((p) => {
-    const project = projects.get(p.projectId);
-    const home = homeOf(p.projectId, res.pages.data);
-    const open = p.status === 'published' && home && project ? siteLink(project.slug, p.path) : h('code', {}, p.path);
-    return h('tr', { 'data-id': p.id },
-      h('td', {}, open), h('td', { 'data-title': '' }, tabTitle(p, project, home)), h('td', {}, heading(p) || '—'), h('td', {}, status(p.status)),
-      h('td', {}, project?.name ?? p.projectId), h('td', {}, p.agentId ? agentNames.get(p.agentId) ?? p.agentId : '—'));
-  }), res.pages, 'No pages yet.');
+  fill(
+    'pages',
+    res.pages.data.map((p) => {
+      const project = projects.get(p.projectId);
+      const home = homeOf(p.projectId, res.pages.data);
+      const open = p.status === 'published' && home && project ? siteLink(project.slug, p.path) : h('code', {}, p.path);
+      return h(
+        'tr',
+        { 'data-id': p.id },
+        h('td', {}, open),
+        h('td', { 'data-title': '' }, tabTitle(p, project, home)),
+        h('td', {}, heading(p) || '—'),
+        h('td', {}, status(p.status)),
+        h('td', {}, project?.name ?? p.projectId),
+        h('td', {}, p.agentId ? (agentNames.get(p.agentId) ?? p.agentId) : '—'),
+      );
+    }),
+    res.pages,
+    'No pages yet.',
+  );
 
-  fill('assets', res.assets.data.map((a) => h('tr', { 'data-id': a.id },
-    h('td', {}, a.kind === 'image' ? h('img', { src: a.url, alt: a.alt ?? '', class: 'thumb', loading: 'lazy' }) : '▶'),
-    h('td', {}, a.kind), h('td', {}, a.contentType), h('td', { class: 'num' }, bytes(a.byteSize)), h('td', {}, a.key ?? ''))), res.assets, 'No assets yet.');
+  fill(
+    'assets',
+    res.assets.data.map((a) =>
+      h(
+        'tr',
+        { 'data-id': a.id },
+        h('td', {}, a.kind === 'image' ? h('img', { src: a.url, alt: a.alt ?? '', class: 'thumb', loading: 'lazy' }) : '▶'),
+        h('td', {}, a.kind),
+        h('td', {}, a.contentType),
+        h('td', { class: 'num' }, bytes(a.byteSize)),
+        h('td', {}, a.key ?? ''),
+      ),
+    ),
+    res.assets,
+    'No assets yet.',
+  );
 }

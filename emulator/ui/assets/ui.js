@@ -36,7 +36,10 @@ function showWorkspace(res) {
   renderDetail(res);
   renderResources(res);
   renderKeys(res.keys, clockNow);
-  syncHeldKeys(res.workspace.id, res.keys.data.filter((k) => isActive(k, clockNow)));
+  syncHeldKeys(
+    res.workspace.id,
+    res.keys.data.filter((k) => isActive(k, clockNow)),
+  );
   setAgents(res.workspace.id, agentsBySite(res));
   setKeys();
 }
@@ -114,7 +117,9 @@ document.querySelector('[data-rows="agents"]').addEventListener('click', (event)
   if (agentId) chooseAgent(agentId);
 });
 
-document.getElementById('token-button').addEventListener('click', () => { void changeToken().then(refresh); });
+document.getElementById('token-button').addEventListener('click', () => {
+  void changeToken().then(refresh);
+});
 
 afterActions(refresh);
 

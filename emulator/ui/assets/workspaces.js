@@ -21,11 +21,20 @@ export function creditsLeft(messages) {
 /** The list and the picker (`list` as `GET /_emulator/workspaces` answers it). */
 export function renderWorkspaces(list) {
   const selected = route.workspace;
-  fillRows(panel.querySelector('[data-rows="workspaces"]'), list.map((ws) => h('tr', { 'data-id': ws.id, class: ws.id === selected ? 'selected' : undefined, 'aria-current': ws.id === selected ? 'true' : undefined },
-    h('td', {}, h('button', { type: 'button', class: 'link', 'data-workspace': ws.id }, ws.name), h('br'), h('code', { class: 'muted' }, ws.id)),
-    h('td', {}, ws.plan),
-    h('td', { class: ws.messages.remaining === 0 ? 'bad nowrap' : 'nowrap' }, creditsLeft(ws.messages)),
-  )), 3, 'No workspaces: create one.');
+  fillRows(
+    panel.querySelector('[data-rows="workspaces"]'),
+    list.map((ws) =>
+      h(
+        'tr',
+        { 'data-id': ws.id, class: ws.id === selected ? 'selected' : undefined, 'aria-current': ws.id === selected ? 'true' : undefined },
+        h('td', {}, h('button', { type: 'button', class: 'link', 'data-workspace': ws.id }, ws.name), h('br'), h('code', { class: 'muted' }, ws.id)),
+        h('td', {}, ws.plan),
+        h('td', { class: ws.messages.remaining === 0 ? 'bad nowrap' : 'nowrap' }, creditsLeft(ws.messages)),
+      ),
+    ),
+    3,
+    'No workspaces: create one.',
+  );
   picker.replaceChildren(
     h('option', { value: '' }, list.length ? '(choose a workspace)' : '(no workspaces)'),
     ...list.map((ws) => h('option', { value: ws.id }, ws.name)),
@@ -40,7 +49,8 @@ export function renderWorkspaces(list) {
 /** The chosen workspace's heading, credits and settings in the detail card. */
 export function renderDetail(res) {
   document.getElementById('detail-name').textContent = `${res.workspace.name} (${res.workspace.id})`;
-  document.getElementById('resources-credits').textContent = `Credits: ${creditsLeft(res.credits)} · plan ${res.workspace.plan} · ${res.workspace.rateLimit.limit} requests per ${res.workspace.rateLimit.windowSeconds} s per key`;
+  document.getElementById('resources-credits').textContent =
+    `Credits: ${creditsLeft(res.credits)} · plan ${res.workspace.plan} · ${res.workspace.rateLimit.limit} requests per ${res.workspace.rateLimit.windowSeconds} s per key`;
 }
 
 /** Shows the parts that need a workspace, or the "choose one" line. */
@@ -58,29 +68,33 @@ picker.addEventListener('change', () => chooseWorkspace(picker.value));
 
 createForm.addEventListener('submit', (event) => {
   event.preventDefault();
-  void act(panel, async () => {
-    const errors = [];
-    const body = {};
-    const name = createForm.elements.name.value.trim();
-    const plan = createForm.elements.plan.value.trim();
-    if (name) body.name = name;
-    if (plan) body.plan = plan;
-    const credits = wholeNumber(createForm, 'credits', errors);
-    if (credits !== undefined) body.credits = credits;
-    checked(errors);
-    if (!createForm.elements.withKey.checked) {
-      const ws = await api('POST', '/_emulator/workspaces/keyless', body);
+  void act(
+    panel,
+    async () => {
+      const errors = [];
+      const body = {};
+      const name = createForm.elements.name.value.trim();
+      const plan = createForm.elements.plan.value.trim();
+      if (name) body.name = name;
+      if (plan) body.plan = plan;
+      const credits = wholeNumber(createForm, 'credits', errors);
+      if (credits !== undefined) body.credits = credits;
+      checked(errors);
+      if (!createForm.elements.withKey.checked) {
+        const ws = await api('POST', '/_emulator/workspaces/keyless', body);
+        createForm.reset();
+        chooseWorkspace(ws.id);
+        return `Created ${ws.name} (${ws.id}) without a key: mint one under Keys.`;
+      }
+      const made = await api('POST', '/_emulator/workspaces', body);
       createForm.reset();
-      chooseWorkspace(ws.id);
-      return `Created ${ws.name} (${ws.id}) without a key: mint one under Keys.`;
-    }
-    const made = await api('POST', '/_emulator/workspaces', body);
-    createForm.reset();
-    chooseWorkspace(made.workspaceId);
-    const key = { ...made.apiKey, name: 'default' };
-    revealSecret(made.workspaceId, key, holdKey(made.workspaceId, { ...key, how: 'minted' }));
-    return `Created workspace ${made.workspaceId} with key ${made.apiKey.prefix}….`;
-  }, createForm);
+      chooseWorkspace(made.workspaceId);
+      const key = { ...made.apiKey, name: 'default' };
+      revealSecret(made.workspaceId, key, holdKey(made.workspaceId, { ...key, how: 'minted' }));
+      return `Created workspace ${made.workspaceId} with key ${made.apiKey.prefix}….`;
+    },
+    createForm,
+  );
 });
 
 confirmButton(document.getElementById('workspace-delete'), () => {

@@ -2,12 +2,14 @@ import type { DialectMigration } from './migration.js';
 
 export const core: DialectMigration = {
   async up(db) {
-    await db.schema.createTable('meta')
+    await db.schema
+      .createTable('meta')
       .addColumn('key', 'text', (c) => c.primaryKey())
       .addColumn('value', 'text', (c) => c.notNull())
       .execute();
 
-    await db.schema.createTable('workspaces')
+    await db.schema
+      .createTable('workspaces')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('plan', 'text', (c) => c.notNull())
@@ -21,7 +23,8 @@ export const core: DialectMigration = {
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .execute();
 
-    await db.schema.createTable('api_keys')
+    await db.schema
+      .createTable('api_keys')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('name', 'text', (c) => c.notNull())
@@ -35,7 +38,8 @@ export const core: DialectMigration = {
       .execute();
     await db.schema.createIndex('api_keys_workspace').on('api_keys').columns(['workspace_id', 'created_at']).execute();
 
-    await db.schema.createTable('idempotency')
+    await db.schema
+      .createTable('idempotency')
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('key_id', 'text', (c) => c.notNull())
       .addColumn('idem_key', 'text', (c) => c.notNull())
@@ -48,14 +52,16 @@ export const core: DialectMigration = {
       .addPrimaryKeyConstraint('idempotency_pk', ['key_id', 'idem_key'])
       .execute();
 
-    await db.schema.createTable('activity')
+    await db.schema
+      .createTable('activity')
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('day', 'text', (c) => c.notNull())
       .addColumn('count', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('activity_pk', ['workspace_id', 'day'])
       .execute();
 
-    await db.schema.createTable('jobs')
+    await db.schema
+      .createTable('jobs')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('kind', 'text', (c) => c.notNull())
@@ -69,7 +75,8 @@ export const core: DialectMigration = {
       .execute();
     await db.schema.createIndex('jobs_due').on('jobs').columns(['status', 'run_at']).execute();
 
-    await db.schema.createTable('agents')
+    await db.schema
+      .createTable('agents')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('name', 'text', (c) => c.notNull())

@@ -4,7 +4,8 @@ export const knowledge: DialectMigration = {
   async up(db, dialect) {
     const { blob } = dialect.columnTypes;
 
-    await db.schema.createTable('knowledge_sources')
+    await db.schema
+      .createTable('knowledge_sources')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('agent_id', 'text')
@@ -35,14 +36,16 @@ export const knowledge: DialectMigration = {
     await db.schema.createIndex('knowledge_sources_workspace').on('knowledge_sources').columns(['workspace_id', 'created_at', 'id']).execute();
     await db.schema.createIndex('knowledge_sources_agent').on('knowledge_sources').columns(['workspace_id', 'agent_id', 'created_at', 'id']).execute();
 
-    await db.schema.createTable('knowledge_inputs')
+    await db.schema
+      .createTable('knowledge_inputs')
       .addColumn('source_id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('content', blob, (c) => c.notNull())
       .addColumn('created_at', 'text', (c) => c.notNull())
       .execute();
 
-    await db.schema.createTable('knowledge_chunks')
+    await db.schema
+      .createTable('knowledge_chunks')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('source_id', 'text', (c) => c.notNull())

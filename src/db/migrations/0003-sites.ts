@@ -3,7 +3,8 @@ import type { DialectMigration } from './migration.js';
 /** Projects (sites), their global slug namespace, pages and themes. */
 export const sites: DialectMigration = {
   async up(db) {
-    await db.schema.createTable('projects')
+    await db.schema
+      .createTable('projects')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('name', 'text', (c) => c.notNull())
@@ -21,7 +22,8 @@ export const sites: DialectMigration = {
     await db.schema.createIndex('projects_workspace').on('projects').columns(['workspace_id', 'created_at', 'id']).execute();
 
     // The primary key is the global namespace: one row per slug, whoever holds it.
-    await db.schema.createTable('project_slugs')
+    await db.schema
+      .createTable('project_slugs')
       .addColumn('slug', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('project_id', 'text', (c) => c.notNull())
@@ -30,7 +32,8 @@ export const sites: DialectMigration = {
       .execute();
     await db.schema.createIndex('project_slugs_project').on('project_slugs').columns(['project_id']).execute();
 
-    await db.schema.createTable('pages')
+    await db.schema
+      .createTable('pages')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('project_id', 'text', (c) => c.notNull())
@@ -53,7 +56,8 @@ export const sites: DialectMigration = {
     await db.schema.createIndex('pages_project').on('pages').columns(['project_id', 'created_at', 'id']).execute();
     await db.schema.createIndex('pages_agent').on('pages').columns(['workspace_id', 'agent_id']).execute();
 
-    await db.schema.createTable('themes')
+    await db.schema
+      .createTable('themes')
       .addColumn('project_id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('tokens', 'text', (c) => c.notNull())

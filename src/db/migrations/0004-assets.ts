@@ -5,7 +5,8 @@ export const assets: DialectMigration = {
   async up(db, dialect) {
     const { blob, real } = dialect.columnTypes;
 
-    await db.schema.createTable('assets')
+    await db.schema
+      .createTable('assets')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('key', 'text')
@@ -24,7 +25,8 @@ export const assets: DialectMigration = {
     await db.schema.createIndex('assets_workspace').on('assets').columns(['workspace_id', 'created_at', 'id']).execute();
     await db.schema.createIndex('assets_page_key').on('assets').columns(['workspace_id', 'page_id', 'key']).execute();
 
-    await db.schema.createTable('brands')
+    await db.schema
+      .createTable('brands')
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('project_id', 'text', (c) => c.notNull())
       .addColumn('navbar', 'text', (c) => c.notNull())
@@ -34,7 +36,8 @@ export const assets: DialectMigration = {
       .addPrimaryKeyConstraint('brands_pk', ['workspace_id', 'project_id'])
       .execute();
 
-    await db.schema.createTable('brand_files')
+    await db.schema
+      .createTable('brand_files')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('project_id', 'text', (c) => c.notNull())

@@ -3,7 +3,8 @@ import type { DialectMigration } from './migration.js';
 /** Conversations of the chat turn and their messages. */
 export const chat: DialectMigration = {
   async up(db) {
-    await db.schema.createTable('conversations')
+    await db.schema
+      .createTable('conversations')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('agent_id', 'text', (c) => c.notNull())
@@ -12,7 +13,8 @@ export const chat: DialectMigration = {
       .execute();
     await db.schema.createIndex('conversations_agent').on('conversations').columns(['workspace_id', 'agent_id']).execute();
 
-    await db.schema.createTable('chat_messages')
+    await db.schema
+      .createTable('chat_messages')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('conversation_id', 'text', (c) => c.notNull())

@@ -10,7 +10,8 @@ export const retrievalTerms: DialectMigration = {
     await db.schema.alterTable('knowledge_chunks').addColumn('terms', dialect.columnTypes.blob).execute();
     await db.schema.alterTable('knowledge_chunks').addColumn('analyzer_id', 'text').execute();
 
-    await db.schema.createTable('knowledge_terms')
+    await db.schema
+      .createTable('knowledge_terms')
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('term', 'text', (c) => c.notNull())
       .addColumn('id', 'integer', (c) => c.notNull())

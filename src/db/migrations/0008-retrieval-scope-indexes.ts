@@ -6,7 +6,8 @@ import type { DialectMigration } from './migration.js';
  */
 export const retrievalScopeIndexes: DialectMigration = {
   async up(db, dialect) {
-    await db.schema.createTable('knowledge_scope_indexes')
+    await db.schema
+      .createTable('knowledge_scope_indexes')
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('agent_id', 'text', (c) => c.notNull())
       .addColumn('version', 'text', (c) => c.notNull())

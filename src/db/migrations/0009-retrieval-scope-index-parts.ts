@@ -8,7 +8,8 @@ import type { DialectMigration } from './migration.js';
 export const retrievalScopeIndexParts: DialectMigration = {
   async up(db, dialect) {
     await db.schema.dropTable('knowledge_scope_indexes').execute();
-    await db.schema.createTable('knowledge_scope_indexes')
+    await db.schema
+      .createTable('knowledge_scope_indexes')
       .addColumn('workspace_id', 'text', (c) => c.notNull())
       .addColumn('agent_id', 'text', (c) => c.notNull())
       .addColumn('part', 'integer', (c) => c.notNull())

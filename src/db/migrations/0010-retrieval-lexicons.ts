@@ -7,7 +7,8 @@ import type { DialectMigration } from './migration.js';
  */
 export const retrievalLexicons: DialectMigration = {
   async up(db) {
-    await db.schema.createTable('knowledge_lexicons')
+    await db.schema
+      .createTable('knowledge_lexicons')
       .addColumn('workspace_id', 'text', (c) => c.notNull().primaryKey())
       .addColumn('print', 'text', (c) => c.notNull())
       .addColumn('data', 'text', (c) => c.notNull())

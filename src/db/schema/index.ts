@@ -16,7 +16,16 @@ import type { SharedTables } from './shared.js';
  * Rule: every table outside `GLOBAL_TABLES` has a `workspace_id` column, so that a
  * workspace can be dropped and exported without knowing the table.
  */
-export interface Database extends CoreTables, KnowledgeTables, ProjectTables, PageTables, ThemeTables, AssetTables, BrandTables, AgentChatTables, SharedTables {}
+export interface Database
+  extends CoreTables,
+    KnowledgeTables,
+    ProjectTables,
+    PageTables,
+    ThemeTables,
+    AssetTables,
+    BrandTables,
+    AgentChatTables,
+    SharedTables {}
 
 /** The store, or a transaction on it: what a method that may run inside one takes. */
 export type Db = Kysely<Database> | Transaction<Database>;

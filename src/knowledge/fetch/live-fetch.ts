@@ -18,7 +18,9 @@ async function systemResolve(name: string): Promise<string[]> {
 function isTimeout(error: unknown): boolean {
   const e = error as { name?: string; code?: string; cause?: { name?: string; code?: string } };
   const names = [e?.name, e?.code, e?.cause?.name, e?.cause?.code];
-  return names.some((n) => n === 'TimeoutError' || n === 'AbortError' || n === 'UND_ERR_HEADERS_TIMEOUT' || n === 'UND_ERR_BODY_TIMEOUT' || n === 'UND_ERR_CONNECT_TIMEOUT');
+  return names.some(
+    (n) => n === 'TimeoutError' || n === 'AbortError' || n === 'UND_ERR_HEADERS_TIMEOUT' || n === 'UND_ERR_BODY_TIMEOUT' || n === 'UND_ERR_CONNECT_TIMEOUT',
+  );
 }
 
 /**

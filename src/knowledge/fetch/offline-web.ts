@@ -28,19 +28,25 @@ const WebPageSchema = v.pipe(
 );
 
 const HostSchema = clientText({ min: 1, max: 253 });
-const AddressSchema = v.pipe(v.string(), v.check((s) => ipaddr.isValid(s), 'must be an IPv4 or IPv6 address'));
+const AddressSchema = v.pipe(
+  v.string(),
+  v.check((s) => ipaddr.isValid(s), 'must be an IPv4 or IPv6 address'),
+);
 
 /** The body of `PUT /_emulator/web` (CONTRACT, control plane; decisions, D-078). */
-export const WebDefinitionSchema = named('OfflineWeb', v.pipe(
-  v.strictObject({
-    pages: v.pipe(v.array(WebPageSchema), v.maxLength(10_000, 'at most 10000 pages')),
-    dns: v.optional(v.record(HostSchema, v.array(AddressSchema)), {}),
-  }),
-  v.forward(
-    v.check((web) => new Set(web.pages.map((p) => pageKey(new URL(p.url)))).size === web.pages.length, 'two pages have the same URL'),
-    ['pages'],
+export const WebDefinitionSchema = named(
+  'OfflineWeb',
+  v.pipe(
+    v.strictObject({
+      pages: v.pipe(v.array(WebPageSchema), v.maxLength(10_000, 'at most 10000 pages')),
+      dns: v.optional(v.record(HostSchema, v.array(AddressSchema)), {}),
+    }),
+    v.forward(
+      v.check((web) => new Set(web.pages.map((p) => pageKey(new URL(p.url)))).size === web.pages.length, 'two pages have the same URL'),
+      ['pages'],
+    ),
   ),
-));
+);
 
 export type WebDefinition = v.InferOutput<typeof WebDefinitionSchema>;
 

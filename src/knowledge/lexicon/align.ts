@@ -80,14 +80,34 @@ export function alignSegments(a: readonly Segment[], b: readonly Segment[], rati
         const x = a[i - 1]!;
         const y = b[j - 1]!;
         consider(i, j, cost[(i - 1) * width + j - 1]!, 0, misfit(x.length, y.length, ratio) - ANCHOR_WEIGHT * shared(x.anchors, y.anchors));
-        if (i > 1) consider(i, j, cost[(i - 2) * width + j - 1]!, 3, MERGE + misfit(x.length + a[i - 2]!.length, y.length, ratio) - ANCHOR_WEIGHT * shared(a2[i - 1]!, y.anchors));
-        if (j > 1) consider(i, j, cost[(i - 1) * width + j - 2]!, 4, MERGE + misfit(x.length, y.length + b[j - 2]!.length, ratio) - ANCHOR_WEIGHT * shared(x.anchors, b2[j - 1]!));
+        if (i > 1)
+          consider(
+            i,
+            j,
+            cost[(i - 2) * width + j - 1]!,
+            3,
+            MERGE + misfit(x.length + a[i - 2]!.length, y.length, ratio) - ANCHOR_WEIGHT * shared(a2[i - 1]!, y.anchors),
+          );
+        if (j > 1)
+          consider(
+            i,
+            j,
+            cost[(i - 1) * width + j - 2]!,
+            4,
+            MERGE + misfit(x.length, y.length + b[j - 2]!.length, ratio) - ANCHOR_WEIGHT * shared(x.anchors, b2[j - 1]!),
+          );
       }
       if (i) consider(i, j, cost[(i - 1) * width + j]!, 1, SKIP);
       if (j) consider(i, j, cost[i * width + j - 1]!, 2, SKIP);
     }
   }
-  const steps: [number, number][] = [[1, 1], [1, 0], [0, 1], [2, 1], [1, 2]];
+  const steps: [number, number][] = [
+    [1, 1],
+    [1, 0],
+    [0, 1],
+    [2, 1],
+    [1, 2],
+  ];
   const beads: Bead[] = [];
   let i = n;
   let j = m;

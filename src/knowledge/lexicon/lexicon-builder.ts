@@ -83,7 +83,13 @@ export class LexiconBuilder {
    */
   async schedule(trx: Db, workspaceId: string, event: string): Promise<void> {
     if (!this.deps.shared) {
-      const pending = await trx.selectFrom('knowledge_sources').select('id').where('workspace_id', '=', workspaceId).where('status', '=', 'pending').limit(1).executeTakeFirst();
+      const pending = await trx
+        .selectFrom('knowledge_sources')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('status', '=', 'pending')
+        .limit(1)
+        .executeTakeFirst();
       if (pending) return;
     }
     await this.deps.jobs.enqueue(trx, { id: `job_lexicon_${sha256Hex(`${workspaceId}\n${event}`).slice(0, 20)}`, workspaceId, kind: LEXICON_JOB, payload: {} });
@@ -105,7 +111,8 @@ export class LexiconBuilder {
     if (cached && !this.deps.shared) return cached;
     const printRow = await this.deps.db.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirst();
     if (cached && cached.print === (printRow?.print ?? '')) return cached;
-    const row = printRow && (await this.deps.db.selectFrom('knowledge_lexicons').select(['print', 'data']).where('workspace_id', '=', workspaceId).executeTakeFirst());
+    const row =
+      printRow && (await this.deps.db.selectFrom('knowledge_lexicons').select(['print', 'data']).where('workspace_id', '=', workspaceId).executeTakeFirst());
     const entry = row ? { print: row.print, lexicon: this.#read(workspaceId, row.data) } : { print: '', lexicon: EMPTY };
     this.#cache.set(workspaceId, entry);
     return entry;
@@ -149,7 +156,13 @@ export class LexiconBuilder {
 
   async #learn(workspaceId: string): Promise<void> {
     const db = this.deps.db;
-    const pending = await db.selectFrom('knowledge_sources').select('id').where('workspace_id', '=', workspaceId).where('status', '=', 'pending').limit(1).executeTakeFirst();
+    const pending = await db
+      .selectFrom('knowledge_sources')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'pending')
+      .limit(1)
+      .executeTakeFirst();
     if (pending) return;
     const { print, rows } = await sourcePrint(db, workspaceId);
     const stored = await db.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirst();
@@ -161,7 +174,12 @@ export class LexiconBuilder {
     let learned = NO_LEXICON;
     if (bilingual && new Set(sources.flatMap((s) => (s.claim ? ['en', 'es'] : s.langs))).size > 1) {
       try {
-        learned = await this.deps.workers.run(LEXICON_WORKER, 'learn', sources.map(({ langs: _, ...s }) => s), { background: true });
+        learned = await this.deps.workers.run(
+          LEXICON_WORKER,
+          'learn',
+          sources.map(({ langs: _, ...s }) => s),
+          { background: true },
+        );
       } catch (error) {
         if (!(error instanceof WorkerLimitError)) throw error;
         // Nothing is written: the lexicon learned before stays, and the next change of knowledge tries again.
@@ -190,7 +208,7 @@ export class LexiconBuilder {
       const source = {
         chunks: [] as string[],
         names: [r.file_name, r.resolved_url ?? r.url].filter((n): n is string => !!n),
-        lang: r.lang === 'es' ? 'es' as const : 'en' as const,
+        lang: r.lang === 'es' ? ('es' as const) : ('en' as const),
         ...(r.kind === 'claim' && r.claim ? { claim: JSON.parse(r.claim) as { es: string; en: string } } : {}),
         langs: [] as Language[],
       };

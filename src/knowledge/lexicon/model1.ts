@@ -188,7 +188,15 @@ export function learnWordPairs(units: readonly UnitPair[], options: Model1Option
  * word of pair `p` given its source side's word (`source[p]`). `generated` says which
  * side of each unit is generated ('f': Spanish from English).
  */
-function train(units: readonly Unit[], nPairs: number, source: Uint32Array, nSource: number, nGenerated: number, iterations: number, generated: 'e' | 'f'): Float64Array {
+function train(
+  units: readonly Unit[],
+  nPairs: number,
+  source: Uint32Array,
+  nSource: number,
+  nGenerated: number,
+  iterations: number,
+  generated: 'e' | 'f',
+): Float64Array {
   const t = new Float64Array(nPairs).fill(1);
   // The null word generates any word with one shared distribution per generated word.
   const tNull = new Float64Array(nGenerated).fill(1);

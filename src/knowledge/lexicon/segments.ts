@@ -138,7 +138,18 @@ export function anchorsOf(text: string): ReadonlySet<string> {
 const CODE_CHAR_CODES = new Set([...'/_.:=$~@-'].map((ch) => ch.charCodeAt(0)));
 
 function isSpace(c: number): boolean {
-  return c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 11 || c === 160 || (c > 0x1fff && (c <= 0x200a || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000)) || c === 0x1680 || c === 0xfeff;
+  return (
+    c === 32 ||
+    c === 10 ||
+    c === 9 ||
+    c === 13 ||
+    c === 12 ||
+    c === 11 ||
+    c === 160 ||
+    (c > 0x1fff && (c <= 0x200a || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000)) ||
+    c === 0x1680 ||
+    c === 0xfeff
+  );
 }
 
 // Most sentences have no anchor: they share one empty set.
@@ -222,7 +233,10 @@ export function documentText(chunks: readonly string[]): string {
 
 /** A block's sentences, or for a list or table its items or rows. */
 function sentencesOf(block: string): Segment[] {
-  const lines = block.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = block
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (lines.length > 1 && lines.every((l) => TABLE_ROW.test(l))) return lines.filter((l) => !TABLE_RULE.test(l)).map((l) => segment(l));
   if (lines.length > 1 && LIST_ITEM.test(lines[0]!)) {
     const items: string[] = [];
@@ -232,7 +246,11 @@ function sentencesOf(block: string): Segment[] {
     }
     return items.map((i) => segment(i));
   }
-  const parts = block.replace(/\s+/g, ' ').split(SENTENCE_END).map((s) => s.trim()).filter(Boolean);
+  const parts = block
+    .replace(/\s+/g, ' ')
+    .split(SENTENCE_END)
+    .map((s) => s.trim())
+    .filter(Boolean);
   return parts.length > 1 ? parts.map((s) => segment(s)) : [];
 }
 

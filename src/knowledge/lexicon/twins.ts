@@ -46,7 +46,10 @@ const EXTENSIONS = /\.(?:html?|xhtml|php|aspx?|pdf|md|markdown|txt|csv|json|docx
  * what the other language's document is likely named too; '' when nothing is left.
  */
 export function nameKey(name: string): string {
-  const folded = fold(name.trim()).replace(/^[a-z]+:\/\//, '').replace(/[?#].*$/, '').replace(EXTENSIONS, '');
+  const folded = fold(name.trim())
+    .replace(/^[a-z]+:\/\//, '')
+    .replace(/[?#].*$/, '')
+    .replace(EXTENSIONS, '');
   const parts = folded.split(/([/._-]+)/);
   const kept: string[] = [];
   for (let i = 0; i < parts.length; i += 2) {

@@ -6,7 +6,13 @@
 export async function extractCsv(text: string): Promise<string> {
   const { default: Papa } = await import('papaparse');
   const parsed = Papa.parse<string[]>(text, { skipEmptyLines: 'greedy' });
-  const rows = parsed.data.map((row) => row.map((cell) => String(cell ?? '').replace(/\s+/g, ' ').trim()));
+  const rows = parsed.data.map((row) =>
+    row.map((cell) =>
+      String(cell ?? '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    ),
+  );
   const [header, ...body] = rows;
   if (!header) return '';
   if (body.length === 0) return header.filter(Boolean).join('; ');

@@ -2,7 +2,8 @@ import { IngestError } from './ingest-error.js';
 
 // Never content: code, embedded media, site chrome. Readability drops most of these
 // itself; removing them first keeps a short page's chrome out of the fallback too.
-const NOISE = 'head, title, meta, link, base, script, style, noscript, template, iframe, object, embed, svg, canvas, form, nav, aside, [role="navigation"], [role="banner"], [role="contentinfo"], [aria-hidden="true"], [hidden]';
+const NOISE =
+  'head, title, meta, link, base, script, style, noscript, template, iframe, object, embed, svg, canvas, form, nav, aside, [role="navigation"], [role="banner"], [role="contentinfo"], [aria-hidden="true"], [hidden]';
 const CHROME = 'header, footer';
 
 export interface HtmlText {
@@ -19,7 +20,10 @@ function loadTurndown(): Promise<Turndown> {
     const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
     // Chunks are read for their words: keep link and image text, drop addresses.
     service.addRule('linkText', { filter: 'a', replacement: (content) => content });
-    service.addRule('imageAlt', { filter: 'img', replacement: (_c, node) => ((node as { getAttribute(n: string): string | null }).getAttribute('alt') ?? '').trim() });
+    service.addRule('imageAlt', {
+      filter: 'img',
+      replacement: (_c, node) => ((node as { getAttribute(n: string): string | null }).getAttribute('alt') ?? '').trim(),
+    });
     return service;
   });
   return turndown;
@@ -93,6 +97,9 @@ export async function extractHtml(html: string): Promise<HtmlText> {
   } catch {
     content = whole;
   }
-  const markdown = td.turndown(content).replace(/\n{3,}/g, '\n\n').trim();
+  const markdown = td
+    .turndown(content)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   return { markdown, title: title?.slice(0, 300) };
 }

@@ -6,7 +6,10 @@ import type { IngestFailureCode } from '../../platform/ingest-failures.js';
  * registry (`platform/ingest-failures.ts`).
  */
 export class IngestError extends Error {
-  constructor(readonly code: IngestFailureCode, message: string = code) {
+  constructor(
+    readonly code: IngestFailureCode,
+    message: string = code,
+  ) {
     super(message);
     this.name = 'IngestError';
   }

@@ -93,7 +93,12 @@ export async function prepareDocument(input: DocumentInput, embed: boolean): Pro
 
 /** The document ingested: vectors from the worker, else from the (user's) embedder. */
 export async function finishDocument(prepared: Prepared, embedder: Embedder): Promise<Ingested> {
-  const vectors = prepared.vectors ?? (await embedAll(embedder, prepared.chunks.map((c) => c.text)));
+  const vectors =
+    prepared.vectors ??
+    (await embedAll(
+      embedder,
+      prepared.chunks.map((c) => c.text),
+    ));
   const { title, lang, tokenCount, summary, contentHash } = prepared;
   return { title, lang, tokenCount, summary, contentHash, chunks: prepared.chunks.map((c, i) => ({ ...c, lang: c.analysis.lang, vector: vectors[i]! })) };
 }
@@ -105,7 +110,10 @@ export async function ingestClaim(claim: { es: string; en: string }, title: stri
     { text: claim.en, lang: 'en' as const },
     { text: claim.es, lang: 'es' as const },
   ];
-  const vectors = await embedAll(embedder, parts.map((p) => p.text));
+  const vectors = await embedAll(
+    embedder,
+    parts.map((p) => p.text),
+  );
   // Each part keeps the language it was given, whatever its words suggest.
   const chunks = parts.map((p, i) => ({ ...p, tokenCount: tokenizer.count(p.text), vector: vectors[i]!, analysis: analyzeChunk(p.text, title, p.lang) }));
   return {

@@ -29,13 +29,22 @@ export function agentsCases(db: () => DatabaseOptions): void {
     const documents: { id: string; owner: string; title: string; text: string; topics: string[] }[] = fixture('documents.json').documents;
     const queries: { query: string; expected: string }[] = fixture('queries.json').queries;
     const other = (await api.post('/v1/agents', { name: 'Sol', identity: { businessName: 'Sol' } })).body.id;
-    const ids = await ingest(api, control, documents.map((d) => ({
-      title: d.title, text: d.text, topics: d.topics, ...(d.owner !== 'pool' && { agentId: d.owner === 'agent' ? agentId : other }),
-    })));
+    const ids = await ingest(
+      api,
+      control,
+      documents.map((d) => ({
+        title: d.title,
+        text: d.text,
+        topics: d.topics,
+        ...(d.owner !== 'pool' && { agentId: d.owner === 'agent' ? agentId : other }),
+      })),
+    );
     const label = new Map(ids.map((id, i) => [id, documents[i]!.id]));
     let first = 0;
     for (const q of queries) {
-      const ranked = (await api.post(`/v1/agents/${agentId}/query`, { query: q.query, limit: 3 })).body.passages.map((p: { sourceId: string }) => label.get(p.sourceId));
+      const ranked = (await api.post(`/v1/agents/${agentId}/query`, { query: q.query, limit: 3 })).body.passages.map((p: { sourceId: string }) =>
+        label.get(p.sourceId),
+      );
       expect(ranked, q.query).toContain(q.expected);
       if (ranked[0] === q.expected) first++;
     }
@@ -75,7 +84,12 @@ export function agentsCases(db: () => DatabaseOptions): void {
     const { api, key, agentId } = await fresh();
     const events = await readEvents(await streamRequest(emulator, key, agentId, { message: 'Hello there' }));
     const done = events.at(-1)!.data;
-    expect(done.reply).toBe(events.filter((e) => e.event === 'token').map((e) => e.data.text).join(''));
+    expect(done.reply).toBe(
+      events
+        .filter((e) => e.event === 'token')
+        .map((e) => e.data.text)
+        .join(''),
+    );
     await emulator.importState(JSON.parse(JSON.stringify(await emulator.exportState())));
     const again = await api.post(`/v1/agents/${agentId}/chat`, { message: 'hello there' });
     expect(again.body).toMatchObject({ reply: done.reply, cached: true });

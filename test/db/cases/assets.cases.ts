@@ -20,12 +20,23 @@ export function assetsCases(db: () => DatabaseOptions): void {
     const api = await newApi();
     const image = await api.post('/v1/assets', form(fixture('image.webp'), 'a.webp', { key: 'hero', alt: 'Ñandú' }));
     expect(image.status).toBe(201);
-    expect(image.body).toMatchObject({ key: 'hero', alt: 'Ñandú', kind: 'image', contentType: 'image/webp', width: 36, height: 28, createdAt: '2026-01-01T00:00:00.000Z' });
+    expect(image.body).toMatchObject({
+      key: 'hero',
+      alt: 'Ñandú',
+      kind: 'image',
+      contentType: 'image/webp',
+      width: 36,
+      height: 28,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
     const video = await api.post('/v1/assets', form(fixture('video-audio-3s.mp4'), 'clip.mp4'));
     expect(video.body).toMatchObject({ kind: 'video', contentType: 'video/mp4', durationSeconds: 3, width: 32, height: 24 });
     expect((await api.get(`/v1/assets/${image.body.id}`)).body).toEqual(image.body);
     expect((await walk(api, '/v1/assets', 1)).map((a) => a.id)).toEqual([video.body.id, image.body.id]);
-    for (const [asset, name] of [[image.body, 'image.webp'], [video.body, 'video-audio-3s.mp4']] as const) {
+    for (const [asset, name] of [
+      [image.body, 'image.webp'],
+      [video.body, 'video-audio-3s.mp4'],
+    ] as const) {
       const file = await fetchFile(emulator, asset.url);
       expect(file.bytes).toEqual(fixture(name));
       expect(file.headers.get('content-length')).toBe(String(fixture(name).byteLength));
@@ -42,7 +53,10 @@ export function assetsCases(db: () => DatabaseOptions): void {
     const svg = cleanSvgs()[1]!.bytes;
     expect((await api.put(`/v1/projects/${site}/brand/logo`, fileForm(svg))).status).toBe(200);
     expect((await api.put(`/v1/projects/${site}/brand/favicon`, fileForm(fixture('favicon.ico')))).status).toBe(200);
-    const patched = await api.patch(`/v1/projects/${site}/brand`, { navbar: { links: [{ label: { es: 'Carta', en: 'Menu' }, href: '/menu' }] }, footer: { text: { es: '© Ñandú' } } });
+    const patched = await api.patch(`/v1/projects/${site}/brand`, {
+      navbar: { links: [{ label: { es: 'Carta', en: 'Menu' }, href: '/menu' }] },
+      footer: { text: { es: '© Ñandú' } },
+    });
     const brand = (await api.get(`/v1/projects/${site}/brand`)).body;
     expect(brand).toEqual(patched.body);
     expect(brand.footer).toEqual({ text: { es: '© Ñandú', en: '' }, links: [] });

@@ -28,12 +28,17 @@ export function knowledgeCases(db: () => DatabaseOptions): void {
       const id = await add(api, { title: g.title, text: g.text });
       await emulator.drain();
       const source = (await api.get(`/v1/knowledge/sources/${id}`)).body;
-      expect([source.lang, source.chunkCount, source.tokenCount, source.summary]).toEqual([g.expected.lang, g.expected.chunkCount, g.expected.tokenCount, g.expected.summary]);
+      expect([source.lang, source.chunkCount, source.tokenCount, source.summary]).toEqual([
+        g.expected.lang,
+        g.expected.chunkCount,
+        g.expected.tokenCount,
+        g.expected.summary,
+      ]);
       expect(fingerprint(await emulator.service.knowledge.index.eligibleChunks(workspaceId, agentId))).toBe(g.expected.fingerprint);
     }
   });
 
-  it('full-text search folds accents both ways and stays within the agent\'s eligible chunks', async () => {
+  it("full-text search folds accents both ways and stays within the agent's eligible chunks", async () => {
     const { api, workspaceId, agentId } = await fresh();
     const other = (await api.post('/v1/agents', { name: 'Bob', identity: { businessName: 'B' } })).body.id;
     await add(api, { title: 'Café', text: 'El café abre a las ocho. Llame al teléfono para reservar.' });
@@ -65,7 +70,9 @@ export function knowledgeCases(db: () => DatabaseOptions): void {
     const state = await emulator.exportState();
     await emulator.importState(JSON.parse(JSON.stringify(state)));
     expect(fingerprint(await index.eligibleChunks(workspaceId, agentId))).toBe(before.print);
-    expect((await index.searchLexical(workspaceId, agentId, 'tandem unicycles', 10)).map((h) => h.chunkId).sort()).toEqual(before.search.map((h) => h.chunkId).sort());
+    expect((await index.searchLexical(workspaceId, agentId, 'tandem unicycles', 10)).map((h) => h.chunkId).sort()).toEqual(
+      before.search.map((h) => h.chunkId).sort(),
+    );
     expect(await index.version(workspaceId, agentId)).toBe(before.version);
     expect((await api.delete(`/v1/knowledge/sources/${drop}`)).status).toBe(200);
     expect(await index.searchLexical(workspaceId, agentId, 'unicycles', 10)).toEqual([]);
@@ -80,7 +87,7 @@ export function knowledgeCases(db: () => DatabaseOptions): void {
     expect((await walk(api, '/v1/knowledge/sources', 2)).map((s) => s.title)).toEqual(['Doc 4', 'Doc 3', 'Doc 2', 'Doc 1', 'Doc 0']);
     expect(await emulator.service.knowledge.count(workspaceId)).toBe(5);
     expect((await api.post('/v1/knowledge/topics/merge', { from: 'kayaks', into: 'boats' })).body.sourcesUpdated).toBe(5);
-    expect((await emulator.service.knowledge.index.searchLexical(workspaceId, agentId, 'kayak', 10))).toHaveLength(5);
+    expect(await emulator.service.knowledge.index.searchLexical(workspaceId, agentId, 'kayak', 10)).toHaveLength(5);
     await emulator.deleteWorkspace(workspaceId);
     expect(await emulator.service.knowledge.index.searchLexical(workspaceId, agentId, 'kayak', 10)).toEqual([]);
     expect(await emulator.service.knowledge.count(workspaceId)).toBe(0);

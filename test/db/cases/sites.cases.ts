@@ -45,9 +45,7 @@ export function sitesCases(db: () => DatabaseOptions): void {
     expect((await api.post(`/v1/pages/${root.id}/unpublish`)).body.code).toBe('svc.page.root_required');
     expect((await api.delete(`/v1/agents/${agent.id}`)).body.errors).toEqual([{ field: `pages.${root.id}`, reason: 'this page answers with the agent' }]);
     expect((await walk(api, `${pages}?status=published`)).map((p) => p.path)).toEqual(['/about', '/']);
-    expect((await api.get(`/v1/projects/${site.id}`)).body.llmsTxt.text).toBe(
-      '# Store pages\n\n## Pages\n\n- [Home](/)\n- [About](/about)\n',
-    );
+    expect((await api.get(`/v1/projects/${site.id}`)).body.llmsTxt.text).toBe('# Store pages\n\n## Pages\n\n- [Home](/)\n- [About](/about)\n');
     expect((await api.delete(`/v1/projects/${site.id}`)).body).toEqual({ projectId: site.id, pagesDeleted: 2 });
     expect((await api.delete(`/v1/agents/${agent.id}`)).status).toBe(200);
   });

@@ -31,13 +31,7 @@ const typesOf = (driver: typeof pg) => ({
 // SQLSTATE classes and codes that say the server is gone, not that the query was wrong.
 const LOST_STATES = /^(08|57P0[1-3]|53300)/;
 const LOST_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
-const LOST_MESSAGES = [
-  'Connection terminated',
-  'timeout exceeded when trying to connect',
-  'is not queryable',
-  'Client was closed',
-  'Connection ended',
-];
+const LOST_MESSAGES = ['Connection terminated', 'timeout exceeded when trying to connect', 'is not queryable', 'Client was closed', 'Connection ended'];
 
 /** Whether `error` says the database server cannot be reached (rather than that a query was wrong). */
 export function isConnectionLoss(error: unknown): boolean {

@@ -9,7 +9,9 @@ export const SQLITE_DIALECT: SqlDialect = {
     async create(db) {
       // External content: the index stores no second copy of the text. Triggers keep it
       // in sync through every insert and delete, state imports and workspace drops included.
-      await sql`CREATE VIRTUAL TABLE knowledge_chunks_fts USING fts5(text, content='knowledge_chunks', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')`.execute(db);
+      await sql`CREATE VIRTUAL TABLE knowledge_chunks_fts USING fts5(text, content='knowledge_chunks', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')`.execute(
+        db,
+      );
       await sql`CREATE TRIGGER knowledge_chunks_fts_insert AFTER INSERT ON knowledge_chunks BEGIN
         INSERT INTO knowledge_chunks_fts(rowid, text) VALUES (new.rowid, new.text);
       END`.execute(db);
