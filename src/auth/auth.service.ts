@@ -117,7 +117,12 @@ export class AuthService {
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso)]))
         .executeTakeFirstOrThrow();
       if (Number(active.n) >= MAX_ACTIVE_KEYS) throw new ServiceError('svc.api_key.limit_reached');
-      const secret = options.secret ?? formatApiKey(input.env, this.deps.ids.secret(32));
+      let secret = options.secret ?? formatApiKey(input.env, this.deps.ids.secret(32));
+      // A drawn secret some key already has (an imported id state that replays its draws)
+      // is drawn again: a second key answering to it would be a 500 on the unique hash.
+      while (!options.secret && (await trx.selectFrom('api_keys').select('id').where('hash', '=', hashApiKey(secret)).executeTakeFirst())) {
+        secret = formatApiKey(input.env, this.deps.ids.secret(32));
+      }
       if (options.secret && (!isWellFormedKey(secret) || !secret.startsWith(`svc_${input.env}_`))) {
         throw fieldError('svc.request.validation_failed', 'secret', 'must be a well-formed key of that env');
       }
