@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
-import { transaction } from '../db/transaction.js';
+import { afterCommit, transaction } from '../db/transaction.js';
 import type { ApiKeyTable } from '../db/schema/core.js';
 import type { Clock } from '../platform/clock.js';
 import type { Coherence } from '../platform/coherence.js';
@@ -140,8 +140,9 @@ export class AuthService {
       };
       await trx.insertInto('api_keys').values(row).execute();
       await this.deps.coherence?.changed(trx);
+      afterCommit(trx, () => this.invalidate());
       return { ...toRecord(row), secret };
-    }).finally(() => this.invalidate());
+    });
   }
 
   async listKeys(workspaceId: string, page: ListParams): Promise<ListPage<KeyRecord>> {
@@ -162,8 +163,9 @@ export class AuthService {
       const revokedAt = iso(this.deps.clock.now());
       await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute();
       await this.deps.coherence?.changed(trx);
+      afterCommit(trx, () => this.invalidate());
       return toRecord({ ...row, revoked_at: revokedAt });
-    }).finally(() => this.invalidate());
+    });
   }
 
   /**

@@ -20,16 +20,17 @@ const pending = new WeakMap<Transaction<Database>, (() => void)[]>();
  */
 export async function transaction<T>(db: Kysely<Database>, work: (trx: Tx) => Promise<T>): Promise<T> {
   const after: (() => void)[] = [];
-  let opened: Transaction<Database> | undefined;
+  let open: Transaction<Database> | undefined;
   let result: T;
   try {
     result = await db.transaction().execute(async (trx) => {
-      opened = trx;
+      open = trx;
       pending.set(trx, after);
       return work(trx as Tx);
     });
   } finally {
-    if (opened) pending.delete(opened);
+    // Over either way: an effect registered from now on is refused.
+    if (open) pending.delete(open);
   }
   for (const run of after) run();
   return result;
