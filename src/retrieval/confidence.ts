@@ -35,6 +35,13 @@ const SCORE_THRESHOLD = 0.05;
  */
 const RICH_VOCABULARY = 5_000;
 
+/**
+ * A language at least one chunk in ten is written in is one the knowledge holds (D-965);
+ * below, its ordinary words count in proportion: a knowledge base with no Spanish says
+ * nothing by lacking a Spanish word. Either language of a bilingual manual holds far more.
+ */
+const HELD_LANGUAGE_SHARE = 0.1;
+
 /** What an unknown word counts against the evidence, by what it is (D-910). */
 export const UNKNOWN_WEIGHT = {
   /** Written as a name (iPhone, WireGuard, CUDA, or capitalised where no sentence starts), or in no general language's word list. */
@@ -159,16 +166,25 @@ export interface Evidence {
   unseenIdf: number;
   /** Distinct terms the scope uses. */
   vocabulary: number;
+  /**
+   * The share of the scope's chunks written in the question's language (1 when the
+   * question's language cannot be told): how much of the vocabulary is of that language.
+   */
+  languageShare?: number;
 }
 
 /**
  * The share of the question's subject words its knowledge lacks (D-910, D-911): a name or
  * a word of no language 1, an ordinary word 0.5 and a verb form 0.25 in proportion to how
- * rich the knowledge's vocabulary is, an everyday word nothing; a name of several words no
+ * rich the knowledge's vocabulary is and how much of it is in the question's language, an everyday word nothing; a name of several words no
  * chunk holds together 1.
  */
 export function missingShare(e: Evidence): number {
-  const richness = Math.min(1, e.vocabulary / RICH_VOCABULARY);
+  // In the question's own language (D-965): knowledge written in English only has met no
+  // Spanish word, so a Spanish question's ordinary words are unknown to it whatever its
+  // subject; its names and words of no language still count whole.
+  const held = Math.min(1, (e.languageShare ?? 1) / HELD_LANGUAGE_SHARE);
+  const richness = Math.min(1, e.vocabulary / RICH_VOCABULARY) * held;
   return (e.strong + e.unheldNames + richness * e.weak) / Math.max(1, e.words);
 }
 

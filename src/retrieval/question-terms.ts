@@ -1,5 +1,6 @@
 import { languageBalance, queryWords } from '../text/analyze.js';
 import { isQuestionWord } from '../text/search-words.js';
+import type { Language } from '../text/language.js';
 import { fold } from '../text/words.js';
 import { namePhrases, unknownWeight, UNKNOWN_WEIGHT } from './confidence.js';
 import type { TermGroup } from './lexical-index.js';
@@ -29,6 +30,8 @@ export interface QuestionTerms {
    * scope uses: per word, its term ids. Whether a chunk holds them all is the index's to say.
    */
   names: TermGroup[][];
+  /** The question's language, when its words tell (`languageBalance`). */
+  language: Language | undefined;
 }
 
 /**
@@ -86,5 +89,6 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
     const ids = content.map((w) => [...new Set(w.stems.map(id))].filter((x): x is number => x !== undefined));
     if (content.length >= 2 && ids.every((x) => x.length > 0)) names.push(ids);
   }
-  return { groups, weights, words, unknown, strong, weak, names };
+  const language = balance > 0 ? 'es' : balance < 0 ? 'en' : undefined;
+  return { groups, weights, words, unknown, strong, weak, names, language };
 }

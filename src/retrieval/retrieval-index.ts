@@ -1,5 +1,6 @@
 import type { IndexedChunk, ScopeIndexStore } from '../knowledge/knowledge-index.js';
 import { snowballStem } from '../text/analyze.js';
+import type { Language } from '../text/language.js';
 import { accentedWords } from '../text/words.js';
 import { LexicalIndex } from './lexical-index.js';
 import { topPositions } from './top-positions.js';
@@ -74,7 +75,7 @@ export interface ScopeIndexParts {
   lexical: LexicalIndex;
   vectors: (Float32Array | undefined)[];
   loader: ChunkLoader;
-  restored: { make(position: number): ChunkMeta; topics(position: number): string[] };
+  restored: RestoredChunks;
   topics: [string, TopicEntry][];
   prints: [string, string][] | undefined;
 }
@@ -91,7 +92,9 @@ export class ScopeIndex {
   readonly size: number;
   /** Per position; a restored index makes each when first asked (`chunk`). */
   readonly #chunks: (ChunkMeta | undefined)[];
-  readonly #restored: { make(position: number): ChunkMeta; topics(position: number): string[] } | undefined;
+  readonly #restored: RestoredChunks | undefined;
+  /** Per language, the share of the chunks written in it (`languageShare`), counted once. */
+  #spanishShare: number | undefined;
   readonly topics = new Map<string, TopicEntry>();
   readonly #vectors: (Float32Array | undefined)[];
   #columns: Float32Array | undefined;
@@ -111,7 +114,7 @@ export class ScopeIndex {
     readonly lexical: LexicalIndex,
     vectors: (Float32Array | undefined)[],
     readonly loader?: ChunkLoader,
-    restored?: { make(position: number): ChunkMeta; topics(position: number): string[] },
+    restored?: RestoredChunks,
   ) {
     this.size = chunks.length;
     this.#chunks = chunks;
@@ -127,6 +130,19 @@ export class ScopeIndex {
       this.#chunks[position] = chunk;
     }
     return chunk;
+  }
+
+  /**
+   * The share of the chunks written in `lang` (0..1), counted on first use without making
+   * a restored index's chunk metadata: how much of that language the knowledge has met (D-965).
+   */
+  languageShare(lang: Language): number {
+    if (this.#spanishShare === undefined) {
+      let spanish = 0;
+      for (let i = 0; i < this.size; i++) if ((this.#chunks[i]?.lang ?? this.#restored!.lang(i)) === 'es') spanish += 1;
+      this.#spanishShare = this.size ? spanish / this.size : 0;
+    }
+    return lang === 'es' ? this.#spanishShare : this.size ? 1 - this.#spanishShare : 0;
   }
 
   /** The topics of the chunk at `position`, without making its metadata. */
@@ -253,7 +269,7 @@ export class ScopeIndex {
   static fromBytes(bytes: Uint8Array, version: string, loader: ChunkLoader): ScopeIndex | undefined {
     const data = canStoreScopeIndexes ? decodeScopeIndex(bytes) : undefined;
     if (!data || data.version !== version) return undefined;
-    const { make, topics } = storedChunks(data);
+    const restored = storedChunks(data);
     const { workspaceId, agentId, store } = loader;
     const lexical = new LexicalIndex({
       ...data.lexical,
@@ -268,7 +284,7 @@ export class ScopeIndex {
       lexical,
       new Array<Float32Array | undefined>(size),
       loader,
-      { make, topics },
+      restored,
     );
     data.topics.forEach((t, k) => index.topics.set(t.name, { members: t.members, centroid: t.centroid, stems: t.stems, block: data.topicBlocks[k]! }));
     index.prints = data.prints;
@@ -398,7 +414,14 @@ export class ScopeIndex {
  * The chunks of a decoded head, each made when first asked for: 100,000 objects cost
  * more than the rest of a restore.
  */
-export function storedChunks(data: DecodedScopeIndex): { make(position: number): ChunkMeta; topics(position: number): string[] } {
+/** A restored index's chunks, each read per position when asked for. */
+export interface RestoredChunks {
+  make(position: number): ChunkMeta;
+  topics(position: number): string[];
+  lang(position: number): Language;
+}
+
+export function storedChunks(data: DecodedScopeIndex): RestoredChunks {
   const { sources, chunkSources, tokenCounts } = data;
   return {
     make: (i) => {
@@ -415,6 +438,7 @@ export function storedChunks(data: DecodedScopeIndex): { make(position: number):
       };
     },
     topics: (i) => sources[chunkSources[i]!]!.topics,
+    lang: (i) => data.lang(i),
   };
 }
 

@@ -99,7 +99,7 @@ export class RetrievalService {
     if (index.size === 0) return EMPTY;
     // The question's words, each with the term ids the scope knows it by, then their
     // translations weighing less (D-791): the one step where a query's terms are chosen.
-    const { groups, weights, words, unknown, strong, weak, names } = questionTerms(index, input.query, lexicon);
+    const { groups, weights, words, unknown, strong, weak, names, language } = questionTerms(index, input.query, lexicon);
     await index.lexical.load(groups.flat());
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -121,6 +121,7 @@ export class RetrievalService {
       unheldNames: names.filter((name) => !lexical.together(name)).length,
       unseenIdf: lexical.unseenIdf,
       vocabulary: lexical.vocabularySize,
+      languageShare: language ? index.languageShare(language) : 1,
     });
     if (sure < 0 && options.refuse !== false) return EMPTY;
 

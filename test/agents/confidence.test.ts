@@ -116,3 +116,21 @@ it(
   },
   SLOW,
 );
+
+it(
+  'answers a Spanish question on English-only knowledge by the names it shares, and refuses one naming a thing the knowledge lacks',
+  async () => {
+    const { api, agentId } = await manual();
+
+    // This knowledge holds no Spanish, so every ordinary Spanish word of a question is
+    // unknown to it whatever the question asks (D-965): the names and commands it shares
+    // (xrandr, udisksctl) decide. Before, "pantalla" and "resolución" refused the first.
+    await expectAnswered(api, agentId, [
+      ['¿Cómo cambio la resolución de la pantalla con xrandr?', 'Screen resolution'],
+      ['¿Cómo monto un disco USB externo con udisksctl?', 'External drives'],
+    ]);
+    // A name stays telling in any language: nothing here names WireGuard.
+    await expectRefused(api, agentId, ['¿Cómo configuro un túnel WireGuard al arrancar?']);
+  },
+  SLOW,
+);
