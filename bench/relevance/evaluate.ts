@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createEmulator } from '../../emulator/emulator.js';
+import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import type { Embedder } from '../../src/knowledge/ports.js';
 import { buildBm25 } from './bm25.js';
 import type { Corpus, UploadDocument } from './corpora/corpus.js';
@@ -36,10 +36,21 @@ export interface CorpusRun {
   alone: Outcome[];
   /** BM25 with Snowball stems over the same chunks, same run. */
   bm25: Outcome[];
+  /** With an embedder: the same `/query` ranking by its words alone, and fused by D-306's reciprocal rank (as answered). */
+  fusion?: { lexical: Outcome[]; rrf: Outcome[] };
   /** Every passage score `/query` returned, per question (ours), to check their order. */
   scores: number[][];
   /** Per question, the texts of the returned passages (to tell exact duplicates). */
   texts: string[][];
+}
+
+/** A corpus as ingested, for an experiment that asks more of it before the emulator closes. */
+export interface Ingested {
+  emulator: Emulator;
+  workspaceId: string;
+  agentId: string;
+  questions: Question[];
+  chunks: CapturedChunk[];
 }
 
 /**
@@ -48,7 +59,7 @@ export interface CorpusRun {
  * same ranking without its refusal, and BM25 over the emulator's own chunks.
  * `BENCH_RELEVANCE_CHUNKS=dir` also writes the chunks there (`<corpus>.chunks.json`).
  */
-export async function evaluate(corpus: Corpus, options: { embedder?: Embedder } = {}): Promise<CorpusRun> {
+export async function evaluate(corpus: Corpus, options: { embedder?: Embedder; inspect?: (ingested: Ingested) => Promise<void> } = {}): Promise<CorpusRun> {
   const docs = corpus.documents();
   const questions = corpus.questions(docs);
   const emulator = await createEmulator({ log: () => {}, jobConcurrency: 1, ...(options.embedder && { embedder: options.embedder }) });
@@ -93,6 +104,7 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder } 
     };
     const ours: Outcome[] = [];
     const alone: Outcome[] = [];
+    const fusion = options.embedder ? { lexical: [] as Outcome[], rrf: [] as Outcome[] } : undefined;
     const scores: number[][] = [];
     const texts: string[][] = [];
     for (const question of questions) {
@@ -112,6 +124,18 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder } 
           all.passages.map((p) => p.sourceId),
         ),
       );
+      if (fusion) {
+        const input = { query: question.text, topics: [], limit: LIMIT };
+        for (const vectors of [false, 'rrf'] as const) {
+          const answer = await emulator.service.retrieval.search(workspaceId, agentId, input, { vectors });
+          fusion[vectors ? 'rrf' : 'lexical'].push(
+            outcome(
+              question,
+              answer.passages.map((p) => p.sourceId),
+            ),
+          );
+        }
+      }
     }
 
     const indexed = await emulator.service.knowledge.index.eligibleChunks(workspaceId, agentId);
@@ -138,9 +162,10 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder } 
       return { question, rank: rankOf(question, ranked), passages: hits.length, sections: distinctSections(ranked) };
     });
     const failed = docs.length - new Set(indexed.map((c) => c.sourceId)).size;
+    await options.inspect?.({ emulator, workspaceId, agentId, questions, chunks });
     const dir = process.env.BENCH_RELEVANCE_CHUNKS;
     if (dir) writeFileSync(join(dir, `${corpus.name}.chunks.json`), JSON.stringify({ chunks, questions }));
-    return { corpus, documents: docs.length, chunks, failed, ingestMs, firstQueryMs, questions, ours, alone, bm25, scores, texts };
+    return { corpus, documents: docs.length, chunks, failed, ingestMs, firstQueryMs, questions, ours, alone, bm25, scores, texts, ...(fusion && { fusion }) };
   } finally {
     await emulator.close();
   }

@@ -133,6 +133,26 @@ export async function run(): Promise<void> {
       ? `BEHIND BM25 (MRR@10 or own words) on: ${behind.map((r) => r.corpus.name).join(', ')}`
       : 'at least BM25 on MRR@10 and own words on every corpus measured',
   );
+  if (embedder) {
+    console.log('\nwith the embeddings, /query as answered: words alone | fused by reciprocal rank (D-306, superseded) | the shipped rule (D-990)');
+    const fcols = ['MRR@10', 'own words', 'paraphrased', 'cross-lang'];
+    const fw = 20;
+    console.log(`${'corpus'.padEnd(30)} ${'n'.padStart(4)}  ${fcols.map((c) => c.padEnd(fw)).join('')}`);
+    console.log(`${''.padEnd(36)}${fcols.map(() => 'words rrf   D-990'.padEnd(fw)).join('')}`);
+    const fusedBehind: string[] = [];
+    for (const r of runs) {
+      if (!r.fusion) continue;
+      const [l, f, o] = [measures(r.fusion.lexical), measures(r.fusion.rrf), measures(r.ours)];
+      const cell = (k: 'mrr' | 'own' | 'para' | 'cross') => `${mrr(l[k]).padEnd(5)} ${mrr(f[k]).padEnd(5)} ${mrr(o[k])}`.padEnd(fw);
+      console.log(`${r.corpus.name.padEnd(30)} ${String(l.n).padStart(4)}  ${cell('mrr')}${cell('own')}${cell('para')}${l.crossN ? cell('cross') : '-'}`);
+      if (o.mrr < l.mrr - 1e-9 || o.own < l.own - 1e-9) fusedBehind.push(r.corpus.name);
+    }
+    console.log(
+      fusedBehind.length
+        ? `FUSED BEHIND WORDS ALONE (MRR@10 or own words) on: ${fusedBehind.join(', ')}`
+        : 'fused at least words alone on MRR@10 and own words on every corpus measured',
+    );
+  }
   const digest = createHash('sha256')
     .update(JSON.stringify(runs.map((r) => r.ours.map((o) => [o.rank, o.passages]))))
     .digest('hex')

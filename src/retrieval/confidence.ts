@@ -25,7 +25,7 @@ import { fold } from '../text/words.js';
  */
 const MAX_UNKNOWN_SHARE = 0.155;
 /** The best chunk holds under 5% of the question's weight: the classic no-match rule, not tuned. */
-const SCORE_THRESHOLD = 0.05;
+export const SCORE_THRESHOLD = 0.05;
 /**
  * A knowledge base using this many distinct terms has met the ordinary words of its
  * field, so an ordinary word it never uses is telling. A smaller one (a hotel's 24 pages,

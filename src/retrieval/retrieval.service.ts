@@ -3,7 +3,7 @@ import { HashingEmbedder } from '../knowledge/pipeline/embedder.js';
 import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js';
 import type { ScopeIndex } from './retrieval-index.js';
 import { ScopeIndexCache } from './scope-index-cache.js';
-import { confidence } from './confidence.js';
+import { confidence, SCORE_THRESHOLD } from './confidence.js';
 import { questionTerms } from './question-terms.js';
 import { topPositions } from './top-positions.js';
 import type { LexicalHit } from './lexical-index.js';
@@ -25,22 +25,34 @@ const TOPIC_BONUS = 0.15;
 const POOL = 50;
 /** With a plugged embedder: how deep each ranking goes into the fusion. */
 const FUSION_DEPTH = 100;
-/** Reciprocal rank fusion's constant (the usual 60). */
+/**
+ * With a plugged embedder, the most the vectors raise a passage's lexical score, as a
+ * share of it (D-990): the band within which a random embedder's reordering cost nothing
+ * on any development corpus, i.e. within which the lexical order is no better than chance.
+ */
+const VECTOR_NUDGE = 0.01;
+/** Reciprocal rank fusion's constant (the usual 60), for the superseded fusion of D-306. */
 const RRF_K = 60;
 /** A topic's centroid must be at least this close to route a query that names no topic. */
 const MIN_CENTROID = 0.25;
 
 const EMPTY: QueryResult = { passages: [], strategies: { topics: 0, vector: 0 } };
 
-/** How `search` ranks: `refuse: false` also when the evidence is weak; `expand: false` without the lexicon. */
+/**
+ * How `search` ranks: `refuse: false` also when the evidence is weak; `expand: false`
+ * without the lexicon; with a plugged embedder, `vectors: false` by its words alone and
+ * `vectors: 'rrf'` by the superseded reciprocal-rank fusion of D-306 (benchmarks compare
+ * them with the shipped rule in one run).
+ */
 export interface SearchOptions {
   refuse?: boolean;
   expand?: boolean;
+  vectors?: false | 'rrf';
 }
 
 interface Candidate {
   position: number;
-  /** 0..1 before the topic bonus: BM25 over the best score the question allows, or the fused rank. */
+  /** 0..1 before the topic bonus: BM25 over the best score the question allows (with a plugged embedder, nudged by the vectors, D-990). */
   base: number;
   byVector: boolean;
   byTopic: boolean;
@@ -48,10 +60,10 @@ interface Candidate {
 
 /**
  * Retrieval over the knowledge index (decisions, D-090 to D-094, D-302, D-303, D-760 to
- * D-763). The similarity strategy is a textbook BM25 over the chunks' stored terms
+ * D-763, D-990). The similarity strategy is a textbook BM25 over the chunks' stored terms
  * (Snowball stems of the chunk's language, k1 1.2, b 0.75; every question word looked
- * up under its stems in both languages, counted once); with a plugged embedder its
- * ranking is fused with the vectors' by reciprocal rank. Topic
+ * up under its stems in both languages, counted once); with a plugged embedder the
+ * vectors reorder only lexical near-ties and fill in past the words' evidence (D-990). Topic
  * routing (the request's topics, the topics the question names, or the nearest
  * centroid) adds a bonus to the passages of the routed topics. When the evidence is
  * weak (`confidence`) there are no passages at all: the agent cannot answer yet.
@@ -108,7 +120,7 @@ export class RetrievalService {
       return topics.length === 0 || topics.some((t) => requested.has(t));
     };
     const lexical = index.lexical;
-    const fused = !(this.deps.knowledge.embedder instanceof HashingEmbedder);
+    const fused = options.vectors !== false && !(this.deps.knowledge.embedder instanceof HashingEmbedder);
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
     const { hits, ceiling } = lexical.search(groups, pool, eligible, weights);
     const sure = confidence({
@@ -143,9 +155,13 @@ export class RetrievalService {
     const normalised = (score: number) => score / Math.max(1e-9, highest);
     const queryVector = fused ? await embedQuery() : undefined;
     if (queryVector) await index.loadVectors();
-    const proposed = queryVector
-      ? this.#fuse(index, hits, queryVector, eligible)
-      : hits.map((h) => ({ position: h.position, base: normalised(h.score), byVector: true, byTopic: false }));
+    // What the refusal calls no evidence (a chunk holding under 5% of the question), as a score.
+    const floor = normalised(SCORE_THRESHOLD * (ceiling + unknown * lexical.unseenIdf));
+    const proposed = !queryVector
+      ? hits.map((h) => ({ position: h.position, base: normalised(h.score), byVector: true, byTopic: false }))
+      : options.vectors === 'rrf'
+        ? this.#fuseByRank(index, hits, queryVector, eligible)
+        : this.#fuse(index, hits, queryVector, eligible, normalised, floor);
     const candidates = new Map(proposed.map((c) => [c.position, c]));
     // Topic routing proposes the routed topics' chunks nearest the question, also those
     // that share no word with it; it adds its bonus to every passage of those topics.
@@ -207,11 +223,40 @@ export class RetrievalService {
   }
 
   /**
-   * BM25F's ranking and the plugged embedder's, fused by reciprocal rank (k 60, both
-   * lists `FUSION_DEPTH` deep); `base` is the fused score over its best possible value
-   * (first in both), so that it stays in 0..1.
+   * The words decide; the plugged embedder's ranking only reorders what they cannot
+   * separate and fills in past their evidence (D-990). A passage with lexical evidence
+   * (a score of at least `floor`) keeps its score raised by at most `VECTOR_NUDGE` of
+   * itself, by how high the vectors rank it among their `FUSION_DEPTH` nearest (1 for the
+   * nearest, 0 past them): two passages whose scores differ by more than that share keep
+   * the lexical order whatever the vectors say. Below `floor` (and for a passage the words
+   * miss) the score is the mean of the lexical one and `floor` times the vectors' rank,
+   * so every such passage stays under every passage with evidence.
    */
-  #fuse(index: ScopeIndex, hits: LexicalHit[], vector: Float32Array, eligible: (i: number) => boolean): Candidate[] {
+  #fuse(
+    index: ScopeIndex,
+    hits: LexicalHit[],
+    vector: Float32Array,
+    eligible: (i: number) => boolean,
+    normalised: (score: number) => number,
+    floor: number,
+  ): Candidate[] {
+    const cosine = index.similarities(vector);
+    const nearest = topPositions(cosine, FUSION_DEPTH, (i) => eligible(i) && cosine[i]! > 0);
+    const closeness = new Map(nearest.map((p, rank) => [p, 1 - rank / FUSION_DEPTH]));
+    const base = (score: number, near: number) => (score >= floor ? score * (1 + VECTOR_NUDGE * near) : (score + floor * near) / 2);
+    const out = new Map<number, Candidate>();
+    for (const h of hits)
+      out.set(h.position, { position: h.position, base: base(normalised(h.score), closeness.get(h.position) ?? 0), byVector: true, byTopic: false });
+    for (const [position, near] of closeness) if (!out.has(position)) out.set(position, { position, base: base(0, near), byVector: true, byTopic: false });
+    return [...out.values()];
+  }
+
+  /**
+   * D-306's fusion, superseded by D-990 and kept for the benchmark's comparison
+   * (`vectors: 'rrf'`): BM25F's ranking and the embedder's by reciprocal rank (k 60, both
+   * lists `FUSION_DEPTH` deep), the fused score over its best possible value.
+   */
+  #fuseByRank(index: ScopeIndex, hits: LexicalHit[], vector: Float32Array, eligible: (i: number) => boolean): Candidate[] {
     const cosine = index.similarities(vector);
     const nearest = topPositions(cosine, FUSION_DEPTH, (i) => eligible(i) && cosine[i]! > 0);
     const fused = new Map<number, number>();
