@@ -17,6 +17,13 @@ export interface Job<P = unknown> {
 export type JobHandler<P = any> = (job: Job<P>) => Promise<void>;
 
 /**
+ * Runs several due jobs of one kind at once (D-891). It ends when all of them are done,
+ * answering the error of each job that failed, by job id (the others are finished);
+ * throwing fails every one of them.
+ */
+export type BatchHandler<P = any> = (jobs: Job<P>[]) => Promise<ReadonlyMap<string, unknown> | void>;
+
+/**
  * A clock that can be moved (the emulated clock): the queue runs what came due after
  * each move. A clock without this follows real time, and the queue looks every second.
  */
@@ -40,8 +47,12 @@ const DRAIN_WAIT_MS = 25;
  * enqueued, call `kick()`.
  */
 export class JobQueue {
-  readonly #handlers = new Map<string, JobHandler>();
+  readonly #handlers = new Map<string, BatchHandler>();
+  /** The most jobs a handler of that kind takes at once (1 unless registered with `registerBatch`). */
+  readonly #batches = new Map<string, number>();
   readonly #inFlight = new Set<string>();
+  /** Slots of the concurrency in use: a batch takes one. */
+  #slots = 0;
   readonly #pq: PQueue;
   #scanning: Promise<unknown> | undefined;
   #scanFailing = false;
@@ -79,7 +90,20 @@ export class JobQueue {
   readonly #claims: JobClaims;
 
   register<P>(kind: string, handler: JobHandler<P>): void {
-    this.#handlers.set(kind, handler as JobHandler);
+    this.#handlers.set(kind, async (jobs) => {
+      for (const job of jobs) await (handler as JobHandler)(job);
+    });
+    this.#batches.set(kind, 1);
+  }
+
+  /**
+   * Jobs of `kind` are claimed and run up to `max` at once in one slot of the queue's
+   * concurrency: one claim and one finish for all of them, and a handler that can share
+   * work between them (ingestion writes many sources in one transaction, D-891).
+   */
+  registerBatch<P>(kind: string, handler: BatchHandler<P>, max: number): void {
+    this.#handlers.set(kind, handler as BatchHandler);
+    this.#batches.set(kind, Math.max(1, Math.floor(max)));
   }
 
   /**
@@ -174,7 +198,7 @@ export class JobQueue {
       await this.#scanning;
       await this.#pq.onIdle();
       if (!this.#running) break;
-      if (this.#inFlight.size > 0) continue;
+      if (this.#slots > 0) continue;
       if (!(await this.#claims.pending(iso(this.deps.clock.now())))) break;
       // Queued but not claimable yet, or running elsewhere: look again shortly.
       await new Promise((resolve) => setTimeout(resolve, DRAIN_WAIT_MS));
@@ -185,33 +209,53 @@ export class JobQueue {
   }
 
   async #scan(): Promise<void> {
-    const free = this.deps.concurrency - this.#inFlight.size;
+    const free = this.deps.concurrency - this.#slots;
     if (!this.#running || free <= 0) return;
-    const claimed = await this.#claims.claim(iso(this.deps.clock.now()), free, this.#inFlight);
+    const now = iso(this.deps.clock.now());
+    const claimed = await this.#claims.claim(now, free, this.#inFlight);
+    for (const row of claimed) this.#inFlight.add(row.id);
     for (const row of claimed) {
-      this.#inFlight.add(row.id);
-      const job: Job = { id: row.id, workspaceId: row.workspace_id, kind: row.kind, payload: JSON.parse(row.payload), attempts: row.attempts };
-      void this.#pq.add(() => this.#run(job));
+      const batch = [row];
+      // A batch kind fills its slot with more jobs of its kind, claimed at once.
+      const max = this.#batches.get(row.kind) ?? 1;
+      if (max > 1 && this.#running) {
+        for (const more of await this.#claims.claim(now, max - 1, this.#inFlight, row.kind)) {
+          this.#inFlight.add(more.id);
+          batch.push(more);
+        }
+      }
+      const jobs: Job[] = batch.map((r) => ({ id: r.id, workspaceId: r.workspace_id, kind: r.kind, payload: JSON.parse(r.payload), attempts: r.attempts }));
+      this.#slots += 1;
+      void this.#pq.add(() => this.#run(row.kind, jobs));
     }
   }
 
-  async #run(job: Job): Promise<void> {
+  async #run(kind: string, jobs: Job[]): Promise<void> {
+    const ids = jobs.map((j) => j.id);
     try {
-      const handler = this.#handlers.get(job.kind);
-      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(job);
-      await this.#claims.finish(job.id);
-    } catch (error) {
-      // The job stays `running` under this process's lease: claimed again once the store is back.
-      if (this.deps.transient?.(error)) return;
-      this.deps.log(`job ${job.kind} ${job.id} failed`, error);
-      await this.#claims
-        .fail(job.id, error instanceof Error ? error.message : String(error), iso(this.deps.clock.now()))
-        .catch(() => {});
+      let failures: ReadonlyMap<string, unknown>;
+      try {
+        const handler = this.#handlers.get(kind);
+        if (!handler) throw new Error(`no handler for job kind ${kind}`);
+        failures = (await handler(jobs)) ?? new Map();
+        // Finished only once the handler's work is committed: a crash before this runs the jobs again.
+        await this.#claims.finish(ids.filter((id) => !failures.has(id)));
+      } catch (error) {
+        failures = new Map(ids.map((id) => [id, error]));
+      }
+      for (const [id, error] of failures) await this.#failed(kind, id, error);
     } finally {
-      this.#inFlight.delete(job.id);
-      this.#ran += 1;
+      for (const id of ids) this.#inFlight.delete(id);
+      this.#slots -= 1;
+      this.#ran += jobs.length;
       this.kick();
     }
+  }
+
+  async #failed(kind: string, id: string, error: unknown): Promise<void> {
+    // The job stays `running` under this process's lease: claimed again once the store is back.
+    if (this.deps.transient?.(error)) return;
+    this.deps.log(`job ${kind} ${id} failed`, error);
+    await this.#claims.fail(id, error instanceof Error ? error.message : String(error), iso(this.deps.clock.now())).catch(() => {});
   }
 }
