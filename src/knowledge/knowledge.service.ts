@@ -63,7 +63,7 @@ export class KnowledgeService {
       web: deps.web,
       takeFault: deps.ingestFaults,
       terms,
-      changed: (workspaceId, sourceId) => this.#index.changed(workspaceId, [sourceId]),
+      changed: (workspaceId, sourceIds) => this.#index.changed(workspaceId, sourceIds),
     }).register();
   }
 
