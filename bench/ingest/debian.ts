@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,9 +36,37 @@ function heldOutShape(all: CorpusDocument[]): CorpusDocument[] {
   return [...largest('en', 281), ...largest('es', 248)].sort((a, b) => (a.key < b.key ? -1 : 1));
 }
 
+const TICK_MS = 10;
+
+/**
+ * CPU time of each thread of a process so far (Linux `/proc`, clock ticks of 10 ms): the
+ * main thread and the others. Wall time on a shared machine depends on the load; CPU time
+ * much less, so it tells what a quiet machine would take.
+ */
+function threadCpu(pid: number | undefined): { main: number; others: number } | undefined {
+  if (pid === undefined || !existsSync(`/proc/${pid}/task`)) return undefined;
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    if (Number(tid) === pid) main += ms;
+    else others += ms;
+  }
+  return { main, others };
+}
+
 const fileName = (doc: CorpusDocument) => `${doc.key.replace(/[#@ ]/g, '.')}.html`;
 
 interface Round {
+  /** CPU the server spent from the first upload to ready (ms): its main thread, and every other thread (the pool's, GC). */
+  cpu: { main: number; others: number } | undefined;
   failed: number;
   uploadMs: number;
   readyMs: number;
@@ -86,6 +114,7 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
       body: JSON.stringify({ name: 'Debian helper', identity: { businessName: 'Debian Reference', description: 'Answers questions on administering a Debian system.' } }),
     }), 201, 'agent');
 
+    const cpu0 = threadCpu(server.child.pid);
     const t0 = performance.now();
     let next = 0;
     const client = async () => {
@@ -102,6 +131,7 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
     if (WAIT === 'drain') await json(await fetch(`${base}/_emulator/queue/drain`, { method: 'POST', headers: control }), 200, 'drain');
     else while ((await listSources(base, auth)).some((s) => s.status === 'pending')) await new Promise((r) => setTimeout(r, 50));
     const ready = performance.now();
+    const cpu1 = threadCpu(server.child.pid);
 
     const sources = await listSources(base, auth);
     if (sources.length !== docs.length || sources.some((s) => s.status === 'pending')) throw new Error(`${sources.length} sources, some still pending after the wait`);
@@ -129,6 +159,7 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
         .map((p) => `${p.file}:${p.score}`),
     );
     return {
+      cpu: cpu0 && cpu1 && { main: cpu1.main - cpu0.main, others: cpu1.others - cpu0.others },
       failed: failed.length,
       uploadMs: uploaded - t0,
       readyMs: ready - uploaded,
@@ -156,11 +187,13 @@ async function listSources(base: string, auth: Record<string, string>): Promise<
 
 const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 12);
 
-/** The baseline: wink-bm25-text-search with Snowball stemming (as `bench/relevance`) indexing the documents' text in process. */
-function bm25Ms(docs: CorpusDocument[]): number {
+/** The baseline: wink-bm25-text-search with Snowball stemming (as `bench/relevance`) indexing the documents' text in process; wall and CPU ms. */
+function bm25Ms(docs: CorpusDocument[]): { wall: number; cpu: number } {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   buildBm25(docs.map((d) => ({ id: d.key, text: d.text, lang: d.lang })));
-  return performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { wall: performance.now() - t0, cpu: (c.user + c.system) / 1000 };
 }
 
 /**
@@ -191,10 +224,13 @@ export async function runHeldOutShape(): Promise<void> {
     for (const [name, kind] of stores) {
       const rounds: Round[] = [];
       const baseline: number[] = [];
+      const baselineCpu: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         rounds.push(await round(docs, asked, kind === 'file' ? ['--db', join(dir, `ingest-${r}.db`)] : []));
         // Measured right after each round, under the same load as it.
-        baseline.push(bm25Ms(docs));
+        const b = bm25Ms(docs);
+        baseline.push(b.wall);
+        baselineCpu.push(b.cpu);
       }
       const m = (pick: (r: Round) => number) => median(rounds.map(pick));
       const bm = median(baseline);
@@ -206,6 +242,16 @@ export async function runHeldOutShape(): Promise<void> {
       console.log(`    first upload to ready ${fmt(m((r) => r.uploadMs + r.readyMs))} ms  (${fmt(median(rounds.map((r, i) => (r.uploadMs + r.readyMs) / baseline[i]!)), 2)}x BM25)`);
       console.log(`    first query after     ${fmt(m((r) => r.firstQueryMs))} ms  (builds the agent's index)`);
       console.log(`    BM25 in process       ${fmt(bm)} ms  (wink-bm25-text-search + Snowball, the same documents' text; runs ${baseline.map((b) => fmt(b, 0)).join(', ')})`);
+      const cpus = rounds.map((r) => r.cpu).filter((c) => c !== undefined);
+      if (cpus.length) {
+        const main = median(cpus.map((c) => c.main));
+        const others = median(cpus.map((c) => c.others));
+        const bmCpu = median(baselineCpu);
+        console.log(
+          `    server CPU            ${fmt(main + others)} ms from the first upload to ready (main thread ${fmt(main)}, worker and other threads ${fmt(others)}); ` +
+            `${fmt((main + others) / bmCpu, 2)}x BM25's ${fmt(bmCpu)} ms CPU`,
+        );
+      }
       console.log(`    digests               ${[...digests].join(' ')}${digests.size > 1 ? '  DIFFER between runs' : ' (content/ranking, the same every run)'}`);
     }
   } finally {
