@@ -42,7 +42,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every workspace with its settings, oldest first */
+        /** Every workspace with its settings and message credits (`messages`, as GET /v1/usage counts them), oldest first */
         get: operations["listWorkspaces"];
         put?: never;
         /** Create an isolated workspace with one key */
@@ -70,6 +70,23 @@ export interface paths {
         head?: never;
         /** Change rate limit, daily activity cap, credits and plan caps (partial) */
         patch: operations["updateWorkspace"];
+        trace?: never;
+    };
+    "/_emulator/workspaces/{workspaceId}/lexicon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bilingual lexicon the workspace learned from its own translations (twin documents), which `/query` uses to bring a question's words to the other language; empty until sources in both languages are ready */
+        get: operations["getLexicon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/_emulator/reset": {
@@ -188,6 +205,23 @@ export interface paths {
         };
         /** The request journal, newest first (the last 1,000) */
         get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/fixture-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The keys the loaded fixtures made that are still active, with their secrets, as the CLI prints them at start-up (none after `--fixtures none` or a state import) */
+        get: operations["listFixtureKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1125,6 +1159,17 @@ export interface components {
         FaultsCleared: {
             cleared: number;
         };
+        FixtureKey: {
+            id: string;
+            workspaceId: string;
+            name: string;
+            prefix: string;
+            scopes: string[];
+            secret: string;
+        };
+        FixtureKeyList: {
+            data: components["schemas"]["FixtureKey"][];
+        };
         Health: {
             /** @constant */
             status: "ok";
@@ -1205,6 +1250,19 @@ export interface components {
             name?: string;
             plan?: string;
             credits?: number;
+        };
+        Lexicon: {
+            workspaceId: string;
+            /** @description Twin documents found (translations of each other), bilingual claims included */
+            twins: number;
+            /** @description Aligned pieces (sections, blocks, sentences) the word pairs were learned from */
+            units: number;
+            /** @description Spanish and English Snowball stems paired, with how sure (0..1), by Spanish stem */
+            pairs: {
+                es: string;
+                en: string;
+                weight: number;
+            }[];
         };
         Memory: {
             rss: number;
@@ -1414,6 +1472,7 @@ export interface components {
             sourceId: string;
             title: string;
             text: string;
+            /** @description How much of the question this passage holds: its BM25 score over the highest BM25 the question could give (every word of it, those the knowledge never uses included, as often as saturation allows), so 1 is out of reach and a passage holding each word once scores about 0.45 (0.15 more for a passage of a routed topic, at most 1). Comparable across questions to the same agent; with an embeddings endpoint configured, the fused rank over its best. Strictly decreasing down the list, 6 decimals: passages with the same evidence are ordered by chunk and shown 0.000001 apart; only the same text twice shares a score. */
             score: number;
             topics: string[];
             /** @enum {string} */
@@ -1805,7 +1864,7 @@ export interface components {
             deleted: true;
         };
         WorkspaceList: {
-            data: components["schemas"]["Workspace"][];
+            data: components["schemas"]["WorkspaceSummary"][];
         };
         WorkspacePatch: {
             name?: string;
@@ -1855,6 +1914,32 @@ export interface components {
             assets: {
                 data: components["schemas"]["Asset"][];
                 hasMore: boolean;
+            };
+        };
+        WorkspaceSummary: {
+            id: string;
+            name: string;
+            plan: string;
+            rateLimit: {
+                limit: number;
+                windowSeconds: number;
+            };
+            dailyActivityCap: number | null;
+            credits: number;
+            caps: {
+                projects: number | null;
+                agents: number | null;
+                pages: number | null;
+                knowledgeDocuments: number | null;
+                customDomains: number | null;
+                seats: number | null;
+            };
+            createdAt: string;
+            updatedAt: string;
+            messages: {
+                used: number;
+                limit: number;
+                remaining: number;
             };
         };
     };
@@ -2492,6 +2577,100 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code: "svc.request.payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getLexicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the workspace (`ws_...`) */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lexicon */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lexicon"];
+                };
+            };
+            /** @description Problem: svc.auth.unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
+                };
+            };
+            /** @description Problem: svc.tenant.not_found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.tenant.not_found";
                     };
                 };
             };
@@ -3534,6 +3713,83 @@ export interface operations {
                         /** @enum {string} */
                         code: "svc.request.validation_failed";
                     };
+                };
+            };
+            /** @description Problem: svc.auth.unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listFixtureKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fixture keys */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixtureKeyList"];
                 };
             };
             /** @description Problem: svc.auth.unauthorized */
@@ -5892,7 +6148,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Passages best first and how each strategy found them */
+            /** @description Passages best first (BM25 over the chunks with Snowball stems; `score` says how much of the question each holds) and how each strategy found them. No passages when the agent has no ready knowledge, or cannot answer: the question names a subject the knowledge never mentions. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

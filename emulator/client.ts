@@ -1,9 +1,14 @@
-import { buildPath, readBody, toFormIfFiles, type TypedCalls, type UntypedInit } from './typed-client.js';
+import { buildPath, readBody, toFormIfFiles, typedHeaders, type TypedCalls, type UntypedInit } from './typed-client.js';
 
 /** What a client can send through: an emulator in process, or a base URL over HTTP. */
 export type Target = { fetch(request: Request): Promise<Response> } | string;
 
-export interface ApiResponse<T = any> {
+/**
+ * An untyped answer. Its body is `unknown` unless the caller names a type
+ * (`api.get<Agent>(path)`): the typed calls (`GET`, `POST`...) are the ones that know
+ * what a route answers (D-801).
+ */
+export interface ApiResponse<T = unknown> {
   status: number;
   headers: Headers;
   /** The parsed JSON body, or undefined when the body is not JSON. */
@@ -16,6 +21,20 @@ export interface SendOptions {
   /** A JSON value, a string, bytes or FormData. */
   body?: unknown;
   headers?: Record<string, string>;
+}
+
+/**
+ * A client bound to one key: `get`, `post`... answer `ApiResponse<unknown>` (name the
+ * body's type to read it: `get<Agent>(path)`); `GET`, `POST`... are typed by path and
+ * method from the OpenAPI description.
+ */
+export interface Client extends TypedCalls {
+  key: string | undefined;
+  get<T = unknown>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  post<T = unknown>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  put<T = unknown>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  patch<T = unknown>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  delete<T = unknown>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
 }
 
 function dispatch(target: Target, method: string, path: string, options: SendOptions): Promise<Response> {
@@ -35,7 +54,7 @@ function dispatch(target: Target, method: string, path: string, options: SendOpt
 }
 
 /** Sends one request and reads the whole answer. */
-export async function send(target: Target, method: string, path: string, options: SendOptions = {}): Promise<ApiResponse> {
+export async function send<T = unknown>(target: Target, method: string, path: string, options: SendOptions = {}): Promise<ApiResponse<T>> {
   const res = await dispatch(target, method, path, options);
   const text = await res.text();
   let parsed: unknown;
@@ -44,13 +63,14 @@ export async function send(target: Target, method: string, path: string, options
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
 function typedCall(target: Target, key: string | undefined, method: string) {
   return async (template: string, init: UntypedInit = {}) => {
     const body = toFormIfFiles(init.body);
-    const response = await dispatch(target, method, buildPath(template, init), { key, body, ...(init.headers && { headers: init.headers }) });
+    const headers = typedHeaders(init);
+    const response = await dispatch(target, method, buildPath(template, init), { key, body, ...(headers && { headers }) });
     const read = await readBody(response, init.parseAs);
     const ok = response.status >= 200 && response.status < 300;
     return { status: response.status, ok, headers: response.headers, response, body: read.body, text: read.text, data: ok ? read.body : undefined, error: ok ? undefined : read.body };
@@ -63,16 +83,18 @@ function typedCall(target: Target, key: string | undefined, method: string) {
  * and the same typed by path and method (`GET('/v1/agents/{agentId}', { params: { path: { agentId } } })`),
  * answering a union over the statuses the route declares.
  */
-export function createClient(target: Target, key?: string) {
-  const call = (method: string) => (path: string, body?: unknown, headers?: Record<string, string>) =>
-    send(target, method, path, { key, body, ...(headers && { headers }) });
+export function createClient(target: Target, key?: string): Client {
+  const call =
+    (method: string) =>
+    <T = unknown>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      send<T>(target, method, path, { key, body, ...(headers && { headers }) });
   return {
     key,
-    get: (path: string, headers?: Record<string, string>) => send(target, 'GET', path, { key, ...(headers && { headers }) }),
+    get: <T = unknown>(path: string, headers?: Record<string, string>) => send<T>(target, 'GET', path, { key, ...(headers && { headers }) }),
     post: call('POST'),
     put: call('PUT'),
     patch: call('PATCH'),
-    delete: (path: string, headers?: Record<string, string>) => send(target, 'DELETE', path, { key, ...(headers && { headers }) }),
+    delete: <T = unknown>(path: string, headers?: Record<string, string>) => send<T>(target, 'DELETE', path, { key, ...(headers && { headers }) }),
     // Typed by path and method from the OpenAPI description (openapi-fetch style).
     GET: typedCall(target, key, 'GET') as TypedCalls['GET'],
     POST: typedCall(target, key, 'POST') as TypedCalls['POST'],
@@ -82,4 +104,4 @@ export function createClient(target: Target, key?: string) {
   };
 }
 
-export type Client = ReturnType<typeof createClient>;
+

@@ -37,6 +37,8 @@ export interface EmulatorControl {
   getWorkspace(workspaceId: string): Promise<WorkspaceRecord>;
   updateWorkspace(workspaceId: string, patch: WorkspaceSettingsPatch): Promise<WorkspaceRecord>;
   deleteWorkspace(workspaceId: string): Promise<void>;
+  /** What the workspace's lexicon learned from its own translations (D-795). */
+  getLexicon(workspaceId: string): Promise<LexiconView>;
   reset(): Promise<void>;
   exportState(): Promise<StateDocument>;
   importState(doc: unknown): Promise<void>;
@@ -94,7 +96,19 @@ const IngestFaultsSchema = named('IngestFaultsQueued', v.object({ ingest: v.stri
 const FaultListSchema = named('FaultList', v.object({ data: v.array(FaultRecordSchema) }));
 const FaultsClearedSchema = named('FaultsCleared', v.object({ cleared: v.number() }));
 const RequestListSchema = named('RequestList', v.object({ data: v.array(JournalEntrySchema) }));
+const LexiconSchema = named('Lexicon', v.object({
+  workspaceId: v.string(),
+  twins: v.pipe(v.number(), v.description('Twin documents found (translations of each other), bilingual claims included')),
+  units: v.pipe(v.number(), v.description('Aligned pieces (sections, blocks, sentences) the word pairs were learned from')),
+  pairs: v.pipe(
+    v.array(v.object({ es: v.string(), en: v.string(), weight: v.number() })),
+    v.description('Spanish and English Snowball stems paired, with how sure (0..1), by Spanish stem'),
+  ),
+}));
 const workspaceId = { workspaceId: idParam('workspace', 'ws') };
+
+/** A workspace's lexicon as the control plane shows it. */
+export type LexiconView = v.InferOutput<typeof LexiconSchema>;
 
 /** The emulator's control plane under `/_emulator` (CONTRACT, control plane). */
 export function registerControlPlane(router: Router, emulator: EmulatorControl): void {
@@ -108,7 +122,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       responses: { 200: { description: 'ok', schema: HealthSchema } },
       errors: ['svc.auth.forbidden'],
     },
-    () => ({ status: 200, body: { status: 'ok', version: packageVersion() } }),
+    () => ({ status: 200, body: { status: 'ok' as const, version: packageVersion() } }),
   );
 
   router.add(
@@ -138,7 +152,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       method: 'GET', path: '/_emulator/workspaces/:workspaceId', operationId: 'getWorkspace', tags, security, params: workspaceId, summary: 'Settings of a workspace',
       responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } }, errors: ['svc.tenant.not_found'],
     },
-    async ({ params }) => ({ status: 200, body: await emulator.getWorkspace(params.workspaceId!) }),
+    async ({ params }) => ({ status: 200, body: await emulator.getWorkspace(params.workspaceId) }),
   );
   router.add(
     {
@@ -147,7 +161,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       body: WorkspaceSettingsPatchSchema, responses: { 200: { description: 'Workspace settings', schema: WorkspaceRecordSchema } },
       errors: ['svc.request.validation_failed', 'svc.tenant.not_found'],
     },
-    async ({ params, body }) => ({ status: 200, body: await emulator.updateWorkspace(params.workspaceId!, body) }),
+    async ({ params, body }) => ({ status: 200, body: await emulator.updateWorkspace(params.workspaceId, body) }),
   );
   router.add(
     {
@@ -156,16 +170,25 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       errors: ['svc.tenant.not_found'],
     },
     async ({ params }) => {
-      await emulator.deleteWorkspace(params.workspaceId!);
-      return { status: 200, body: { workspaceId: params.workspaceId, deleted: true } };
+      await emulator.deleteWorkspace(params.workspaceId);
+      return { status: 200, body: { workspaceId: params.workspaceId, deleted: true as const } };
     },
+  );
+
+  router.add(
+    {
+      method: 'GET', path: '/_emulator/workspaces/:workspaceId/lexicon', operationId: 'getLexicon', tags, security, params: workspaceId,
+      summary: 'The bilingual lexicon the workspace learned from its own translations (twin documents), which `/query` uses to bring a question\'s words to the other language; empty until sources in both languages are ready',
+      responses: { 200: { description: 'Lexicon', schema: LexiconSchema } }, errors: ['svc.tenant.not_found'],
+    },
+    async ({ params }) => ({ status: 200, body: await emulator.getLexicon(params.workspaceId!) }),
   );
 
   router.add(
     { method: 'POST', path: '/_emulator/reset', operationId: 'resetEmulator', tags, security, summary: 'Back to the loaded fixtures', responses: { 200: { description: 'Reset done', schema: ResetSchema } } },
     async () => {
       await emulator.reset();
-      return { status: 200, body: { reset: true } };
+      return { status: 200, body: { reset: true as const } };
     },
   );
   router.add(
@@ -181,7 +204,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
     },
     async ({ body }) => {
       await emulator.importState(body);
-      return { status: 200, body: { imported: true } };
+      return { status: 200, body: { imported: true as const } };
     },
   );
 

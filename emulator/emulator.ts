@@ -15,7 +15,7 @@ import { parseOrThrow } from '../src/platform/validation.js';
 import { createService, type Service } from '../src/service.js';
 import { WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
-import { registerControlPlane, type CreatedWorkspace, type EmulatorControl } from './control-plane.routes.js';
+import { registerControlPlane, type CreatedWorkspace, type EmulatorControl, type LexiconView } from './control-plane.routes.js';
 import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
 import { Faults, FaultSchema, IngestFaults, type Fault, type FaultRequest, type FaultRules, type IngestFaultQueue } from './faults.js';
 import { SharedFaults, SharedIngestFaults } from './shared-faults.js';
@@ -143,7 +143,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
         app.use('/_emulator/*', guarded);
         app.use('/workspaces/*', guarded);
         registerControlPlane(router, this);
-        registerInspectRoutes(router, serviceInspector(service));
+        registerInspectRoutes(router, serviceInspector(service, () => this.fixtureKeys));
         registerUi(app);
         registerHomePage(router, service);
         registerErrorPages(router);
@@ -211,6 +211,13 @@ export class Emulator implements EmulatorControl, FixtureHost {
   /** Changes a workspace's settings (rate limit, daily cap, credits, plan caps). */
   updateWorkspace(workspaceId: string, patch: WorkspaceSettingsPatch): Promise<WorkspaceRecord> {
     return this.service.workspaces.update(workspaceId, parseOrThrow(WorkspaceSettingsPatchSchema, patch, 'svc.request.validation_failed'));
+  }
+
+  /** The workspace's bilingual lexicon (empty before it learned one), or `404 svc.tenant.not_found`. */
+  async getLexicon(workspaceId: string): Promise<LexiconView> {
+    await this.service.workspaces.getWorkspaceOrThrow(workspaceId);
+    const { twins, units, pairs } = (await this.service.knowledge.lexicons.get(workspaceId)).learned;
+    return { workspaceId, twins, units, pairs: pairs.map(([es, en, weight]) => ({ es, en, weight })) };
   }
 
   /** Drops a workspace and everything in it. */

@@ -37,14 +37,17 @@ function without(body: Body, ...keys: string[]): Body {
  */
 export async function loadFixture(emulator: FixtureHost, fixture: Fixture): Promise<LoadedKey[]> {
   const service = emulator.service;
-  const expect = async (where: string, pending: Promise<ApiResponse>): Promise<ApiResponse> => {
+  // What the loader reads of an answer: a created resource's id (and a page's path), or a problem.
+  type Read = { id: string; path?: string };
+  type Problem = { code?: string; detail?: string; errors?: unknown };
+  const expect = async (where: string, pending: Promise<ApiResponse>): Promise<ApiResponse<Read>> => {
     const res = await pending;
     if (res.status >= 300) {
-      const problem = res.body ?? {};
+      const problem = (res.body ?? {}) as Problem;
       const details = problem.errors ? ` ${JSON.stringify(problem.errors)}` : '';
       throw new FixtureError(`fixture ${where}: answered ${res.status} ${problem.code ?? ''} ${problem.detail ?? res.text}${details}`.trim());
     }
-    return res;
+    return res as ApiResponse<Read>;
   };
   const upload = (api: Client, path: string, file: FileSpec, fields: Body, method = 'POST') => {
     const form = new FormData();

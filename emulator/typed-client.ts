@@ -39,7 +39,13 @@ type IsRequired<O> = [PathParamsOf<O>] extends [never] ? (O extends { requestBod
 export type InitArgs<O> = IsRequired<O> extends true ? [init: RequestInitFor<O>] : [init?: RequestInitFor<O>];
 
 type ResponsesOf<O> = O extends { responses: infer R } ? R : never;
-type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
+// `application/json`, `application/problem+json`.
+type JsonKeys<C> = Extract<keyof C, `${string}json`>;
+/**
+ * What a status's body reads as by default: its JSON form when it has one (a typed call
+ * asks for JSON, D-802), else the text the default read gives; nothing without content.
+ */
+type ContentOf<R> = R extends { content: infer C } ? ([JsonKeys<C>] extends [never] ? string : C[JsonKeys<C>]) : undefined;
 type Parsed<B, P extends ParseAs | undefined> = P extends 'text'
   ? string
   : P extends 'arrayBuffer'
@@ -80,10 +86,17 @@ export type TypedAnswer<O, P extends ParseAs | undefined = undefined> =
   | { [S in Exclude<keyof ResponsesOf<O>, 'default'>]: AnswerFor<S, Parsed<ContentOf<ResponsesOf<O>[S]>, P>> }[Exclude<keyof ResponsesOf<O>, 'default'>]
   | DefaultAnswer<O, P>;
 
+/**
+ * The `parseAs` an init argument names, else `undefined`. Without an init argument `I`
+ * is its constraint, whose `parseAs` is optional: reading `I['parseAs']` would then
+ * give every form at once (D-800), so only a `parseAs` actually given counts.
+ */
+type ParseAsOf<I> = [I] extends [{ parseAs: infer X extends ParseAs }] ? X : undefined;
+
 type TypedCall<M extends HttpMethod> = <P extends PathsWith<M>, I extends RequestInitFor<OperationOf<P, M>>>(
   path: P,
   ...init: IsRequired<OperationOf<P, M>> extends true ? [init: I] : [init?: I]
-) => Promise<TypedAnswer<OperationOf<P, M>, I['parseAs']>>;
+) => Promise<TypedAnswer<OperationOf<P, M>, ParseAsOf<I>>>;
 
 /** Calls typed by path and method, in the openapi-fetch style (`GET`, `POST`, ...). */
 export interface TypedCalls {
@@ -130,6 +143,17 @@ export function toFormIfFiles(body: unknown): unknown {
     else form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
   }
   return form;
+}
+
+/**
+ * The headers a typed call sends: it asks for JSON (the form its answer types describe,
+ * D-802) unless the caller names an `Accept` of its own or reads the body another way.
+ */
+export function typedHeaders(init: UntypedInit): Record<string, string> | undefined {
+  const given = init.headers;
+  if (init.parseAs !== undefined && init.parseAs !== 'json') return given;
+  if (given && Object.keys(given).some((name) => name.toLowerCase() === 'accept')) return given;
+  return { accept: 'application/json', ...given };
 }
 
 /** Reads an answer's body as asked; by default parsed JSON when it says JSON, else text. */

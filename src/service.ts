@@ -131,8 +131,8 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
     ...core, dialect: store.sql, workers, agents, shared: store.shared,
     embedder: ports.embedder, web: ports.web, ingestFaults: ports.ingestFaults,
   });
-  const retrieval = new RetrievalService({ agents, knowledge: knowledge.index, log: settings.log });
-  const chat = new ChatService({ db, clock, ids, agents, credits: workspaces, retrieval, knowledge: knowledge.index, model: ports.chatModel });
+  const retrieval = new RetrievalService({ agents, knowledge: knowledge.index, lexicons: knowledge.lexicons, log: settings.log });
+  const chat = new ChatService({ db, clock, ids, agents, credits: workspaces, retrieval, knowledge: retrieval, model: ports.chatModel });
   const projects = new ProjectsService(core);
   const pages = new PagesService({ ...core, projects, agents, translator: ports.translator });
   const theme = new ThemeService({ ...core, projects });

@@ -1,233 +1,142 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { createEmulator } from '../../emulator/emulator.js';
-import { fmt, median } from '../support.js';
-import { buildBm25 } from './bm25.js';
-import { corpusInstalled, INSTALL_HINT, loadCorpus, type CorpusDocument } from './corpus.js';
-import { CATEGORIES, distinctSections, figures, rankOf, type Outcome, type Question } from './metrics.js';
+import { fmt } from '../support.js';
+import { allCorpora } from './corpora/index.js';
+import { evaluate, type CorpusRun } from './evaluate.js';
+import { figures, type Outcome } from './metrics.js';
+import { embeddingsFromEnv } from './embeddings.js';
 
-const QUESTIONS = new URL('./debian-reference.json', import.meta.url);
-/** Passages asked for per question: MRR@10. */
-const LIMIT = 10;
 /** `BENCH_RELEVANCE_REPORT=file.json` writes every question's ranks, for looking into misses. */
 const REPORT = process.env.BENCH_RELEVANCE_REPORT;
-/**
- * `html` (default): each section uploaded as an HTML page, as a user would upload the
- * reference. `markdown`: converted to Markdown here and sent to `/v1/knowledge/text`,
- * which skips the emulator's HTML extraction: the two runs tell extraction losses from
- * ranking losses.
- */
-const INGEST = process.env.BENCH_RELEVANCE_INGEST === 'markdown' ? 'markdown' : 'html';
+/** `BENCH_RELEVANCE_CORPORA=name,name` runs some corpora only. */
+const ONLY = process.env.BENCH_RELEVANCE_CORPORA?.split(',').filter(Boolean);
 
-interface QuestionFile {
-  questions: Question[];
+const pct = (x: number): string => `${fmt(100 * x, 0)}%`;
+const mrr = (x: number): string => fmt(x, 3).replace(/^0/, '');
+
+interface Measures {
+  n: number;
+  mrr: number;
+  top1: number;
+  own: number;
+  para: number;
+  cross: number;
+  crossN: number;
+  answerableRefused: number;
+  noAnswerRefused: number;
+  noAnswerN: number;
 }
 
-function loadQuestions(docs: CorpusDocument[]): Question[] {
-  const { questions } = JSON.parse(readFileSync(QUESTIONS, 'utf8')) as QuestionFile;
-  const sections = new Map<string, CorpusDocument[]>();
-  for (const d of docs) sections.set(d.section, [...(sections.get(d.section) ?? []), d]);
-  const problems: string[] = [];
-  for (const q of questions) {
-    if ((q.kind === 'no-answer') !== (q.relevant.length === 0)) problems.push(`${q.id}: a no-answer question has no relevant section, and only it`);
-    for (const s of q.relevant) if (!sections.has(s)) problems.push(`${q.id}: ${s} is not a section of this corpus`);
-    // A cross-language question must have no document of its own language holding the
-    // answer: an English one only Spanish text (no English original, a translated Spanish
-    // file); a Spanish one only English text (Spanish files still wholly or partly English).
-    if (q.cross) {
-      for (const s of q.relevant) {
-        const own = (sections.get(s) ?? []).filter((d) =>
-          q.lang === 'en' ? d.lang === 'en' || d.translation === 'none' : d.lang === 'es' && d.translation === 'full',
-        );
-        if (own.length) problems.push(`${q.id}: marked cross-language, but ${own[0]!.key} has text in the question's language`);
+function measures(outcomes: Outcome[]): Measures {
+  const answerable = outcomes.filter((o) => o.question.kind !== 'no-answer');
+  const none = outcomes.filter((o) => o.question.kind === 'no-answer');
+  const all = figures(answerable);
+  const cross = answerable.filter((o) => o.question.cross);
+  return {
+    n: all.n,
+    mrr: all.mrr,
+    top1: all.top1,
+    own: figures(answerable.filter((o) => o.question.kind === 'same-words')).mrr,
+    para: figures(answerable.filter((o) => o.question.kind === 'paraphrased')).mrr,
+    cross: figures(cross).mrr,
+    crossN: cross.length,
+    answerableRefused: answerable.filter((o) => o.passages === 0).length / Math.max(1, answerable.length),
+    noAnswerRefused: none.filter((o) => o.passages === 0).length / Math.max(1, none.length),
+    noAnswerN: none.length,
+  };
+}
+
+/** Passage scores: within 0..1, never rising, and no two different passages of one answer tied. */
+function scoreCheck(run: CorpusRun): string {
+  let outside = 0;
+  let rising = 0;
+  let tiedTop = 0;
+  let tiedAny = 0;
+  run.scores.forEach((scores, q) => {
+    const texts = run.texts[q]!;
+    let tied = false;
+    for (let i = 0; i < scores.length; i++) {
+      if (scores[i]! < 0 || scores[i]! > 1) outside += 1;
+      if (i === 0) continue;
+      if (scores[i]! > scores[i - 1]!) rising += 1;
+      if (scores[i] === scores[i - 1] && texts[i] !== texts[i - 1]) {
+        tied = true;
+        if (i === 1) tiedTop += 1;
       }
     }
-  }
-  if (problems.length) throw new Error(`the question set does not fit this corpus (another version of debian-reference?):\n  ${problems.join('\n  ')}`);
-  return questions;
-}
-
-const pct = (x: number): string => `${fmt(100 * x, 0).padStart(3)}%`;
-
-/**
- * `/query` as it answers (a question refused for weak evidence ranks nothing), the
- * emulator's ranking alone (asked not to refuse), and BM25, which has no threshold.
- */
-function printTable(emulator: Outcome[], ranking: Outcome[], baseline: Outcome[]): void {
-  console.log('                                   /query as answered     |  ranking alone (no refusal) |  BM25');
-  console.log('                              n    top-1  top-3  MRR@10   |  top-1  top-3  MRR@10       |  top-1  top-3  MRR@10');
-  for (const { name, keep } of CATEGORIES) {
-    const answerable = (list: Outcome[]) => figures(list.filter((o) => o.question.kind !== 'no-answer' && keep(o.question)));
-    const [a, r, b] = [answerable(emulator), answerable(ranking), answerable(baseline)];
-    console.log(
-      `  ${name.padEnd(26)} ${String(a.n).padStart(3)}   ${pct(a.top1)}   ${pct(a.top3)}   ${fmt(a.mrr, 3)}   |   ${pct(r.top1)}   ${pct(r.top3)}   ${fmt(r.mrr, 3)}       |   ${pct(b.top1)}   ${pct(b.top3)}   ${fmt(b.mrr, 3)}`,
-    );
-  }
-}
-
-function printNoAnswer(label: string, outcomes: Outcome[]): void {
-  const none = outcomes.filter((o) => o.question.kind === 'no-answer');
-  const answerable = outcomes.filter((o) => o.question.kind !== 'no-answer');
-  const abstained = none.filter((o) => o.passages === 0).length;
-  const answered = answerable.filter((o) => o.passages > 0).length;
-  console.log(
-    `  ${label.padEnd(9)} no-answer questions given no passages: ${abstained}/${none.length} (${pct(abstained / none.length)}); ` +
-      `answerable questions still answered: ${answered}/${answerable.length} (${pct(answered / answerable.length)})`,
-  );
+    if (tied) tiedAny += 1;
+  });
+  return `scores: ${outside} outside 0..1, ${rising} rising, two best tied in ${tiedTop} and any two different passages tied in ${tiedAny} of ${run.scores.length} answers`;
 }
 
 /**
- * Retrieval quality on real bilingual documentation: the Debian Reference in English and
- * Spanish, one document per section, uploaded as HTML through the API; every labelled
- * question asked through `POST /v1/agents/{id}/query` (limit 10). Prints top-1, top-3
- * and MRR@10 overall and per category, and the no-answer figures, beside Okapi BM25 with
- * Snowball stemming over the same chunks in the same run.
+ * Retrieval quality on real documentation from Debian packages: every corpus of the
+ * protocol (`corpora/`), ingested through the API, every labelled question asked through
+ * `POST /v1/agents/{id}/query`; one table of corpus x measure, `/query` as answered beside
+ * Okapi BM25 with Snowball stems over the same chunks in the same run. A corpus whose
+ * package is missing is skipped and named.
  */
 export async function run(): Promise<void> {
-  if (!corpusInstalled()) {
-    console.log(`skipped: ${INSTALL_HINT}`);
-    return;
-  }
   const t0 = performance.now();
-  const docs = loadCorpus();
-  const questions = loadQuestions(docs);
-  const count = (lang: string) => docs.filter((d) => d.lang === lang).length;
-  const untranslated = docs.filter((d) => d.translation === 'none').length;
-  const partial = docs.filter((d) => d.translation === 'partial').length;
-  console.log(
-    `debian-reference: ${docs.length} section documents (${count('en')} English, ${count('es')} Spanish, of which ${untranslated} still English text and ${partial} partly translated)`,
-  );
-  const kinds = (k: string) => questions.filter((q) => q.kind === k).length;
-  console.log(
-    `${questions.length} questions: ${kinds('same-words')} in the documents' words, ${kinds('paraphrased')} paraphrased, ${kinds('no-answer')} with no answer; ` +
-      `${questions.filter((q) => q.cross).length} cross-language; ${questions.filter((q) => q.lang === 'es').length} in Spanish`,
-  );
-
-  const emulator = await createEmulator({ log: () => {}, jobConcurrency: 1 });
-  try {
-    const { workspaceId, apiKey } = await emulator.createWorkspace();
-    await emulator.updateWorkspace(workspaceId, { rateLimit: { limit: 1_000_000, windowSeconds: 60 }, dailyActivityCap: null });
-    const auth = { authorization: `Bearer ${apiKey.secret}` };
-    const json = { ...auth, 'content-type': 'application/json' };
-    const agentRes = await emulator.request('/v1/agents', {
-      method: 'POST', headers: json,
-      body: JSON.stringify({ name: 'Debian helper', identity: { businessName: 'Debian Reference', description: 'Answers questions on administering a Debian system.' } }),
-    });
-    if (agentRes.status !== 201) throw new Error(`agent: ${agentRes.status} ${await agentRes.text()}`);
-    const agentId = ((await agentRes.json()) as { id: string }).id;
-
-    const sectionOf = new Map<string, string>();
-    const i0 = performance.now();
-    const toMarkdown = INGEST === 'markdown' ? await markdownConverter() : undefined;
-    const docOf = new Map<string, CorpusDocument>();
-    for (const doc of docs) {
-      let res: Response;
-      if (toMarkdown) {
-        const body = JSON.stringify({ title: doc.title.slice(0, 120), text: toMarkdown(doc.html), agentId });
-        res = await emulator.request('/v1/knowledge/text', { method: 'POST', headers: json, body });
-      } else {
-        const form = new FormData();
-        form.set('file', new File([doc.html], `${doc.key.replace(/[#@ ]/g, '.')}.html`, { type: 'text/html' }));
-        form.set('agentId', agentId);
-        res = await emulator.request('/v1/knowledge/uploads', { method: 'POST', headers: auth, body: form });
-      }
-      if (res.status !== 202) throw new Error(`add ${doc.key}: ${res.status} ${await res.text()}`);
-      const id = ((await res.json()) as { id: string }).id;
-      sectionOf.set(id, doc.section);
-      docOf.set(id, doc);
+  const embedder = await embeddingsFromEnv();
+  const runs: CorpusRun[] = [];
+  const skipped: string[] = [];
+  for (const corpus of await allCorpora()) {
+    if (ONLY && !ONLY.includes(corpus.name)) continue;
+    if (!corpus.installed()) {
+      skipped.push(`${corpus.name}${corpus.role === 'blind' ? ' [blind]' : ''} skipped, not installed: apt-get install -y ${corpus.packages.join(' ')}`);
+      continue;
     }
-    await emulator.drain();
-    const ingestMs = performance.now() - i0;
-
-    const first = await time(() => ask(questions[0]!.text));
-    const chunks = await emulator.service.knowledge.index.eligibleChunks(workspaceId, agentId);
-    const failed = await countFailed();
-    console.log(`ingested through the API as ${INGEST} in ${fmt(ingestMs / 1000)} s: ${chunks.length} chunks${failed ? `, ${failed} documents FAILED` : ''}`);
-    const kept = coverage(docOf, chunks);
+    const r = await evaluate(corpus, embedder ? { embedder: embedder.embedder } : {});
+    runs.push(r);
+    const q = r.questions;
     console.log(
-      `extraction kept a median ${pct(kept.median)} of a document's words; ${kept.under70} of ${docOf.size} documents lost more than 30% ` +
-        '(questions on lost text cannot be found by any ranking)',
+      `${corpus.name}${corpus.role === 'blind' ? ' [blind]' : ''}: ${r.documents} documents, ${r.chunks.length} chunks${r.failed ? `, ${r.failed} documents FAILED` : ''}, ingested in ${fmt(r.ingestMs / 1000)} s, first query ${fmt(r.firstQueryMs, 0)} ms; ` +
+        `${q.length} questions (${q.filter((x) => x.kind === 'same-words').length} own words, ${q.filter((x) => x.kind === 'paraphrased').length} paraphrased, ${q.filter((x) => x.kind === 'no-answer').length} no answer, ${q.filter((x) => x.cross).length} cross-language)`,
     );
-    console.log(`first query after ingesting the whole corpus: ${fmt(first.ms, 0)} ms`);
-
-    const mine: Outcome[] = [];
-    const ranking: Outcome[] = [];
-    const outcome = (question: Question, passages: { sourceId: string }[]): Outcome => {
-      const ranked = passages.map((p) => sectionOf.get(p.sourceId)!);
-      return { question, rank: rankOf(question, ranked), passages: passages.length, sections: distinctSections(ranked) };
-    };
-    for (const question of questions) {
-      mine.push(outcome(question, question === questions[0] ? first.value : await ask(question.text)));
-      const all = await emulator.service.retrieval.search(workspaceId, agentId, { query: question.text, topics: [], limit: LIMIT }, { refuse: false });
-      ranking.push(outcome(question, all.passages));
-    }
-
-    const b0 = performance.now();
-    const chunkSection = new Map(chunks.map((c) => [c.chunkId, sectionOf.get(c.sourceId)!]));
-    const search = buildBm25(chunks.map((c) => ({ id: c.chunkId, text: c.text, lang: c.lang })));
-    const baseline: Outcome[] = questions.map((question) => {
-      const hits = search(question.text, LIMIT);
-      const ranked = hits.map((id) => chunkSection.get(id)!);
-      return { question, rank: rankOf(question, ranked), passages: hits.length, sections: distinctSections(ranked) };
-    });
-    const bm25Ms = performance.now() - b0;
-
-    console.log(`retrieval quality (rank of the first relevant section among the sections of the top ${LIMIT} passages):`);
-    printTable(mine, ranking, baseline);
-    printNoAnswer('emulator', mine);
-    printNoAnswer('BM25', baseline);
-    const digest = createHash('sha256').update(JSON.stringify(mine.map((o) => [o.rank, o.passages]))).digest('hex').slice(0, 12);
-    console.log(`(BM25 built and asked in ${fmt(bm25Ms / 1000)} s; whole run ${fmt((performance.now() - t0) / 1000)} s; ranks digest ${digest}: the same on every run)`);
-
-    if (REPORT) {
-      const rows = questions.map((q, i) => ({ id: q.id, lang: q.lang, kind: q.kind, cross: q.cross ?? false, text: q.text, relevant: q.relevant, rank: mine[i]!.rank, unrefusedRank: ranking[i]!.rank, bm25Rank: baseline[i]!.rank, passages: mine[i]!.passages, top: mine[i]!.sections.slice(0, 5), bm25Top: baseline[i]!.sections.slice(0, 5) }));
-      writeFileSync(REPORT, JSON.stringify(rows, null, 1));
-      console.log(`per-question ranks written to ${REPORT}`);
-    }
-
-    async function ask(query: string): Promise<{ sourceId: string }[]> {
-      const res = await emulator.request(`/v1/agents/${agentId}/query`, { method: 'POST', headers: json, body: JSON.stringify({ query, limit: LIMIT }) });
-      if (res.status !== 200) throw new Error(`query: ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { passages: { sourceId: string }[] }).passages;
-    }
-
-    async function countFailed(): Promise<number> {
-      let failed = 0;
-      let after: string | null = null;
-      do {
-        const res = await emulator.request(`/v1/knowledge/sources?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`, { headers: auth });
-        const page = (await res.json()) as { data: { status: string }[]; nextCursor: string | null };
-        failed += page.data.filter((s) => s.status !== 'ready').length;
-        after = page.nextCursor;
-      } while (after);
-      return failed;
-    }
-  } finally {
-    await emulator.close();
+    console.log(`  ${scoreCheck(r)}`);
   }
-}
+  for (const s of skipped) console.log(s);
+  if (embedder) console.log(`embeddings: ${embedder.label} (fused with the lexical ranking; BM25 is words only)`);
 
-const WORD = /[\p{L}\p{N}]+/gu;
+  console.log('\n/query as answered (refusals count as misses) | BM25 + Snowball over the same chunks; MRR@10 and top-1 over answerable questions');
+  const cols = ['MRR@10', 'top-1', 'own words', 'paraphrased', 'cross-lang', 'ans. refused', 'no-ans refused'];
+  const w = 14;
+  console.log(`${'corpus'.padEnd(30)} ${'n'.padStart(4)}  ${cols.map((c) => c.padEnd(w)).join('')}`);
+  console.log(`${''.padEnd(36)}${cols.map(() => 'ours  BM25'.padEnd(w)).join('')}`);
+  for (const r of runs) {
+    const a = measures(r.ours);
+    const b = measures(r.bm25);
+    const name = `${r.corpus.name}${r.corpus.role === 'blind' ? ' [blind]' : r.corpus.role === 'dev' ? ' (dev)' : ''}`;
+    const cell = (x: string, y: string) => `${x.padEnd(5)} ${y}`.padEnd(w);
+    console.log(
+      `${name.padEnd(30)} ${String(a.n).padStart(4)}  ` +
+        cell(mrr(a.mrr), mrr(b.mrr)) + cell(pct(a.top1), pct(b.top1)) + cell(mrr(a.own), mrr(b.own)) + cell(mrr(a.para), mrr(b.para)) +
+        (a.crossN ? cell(mrr(a.cross), mrr(b.cross)) : cell('-', '-')) +
+        cell(pct(a.answerableRefused), pct(b.answerableRefused)) + (a.noAnswerN ? cell(pct(a.noAnswerRefused), pct(b.noAnswerRefused)) : cell('-', '-')),
+    );
+  }
+  const behind = runs.filter((r) => {
+    const a = measures(r.ours);
+    const b = measures(r.bm25);
+    return a.mrr < b.mrr - 1e-9 || a.own < b.own - 1e-9;
+  });
+  const aloneLine = runs.map((r) => `${r.corpus.name} ${mrr(measures(r.alone).mrr)}`).join(', ');
+  console.log(`ranking without its refusal, MRR@10: ${aloneLine}`);
+  console.log(behind.length ? `BEHIND BM25 (MRR@10 or own words) on: ${behind.map((r) => r.corpus.name).join(', ')}` : 'at least BM25 on MRR@10 and own words on every corpus measured');
+  const digest = createHash('sha256').update(JSON.stringify(runs.map((r) => r.ours.map((o) => [o.rank, o.passages])))).digest('hex').slice(0, 12);
+  console.log(`(whole run ${fmt((performance.now() - t0) / 1000)} s; ranks digest ${digest}: the same on every run)`);
 
-/** Share of each document's words that reach its chunks (capped at 1): median and losers. */
-function coverage(docOf: Map<string, CorpusDocument>, chunks: { sourceId: string; text: string }[]): { median: number; under70: number } {
-  const chunkWords = new Map<string, number>();
-  for (const c of chunks) chunkWords.set(c.sourceId, (chunkWords.get(c.sourceId) ?? 0) + (c.text.match(WORD)?.length ?? 0));
-  const shares = [...docOf].map(([id, doc]) => Math.min(1, (chunkWords.get(id) ?? 0) / Math.max(1, doc.text.match(WORD)?.length ?? 0)));
-  return { median: median(shares), under70: shares.filter((s) => s < 0.7).length };
-}
-
-/** Turndown, as the emulator's own HTML path uses it, for the `markdown` ingest mode. */
-async function markdownConverter(): Promise<(html: string) => string> {
-  const { default: TurndownService } = await import('turndown');
-  const { parseHTML } = await import('linkedom');
-  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
-  return (html) => service.turndown(parseHTML(html).document.querySelector('main')!.innerHTML as string);
-}
-
-async function time<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const t0 = performance.now();
-  const value = await fn();
-  return { ms: performance.now() - t0, value };
+  if (REPORT) {
+    const rows = runs.flatMap((r) =>
+      r.questions.map((q, i) => ({
+        corpus: r.corpus.name, id: q.id, lang: q.lang, kind: q.kind, cross: q.cross ?? false, text: q.text, relevant: q.relevant,
+        rank: r.ours[i]!.rank, unrefusedRank: r.alone[i]!.rank, bm25Rank: r.bm25[i]!.rank, passages: r.ours[i]!.passages,
+        scores: r.scores[i], top: r.ours[i]!.sections.slice(0, 5), bm25Top: r.bm25[i]!.sections.slice(0, 5),
+      })),
+    );
+    writeFileSync(REPORT, JSON.stringify(rows, null, 1));
+    console.log(`per-question ranks written to ${REPORT}`);
+  }
 }

@@ -10,10 +10,6 @@ declare module 'wink-bm25-text-search' {
   export default function bm25(): Bm25Engine;
 }
 
-declare module 'wink-porter2-stemmer' {
-  export default function stem(word: string): string;
-}
-
 declare module 'stopword' {
   export const eng: string[];
   export const spa: string[];

@@ -82,7 +82,7 @@ export function registerErrorPages(router: Router): void {
       errors: ['svc.resource.not_found'],
     },
     ({ c, params }) => {
-      const code = params.code!;
+      const code = params.code;
       if (!isErrorCode(code)) {
         throw new ServiceError('svc.resource.not_found', { detail: { en: 'No problem code has that name.', es: 'Ningún código de problema tiene ese nombre.' } });
       }

@@ -1,8 +1,9 @@
 import { sha256Hex } from '../../src/platform/crypto.js';
 import { WorkerLimitError, workerModule, type WorkerPool } from '../../src/platform/worker-pool.js';
 import { escapeHtml } from './markdown.js';
+import type * as MarkdownWorker from './markdown.worker.js';
 
-const MARKDOWN_WORKER = workerModule(import.meta.url, 'markdown.worker');
+const MARKDOWN_WORKER = workerModule<typeof MarkdownWorker>(import.meta.url, 'markdown.worker');
 
 /** How much rendered HTML the cache keeps (UTF-16 code units), and how many pages at most. */
 export const RENDER_CACHE = { maxChars: 32 * 1024 * 1024, maxEntries: 2_000 };
@@ -45,7 +46,7 @@ export class RenderedPages {
 
   async #render(markdown: string): Promise<string> {
     try {
-      return await this.workers.run<string>(MARKDOWN_WORKER, 'render', markdown);
+      return await this.workers.run(MARKDOWN_WORKER, 'render', markdown);
     } catch (error) {
       if (!(error instanceof WorkerLimitError)) throw error;
       // A body that cannot be rendered within the limits is shown as its text, escaped.

@@ -9,13 +9,15 @@ import type { Router } from '../../src/platform/route.js';
 import { WorkspaceRecordSchema } from '../../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../../src/workspaces/workspaces.service.js';
 import {
-  KeylessWorkspaceSchema, QueueQuerySchema, RESOURCES_PER_KIND, QueueSchema, WorkspaceListSchema, WorkspaceResourcesSchema,
-  type QueueView, type WorkspaceResources,
+  FixtureKeyListSchema, KeylessWorkspaceSchema, QueueQuerySchema, RESOURCES_PER_KIND, QueueSchema, WorkspaceListSchema, WorkspaceResourcesSchema,
+  type FixtureKey, type QueueView, type WorkspaceResources, type WorkspaceSummary,
 } from './inspect.schema.js';
 
 /** What the inspection routes need of the emulator: reads, a keyless create, and a chat turn as a workspace. */
 export interface Inspector {
-  workspaces(): Promise<WorkspaceRecord[]>;
+  workspaces(): Promise<WorkspaceSummary[]>;
+  /** The keys the fixtures made that are still active, with their secrets (D-852). */
+  fixtureKeys(): Promise<FixtureKey[]>;
   createKeyless(input: v.InferOutput<typeof KeylessWorkspaceSchema>): Promise<WorkspaceRecord>;
   /** Throws `svc.tenant.not_found` for an unknown workspace. */
   resources(workspaceId: string, origin: string): Promise<WorkspaceResources>;
@@ -28,9 +30,8 @@ export interface Inspector {
 
 /**
  * The control-plane routes the emulator UI reads (and that any tool may): the
- * workspaces, one workspace's resources without knowing a key, the job queue; a
- * workspace made without a key; and a chat turn as a workspace, so that nothing the UI
- * receives ever holds a key secret.
+ * workspaces, one workspace's resources without knowing a key, the job queue, the
+ * fixtures' keys; a workspace made without a key; and a chat turn as a workspace.
  */
 export function registerInspectRoutes(router: Router, inspector: Inspector): void {
   const tags = ['Emulator'];
@@ -39,10 +40,20 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
 
   router.add(
     {
-      method: 'GET', path: '/_emulator/workspaces', operationId: 'listWorkspaces', tags, security, summary: 'Every workspace with its settings, oldest first',
+      method: 'GET', path: '/_emulator/workspaces', operationId: 'listWorkspaces', tags, security,
+      summary: 'Every workspace with its settings and message credits (`messages`, as GET /v1/usage counts them), oldest first',
       responses: { 200: { description: 'Workspaces', schema: WorkspaceListSchema } },
     },
     async () => ({ status: 200, body: { data: await inspector.workspaces() } }),
+  );
+
+  router.add(
+    {
+      method: 'GET', path: '/_emulator/fixture-keys', operationId: 'listFixtureKeys', tags, security,
+      summary: 'The keys the loaded fixtures made that are still active, with their secrets, as the CLI prints them at start-up (none after `--fixtures none` or a state import)',
+      responses: { 200: { description: 'Fixture keys', schema: FixtureKeyListSchema } },
+    },
+    async () => ({ status: 200, body: { data: await inspector.fixtureKeys() } }),
   );
 
   router.add(
@@ -62,7 +73,7 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
       responses: { 200: { description: 'Resources of the workspace', schema: WorkspaceResourcesSchema } },
       errors: ['svc.tenant.not_found'],
     },
-    async ({ c, params }) => ({ status: 200, body: await inspector.resources(params.workspaceId!, requestOrigin(c)) }),
+    async ({ c, params }) => ({ status: 200, body: await inspector.resources(params.workspaceId, requestOrigin(c)) }),
   );
 
   router.add(

@@ -16,14 +16,36 @@ function firstPage<S extends v.GenericSchema>(item: S) {
   return v.object({ data: v.array(item), hasMore: v.boolean() });
 }
 
-export const WorkspaceListSchema = named('WorkspaceList', v.object({ data: v.array(WorkspaceRecordSchema) }));
+/** Message credits as `GET /v1/usage` counts them: `limit` is the workspace's `credits` setting. */
+export const MessagesSchema = v.object({ used: v.number(), limit: v.number(), remaining: v.number() });
+
+/** A workspace's settings and the credits it has left (D-854: the list and the detail show the same numbers). */
+export const WorkspaceSummarySchema = named('WorkspaceSummary', v.object({ ...WorkspaceRecordSchema.pipe[0].entries, messages: MessagesSchema }));
+
+export type WorkspaceSummary = v.InferOutput<typeof WorkspaceSummarySchema>;
+
+export const WorkspaceListSchema = named('WorkspaceList', v.object({ data: v.array(WorkspaceSummarySchema) }));
+
+/** A key the fixtures made, as the CLI prints it at start-up (D-852). */
+export const FixtureKeySchema = named('FixtureKey', v.object({
+  id: v.string(),
+  workspaceId: v.string(),
+  name: v.string(),
+  prefix: v.string(),
+  scopes: v.array(v.string()),
+  secret: v.string(),
+}));
+
+export type FixtureKey = v.InferOutput<typeof FixtureKeySchema>;
+
+export const FixtureKeyListSchema = named('FixtureKeyList', v.object({ data: v.array(FixtureKeySchema) }));
 
 /** `POST /_emulator/workspaces/keyless`: what `POST /_emulator/workspaces` takes but `scopes` (no key is made). */
 export const KeylessWorkspaceSchema = named('KeylessWorkspaceCreate', v.optional(v.omit(WorkspaceCreateSchema.wrapped, ['scopes']), {}));
 
 export const WorkspaceResourcesSchema = named('WorkspaceResources', v.object({
   workspace: WorkspaceRecordSchema,
-  credits: v.object({ used: v.number(), limit: v.number(), remaining: v.number() }),
+  credits: MessagesSchema,
   /** Key records as the console lists them: prefix, never secret or hash. */
   keys: firstPage(KeyRecordSchema),
   agents: firstPage(AgentSchema),

@@ -1,8 +1,15 @@
 import { sql } from 'kysely';
+import { hashApiKey } from '../../src/auth/api-key.js';
 import type { Service } from '../../src/service.js';
 import { iso } from '../../src/platform/time.js';
 import type { Inspector } from './inspect.routes.js';
-import { RESOURCES_PER_KIND, type QueuedJob, type WorkspaceResources } from './inspect.schema.js';
+import { RESOURCES_PER_KIND, type FixtureKey, type QueuedJob, type WorkspaceResources } from './inspect.schema.js';
+
+/** A key the fixtures made, as the emulator keeps it after loading them. */
+interface LoadedFixtureKey {
+  name: string;
+  secret: string;
+}
 
 const LISTED_STATUSES = ['queued', 'running', 'failed'] as const;
 
@@ -22,10 +29,49 @@ async function newestPages(service: Service, workspaceId: string, projectIds: st
   return { data: all.slice(0, limit), hasMore: all.length > limit || lists.some((list) => list.hasMore) };
 }
 
-/** The emulator's `Inspector`, read from its service. */
-export function serviceInspector(service: Service): Inspector {
+/**
+ * The emulator's `Inspector`, read from its service; `fixtureKeys` answers the keys the
+ * fixtures made (with their secrets) as the emulator loaded them.
+ */
+export function serviceInspector(service: Service, fixtureKeys: () => readonly LoadedFixtureKey[] = () => []): Inspector {
   return {
-    workspaces: () => service.workspaces.list(),
+    async workspaces() {
+      const [list, usage] = await Promise.all([
+        service.workspaces.list(),
+        service.db.selectFrom('workspaces').select(['id', 'messages_used']).execute(),
+      ]);
+      const used = new Map(usage.map((row) => [row.id, row.messages_used]));
+      return list.map((ws) => {
+        const spent = used.get(ws.id) ?? 0;
+        return { ...ws, messages: { used: spent, limit: ws.credits, remaining: Math.max(0, ws.credits - spent) } };
+      });
+    },
+
+    // D-852: only keys still active in the store (a revoke, a deleted workspace or a
+    // restored snapshot without them hides them), looked up by hash as /v1 does.
+    async fixtureKeys() {
+      const loaded = fixtureKeys();
+      if (loaded.length === 0) return [];
+      const byHash = new Map(loaded.map((key) => [hashApiKey(key.secret), key]));
+      const now = iso(service.clock.now());
+      const rows = await service.db
+        .selectFrom('api_keys')
+        .select(['id', 'workspace_id', 'name', 'prefix', 'scopes', 'hash'])
+        .where('hash', 'in', [...byHash.keys()])
+        .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map((row): FixtureKey => ({
+        id: row.id,
+        workspaceId: row.workspace_id,
+        name: row.name,
+        prefix: row.prefix,
+        scopes: JSON.parse(row.scopes) as string[],
+        secret: byHash.get(row.hash)!.secret,
+      }));
+    },
 
     createKeyless: (input) => service.workspaces.create(input),
 

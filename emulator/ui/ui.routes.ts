@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../../src/platform/context.js';
 import { sha256Hex } from '../../src/platform/crypto.js';
 import { packageRoot, packageVersion } from '../package-info.js';
 import { renderUiPage } from './page.js';
-import { UI_PATH } from './ui-paths.js';
+import { UI_PATH, uiSectionOf, type UiSection } from './ui-paths.js';
 
 /**
  * The UI's policy: its own files only, data from its own origin, no framing. Nothing
@@ -70,17 +70,24 @@ function uiFiles(): Map<string, UiFile> {
 }
 
 /**
- * Serves the emulator UI at `UI_PATH` (its page) and its files under it. They are not
- * API routes (not in the OpenAPI description); the control-plane guard runs before them.
+ * Serves the emulator UI's page at `UI_PATH` and `UI_PATH/<section>`, and its files
+ * under `UI_PATH`. They are not API routes (not in the OpenAPI description); the
+ * control-plane guard runs before them.
  */
 export function registerUi(app: Hono<AppEnv>): void {
-  let page: string | undefined;
-  app.get(UI_PATH, (c) => {
-    page ??= renderUiPage(packageVersion());
-    return c.body(page, 200, { ...UI_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-  });
+  // One page per section (D-850): the same panels, the named one shown first.
+  const pages = new Map<UiSection, string>();
+  const page = (c: Context<AppEnv>, section: UiSection) => {
+    let html = pages.get(section);
+    if (html === undefined) pages.set(section, (html = renderUiPage(packageVersion(), section)));
+    return c.body(html, 200, { ...UI_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  };
+  app.get(UI_PATH, (c) => page(c, 'workspaces'));
   app.get(`${UI_PATH}/*`, (c, next) => {
-    const file = uiFiles().get(c.req.path.slice(UI_PATH.length + 1));
+    const rest = c.req.path.slice(UI_PATH.length + 1);
+    const section = uiSectionOf(rest);
+    if (section) return page(c, section);
+    const file = uiFiles().get(rest);
     if (!file) return next();
     const headers = { ...UI_HEADERS, 'content-type': file.type, 'cache-control': 'no-cache', etag: file.etag };
     if (c.req.header('if-none-match') === file.etag) return c.body(null, 304, headers);

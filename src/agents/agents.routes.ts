@@ -32,7 +32,7 @@ export function registerAgentRoutes(router: Router, agents: AgentsService): void
       responses: { 200: { description: 'The agent', schema: AgentSchema } },
       errors: ['svc.agent.not_found'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await agents.getAgentOrThrow(auth.workspaceId, params.agentId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await agents.getAgentOrThrow(auth.workspaceId, params.agentId) }),
   );
   router.add(
     {
@@ -41,7 +41,7 @@ export function registerAgentRoutes(router: Router, agents: AgentsService): void
       responses: { 200: { description: 'The agent', schema: AgentSchema } },
       errors: ['svc.agent.invalid', 'svc.agent.not_found', 'svc.request.invalid'],
     },
-    async ({ auth, params, body }) => ({ status: 200, body: await agents.update(auth.workspaceId, params.agentId!, body) }),
+    async ({ auth, params, body }) => ({ status: 200, body: await agents.update(auth.workspaceId, params.agentId, body) }),
   );
   router.add(
     {
@@ -49,7 +49,7 @@ export function registerAgentRoutes(router: Router, agents: AgentsService): void
       responses: { 200: { description: 'What was deleted', schema: AgentDeletedSchema } },
       errors: ['svc.agent.not_found', 'svc.agent.in_use'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await agents.delete(auth.workspaceId, params.agentId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await agents.delete(auth.workspaceId, params.agentId) }),
   );
   const retired = [['GET', 'landings:read', 'getAgentTheme'], ['PATCH', 'landings:write', 'updateAgentTheme']] as const;
   for (const [method, scope, operationId] of retired) {

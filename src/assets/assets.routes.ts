@@ -67,7 +67,7 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
       responses: { 200: { description: 'The asset', schema: AssetSchema } },
       errors: ['svc.asset.not_found'],
     },
-    async ({ c, auth, params }) => ({ status: 200, body: await assets.getAssetOrThrow(auth.workspaceId, params.assetId!, requestOrigin(c)) }),
+    async ({ c, auth, params }) => ({ status: 200, body: await assets.getAssetOrThrow(auth.workspaceId, params.assetId, requestOrigin(c)) }),
   );
   router.add(
     {
@@ -75,7 +75,7 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
       responses: { 200: { description: 'Deleted', schema: AssetDeletedSchema } },
       errors: ['svc.asset.not_found'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await assets.delete(auth.workspaceId, params.assetId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await assets.delete(auth.workspaceId, params.assetId) }),
   );
   router.add(
     {
@@ -90,7 +90,7 @@ export function registerAssetsRoutes(router: Router, assets: AssetsService): voi
       errors: ['svc.auth.forbidden', 'svc.asset.not_found'],
     },
     async ({ c, params, query }) => {
-      const { file, maxAgeSeconds } = await assets.openFile(params.assetId!, query.expires, query.signature);
+      const { file, maxAgeSeconds } = await assets.openFile(params.assetId, query.expires, query.signature);
       const headers = fileHeaders(file, maxAgeSeconds);
       if (etagMatches(c.req.header('if-none-match'), file.sha256)) return new Response(null, { status: 304, headers });
       return new Response(file.bytes, { status: 200, headers: { ...headers, 'content-type': file.contentType, 'content-length': String(file.byteSize) } });

@@ -10,6 +10,7 @@ import type { MediaInfo } from './media.js';
 import { ASSET_IMAGE_TYPES, ASSET_VIDEO_TYPES } from './media-types.js';
 import { UrlSigner, type SignedUrl } from './signed-url.js';
 import type { FileSource, StoredFile } from './stored-file.js';
+import type * as MediaWorker from './media.worker.js';
 
 /** The one thing assets need of pages: that a page exists in the workspace. */
 export interface PageLookup {
@@ -18,7 +19,7 @@ export interface PageLookup {
 
 type AssetRow = Omit<AssetTable, 'bytes'>;
 
-const MEDIA_WORKER = workerModule(import.meta.url, 'media.worker');
+const MEDIA_WORKER = workerModule<typeof MediaWorker>(import.meta.url, 'media.worker');
 
 const META_COLUMNS = [
   'id', 'workspace_id', 'key', 'page_id', 'alt', 'kind', 'content_type', 'byte_size',

@@ -32,7 +32,7 @@ export function registerAuthRoutes(router: Router, auth: AuthService): void {
       responses: { 201: { description: 'The key with its secret', schema: KeyCreatedSchema } },
       errors: ['svc.request.validation_failed', 'svc.api_key.limit_reached', 'svc.tenant.not_found'],
     },
-    async ({ params, body }) => ({ status: 201, body: await auth.createKey(params.tenantId!, body) }),
+    async ({ params, body }) => ({ status: 201, body: await auth.createKey(params.tenantId, body) }),
   );
   router.add(
     {
@@ -45,7 +45,7 @@ export function registerAuthRoutes(router: Router, auth: AuthService): void {
       responses: { 200: { description: 'Keys, newest first', schema: KeyListSchema } },
       errors: ['svc.request.validation_failed', 'svc.tenant.not_found'],
     },
-    async ({ params, query }) => ({ status: 200, body: await auth.listKeys(params.tenantId!, query) }),
+    async ({ params, query }) => ({ status: 200, body: await auth.listKeys(params.tenantId, query) }),
   );
   router.add(
     {
@@ -58,7 +58,7 @@ export function registerAuthRoutes(router: Router, auth: AuthService): void {
       responses: { 200: { description: 'The key with revokedAt set', schema: KeyRecordSchema } },
       errors: ['svc.tenant.not_found', 'svc.resource.not_found'],
     },
-    async ({ params }) => ({ status: 200, body: await auth.revokeKey(params.tenantId!, params.keyId!) }),
+    async ({ params }) => ({ status: 200, body: await auth.revokeKey(params.tenantId, params.keyId) }),
   );
 }
 

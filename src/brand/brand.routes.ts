@@ -16,7 +16,7 @@ export function registerBrandRoutes(router: Router, brand: BrandService): void {
       method: 'GET', path: base, operationId: 'getBrand', tags, params, summary: 'The brand of a site: logo, dark logo, favicon, navbar and footer', scope: 'brand:read',
       responses: brandResponse, errors: ['svc.project.not_found'],
     },
-    async ({ c, auth, params }) => ({ status: 200, body: await brand.getBrand(auth.workspaceId, params.projectId!, requestOrigin(c)) }),
+    async ({ c, auth, params }) => ({ status: 200, body: await brand.getBrand(auth.workspaceId, params.projectId, requestOrigin(c)) }),
   );
   router.add(
     {
@@ -24,7 +24,7 @@ export function registerBrandRoutes(router: Router, brand: BrandService): void {
       body: BrandPatchSchema, invalid: 'svc.brand.invalid',
       responses: brandResponse, errors: ['svc.brand.invalid', 'svc.project.not_found', 'svc.request.invalid'],
     },
-    async ({ c, auth, params, body }) => ({ status: 200, body: await brand.update(auth.workspaceId, params.projectId!, body, requestOrigin(c)) }),
+    async ({ c, auth, params, body }) => ({ status: 200, body: await brand.update(auth.workspaceId, params.projectId, body, requestOrigin(c)) }),
   );
   router.add(
     {
@@ -33,13 +33,13 @@ export function registerBrandRoutes(router: Router, brand: BrandService): void {
       responses: brandResponse,
       errors: ['svc.brand.invalid', 'svc.brand.format_unsupported', 'svc.brand.svg_rejected', 'svc.project.not_found', 'svc.request.invalid', 'svc.request.payload_too_large'],
     },
-    async ({ c, auth, params, body }) => ({ status: 200, body: await brand.putFile(auth.workspaceId, params.projectId!, params.slot!, body.file, requestOrigin(c)) }),
+    async ({ c, auth, params, body }) => ({ status: 200, body: await brand.putFile(auth.workspaceId, params.projectId, params.slot, body.file, requestOrigin(c)) }),
   );
   router.add(
     {
       method: 'DELETE', path: `${base}/:slot`, operationId: 'deleteBrandFile', tags, params: slotParams, summary: 'Empty a slot', scope: 'brand:write',
       responses: brandResponse, errors: ['svc.brand.invalid', 'svc.brand.not_found', 'svc.project.not_found'],
     },
-    async ({ c, auth, params }) => ({ status: 200, body: await brand.deleteFile(auth.workspaceId, params.projectId!, params.slot!, requestOrigin(c)) }),
+    async ({ c, auth, params }) => ({ status: 200, body: await brand.deleteFile(auth.workspaceId, params.projectId, params.slot, requestOrigin(c)) }),
   );
 }

@@ -10,6 +10,7 @@ import { iso } from '../platform/time.js';
 import { movable, WorkerLimitError, workerModule, type WorkerPool } from '../platform/worker-pool.js';
 import { SLOT_FORMATS, SLOT_TYPES } from './brand-file.js';
 import { SlotParamSchema, type Brand, type BrandLink, type BrandPatch, type BrandSlot } from './brand.schema.js';
+import type * as BrandFileWorker from './brand-file.worker.js';
 
 /** The one thing brand needs of projects: that a site exists in the workspace. */
 export interface ProjectLookup {
@@ -39,7 +40,7 @@ const RECORD_KEY: Record<BrandSlot, 'logo' | 'logoDark' | 'favicon'> = { logo: '
 type FileMeta = Omit<BrandFileTable, 'bytes'>;
 const FILE_META = ['id', 'workspace_id', 'project_id', 'slot', 'content_type', 'byte_size', 'sha256', 'created_at'] as const;
 
-const BRAND_FILE_WORKER = workerModule(import.meta.url, 'brand-file.worker');
+const BRAND_FILE_WORKER = workerModule<typeof BrandFileWorker>(import.meta.url, 'brand-file.worker');
 
 /**
  * The brand of a site: logo, dark logo and favicon files (judged by their bytes; SVGs

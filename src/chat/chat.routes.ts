@@ -47,9 +47,9 @@ export function registerChatRoutes(
     },
     async ({ c, auth, params, body }) => {
       if (!wantsStream(c)) {
-        return { status: 200, body: await deps.chat.answer(auth.workspaceId, params.agentId!, body, c.req.raw.signal) };
+        return { status: 200, body: await deps.chat.answer(auth.workspaceId, params.agentId, body, c.req.raw.signal) };
       }
-      const turn = await deps.chat.openStream(auth.workspaceId, params.agentId!, body);
+      const turn = await deps.chat.openStream(auth.workspaceId, params.agentId, body);
       return streamTurn(c, turn, deps.log);
     },
   );

@@ -43,7 +43,8 @@ export interface ChatDeps {
   agents: AgentLookup;
   credits: Credits;
   retrieval: PassageSearch;
-  knowledge: KnowledgeIndex;
+  /** What an answer depends on besides the question: the scope's knowledge (and the workspace's lexicon, D-792). */
+  knowledge: Pick<KnowledgeIndex, 'version'>;
   model: ChatModel;
 }
 

@@ -7,7 +7,6 @@ import { chunkTerms, packTerms, unpackTerms } from './chunk-terms.js';
 import type { ChunkTerms, IndexedChunk } from './knowledge-index.js';
 import type { Embedder } from './ports.js';
 import { packVector, unpackVector } from './pipeline/embedder.js';
-import { sourceLabels } from './pipeline/pipeline.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import type { TermDictionary } from './term-dictionary.js';
 
@@ -157,7 +156,7 @@ export class ChunkCache {
     const db = this.deps.db;
     let sourceQuery = db
       .selectFrom('knowledge_sources')
-      .select([...PRINT_COLUMNS, 'kind', 'url', 'file_name'])
+      .select([...PRINT_COLUMNS, 'kind', 'url'])
       .where('workspace_id', '=', workspaceId)
       .where('status', '=', 'ready');
     let chunkQuery = db
@@ -178,9 +177,8 @@ export class ChunkCache {
     for (const s of sources) out.set(s.id, { agentId: s.agent_id, chunks: [], print: printOf(s) });
     const meta = new Map(sources.map((s) => [s.id, { ...s, topics: JSON.parse(s.topics) as string[] }]));
     const unanalysed = rows.filter((r) => r.analyzer_id !== ANALYZER_ID || r.terms === null);
-    const labels = (sourceId: string) => sourceLabels(meta.get(sourceId)!.title, meta.get(sourceId)!.file_name);
     const terms = unanalysed.length
-      ? await this.#reanalyse(workspaceId, unanalysed.filter((r) => meta.has(r.source_id)).map((r) => ({ id: r.id, text: r.text, labels: labels(r.source_id), lang: r.lang === 'es' ? 'es' : 'en' })))
+      ? await this.#reanalyse(workspaceId, unanalysed.filter((r) => meta.has(r.source_id)).map((r) => ({ id: r.id, text: r.text, title: meta.get(r.source_id)!.title, lang: r.lang === 'es' ? 'es' : 'en' })))
       : new Map<string, ChunkTerms>();
     const positions = new Map<string, number>();
     for (const row of rows) {
@@ -211,11 +209,11 @@ export class ChunkCache {
    * analysed again in worker threads and stored with ids of the workspace's dictionary
    * (decisions, D-301): once, then every later read finds them.
    */
-  async #reanalyse(workspaceId: string, rows: { id: string; text: string; labels: string[]; lang: Language }[]): Promise<Map<string, ChunkTerms>> {
+  async #reanalyse(workspaceId: string, rows: { id: string; text: string; title: string; lang: Language }[]): Promise<Map<string, ChunkTerms>> {
     const analyses: ChunkAnalysis[] = [];
     for (let i = 0; i < rows.length; i += REANALYSE_BATCH) {
-      const batch = rows.slice(i, i + REANALYSE_BATCH).map(({ text, labels, lang }) => ({ text, labels, lang }));
-      analyses.push(...(await this.deps.workers.run<ChunkAnalysis[]>(EXTRACT_WORKER, 'analyze', batch)));
+      const batch = rows.slice(i, i + REANALYSE_BATCH).map(({ text, title, lang }) => ({ text, title, lang }));
+      analyses.push(...(await this.deps.workers.run(EXTRACT_WORKER, 'analyze', batch)));
     }
     const out = new Map<string, ChunkTerms>();
     try {

@@ -54,6 +54,11 @@ export interface IngestWritesDeps {
   terms: TermDictionary;
   /** Called after a commit that made these sources of the workspace ready. */
   changed: (workspaceId: string, sourceIds: string[]) => void;
+  /**
+   * Inside each transaction, once per workspace whose sources it settled: `event` names
+   * what it settled (the lexicon is learned again, D-790).
+   */
+  settled?: ((trx: Transaction<Database>, workspaceId: string, event: string) => Promise<void>) | undefined;
 }
 
 /**
@@ -109,6 +114,17 @@ export class IngestWrites {
         }
         // A stored document is kept only until its source is ready or failed.
         await trx.deleteFrom('knowledge_inputs').where('source_id', 'in', sorted.map((o) => o.row.id)).execute();
+        // One event per workspace and commit (not one per source): the lexicon job it may
+        // schedule runs once for a group, and only when no source of the workspace is left pending.
+        const events = new Map<string, string[]>();
+        for (const { row, ingested } of done) events.set(row.workspace_id, [...(events.get(row.workspace_id) ?? []), `${row.id}:${ingested.contentHash}`]);
+        for (const ids of failed.values()) for (const id of ids) {
+          const workspaceId = current.get(id)!.workspace_id;
+          events.set(workspaceId, [...(events.get(workspaceId) ?? []), `${id}:failed`]);
+        }
+        for (const [workspaceId, settled] of [...events].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+          await this.deps.settled?.(trx, workspaceId, settled.sort().join(' '));
+        }
         return done;
       },
     );

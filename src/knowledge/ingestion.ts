@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
@@ -38,6 +38,11 @@ export interface IngestionDeps {
   terms: TermDictionary;
   /** Called after a commit that changed what agents of the workspace can retrieve. */
   changed: (workspaceId: string, sourceIds: string[]) => void;
+  /**
+   * Inside the transaction that takes sources out of `pending` (ready or failed) or
+   * replaces their chunks: `event` names that change (the lexicon is learned again, D-790).
+   */
+  settled?: (trx: Transaction<Database>, workspaceId: string, event: string) => Promise<void>;
 }
 
 /**
@@ -204,6 +209,7 @@ export class Ingestion {
         return true;
       }
       await this.#writes.writeReady(trx, [{ row: current, ingested: result.ingested, fetched: result.fetched }]);
+      await this.deps.settled?.(trx, row.workspace_id, `${row.id}:${result.ingested.contentHash}`);
       return true;
     });
     // The version itself only moves when content, title or address changed.

@@ -39,7 +39,7 @@ export function registerKnowledgeRoutes(router: Router, knowledge: KnowledgeServ
       responses: { 200: { description: 'The source', schema: SourceSchema } },
       errors: ['svc.knowledge.source_not_found'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await knowledge.getSourceOrThrow(auth.workspaceId, params.sourceId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await knowledge.getSourceOrThrow(auth.workspaceId, params.sourceId) }),
   );
   router.add(
     {
@@ -47,7 +47,7 @@ export function registerKnowledgeRoutes(router: Router, knowledge: KnowledgeServ
       responses: { 200: { description: 'Deleted', schema: SourceDeletedSchema } },
       errors: ['svc.knowledge.source_not_found'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await knowledge.delete(auth.workspaceId, params.sourceId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await knowledge.delete(auth.workspaceId, params.sourceId) }),
   );
   router.add(
     {

@@ -19,6 +19,7 @@ import { pendingRow, toSource } from './sources.js';
 import { SqlKnowledgeIndex } from './sql-index.js';
 import { TermDictionary } from './term-dictionary.js';
 import { listTopics, mergeTopics, type TopicCount } from './topics.js';
+import { LexiconBuilder } from './lexicon/lexicon-builder.js';
 
 /** What knowledge is built from: the core, its dialect's full-text index, and its ports. */
 export interface KnowledgeDeps extends CoreDeps {
@@ -49,10 +50,17 @@ function titleFrom(text: string): string {
  */
 export class KnowledgeService {
   readonly #index: SqlKnowledgeIndex;
+  /** Each workspace's bilingual lexicon, learned from its own translations (D-785). */
+  readonly lexicons: LexiconBuilder;
 
   constructor(private readonly deps: KnowledgeDeps) {
     const terms = new TermDictionary(deps.db, { shared: deps.shared });
     this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder, workers: deps.workers, terms, shared: deps.shared });
+    this.lexicons = new LexiconBuilder({
+      db: deps.db, jobs: deps.jobs, workers: deps.workers, shared: deps.shared, log: deps.settings.log,
+      changed: (workspaceId) => this.#index.changed(workspaceId),
+    });
+    this.lexicons.register();
     new Ingestion({
       db: deps.db,
       clock: deps.clock,
@@ -64,6 +72,7 @@ export class KnowledgeService {
       takeFault: deps.ingestFaults,
       terms,
       changed: (workspaceId, sourceIds) => this.#index.changed(workspaceId, sourceIds),
+      settled: (trx, workspaceId, event) => this.lexicons.schedule(trx, workspaceId, event),
     }).register();
   }
 
@@ -80,11 +89,13 @@ export class KnowledgeService {
   /** Forgets what memory derived from the tables (after a state import replaced them). */
   async afterImport(): Promise<void> {
     this.#index.forget();
+    this.lexicons.forget();
   }
 
   /** Some workspace's settings or existence changed: knowledge versions are recomputed. */
   workspacesChanged(): void {
     this.#index.workspacesChanged();
+    this.lexicons.forget();
   }
 
   /** Knowledge documents of the workspace (the `knowledgeDocuments` plan cap and usage count). */
@@ -141,7 +152,7 @@ export class KnowledgeService {
     const format = guessUploadFormat(file.name, file.type, bytes);
     if (format !== 'json') return format;
     try {
-      return (await this.deps.workers.run<boolean>(EXTRACT_WORKER, 'isJson', bytes)) ? format : undefined;
+      return (await this.deps.workers.run(EXTRACT_WORKER, 'isJson', bytes)) ? format : undefined;
     } catch (error) {
       if (!(error instanceof WorkerLimitError)) throw error;
       throw new ServiceError('svc.knowledge.format_unsupported', { errors: [{ field: 'file', reason: `checking the file ran over its ${error.limit} limit` }] });
@@ -201,7 +212,9 @@ export class KnowledgeService {
       await trx.deleteFrom('knowledge_chunks').where('workspace_id', '=', workspaceId).where('source_id', '=', sourceId).execute();
       await trx.deleteFrom('knowledge_inputs').where('workspace_id', '=', workspaceId).where('source_id', '=', sourceId).execute();
       await trx.deleteFrom('knowledge_sources').where('workspace_id', '=', workspaceId).where('id', '=', sourceId).execute();
+      await this.lexicons.schedule(trx, workspaceId, `${sourceId}:deleted`);
     });
+    this.deps.jobs.kick();
     this.#index.changed(workspaceId, [sourceId]);
     return { sourceId, deleted: true };
   }
@@ -214,6 +227,7 @@ export class KnowledgeService {
     const deleted = await trx.deleteFrom('knowledge_sources').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).executeTakeFirst();
     // The agent's built scope index goes with it (decisions, D-603): nothing would ever read it again.
     await trx.deleteFrom('knowledge_scope_indexes').where('workspace_id', '=', workspaceId).where('agent_id', '=', agentId).execute();
+    if (Number(deleted.numDeletedRows) > 0) await this.lexicons.schedule(trx, workspaceId, `${agentId}:deleted`);
     // The agent's transaction is the only connection: nothing can read before it commits.
     this.#index.changed(workspaceId);
     return { sourcesDeleted: Number(deleted.numDeletedRows) };

@@ -16,7 +16,7 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
       responses: { 201: { description: 'The page', schema: PageSchema } },
       errors: [...written, 'svc.project.not_found', 'svc.billing.limit_reached'],
     },
-    async ({ auth, params, body }) => ({ status: 201, body: await pages.create(auth.workspaceId, params.projectId!, body) }),
+    async ({ auth, params, body }) => ({ status: 201, body: await pages.create(auth.workspaceId, params.projectId, body) }),
   );
   router.add(
     {
@@ -25,7 +25,7 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
       responses: { 200: { description: 'A page of pages', schema: PageListSchema } },
       errors: ['svc.project.not_found', 'svc.request.validation_failed'],
     },
-    async ({ auth, params, query }) => ({ status: 200, body: await pages.list(auth.workspaceId, params.projectId!, query) }),
+    async ({ auth, params, query }) => ({ status: 200, body: await pages.list(auth.workspaceId, params.projectId, query) }),
   );
   router.add(
     {
@@ -33,7 +33,7 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
       responses: { 200: { description: 'The page', schema: PageSchema } },
       errors: ['svc.page.not_found'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await pages.getPageOrThrow(auth.workspaceId, params.pageId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await pages.getPageOrThrow(auth.workspaceId, params.pageId) }),
   );
   router.add(
     {
@@ -43,7 +43,7 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
       responses: { 200: { description: 'The page', schema: PageSchema } },
       errors: [...written, 'svc.page.not_found', 'svc.page.root_required'],
     },
-    async ({ auth, params, body }) => ({ status: 200, body: await pages.update(auth.workspaceId, params.pageId!, body) }),
+    async ({ auth, params, body }) => ({ status: 200, body: await pages.update(auth.workspaceId, params.pageId, body) }),
   );
   router.add(
     {
@@ -51,7 +51,7 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
       responses: { 200: { description: 'What was deleted', schema: PageDeletedSchema } },
       errors: ['svc.page.not_found', 'svc.page.root_required'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await pages.delete(auth.workspaceId, params.pageId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await pages.delete(auth.workspaceId, params.pageId) }),
   );
   router.add(
     {
@@ -59,7 +59,7 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
       responses: { 200: { description: 'The page', schema: PageSchema } },
       errors: ['svc.page.not_found'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await pages.publish(auth.workspaceId, params.pageId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await pages.publish(auth.workspaceId, params.pageId) }),
   );
   router.add(
     {
@@ -67,6 +67,6 @@ export function registerPagesRoutes(router: Router, pages: PagesService): void {
       responses: { 200: { description: 'The page', schema: PageSchema } },
       errors: ['svc.page.not_found', 'svc.page.root_required'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await pages.unpublish(auth.workspaceId, params.pageId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await pages.unpublish(auth.workspaceId, params.pageId) }),
   );
 }

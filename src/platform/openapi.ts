@@ -83,6 +83,9 @@ export const OpenApiDocumentSchema = named(
   }),
 );
 
+/** The rendered OpenAPI document, as far as `OpenApiDocumentSchema` describes it. */
+export type OpenApiDocument = v.InferOutput<typeof OpenApiDocumentSchema>;
+
 const PATH_PARAM = /:([A-Za-z0-9_]+)/g;
 /** The emulator's control plane: no fault applies there. */
 const CONTROL_PLANE = '/_emulator/';
@@ -121,7 +124,7 @@ function problemCodes(route: RouteDoc): Map<number, ErrorCode[]> {
 export class OpenApiRegistry {
   readonly #routes: RouteDoc[] = [];
   readonly #operationIds = new Set<string>();
-  #cached: object | undefined;
+  #cached: OpenApiDocument | undefined;
 
   add(route: RouteDoc): void {
     if (this.#operationIds.has(route.operationId)) throw new Error(`OpenAPI: operationId ${route.operationId} is used twice`);
@@ -137,12 +140,12 @@ export class OpenApiRegistry {
     return this.#routes;
   }
 
-  document(): object {
+  document(): OpenApiDocument {
     this.#cached ??= this.#build();
     return this.#cached;
   }
 
-  #build(): object {
+  #build(): OpenApiDocument {
     const catalog = new SchemaCatalog();
     const paths: Record<string, Record<string, unknown>> = {};
     for (const route of this.#routes) {

@@ -1,10 +1,11 @@
 import type { Context, Hono } from 'hono';
+import type { ParamKeys } from 'hono/types';
 import * as v from 'valibot';
 import type { AppEnv, AuthContext } from './context.js';
 import type { ErrorCode } from './error-codes.js';
 import { BODY_LIMITS, readJson, readMultipart } from './http-body.js';
 import { canonicalJson, formFingerprint, type IdempotencyStore } from './idempotency.js';
-import type { OpenApiRegistry, RouteDoc } from './openapi.js';
+import type { OpenApiRegistry, ParamDoc, ResponseDoc, RouteDoc } from './openapi.js';
 import type { Scope } from './scopes.js';
 import { ServiceError } from './service-error.js';
 import { clientText, parseOrThrow } from './validation.js';
@@ -17,17 +18,43 @@ type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface RouteSpec<B extends AnySchema | undefined, Q extends AnySchema | undefined>
-  extends Omit<RouteDoc, 'method' | 'body' | 'query' | 'security' | 'scope' | 'idempotent'> {
+// `agentId` for `:agentId`, `lang` for `:lang?`: hono's own reading of a path (`ParamKeys`).
+type ParamName<K> = K extends `${infer N}?` ? N : K;
+
+/** The path parameters of a Hono path: `/v1/agents/:agentId` → `{ agentId: string }`. */
+export type PathParams<P extends string> = {
+  [K in ParamKeys<P> as ParamName<K>]: K extends `${string}?` ? string | undefined : string;
+};
+
+// Every parameter of the path is described for the OpenAPI description (D-804).
+type ParamDocs<P extends string> = [ParamKeys<P>] extends [never]
+  ? { params?: undefined }
+  : { params: Record<ParamName<ParamKeys<P>>, string | ParamDoc> };
+
+/** The answers a route declares, by status. */
+export type Responses = Record<number, ResponseDoc>;
+
+// A JSON answer of one declared status: its body is what that status's schema outputs.
+type JsonAnswer<S, D> = D extends { schema: infer X extends AnySchema } ? { status: S; body: v.InferOutput<X>; headers?: Record<string, string> } : never;
+
+/**
+ * What a handler answers: a `Response`, or `{ status, body }` for a status the route
+ * declares with a schema, the body checked against that schema's output (D-804).
+ */
+export type RouteResult<R extends Responses> = Response | { [S in keyof R & number]: JsonAnswer<S, R[S]> }[keyof R & number];
+
+interface RouteSpecFields<P extends string, B extends AnySchema | undefined, Q extends AnySchema | undefined, R extends Responses>
+  extends Omit<RouteDoc, 'method' | 'path' | 'params' | 'responses' | 'body' | 'query' | 'security' | 'scope' | 'idempotent'> {
   method: Method;
   /** Hono path syntax: `/v1/projects/:projectId`. */
-  path: string;
+  path: P;
   /** `apiKey` by default under `/v1`, else `none`. */
   security?: RouteDoc['security'];
   /** Needed scope; `null` means any valid key. */
   scope?: Scope | null;
   query?: Q;
   body?: B;
+  responses: R;
   /** Code for body validation failures (`svc.project.invalid`...); default `svc.request.validation_failed`. */
   invalid?: ErrorCode;
   bodyLimit?: number;
@@ -35,16 +62,28 @@ export interface RouteSpec<B extends AnySchema | undefined, Q extends AnySchema 
   idempotent?: boolean | ((c: Context<AppEnv>) => boolean);
 }
 
-export interface RouteInput<B, Q> {
+export type RouteSpec<
+  P extends string = string,
+  B extends AnySchema | undefined = AnySchema | undefined,
+  Q extends AnySchema | undefined = AnySchema | undefined,
+  R extends Responses = Responses,
+> = RouteSpecFields<P, B, Q, R> & ParamDocs<P>;
+
+export interface RouteInput<B, Q, Params = Record<string, string>> {
   c: Context<AppEnv>;
   /** The caller; only meaningful on `apiKey` routes. */
   auth: AuthContext;
-  params: Record<string, string>;
+  /** The path's parameters by name; the service checks their format, with its part's code. */
+  params: Params;
   query: Q;
   body: B;
 }
 
-export type RouteResult = Response | { status: number; body: unknown; headers?: Record<string, string> };
+type AnyRouteSpec = RouteSpecFields<string, AnySchema | undefined, AnySchema | undefined, Responses>;
+
+// A handler as the wrapper sees it, whatever its route: any input, any answer.
+type Answer = Response | { status: number; body: unknown; headers?: Record<string, string> };
+type AnyHandler = (input: RouteInput<unknown, unknown>) => Promise<Answer> | Answer;
 
 const JSON_HEADERS: Record<string, string> = Object.freeze({ 'content-type': 'application/json' }) as Record<string, string>;
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -72,9 +111,9 @@ export class Router {
     private readonly shell: Shell,
   ) {}
 
-  add<B extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined>(
-    spec: RouteSpec<B, Q>,
-    handler: (input: RouteInput<Out<B>, Out<Q>>) => Promise<RouteResult> | RouteResult,
+  add<const P extends string, R extends Responses, B extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined>(
+    spec: RouteSpec<P, B, Q, R>,
+    handler: (input: RouteInput<Out<B>, Out<Q>, PathParams<NoInfer<P>>>) => Promise<RouteResult<NoInfer<R>>> | RouteResult<NoInfer<R>>,
   ): void {
     const security = spec.security ?? (spec.path.startsWith('/v1') ? 'apiKey' : 'none');
     const idempotentByDefault = spec.method === 'POST' && security === 'apiKey';
@@ -84,7 +123,9 @@ export class Router {
     const hasParams = spec.path.includes(':');
     const gated = security === 'apiKey';
     const { shell } = this;
-    const run = (c: Context<AppEnv>) => this.#run(c, spec, handler as never, { gated, hasParams, idempotentByDefault });
+    // The wrapper parses the query and the body with the spec's own schemas and takes the
+    // parameters Hono matched on the spec's path: what it hands over has the handler's types.
+    const run = (c: Context<AppEnv>) => this.#run(c, spec, handler as AnyHandler, { gated, hasParams, idempotentByDefault });
 
     // Synchronous whenever nothing on the way is not (a cached key, no body): most
     // requests then never wait on a promise they did not need.
@@ -94,14 +135,13 @@ export class Router {
       if (early instanceof Promise) return early.then((r) => (r ? shell.finish(c, r) : run(c)));
       return early ? shell.finish(c, early) : run(c);
     };
-    // Hono types a handler as async; a synchronous answer is just as valid at run time.
-    this.app.on(spec.method, spec.path, route as never);
+    this.app.on(spec.method, spec.path, route);
   }
 
   #run(
     c: Context<AppEnv>,
-    spec: RouteSpec<AnySchema | undefined, AnySchema | undefined>,
-    handler: (input: RouteInput<unknown, unknown>) => Promise<RouteResult> | RouteResult,
+    spec: AnyRouteSpec,
+    handler: AnyHandler,
     flags: { gated: boolean; hasParams: boolean; idempotentByDefault: boolean },
   ): Response | Promise<Response> {
     const admitted = flags.gated ? this.gate(c) : undefined;
@@ -111,8 +151,8 @@ export class Router {
 
   #admitted(
     c: Context<AppEnv>,
-    spec: RouteSpec<AnySchema | undefined, AnySchema | undefined>,
-    handler: (input: RouteInput<unknown, unknown>) => Promise<RouteResult> | RouteResult,
+    spec: AnyRouteSpec,
+    handler: AnyHandler,
     flags: { gated: boolean; hasParams: boolean; idempotentByDefault: boolean },
   ): Response | Promise<Response> {
     const auth = c.get('auth');
@@ -130,7 +170,7 @@ export class Router {
     return pending instanceof Promise ? pending.then((result) => this.#answer(c, result)) : this.#answer(c, pending);
   }
 
-  #answer(c: Context<AppEnv>, result: RouteResult): Response | Promise<Response> {
+  #answer(c: Context<AppEnv>, result: Answer): Response | Promise<Response> {
     if (result instanceof Response) return this.shell.finish(c, result);
     const text = JSON.stringify(result.body);
     const headers = result.headers ? { 'content-type': 'application/json', ...result.headers } : JSON_HEADERS;
@@ -140,8 +180,8 @@ export class Router {
   /** The path of requests with a body or an idempotency key: read, replay or record. */
   async #withBody(
     c: Context<AppEnv>,
-    spec: RouteSpec<AnySchema | undefined, AnySchema | undefined>,
-    handler: (input: RouteInput<unknown, unknown>) => Promise<RouteResult> | RouteResult,
+    spec: AnyRouteSpec,
+    handler: AnyHandler,
     ctx: { auth: AuthContext; query: unknown; params: Record<string, string>; idemKey: string | undefined },
   ): Promise<Response> {
     const { auth, query, params, idemKey } = ctx;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';
 import type { Piscina } from 'piscina';
 import { ServiceError } from './service-error.js';
-import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskResult } from './worker-protocol.js';
+import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskInput, type TaskNames, type TaskOutput, type TaskResult } from './worker-protocol.js';
 
 /** How many threads, for how long idle ones live, and what one task may spend (decisions, D-139 to D-141). */
 export interface WorkerPoolOptions {
@@ -47,18 +47,21 @@ export const DEFAULT_WORKER_POOL: WorkerPoolOptions = {
 };
 
 declare const WORKER_MODULE: unique symbol;
-/** The file URL of a worker module (see `workerModule`). */
-export type WorkerModule = string & { readonly [WORKER_MODULE]: true };
+/** The file URL of a worker module whose exports are `M` (see `workerModule`). */
+export type WorkerModule<M> = string & { readonly [WORKER_MODULE]: M };
 
 /**
  * The worker module `<name>` beside the module whose `import.meta.url` is `from`:
  * `.ts` next to a TypeScript source (tests), `.js` next to built code. The CLI bundle
  * is one file in `dist/`, so the build emits each worker module there under its own
  * name (`emulator/bundle.mjs`): names are bare file names, unique in the package.
+ * `M` is the module's type, which `run` checks tasks against:
+ * `workerModule<typeof import('./extract.worker.js')>(import.meta.url, 'extract.worker')`
+ * (a type only: the module is never loaded on this thread).
  */
-export function workerModule(from: string, name: string): WorkerModule {
+export function workerModule<M>(from: string, name: string): WorkerModule<M> {
   if (!/^[a-z0-9-]+\.worker$/.test(name)) throw new Error(`worker module names look like "extract.worker", not ${name}`);
-  return new URL(`./${name}${from.endsWith('.ts') ? '.ts' : '.js'}`, from).href as WorkerModule;
+  return new URL(`./${name}${from.endsWith('.ts') ? '.ts' : '.js'}`, from).href as WorkerModule<M>;
 }
 
 /** A task stopped by its time limit or its memory limits. */
@@ -133,14 +136,18 @@ export class WorkerPool {
     return this.#piscina ? (await this.#piscina).threads.length : 0;
   }
 
-  /** Runs `name` of `module` on `input` in a thread; resolves with what it returned. */
-  run<R>(module: WorkerModule, name: string, input: unknown, options: RunOptions = {}): Promise<R> {
+  /**
+   * Runs task `name` of `module` on `input` in a thread; resolves with what it returned.
+   * The name, the input and the result are the module's own (D-805).
+   */
+  run<M, N extends TaskNames<M>>(module: WorkerModule<M>, name: N, input: TaskInput<M, N>, options: RunOptions = {}): Promise<TaskOutput<M, N>> {
+    type R = TaskOutput<M, N>;
     // Tasks wait here, not in piscina's queue, so that the time limit counts running time only.
     const start = () => this.#all.add(() => this.#exec<R>(module, name, input, options.transfer ?? []), { priority: options.background ? 0 : 1 }) as Promise<R>;
     return options.background ? (this.#background.add(start) as Promise<R>) : start();
   }
 
-  async #exec<R>(module: WorkerModule, name: string, input: unknown, transferList: ArrayBuffer[]): Promise<R> {
+  async #exec<R>(module: string, name: string, input: unknown, transferList: ArrayBuffer[]): Promise<R> {
     const piscina = await (this.#piscina ??= this.#create());
     this.#started += 1;
     const envelope: TaskEnvelope<unknown> = { input, limits: { maxBufferBytes: this.#options.maxBufferMb * 1024 * 1024 } };

@@ -16,5 +16,25 @@ export type TaskResult<R> =
   | { ok: false; limit: 'memory' }
   | { ok: false; error: { code: ErrorCode; detail?: Detail | undefined; errors?: FieldError[] | undefined } };
 
+declare const TASK_TYPES: unique symbol;
+
+/**
+ * A worker function as its module exports it (`workerTask(fn)`): it takes an envelope in
+ * a thread. `WorkerPool.run` reads what it takes and answers from the module's type, so a
+ * renamed task, a wrong input or a wrong result is a compile error (decisions, D-805).
+ */
+export interface WorkerTask<I, R> {
+  (envelope: TaskEnvelope<I>): Promise<unknown>;
+  /** Types only (never set): the task's input and result. */
+  readonly [TASK_TYPES]?: { input: I; result: R };
+}
+
+/** The names of a worker module's tasks: `'prepare' | 'isJson' | 'analyze'`. */
+export type TaskNames<M> = { [K in keyof M]: M[K] extends WorkerTask<any, any> ? K : never }[keyof M] & string;
+/** What task `N` of worker module `M` takes. */
+export type TaskInput<M, N extends keyof M> = M[N] extends WorkerTask<infer I, any> ? I : never;
+/** What task `N` of worker module `M` answers. */
+export type TaskOutput<M, N extends keyof M> = M[N] extends WorkerTask<any, infer R> ? R : never;
+
 /** The exit code of a thread ended by its buffer limit (the pool reports a memory limit). */
 export const BUFFER_LIMIT_EXIT = 86;

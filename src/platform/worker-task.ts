@@ -1,7 +1,7 @@
 import { isMainThread } from 'node:worker_threads';
 import { move } from 'piscina';
 import { ServiceError } from './service-error.js';
-import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskResult } from './worker-protocol.js';
+import { BUFFER_LIMIT_EXIT, type TaskResult, type WorkerTask } from './worker-protocol.js';
 
 
 // Binary buffers live outside the V8 heap: `resourceLimits` does not bound them, and a
@@ -99,7 +99,7 @@ function isMemoryFailure(error: unknown): boolean {
 export function workerTask<I, R>(
   fn: (input: I) => R | Promise<R>,
   options: { handBack?: (value: R) => ArrayBuffer[] } = {},
-): (envelope: TaskEnvelope<I>) => Promise<unknown> {
+): WorkerTask<I, R> {
   // What crosses back is a `TaskResult<R>`, maybe wrapped for piscina to move.
   return async ({ input, limits }): Promise<TaskResult<R> | Movable<TaskResult<R>>> => {
     maxBufferBytes = limits.maxBufferBytes;

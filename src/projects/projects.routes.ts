@@ -33,7 +33,7 @@ export function registerProjectsRoutes(router: Router, projects: ProjectsService
       responses: { 200: { description: 'The project', schema: ProjectSchema } },
       errors: ['svc.project.not_found'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await projects.getProjectOrThrow(auth.workspaceId, params.projectId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await projects.getProjectOrThrow(auth.workspaceId, params.projectId) }),
   );
   router.add(
     {
@@ -43,7 +43,7 @@ export function registerProjectsRoutes(router: Router, projects: ProjectsService
       responses: { 200: { description: 'The project', schema: ProjectSchema } },
       errors: ['svc.project.invalid', 'svc.project.not_found', 'svc.request.invalid'],
     },
-    async ({ auth, params, body }) => ({ status: 200, body: await projects.update(auth.workspaceId, params.projectId!, body) }),
+    async ({ auth, params, body }) => ({ status: 200, body: await projects.update(auth.workspaceId, params.projectId, body) }),
   );
   router.add(
     {
@@ -53,7 +53,7 @@ export function registerProjectsRoutes(router: Router, projects: ProjectsService
       responses: { 200: { description: 'The project', schema: ProjectSchema } },
       errors: ['svc.project.invalid', 'svc.project.not_found', 'svc.project.slug_taken', 'svc.project.slug_reserved', 'svc.request.invalid'],
     },
-    async ({ auth, params, body }) => ({ status: 200, body: await projects.changeAddress(auth.workspaceId, params.projectId!, body.slug) }),
+    async ({ auth, params, body }) => ({ status: 200, body: await projects.changeAddress(auth.workspaceId, params.projectId, body.slug) }),
   );
   router.add(
     {
@@ -62,6 +62,6 @@ export function registerProjectsRoutes(router: Router, projects: ProjectsService
       responses: { 200: { description: 'What was deleted', schema: ProjectDeletedSchema } },
       errors: ['svc.project.not_found'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await projects.delete(auth.workspaceId, params.projectId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await projects.delete(auth.workspaceId, params.projectId) }),
   );
 }

@@ -3,21 +3,26 @@ import { COMMON_EN, COMMON_ES } from '../text/common-words.js';
 import { fold } from '../text/words.js';
 
 /*
- * Knowing when it does not know (decisions, D-303, D-700): two detectors, weighed by
- * how rich the knowledge's vocabulary is. Calibrated on the tuning half of the
- * development set (bench/relevance/experiments/CONFIDENCE.md); checked on its test
- * half, a second corpus and the hotel fixture.
+ * Knowing when it does not know (decisions, D-303, D-700, D-710, D-763): two detectors,
+ * weighed by how rich the knowledge's vocabulary is. Refusing costs an answerable
+ * question its answer, so answering is the default: the threshold is set by how few
+ * answerable questions it may refuse (bench/relevance/README.md), and the no-answer
+ * questions it refuses are what that allows.
  */
 
 /**
- * The `known` detector's threshold: the tuning half's value that refuses 80% of its
- * no-answer questions with that detector alone (CONFIDENCE.md).
+ * The `known` detector's threshold (D-763): the highest at which no answerable question
+ * whose answer the ranking finds is refused, on any corpus measured. A refused question
+ * is a miss, so a refusal that costs a found answer puts `/query` behind the ranking it
+ * refuses from; only questions the ranking fails anyway may be refused. It refuses 31%
+ * of the development set's no-answer questions, 25% of the handbook's, 14% of the
+ * installation guide's (bench/relevance/README.md).
  */
-const KNOWN_THRESHOLD = 1.0428;
+const KNOWN_THRESHOLD = 0.83;
 /**
  * What the best chunk's score counts against the share of known words: the tuning
- * half's logistic fit of the two. A question all of whose words the scope uses is
- * refused when its best chunk holds under about 14% of its weight.
+ * half's logistic fit of the two (D-700). With the threshold under 1, a question all of
+ * whose subject words the scope uses is never refused by this detector.
  */
 const SCORE_WEIGHT = 0.3;
 /** The `score` detector's: the best chunk holds under 5% of the question's weight (the classic no-match rule, not tuned). */
@@ -78,11 +83,11 @@ export function isEverydayWord(word: string, balance = 0): boolean {
 }
 
 export interface Evidence {
-  /** The best eligible chunk's BM25F score (0 when none matched). */
+  /** The best eligible chunk's BM25 score (0 when none matched). */
   best: number;
   /** The query's ceiling: the score of an average chunk holding every known word once. */
   ceiling: number;
-  /** The question's content words, and how many of them the scope never uses. */
+  /** The question's subject words (`questionTerms`), and how many of them the scope never uses. */
   words: number;
   unknown: number;
   /** Of the unknown words, those in an inflected verb or adjective form (`isInflectedForm`). */

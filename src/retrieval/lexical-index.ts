@@ -2,10 +2,9 @@ import type { ChunkTerms } from '../knowledge/knowledge-index.js';
 import { crc32Bytes } from '../platform/crypto.js';
 import { DamagedScopeIndex, unpackTerm, type StoredPostings, type TermPostings } from './postings-bytes.js';
 
-/** BM25F's constants (decisions, D-302): the textbook k1 and b, a heading counting twice. */
+/** BM25's constants (decisions, D-760): the textbook k1 and b. */
 const K1 = 1.2;
 const B = 0.75;
-const HEAD_WEIGHT = 2;
 
 /** One word of a query: the ids of its alternatives (its stems in both languages). */
 export type TermGroup = readonly number[];
@@ -39,8 +38,10 @@ export interface LexicalHit {
 }
 
 /**
- * BM25F over two fields (headings with the source's title, and the body) of one scope's
- * chunks, assembled from their stored terms: postings in flat typed arrays (the chunks
+ * Okapi BM25 over one scope's chunks (D-760), assembled from their stored terms. The
+ * stored format keeps two fields per posting (a heading field once weighed twice,
+ * D-302); since D-760 analysis leaves the heading field empty and only the body counts.
+ * Postings in flat typed arrays (the chunks
  * holding term `id` are `docs[offsets[id]] .. docs[offsets[id + 1] - 1]`, ascending,
  * with their heading and body counts beside), two passes, no per-term object and no
  * text read. A hundred thousand chunks make millions of entries; typed arrays keep them
@@ -60,8 +61,7 @@ export class LexicalIndex {
   readonly #blocks: (Uint8Array | undefined)[] = [];
   /** Terms of a stored index read so far (a query reads the terms it uses, once: `load`). */
   readonly #unpacked: (TermPostings | undefined)[] = [];
-  /** Per chunk, BM25's length normalisation of each field: `1 - b + b * length / average`. */
-  readonly #headNorm: Float32Array;
+  /** Per chunk, BM25's length normalisation: `1 - b + b * length / average`. */
   readonly #bodyNorm: Float32Array;
   readonly #headLengths: Uint32Array;
   readonly #bodyLengths: Uint32Array;
@@ -127,7 +127,6 @@ export class LexicalIndex {
     this.#terms = parts.terms;
     this.#headLengths = parts.headLengths;
     this.#bodyLengths = parts.bodyLengths;
-    this.#headNorm = norms(parts.headLengths);
     this.#bodyNorm = norms(parts.bodyLengths);
     this.#total = new Float64Array(n);
     this.#best = new Float64Array(n);
@@ -228,6 +227,14 @@ export class LexicalIndex {
     return Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
   }
 
+  /**
+   * The highest BM25 a question whose terms' idf add up to `idfSum` could give a chunk:
+   * each term saturated (`k1 + 1` times its idf). Passage scores are over it, in 0..1.
+   */
+  highestScore(idfSum: number): number {
+    return (K1 + 1) * idfSum;
+  }
+
   /** The idf a term the scope never uses would have. */
   get unseenIdf(): number {
     return Math.log(1 + (this.size + 0.5) / 0.5);
@@ -237,33 +244,41 @@ export class LexicalIndex {
    * The `k` best chunks that `keep` accepts (ties by position), and the query's
    * `ceiling`: the score of a chunk of average length holding every group's best term
    * once (the sum of their idf). A chunk scores the best alternative of each group, never
-   * their sum, so that a word's two stems never count it twice. Costs the postings of
+   * their sum, so that a word's two stems never count it twice. `weights[g][a]` scales
+   * alternative `a` of group `g` (default 1). Costs the postings of
    * the query's terms, not the scope; those of a stored index must be `load`ed first.
    */
-  search(groups: readonly TermGroup[], k: number, keep: (position: number) => boolean): { hits: LexicalHit[]; ceiling: number } {
+  search(groups: readonly TermGroup[], k: number, keep: (position: number) => boolean, weights?: readonly (readonly number[] | undefined)[]): { hits: LexicalHit[]; ceiling: number } {
     const total = this.#total;
     const best = this.#best;
     const touched = this.#touched;
     const matched = this.#matched;
     let matchedCount = 0;
     let ceiling = 0;
-    for (const group of groups) {
+    for (let g = 0; g < groups.length; g++) {
+      const group = groups[g]!;
       let touchedCount = 0;
       let groupCeiling = 0;
-      for (const id of group) {
+      let translatedCeiling = 0;
+      for (let a = 0; a < group.length; a++) {
+        const id = group[a]!;
         if (this.df(id) === 0) continue;
-        const { docs, head, body, from, to } = this.#postings(id);
+        const { docs, body, from, to } = this.#postings(id);
+        // An alternative weighing less (a translation, D-791) scores less, and sets the
+        // ceiling only for a word none of whose own forms the scope uses.
+        const weight = weights?.[g]?.[a] ?? 1;
         const idf = this.idf(id);
-        groupCeiling = Math.max(groupCeiling, idf);
+        if (weight === 1) groupCeiling = Math.max(groupCeiling, idf);
+        else translatedCeiling = Math.max(translatedCeiling, weight * idf);
         for (let j = from; j < to; j++) {
           const d = docs[j]!;
-          const tf = (HEAD_WEIGHT * head[j]!) / this.#headNorm[d]! + body[j]! / this.#bodyNorm[d]!;
-          const s = (idf * tf * (K1 + 1)) / (K1 + tf);
+          const tf = body[j]! / this.#bodyNorm[d]!;
+          const s = (weight * idf * tf * (K1 + 1)) / (K1 + tf);
           if (best[d] === 0) touched[touchedCount++] = d;
           if (s > best[d]!) best[d] = s;
         }
       }
-      ceiling += groupCeiling;
+      ceiling += groupCeiling || translatedCeiling;
       for (let t = 0; t < touchedCount; t++) {
         const d = touched[t]!;
         if (total[d] === 0) matched[matchedCount++] = d;

@@ -12,9 +12,17 @@ export function registerRetrievalRoutes(router: Router, retrieval: RetrievalServ
       params: { agentId: idParam('agent', 'agt') },
       summary: 'Retrieval probe: the passages the agent would answer from (costs no credit)',
       body: QueryBodySchema,
-      responses: { 200: { description: 'Passages best first and how each strategy found them', schema: QueryResultSchema } },
+      responses: {
+        200: {
+          description:
+            'Passages best first (BM25 over the chunks with Snowball stems; `score` says how much of the question each holds) ' +
+            'and how each strategy found them. No passages when the agent has no ready knowledge, or cannot answer: the ' +
+            'question names a subject the knowledge never mentions.',
+          schema: QueryResultSchema,
+        },
+      },
       errors: ['svc.request.validation_failed', 'svc.request.invalid', 'svc.agent.not_found'],
     },
-    async ({ auth, params, body }) => ({ status: 200, body: await retrieval.query(auth.workspaceId, params.agentId!, body) }),
+    async ({ auth, params, body }) => ({ status: 200, body: await retrieval.query(auth.workspaceId, params.agentId, body) }),
   );
 }

@@ -23,7 +23,19 @@ export const PassageSchema = named('Passage', v.object({
   sourceId: v.string(),
   title: v.string(),
   text: v.string(),
-  score: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+  score: v.pipe(
+    v.number(),
+    v.minValue(0),
+    v.maxValue(1),
+    v.description(
+      'How much of the question this passage holds: its BM25 score over the highest BM25 the question could give ' +
+        '(every word of it, those the knowledge never uses included, as often as saturation allows), so 1 is out of reach ' +
+        'and a passage holding each word once scores about 0.45 (0.15 more for a passage of a routed topic, at most 1). ' +
+        'Comparable across questions to the same agent; with an embeddings endpoint configured, the fused rank over its best. ' +
+        'Strictly decreasing down the list, 6 decimals: passages with the same evidence are ordered by chunk and shown ' +
+        '0.000001 apart; only the same text twice shares a score.',
+    ),
+  ),
   topics: v.array(v.string()),
   lang: v.picklist(['es', 'en']),
   url: v.optional(v.string()),

@@ -3,11 +3,14 @@ import { HashingEmbedder } from '../knowledge/pipeline/embedder.js';
 import type { QueryBody, QueryResult, SearchInput } from './retrieval.schema.js';
 import type { ScopeIndex } from './retrieval-index.js';
 import { ScopeIndexCache } from './scope-index-cache.js';
-import { confidence, isEverydayWord, isInflectedForm } from './confidence.js';
+import { confidence } from './confidence.js';
+import { questionTerms } from './question-terms.js';
 import { topPositions } from './top-positions.js';
-import type { LexicalHit, TermGroup } from './lexical-index.js';
+import type { LexicalHit } from './lexical-index.js';
 import { DamagedScopeIndex } from './postings-bytes.js';
-import { languageBalance, queryWords } from '../text/analyze.js';
+import { queryWords } from '../text/analyze.js';
+import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
+import type { LexiconLookup } from './query-expansion.js';
 
 export { topPositions };
 
@@ -29,19 +32,26 @@ const MIN_CENTROID = 0.25;
 
 const EMPTY: QueryResult = { passages: [], strategies: { topics: 0, vector: 0 } };
 
+/** How `search` ranks: `refuse: false` also when the evidence is weak; `expand: false` without the lexicon. */
+export interface SearchOptions {
+  refuse?: boolean;
+  expand?: boolean;
+}
+
 interface Candidate {
   position: number;
-  /** 0..1 before the topic bonus: BM25F over the query's ceiling, or the fused rank. */
+  /** 0..1 before the topic bonus: BM25 over the best score the question allows, or the fused rank. */
   base: number;
   byVector: boolean;
   byTopic: boolean;
 }
 
 /**
- * Retrieval over the knowledge index (decisions, D-090 to D-094, D-302, D-303). The
- * similarity strategy is BM25F over the chunks' stored terms (headings and titles
- * weigh twice, every question word looked up under its stems in both languages); with
- * a plugged embedder its ranking is fused with the vectors' by reciprocal rank. Topic
+ * Retrieval over the knowledge index (decisions, D-090 to D-094, D-302, D-303, D-760 to
+ * D-763). The similarity strategy is a textbook BM25 over the chunks' stored terms
+ * (Snowball stems of the chunk's language, k1 1.2, b 0.75; every question word looked
+ * up under its stems in both languages, counted once); with a plugged embedder its
+ * ranking is fused with the vectors' by reciprocal rank. Topic
  * routing (the request's topics, the topics the question names, or the nearest
  * centroid) adds a bonus to the passages of the routed topics. When the evidence is
  * weak (`confidence`) there are no passages at all: the agent cannot answer yet.
@@ -49,7 +59,7 @@ interface Candidate {
 export class RetrievalService {
   readonly #cache: ScopeIndexCache;
 
-  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex; log?: (message: string, error?: unknown) => void }) {
+  constructor(private readonly deps: { agents: AgentLookup; knowledge: KnowledgeIndex; lexicons?: LexiconLookup | undefined; log?: (message: string, error?: unknown) => void }) {
     this.#cache = new ScopeIndexCache(deps.knowledge, undefined, deps.log);
   }
 
@@ -61,25 +71,28 @@ export class RetrievalService {
 
   /**
    * The ranking itself, for an agent known to exist. `refuse: false` ranks also when
-   * the evidence is weak (benchmarks measure the ranking and the refusal apart).
+   * the evidence is weak, `expand: false` without the lexicon (benchmarks measure each
+   * step apart).
    */
-  async search(workspaceId: string, agentId: string, input: SearchInput, options: { refuse?: boolean } = {}): Promise<QueryResult> {
+  async search(workspaceId: string, agentId: string, input: SearchInput, options: SearchOptions = {}): Promise<QueryResult> {
     const index = await this.#cache.get(workspaceId, agentId);
+    const lexicon = options.expand === false ? undefined : await this.deps.lexicons?.get(workspaceId);
     try {
-      return await this.#rank(index, input, options);
+      return await this.#rank(index, input, lexicon, options);
     } catch (error) {
       // Read back from the store unlike it was written, or replaced meanwhile by a newer
       // version's rows (D-601): the current index, built again from the chunks if need be.
       if (!(error instanceof DamagedScopeIndex)) throw error;
       this.deps.log?.('svc.retrieval: a stored scope index could not be read back whole; it is built again from the chunks', error);
-      return this.#rank(await this.#cache.rebuild(workspaceId, agentId, index), input, options);
+      return this.#rank(await this.#cache.rebuild(workspaceId, agentId, index), input, lexicon, options);
     }
   }
 
-  async #rank(index: ScopeIndex, input: SearchInput, options: { refuse?: boolean }): Promise<QueryResult> {
+  async #rank(index: ScopeIndex, input: SearchInput, lexicon: Lexicon | undefined, options: SearchOptions): Promise<QueryResult> {
     if (index.size === 0) return EMPTY;
-    const words = queryWords(input.query);
-    const { groups, unknown, inflected, everyday } = termGroups(index, words, input.query);
+    // The question's words, each with the term ids the scope knows it by, then their
+    // translations weighing less (D-791): the one step where a query's terms are chosen.
+    const { groups, weights, words, unknown, inflected, everyday } = questionTerms(index, input.query, lexicon);
     await index.lexical.load(groups.flat());
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -90,9 +103,9 @@ export class RetrievalService {
     const lexical = index.lexical;
     const fused = !(this.deps.knowledge.embedder instanceof HashingEmbedder);
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
-    const { hits, ceiling } = lexical.search(groups, pool, eligible);
+    const { hits, ceiling } = lexical.search(groups, pool, eligible, weights);
     const sure = confidence({
-      best: hits[0]?.score ?? 0, ceiling, words: words.length, unknown, inflected, everyday,
+      best: hits[0]?.score ?? 0, ceiling, words, unknown, inflected, everyday,
       unseenIdf: lexical.unseenIdf, vocabulary: lexical.vocabularySize,
     });
     if (sure < 0 && options.refuse !== false) return EMPTY;
@@ -107,7 +120,12 @@ export class RetrievalService {
           return undefined;
         },
       ));
-    const normalised = (score: number) => Math.min(1, score / Math.max(1e-9, ceiling));
+    // A passage's score: its BM25 over the highest BM25 this question could give, every
+    // word of it (those the scope never uses at the idf of an unseen term) in one chunk
+    // as often as saturation allows. Within 0..1 without a cap, so it keeps BM25's order
+    // (D-761).
+    const highest = lexical.highestScore(ceiling + unknown * lexical.unseenIdf);
+    const normalised = (score: number) => score / Math.max(1e-9, highest);
     const queryVector = fused ? await embedQuery() : undefined;
     if (queryVector) await index.loadVectors();
     const proposed = queryVector
@@ -116,7 +134,7 @@ export class RetrievalService {
     const candidates = new Map(proposed.map((c) => [c.position, c]));
     // Topic routing proposes the routed topics' chunks nearest the question, also those
     // that share no word with it; it adds its bonus to every passage of those topics.
-    const routed = await this.#route(index, words.flatMap((w) => w.stems), requested, embedQuery);
+    const routed = await this.#route(index, queryWords(input.query).flatMap((w) => w.stems), requested, embedQuery);
     if (routed.size) {
       const query = await embedQuery();
       for (const topic of query ? routed : []) {
@@ -132,12 +150,13 @@ export class RetrievalService {
     // A chunk deleted since the index was built has no text: its passage is left out.
     const texts = await index.texts(scored.slice(0, input.limit).map((s) => s.c.position));
     const top = scored.slice(0, input.limit).flatMap((s, k) => (texts[k] === undefined ? [] : [{ ...s, text: texts[k] }]));
+    const shown = separated(top.map((t) => t.score), top.map((t) => t.text));
     return {
-      passages: top.map(({ chunk, score, text }) => ({
+      passages: top.map(({ chunk, text }, k) => ({
         sourceId: chunk.sourceId,
         title: chunk.title,
         text,
-        score: Math.round(score * 10_000) / 10_000,
+        score: shown[k]!,
         topics: chunk.topics,
         lang: chunk.lang,
         ...(chunk.url !== undefined && { url: chunk.url }),
@@ -147,6 +166,16 @@ export class RetrievalService {
         vector: top.filter((s) => s.c.byVector).length,
       },
     };
+  }
+
+  /**
+   * What its answers for the agent depend on: the scope's knowledge version, and the
+   * workspace's lexicon when it has one (a chat answer cached under another is not reused, D-792).
+   */
+  async version(workspaceId: string, agentId: string): Promise<string> {
+    const knowledge = await this.deps.knowledge.version(workspaceId, agentId);
+    const lexicon = (await this.deps.lexicons?.print(workspaceId)) ?? '';
+    return lexicon ? `${knowledge}+${lexicon}` : knowledge;
   }
 
   /** Forgets every in-memory index (after a state import). */
@@ -193,24 +222,24 @@ export class RetrievalService {
   }
 }
 
-/** Each query word's term ids the scope uses (its stems in both languages), and how many words it never uses, of which how many inflected forms and everyday words. */
-function termGroups(index: ScopeIndex, words: ReturnType<typeof queryWords>, query: string): { groups: TermGroup[]; unknown: number; inflected: number; everyday: number } {
-  const groups: TermGroup[] = [];
-  let unknown = 0;
-  let inflected = 0;
-  let everyday = 0;
-  let balance: number | undefined;
-  for (const word of words) {
-    const ids = [...new Set(word.stems.map((s) => index.dictionary.get(s)))].filter((id): id is number => id !== undefined && index.lexical.df(id) > 0);
-    if (ids.length) groups.push(ids);
-    else {
-      unknown += 1;
-      balance ??= languageBalance(query);
-      if (isInflectedForm(word.word, balance)) inflected += 1;
-      else if (isEverydayWord(word.word, balance)) everyday += 1;
-    }
-  }
-  return { groups, unknown, inflected, everyday };
+/** Decimals of a passage's score. */
+const SCORE_DECIMALS = 1_000_000;
+
+/**
+ * The scores passages show, best first, rounded to 6 decimals: a passage whose score
+ * would equal or pass the one above it (a tie of evidence, ordered by chunk id, or two
+ * scores within rounding) shows 0.000001 less, so that different passages never tie;
+ * exact duplicates (the same text) keep their tie (D-761).
+ */
+export function separated(scores: readonly number[], texts: readonly string[]): number[] {
+  const out: number[] = [];
+  scores.forEach((score, k) => {
+    let shown = Math.round(score * SCORE_DECIMALS) / SCORE_DECIMALS;
+    if (k > 0 && shown >= out[k - 1]! && texts[k] !== texts[k - 1]) shown = Math.max(0, Math.round((out[k - 1]! - 1 / SCORE_DECIMALS) * SCORE_DECIMALS) / SCORE_DECIMALS);
+    if (k > 0 && texts[k] === texts[k - 1]) shown = Math.min(shown, out[k - 1]!);
+    out.push(shown);
+  });
+  return out;
 }
 
 function dot(a: Float32Array, b: Float32Array): number {

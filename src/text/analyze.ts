@@ -1,15 +1,17 @@
-import { stemmer as englishStemmer } from '@orama/stemmers/english';
 import { stemmer as spanishStemmer } from '@orama/stemmers/spanish';
+import englishStemmer from 'wink-porter2-stemmer';
 import type { Language } from './language.js';
 import { ONLY_ENGLISH, ONLY_SPANISH, SEARCH_STOPWORDS } from './search-words.js';
 import { accentedWords, fold } from './words.js';
 
 /*
- * Retrieval's text analysis (decisions, D-300): a chunk cut into blocks, each in the
- * language it is written in, its content words reduced to Snowball stems of that
- * language; headings (and the source's title) form a field of their own. A question is
- * too short to tell its language: each of its words is looked up under its stems in
- * both. Pure functions of the text: the same chunk analyses the same on every run.
+ * Retrieval's text analysis (decisions, D-300, D-760): the words of a chunk (runs of
+ * letters and digits, lowercase) less the `stopword` package's English and Spanish
+ * lists, reduced to the Snowball stems of the chunk's language (the language most of
+ * its words are written in), one field: what a textbook BM25 with Snowball stemming
+ * indexes. A chunk without a heading line of its own has its source's title as one. A
+ * question is too short to tell its language: each of its words is looked up under its
+ * stems in both. Pure functions of the text: the same chunk analyses the same on every run.
  */
 
 /**
@@ -17,7 +19,7 @@ import { accentedWords, fold } from './words.js';
  * version (other stemmers, stop words or fields) is analysed again when it is read,
  * as a chunk embedded by another embedder is embedded again. Change it with the analysis.
  */
-export const ANALYZER_ID = 'svc-blocks-snowball-1';
+export const ANALYZER_ID = 'svc-bm25-snowball-2';
 
 /** A word longer than this (a hash, base64) is kept whole: no stemmer knows it. */
 const MAX_STEMMED = 40;
@@ -28,8 +30,9 @@ const stemCache: Record<Language, Map<string, string>> = { en: new Map(), es: ne
 
 /**
  * The Snowball stem of a lowercase word in `lang`, folded (`configuración` and
- * `configurar` give `configur`). English is `@orama/stemmers`' Porter stemmer, Spanish
- * its Snowball Spanish: one package serves both.
+ * `configurar` give `configur`): English is Porter2 (Snowball English,
+ * `wink-porter2-stemmer`), Spanish Snowball Spanish (`@orama/stemmers`), the stemmers
+ * of the BM25 baseline of `bench/relevance` (D-760).
  */
 export function snowballStem(word: string, lang: Language): string {
   const cache = stemCache[lang];
@@ -42,14 +45,14 @@ export function snowballStem(word: string, lang: Language): string {
   return out;
 }
 
-/** True for a folded word retrieval leaves out: a function word or a question's filler. */
-export function isSearchStopword(folded: string): boolean {
-  return SEARCH_STOPWORDS.has(folded);
+/** A lowercase word (accents kept) retrieval indexes: any but the stop words (D-760). */
+function isContent(word: string): boolean {
+  return !SEARCH_STOPWORDS.has(word);
 }
 
-/** Single letters say nothing; single digits may (a version, a runlevel). */
-function isContent(folded: string): boolean {
-  return !SEARCH_STOPWORDS.has(folded) && (folded.length > 1 || (folded >= '0' && folded <= '9'));
+/** Whether retrieval leaves a lowercase word out (the `stopword` package's lists, D-760). */
+export function isSearchStopword(word: string): boolean {
+  return SEARCH_STOPWORDS.has(word);
 }
 
 const SPANISH_MARKS = /[ñ¿¡áéíóú]/g;
@@ -118,7 +121,7 @@ export function textBlocks(markdown: string, fallback: Language): TextBlock[] {
 /** The content stems of a text in one language, in order, repeats kept. */
 export function searchStems(text: string, lang: Language): string[] {
   const out: string[] = [];
-  for (const word of accentedWords(text)) if (isContent(fold(word))) out.push(snowballStem(word, lang));
+  for (const word of accentedWords(text)) if (isContent(word)) out.push(snowballStem(word, lang));
   return out;
 }
 
@@ -129,9 +132,13 @@ export function titleText(title: string): string {
   return withoutNumbering(title.trim().replace(FILE_EXTENSION, ''));
 }
 
+/** A Markdown heading line anywhere in a text. */
+const ANY_HEADING = /^\s{0,3}#{1,6}\s/m;
+
 /**
- * A chunk's terms as stored: each distinct stem with its count in the heading field
- * (headings and the source's title) and in the body, and the two fields' lengths.
+ * A chunk's terms as stored: each distinct stem with its count. The stored format keeps
+ * a second field (`head`, once headings and titles weighing twice); since D-760 it is
+ * empty: the index is a plain BM25 over one field.
  */
 export interface ChunkAnalysis {
   /** The language most of the chunk's own words are written in (`fallback` on a tie). */
@@ -144,42 +151,29 @@ export interface ChunkAnalysis {
 }
 
 /**
- * Analyses a chunk written (as a whole) in `fallback`, of a source named by `labels`:
- * its title, and for an upload its file name when that says something else (both are
- * words someone chose to name the document).
+ * Analyses a chunk of a document written (as a whole) in `fallback`, titled `title`.
+ * Its language is the one most of its words are written in (each block judged by the
+ * function words only one language writes), and all its words are stemmed in that
+ * language, as a BM25 with Snowball stemming over the chunk would (D-760). A chunk with
+ * no heading line of its own (a short text, a page without headings) has the title
+ * as its heading: it is how the document names its subject. An upload's file name is
+ * not indexed.
  */
-export function analyzeChunk(text: string, labels: readonly string[], fallback: Language): ChunkAnalysis {
-  const counts = new Map<string, [number, number]>();
-  let headLength = 0;
-  let bodyLength = 0;
+export function analyzeChunk(text: string, title: string, fallback: Language): ChunkAnalysis {
   let spanish = 0;
   let english = 0;
-  const add = (stems: string[], field: 0 | 1) => {
-    for (const stem of stems) {
-      let c = counts.get(stem);
-      if (!c) counts.set(stem, (c = [0, 0]));
-      c[field] += 1;
-    }
-    if (field === 0) headLength += stems.length;
-    else bodyLength += stems.length;
-  };
-  const names = new Set(labels.map(titleText).filter(Boolean));
-  for (const name of names) add(searchStems(name, blockLanguage(name, fallback)), 0);
   for (const block of textBlocks(text, fallback)) {
-    const stems = searchStems(block.text, block.lang);
-    add(stems, block.heading ? 0 : 1);
-    if (block.lang === 'es') spanish += stems.length;
-    else english += stems.length;
+    const n = accentedWords(block.text).filter(isContent).length;
+    if (block.lang === 'es') spanish += n;
+    else english += n;
   }
+  const lang: Language = spanish > english ? 'es' : english > spanish ? 'en' : fallback;
+  const stems = searchStems(text, lang);
+  if (!ANY_HEADING.test(text)) stems.push(...searchStems(titleText(title), lang));
+  const counts = new Map<string, number>();
+  for (const stem of stems) counts.set(stem, (counts.get(stem) ?? 0) + 1);
   const terms = [...counts.keys()];
-  return {
-    lang: spanish > english ? 'es' : english > spanish ? 'en' : fallback,
-    terms,
-    head: terms.map((t) => counts.get(t)![0]),
-    body: terms.map((t) => counts.get(t)![1]),
-    headLength,
-    bodyLength,
-  };
+  return { lang, terms, head: terms.map(() => 0), body: terms.map((t) => counts.get(t)!), headLength: 0, bodyLength: stems.length };
 }
 
 /** A content word of a question with its stems in both languages (one, when they agree). */
@@ -193,7 +187,7 @@ export function queryWords(text: string): QueryWord[] {
   const seen = new Set<string>();
   const out: QueryWord[] = [];
   for (const word of accentedWords(text)) {
-    if (seen.has(word) || !isContent(fold(word))) continue;
+    if (seen.has(word) || !isContent(word)) continue;
     seen.add(word);
     out.push({ word, stems: [...new Set([snowballStem(word, 'en'), snowballStem(word, 'es')])] });
   }

@@ -1,29 +1,53 @@
 import { FUNCTION_WORDS_EN, FUNCTION_WORDS_ES } from './stopwords.js';
 
 /*
- * The stop words of retrieval's analysis (decisions, D-300): the pipeline's function
- * words, plus the lists of the `stopword` package (v3.1, MIT) that they lack, plus the
- * words a question is wrapped in ("How can I ...", "¿Cómo puedo ...?"). Kept here as
- * word lists rather than as a dependency: they are data, and a change of them is a
- * change of the analyzer (`ANALYZER_ID`), which re-analyses stored chunks.
+ * The stop words of retrieval's analysis (decisions, D-760): exactly the English and
+ * Spanish lists of the `stopword` package (v3.1.5, MIT), the lists the BM25 baseline of
+ * `bench/relevance` removes, lowercase with their accents. Kept here as word lists
+ * rather than as a dependency: they are data, and a change of them is a change of the
+ * analyzer (`ANALYZER_ID`), which re-analyses stored chunks. Question fillers ("use",
+ * "need", "puedo") are not stop words: removing them won on two corpora and lost on
+ * the development set (bench/relevance/README.md).
  */
 
-// What `stopword`'s `eng` and `spa` hold beyond FUNCTION_WORDS_EN / _ES (folded).
+const STOPWORD_EN =
+  'about after all also am an and another any are as at be because been before being between both but by came can come ' +
+  'could did do each for from get got has had he have her here him himself his how if in into is it like make many me ' +
+  'might more most much must my never now of on only or other our out over said same should since some still such take ' +
+  'than that the their them then there these they this those through to too under up very was way we well were what where ' +
+  'which while who with would you your a i';
+const STOPWORD_ES =
+  'a un el ella y sobre de la que en los del se las por para con no una su al lo como más pero sus le ya o porque cuando ' +
+  'muy sin también me hasta donde quien desde nos durante uno ni contra ese eso mí qué otro él cual poco mi tú te ti sí';
+
+/** Every stop word of retrieval, lowercase with its accents (as `accentedWords` yields words). */
+export const SEARCH_STOPWORDS: ReadonlySet<string> = new Set([...STOPWORD_EN.split(' '), ...STOPWORD_ES.split(' ')]);
+
+// The language signal of a block: the pipeline's function words, plus what the
+// `stopword` lists hold beyond them (folded).
 const PACKAGE_EN = 'came come get got himself like make might never said since still take way well';
 const PACKAGE_ES = 'ti';
 
-// Question words and fillers of both languages: generic, not tuned to any corpus.
+const ENGLISH: ReadonlySet<string> = new Set([...FUNCTION_WORDS_EN, ...PACKAGE_EN.split(' ')]);
+const SPANISH: ReadonlySet<string> = new Set([...FUNCTION_WORDS_ES, ...PACKAGE_ES.split(' ')]);
+
+// Words questions are put in, of both languages: generic, not tuned to any corpus.
 const QUESTION_FILLERS =
   'how what which why when where who whom whose can could would should do does did get make want need way ways use using ' +
   'possible anything something someone thing things instead also just still even really without right ' +
   'como que cual cuales por donde cuando quien puedo puede pueden hago hacer haga quiero necesito forma manera usar uso ' +
   'algo alguien cosa cosas mismo tambien solo aun sin bien debo deberia tengo tiene hay';
+const QUESTION_WORDS: ReadonlySet<string> = new Set([...ENGLISH, ...SPANISH, ...QUESTION_FILLERS.split(' ')]);
 
-const ENGLISH: ReadonlySet<string> = new Set([...FUNCTION_WORDS_EN, ...PACKAGE_EN.split(' ')]);
-const SPANISH: ReadonlySet<string> = new Set([...FUNCTION_WORDS_ES, ...PACKAGE_ES.split(' ')]);
-
-/** Every stop word of retrieval, folded. */
-export const SEARCH_STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH, ...SPANISH, ...QUESTION_FILLERS.split(' ')]);
+/**
+ * True for a folded word that names no subject: a function word of either language, a
+ * word questions are put in ("whether", "how", "cómo", "puedo"), or a single letter.
+ * Retrieval ranks with such words (a plain BM25 keeps them); the confidence does not
+ * count them as evidence either way (D-762).
+ */
+export function isQuestionWord(folded: string): boolean {
+  return QUESTION_WORDS.has(folded) || (folded.length === 1 && !(folded >= '0' && folded <= '9'));
+}
 
 /** Function words only Spanish writes, folded: the language signal of a block of text. */
 export const ONLY_SPANISH: ReadonlySet<string> = new Set([...SPANISH].filter((w) => !ENGLISH.has(w)));

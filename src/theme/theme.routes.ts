@@ -14,7 +14,7 @@ export function registerThemeRoutes(router: Router, theme: ThemeService): void {
       responses: { 200: { description: 'The theme', schema: ThemeSchema } },
       errors: ['svc.project.not_found'],
     },
-    async ({ auth, params }) => ({ status: 200, body: await theme.getTheme(auth.workspaceId, params.projectId!) }),
+    async ({ auth, params }) => ({ status: 200, body: await theme.getTheme(auth.workspaceId, params.projectId) }),
   );
   router.add(
     {
@@ -24,6 +24,6 @@ export function registerThemeRoutes(router: Router, theme: ThemeService): void {
       responses: { 200: { description: 'The theme', schema: ThemeSchema } },
       errors: ['svc.theme.invalid', 'svc.project.not_found', 'svc.request.invalid'],
     },
-    async ({ auth, params, body }) => ({ status: 200, body: await theme.update(auth.workspaceId, params.projectId!, body) }),
+    async ({ auth, params, body }) => ({ status: 200, body: await theme.update(auth.workspaceId, params.projectId, body) }),
   );
 }

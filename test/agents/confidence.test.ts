@@ -61,9 +61,12 @@ it('answers a question put with a verb the knowledge never uses, and refuses one
   expect(cited.body.components).toHaveLength(1);
 
   // "brightness" is the subject of the question, and nothing here names it; nor
-  // "wallpaper", which ends like a Spanish infinitive but is asked in English.
-  await expectRefused(api, agentId, ['How do I change the screen brightness?', 'How do I change the screen wallpaper?']);
-  const polite = await api.post(`/v1/agents/${agentId}/chat`, { message: 'How do I change the screen brightness?' });
+  // "wallpaper", which ends like a Spanish infinitive but is asked in English. (A
+  // question whose other words a passage holds strongly, "change the screen brightness"
+  // beside "Change the screen resolution", is answered since D-763: answering is the
+  // default, a refusal costs an answerable question its answer.)
+  await expectRefused(api, agentId, ['How do I set the brightness?', 'How do I set a wallpaper?']);
+  const polite = await api.post(`/v1/agents/${agentId}/chat`, { message: 'How do I set the brightness?' });
   expect(polite.body.components).toEqual([]);
   expect(polite.body.reply).toMatch(/^I'm sorry, I don't have information about that yet\..*Debian Notes/);
 });

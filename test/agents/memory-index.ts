@@ -43,7 +43,7 @@ export class MemoryKnowledgeIndex implements KnowledgeIndex {
   /** Adds a chunk analysed as ingestion would, its terms in the workspace's dictionary. */
   async add(workspaceId: string, chunk: Omit<IndexedChunk, 'vector' | 'tokenCount' | 'chunkId' | 'terms'> & { chunkId?: string }): Promise<IndexedChunk> {
     const [vector] = await this.embedder.embed([`${chunk.title}\n${chunk.text}`]);
-    const analysis = analyzeChunk(chunk.text, [chunk.title], chunk.lang);
+    const analysis = analyzeChunk(chunk.text, chunk.title, chunk.lang);
     let dictionary = this.#dictionaries.get(workspaceId);
     if (!dictionary) this.#dictionaries.set(workspaceId, (dictionary = new Map()));
     for (const term of analysis.terms) if (!dictionary.has(term)) dictionary.set(term, dictionary.size);

@@ -9,7 +9,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, type Client } from '../../emulator/client.js';
+import { client as createClient, type Client } from '../support/client.js';
 import { exited, startCli } from '../support/cli.js';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 5);

@@ -181,7 +181,7 @@ describe('three emulator processes over one PostgreSQL database', () => {
     const deadline = Date.now() + 60_000;
     let sources: { id: string; status: string; chunkCount?: number }[] = [];
     while (Date.now() < deadline) {
-      const res: ApiResponse = await api(Date.now(), ws.key).get('/v1/knowledge/sources?limit=100');
+      const res: ApiResponse<any> = await api(Date.now(), ws.key).get('/v1/knowledge/sources?limit=100');
       sources = res.body.data;
       if (sources.length === 30 && sources.every((s) => s.status !== 'pending')) break;
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -18,8 +18,11 @@ describe('CLI: the emulator UI', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(await page.text()).toContain('<script type="module" src="/_emulator/ui/ui.js">');
+    // Each section has its own address, served by the built CLI too.
+    expect((await fetch(`${url}/_emulator/ui/requests`)).status).toBe(200);
     // The bundle finds the UI's files and the vendored SSE parser from dist/ too.
-    for (const file of ['ui.js', 'api.js', 'chat.js', 'dom.js', 'ui.css', 'favicon.svg', 'vendor/eventsource-parser/stream.js', 'vendor/eventsource-parser/index.js']) {
+    const files = ['ui.js', 'api.js', 'act.js', 'router.js', 'workspaces.js', 'keys.js', 'held-keys.js', 'resources.js', 'chat.js', 'journal.js', 'clock.js', 'faults.js', 'state.js', 'dom.js', 'ui.css', 'favicon.svg'];
+    for (const file of [...files, 'vendor/eventsource-parser/stream.js', 'vendor/eventsource-parser/index.js']) {
       expect((await fetch(`${url}/_emulator/ui/${file}`)).status, file).toBe(200);
     }
     expect((await fetch(`${url}/_emulator/workspaces`)).status).toBe(401);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
 import { INJECTABLE_INGEST_FAILURE as INGEST_CODE } from '../../src/platform/ingest-failures.js';
 import { INGEST_CHOICES } from '../../emulator/ui/page.js';
+import { UI_SECTIONS } from '../../emulator/ui/ui-paths.js';
 import { client, send, walk } from '../support/client.js';
 import { fileEmulator, quiet, workspace } from '../support/emulator.js';
 import { expectMatchesOpenApi } from '../support/openapi.js';
@@ -16,15 +17,53 @@ const demoId = emulator.fixtureKeys[0]!.workspaceId;
 const demo = client(emulator, emulator.fixtureKeys.find((k) => k.scopes.length === 13)!.secret);
 
 describe('GET /_emulator/workspaces', () => {
-  it('lists every workspace with its settings, oldest first', async () => {
-    const made = await workspace(emulator);
+  it('lists every workspace with its settings and the credits it has left (as /v1/usage counts them), oldest first', async () => {
+    const made = await workspace(emulator, { credits: 3 });
+    const agentId = (await made.api.post('/v1/agents', { name: 'Lola', identity: { businessName: 'Bikes Lola' } })).body.id;
+    expect((await made.api.post(`/v1/agents/${agentId}/chat`, { message: 'Hello' })).status).toBe(200);
     const res = await control.get('/_emulator/workspaces');
     expect(res.status).toBe(200);
     const ids = res.body.data.map((w: { id: string }) => w.id);
     expect(ids[0]).toBe(demoId);
     expect(ids.at(-1)).toBe(made.workspaceId);
-    expect(res.body.data[0]).toEqual((await control.get(`/_emulator/workspaces/${demoId}`)).body);
+    const { messages, ...settings } = res.body.data[0];
+    expect(settings).toEqual((await control.get(`/_emulator/workspaces/${demoId}`)).body);
+    expect(messages).toEqual((await demo.get('/v1/usage')).body.messages);
+    // The list and the workspace's resources say the same.
+    const last = res.body.data.at(-1);
+    expect(last.messages).toEqual({ used: 1, limit: 3, remaining: 2 });
+    expect(last.messages).toEqual((await control.get(`/_emulator/workspaces/${made.workspaceId}/resources`)).body.credits);
     expectMatchesOpenApi(doc, 'GET', '/_emulator/workspaces', 200, res.body);
+  });
+});
+
+describe('GET /_emulator/fixture-keys', () => {
+  it('answers the fixtures’ keys still active, with the secrets the CLI prints, and drops a revoked one', async () => {
+    const fresh = await createEmulator({ fixtures: 'demo', seed: 21, log: quiet });
+    try {
+      const keys = client(fresh);
+      const res = await keys.get('/_emulator/fixture-keys');
+      expect(res.status).toBe(200);
+      expectMatchesOpenApi(doc, 'GET', '/_emulator/fixture-keys', 200, res.body);
+      expect(res.body.data.map((k: { name: string; secret: string }) => [k.name, k.secret])).toEqual(fresh.fixtureKeys.map((k) => [k.name, k.secret]));
+      const readOnly = res.body.data.find((k: { name: string }) => k.name === 'demo-read-only');
+      expect(readOnly).toMatchObject({ workspaceId: fresh.fixtureKeys[0]!.workspaceId, prefix: readOnly.secret.slice(0, 12) });
+      expect((await keys.delete(`/workspaces/${readOnly.workspaceId}/keys/${readOnly.id}`)).status).toBe(200);
+      expect((await keys.get('/_emulator/fixture-keys')).body.data.map((k: { name: string }) => k.name)).toEqual(['demo-full']);
+      // A workspace made by the control plane is not a fixture's.
+      await workspace(fresh);
+      expect((await keys.get('/_emulator/fixture-keys')).body.data).toHaveLength(1);
+      await keys.post('/_emulator/reset');
+      expect((await keys.get('/_emulator/fixture-keys')).body.data).toHaveLength(2);
+    } finally {
+      await fresh.close();
+    }
+    const none = await createEmulator({ fixtures: 'none', log: quiet });
+    try {
+      expect((await client(none).get('/_emulator/fixture-keys')).body).toEqual({ data: [] });
+    } finally {
+      await none.close();
+    }
   });
 });
 
@@ -199,10 +238,27 @@ describe('GET /_emulator/ui', () => {
     for (const script of document.querySelectorAll('script')) expect(script.getAttribute('src')).toMatch(/^\/_emulator\/ui\//);
     const inlineHandlers = [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on'));
     expect(inlineHandlers).toEqual([]);
-    // Every panel is there, server-rendered.
-    for (const id of ['workspaces', 'resources', 'chat', 'journal', 'clock', 'queue', 'faults', 'state']) expect(document.getElementById(id), id).not.toBeNull();
+    // Every section is there, server-rendered, the first open; the navigation links each.
+    const sections = [...document.querySelectorAll('main > section')];
+    expect(sections.map((el) => el.id)).toEqual(UI_SECTIONS.map((s) => s.id));
+    expect(sections.filter((el) => !el.hasAttribute('hidden')).map((el) => el.id)).toEqual(['workspaces']);
+    expect([...document.querySelectorAll('nav.side li a')].map((a) => a.getAttribute('href'))).toEqual(UI_SECTIONS.map((s) => `/_emulator/ui/${s.id}`));
+    expect(document.querySelector('nav.side a[aria-current="page"]')!.getAttribute('href')).toBe('/_emulator/ui/workspaces');
     const codes = [...document.querySelectorAll('#fault-add select[name="code"] option')].map((o) => o.getAttribute('value'));
     expect(codes).toContain('svc.service.unavailable');
+  });
+
+  it('serves the page at each section’s address with that section open (a reload or a deep link lands there); nothing else', async () => {
+    for (const { id, label } of UI_SECTIONS) {
+      const res = await send(emulator, 'GET', `/_emulator/ui/${id}?workspace=${demoId}`);
+      expect(res.status, id).toBe(200);
+      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+      const { document } = parseHTML(res.text);
+      expect([...document.querySelectorAll('main > section')].filter((el) => !el.hasAttribute('hidden')).map((el) => el.id)).toEqual([id]);
+      expect(document.querySelector('nav.side a[aria-current="page"]')!.getAttribute('href')).toBe(`/_emulator/ui/${id}`);
+      expect(document.querySelector('title')!.textContent).toBe(`${label} · svc-emulator`);
+    }
+    for (const path of ['/_emulator/ui/nope', '/_emulator/ui/requests/x', '/_emulator/ui/Requests']) expect((await send(emulator, 'GET', path)).status, path).toBe(404);
   });
 
   it('serves its files with their types and nosniff; every module it imports is served', async () => {
@@ -223,7 +279,7 @@ describe('GET /_emulator/ui', () => {
         for (const [, spec] of res.text.matchAll(/from ['"](\.{1,2}\/[^'"]+)['"]/g)) queue.push(new URL(spec!, `http://x${path}`).pathname);
       }
     }
-    expect([...seen]).toEqual(expect.arrayContaining(['/_emulator/ui/ui.js', '/_emulator/ui/api.js', '/_emulator/ui/vendor/eventsource-parser/stream.js', '/_emulator/ui/vendor/eventsource-parser/index.js']));
+    expect([...seen]).toEqual(expect.arrayContaining(['/_emulator/ui/ui.js', '/_emulator/ui/api.js', '/_emulator/ui/router.js', '/_emulator/ui/keys.js', '/_emulator/ui/vendor/eventsource-parser/stream.js', '/_emulator/ui/vendor/eventsource-parser/index.js']));
     const etag = (await send(emulator, 'GET', '/_emulator/ui/ui.js')).headers.get('etag')!;
     expect((await send(emulator, 'GET', '/_emulator/ui/ui.js', { headers: { 'if-none-match': etag } })).status).toBe(304);
     expect((await send(emulator, 'GET', '/_emulator/ui/nope.js')).status).toBe(404);
@@ -240,13 +296,13 @@ describe('the UI behind the guard', () => {
   it('with an admin token: the page and its files load without it (they hold no data); every data route asks for it', async () => {
     const guarded = await createEmulator({ adminToken: 'hunter2', log: quiet });
     try {
-      for (const path of ['/_emulator/ui', '/_emulator/ui/ui.js', '/_emulator/ui/ui.css']) {
+      for (const path of ['/_emulator/ui', '/_emulator/ui/requests', '/_emulator/ui/ui.js', '/_emulator/ui/ui.css']) {
         expect((await send(guarded, 'GET', path)).status, path).toBe(200);
       }
       expect((await send(guarded, 'HEAD', '/_emulator/ui')).status).toBe(200);
       // Not a file: the token is needed even under the UI's path for anything but GET/HEAD.
       expect((await send(guarded, 'POST', '/_emulator/ui', { body: {} })).status).toBe(401);
-      for (const path of ['/_emulator/workspaces', '/_emulator/queue', '/_emulator/requests', '/_emulator/faults', '/_emulator/clock', '/_emulator/state']) {
+      for (const path of ['/_emulator/workspaces', '/_emulator/queue', '/_emulator/requests', '/_emulator/faults', '/_emulator/clock', '/_emulator/state', '/_emulator/fixture-keys']) {
         const res = await send(guarded, 'GET', path);
         expect(res.status, path).toBe(401);
         expect((await send(guarded, 'GET', path, { headers: { authorization: 'Bearer hunter2' } })).status, path).toBe(200);

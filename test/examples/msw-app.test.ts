@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createEmulator } from 'svc-emulator';
+import { createClient, createEmulator } from 'svc-emulator';
 import { emulatorHandlers } from 'svc-emulator/msw';
 import { HelpDesk, PRODUCTION_API } from './app/help-desk.js';
 
@@ -44,4 +44,12 @@ it('streams a chat answer (SSE) token by token', async () => {
   expect(tokens.length).toBeGreaterThan(3);
   expect(tokens.join('')).toBe(reply);
   expect(reply).toMatch(/7 am/);
+});
+
+it('the package\'s typed client goes through the same handlers, with the same types', async () => {
+  // A base URL instead of the emulator: the client calls global fetch, which MSW answers.
+  const api = createClient(PRODUCTION_API, apiKey.secret);
+  const me = await api.GET('/v1/me');
+  if (!me.ok) throw new Error(me.error.detail);
+  expect(me.data.scopes).toContain('landings:write');
 });

@@ -5,17 +5,23 @@ import { setupEmulator } from 'svc-emulator/vitest';
 const ctx = setupEmulator({ seed: 1 });
 
 it('creates an agent', async () => {
-  const res = await ctx.api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } });
-  expect(res.status).toBe(201);
-  expect((await ctx.api.get(`/v1/agents/${res.body.id}`)).body.name).toBe('Ada');
+  // Typed by path and method: the body is checked, the answer typed per status.
+  const res = await ctx.api.POST('/v1/agents', { body: { name: 'Ada', identity: { businessName: 'Acme' } } });
+  if (res.status !== 201) throw new Error(res.error.detail);
+  const got = await ctx.api.GET('/v1/agents/{agentId}', { params: { path: { agentId: res.data.id } } });
+  expect(got.ok && got.data.name).toBe('Ada');
 });
 
 it('starts each test in an empty workspace', async () => {
-  expect((await ctx.api.get('/v1/agents')).body.data).toEqual([]);
+  const agents = await ctx.api.GET('/v1/agents');
+  expect(agents.ok && agents.data.data).toEqual([]);
 });
 
 it('drives the control plane', async () => {
-  await ctx.control.patch(`/_emulator/workspaces/${ctx.workspace.workspaceId}`, { dailyActivityCap: 1 });
-  expect((await ctx.api.get('/v1/me')).status).toBe(200);
-  expect((await ctx.api.get('/v1/me')).body.code).toBe('svc.usage.budget_exceeded');
+  const { workspaceId } = ctx.workspace;
+  await ctx.control.PATCH('/_emulator/workspaces/{workspaceId}', { params: { path: { workspaceId } }, body: { dailyActivityCap: 1 } });
+  const me = await ctx.api.GET('/v1/me');
+  if (me.ok) expect(me.data.scopes).toContain('landings:write');
+  const refused = await ctx.api.GET('/v1/me');
+  expect(refused.status === 429 && refused.error.code).toBe('svc.usage.budget_exceeded');
 });

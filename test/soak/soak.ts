@@ -12,7 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { createClient } from '../../emulator/client.js';
+import { client as createClient } from '../support/client.js';
 import { startCli } from '../support/cli.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 30);

@@ -1,6 +1,20 @@
-import { createClient, send as sendTo, type ApiResponse, type Client, type SendOptions, type Target } from '../../emulator/client.js';
+import { createClient, send as sendTo, type ApiResponse, type SendOptions, type Target } from '../../emulator/client.js';
+import type { TypedCalls } from '../../emulator/typed-client.js';
 
-export type { ApiResponse, Client };
+export type { ApiResponse };
+
+/**
+ * The client the project's own tests use: the published one, with untyped bodies read
+ * as `any` (a user's client answers `unknown`; these tests check the values at run time).
+ */
+export interface Client extends TypedCalls {
+  key: string | undefined;
+  get(path: string, headers?: Record<string, string>): Promise<ApiResponse<any>>;
+  post(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<any>>;
+  put(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<any>>;
+  patch(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<any>>;
+  delete(path: string, headers?: Record<string, string>): Promise<ApiResponse<any>>;
+}
 
 type Fetcher = Target | { request(path: string, init?: RequestInit): Promise<Response> | Response };
 
@@ -11,8 +25,8 @@ function asTarget(target: Fetcher): Target {
 }
 
 /** Sends one request in process and reads the whole answer. */
-export function send(target: Fetcher, method: string, path: string, options: SendOptions = {}): Promise<ApiResponse> {
-  return sendTo(asTarget(target), method, path, options);
+export function send(target: Fetcher, method: string, path: string, options: SendOptions = {}): Promise<ApiResponse<any>> {
+  return sendTo<any>(asTarget(target), method, path, options);
 }
 
 /** A small client bound to one API key. */
@@ -26,7 +40,7 @@ export async function walk(api: Client, path: string, limit = 100): Promise<any[
   let cursor: string | null = null;
   do {
     const sep = path.includes('?') ? '&' : '?';
-    const res = await api.get(`${path}${sep}limit=${limit}${cursor ? `&after=${encodeURIComponent(cursor)}` : ''}`);
+    const res: ApiResponse<any> = await api.get(`${path}${sep}limit=${limit}${cursor ? `&after=${encodeURIComponent(cursor)}` : ''}`);
     if (res.status !== 200) throw new Error(`walk ${path}: ${res.status} ${res.text}`);
     items.push(...res.body.data);
     cursor = res.body.nextCursor;

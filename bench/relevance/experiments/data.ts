@@ -2,13 +2,11 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, type Dirent } fro
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { createEmulator } from '../../../emulator/emulator.js';
-import { loadCorpus, type CorpusDocument } from '../corpus.js';
-import { distinctSections, rankOf, type Question } from '../metrics.js';
+import { loadCorpus, type CorpusDocument } from '../corpora/reference-reader.js';
+import { evaluate } from '../evaluate.js';
+import type { Question } from '../metrics.js';
 
-const QUESTIONS = new URL('../debian-reference.json', import.meta.url);
-const LIMIT = 10;
+const QUESTIONS = new URL('../corpora/debian-reference.json', import.meta.url);
 
 /** One chunk as the emulator produced it, with the section its document came from. */
 export interface Chunk {
@@ -29,7 +27,6 @@ export interface EmulatorAnswer {
   rank: number;
   passages: number;
   sections: string[];
-  ms: number;
 }
 
 export interface Captured {
@@ -80,60 +77,20 @@ function readdirSorted(dir: URL): Dirent[] {
   return readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
-/** A document to upload: its section key, language, HTML and the file name it is uploaded under. */
-export interface UploadDocument {
-  key: string;
-  section: string;
-  lang: 'en' | 'es';
-  html: string;
-  filename: string;
-}
+export type { UploadDocument } from '../corpora/pages.js';
+import type { UploadDocument } from '../corpora/pages.js';
 
 /** The Debian Reference, uploaded as `bench/relevance` does. */
 export function referenceDocuments(): UploadDocument[] {
   return loadCorpus().map((d: CorpusDocument) => ({ key: d.key, section: d.section, lang: d.lang, html: d.html, filename: `${d.key.replace(/[#@ ]/g, '.')}.html` }));
 }
 
+/** The chunks and answers of one ingestion through the API, as the protocol's runner makes them (`../evaluate.ts`). */
 async function ingest(key: string, docs: UploadDocument[], questions: Question[]): Promise<Captured> {
-  const emulator = await createEmulator({ log: () => {}, jobConcurrency: 1 });
-  try {
-    const { workspaceId, apiKey } = await emulator.createWorkspace();
-    await emulator.updateWorkspace(workspaceId, { rateLimit: { limit: 1_000_000, windowSeconds: 60 }, dailyActivityCap: null });
-    const auth = { authorization: `Bearer ${apiKey.secret}` };
-    const json = { ...auth, 'content-type': 'application/json' };
-    const agentRes = await emulator.request('/v1/agents', {
-      method: 'POST', headers: json,
-      body: JSON.stringify({ name: 'Debian helper', identity: { businessName: 'Debian Reference', description: 'Answers questions on administering a Debian system.' } }),
-    });
-    const agentId = ((await agentRes.json()) as { id: string }).id;
-    const docOf = new Map<string, UploadDocument>();
-    for (const doc of docs) {
-      const form = new FormData();
-      form.set('file', new File([doc.html], doc.filename, { type: 'text/html' }));
-      form.set('agentId', agentId);
-      const res = await emulator.request('/v1/knowledge/uploads', { method: 'POST', headers: auth, body: form });
-      if (res.status !== 202) throw new Error(`add ${doc.key}: ${res.status} ${await res.text()}`);
-      docOf.set(((await res.json()) as { id: string }).id, doc);
-    }
-    await emulator.drain();
-    const answers: EmulatorAnswer[] = [];
-    for (const q of questions) {
-      const t0 = performance.now();
-      const res = await emulator.request(`/v1/agents/${agentId}/query`, { method: 'POST', headers: json, body: JSON.stringify({ query: q.text, limit: LIMIT }) });
-      const { passages } = (await res.json()) as { passages: { sourceId: string }[] };
-      const ms = performance.now() - t0;
-      const ranked = passages.map((p) => docOf.get(p.sourceId)!.section);
-      answers.push({ id: q.id, rank: rankOf(q, ranked), passages: passages.length, sections: distinctSections(ranked), ms });
-    }
-    const indexed = await emulator.service.knowledge.index.eligibleChunks(workspaceId, agentId);
-    const chunks: Chunk[] = indexed
-      .map((c) => {
-        const doc = docOf.get(c.sourceId)!;
-        return { id: c.chunkId, sourceId: c.sourceId, section: doc.section, docLang: doc.lang, lang: c.lang, title: c.title, text: c.text };
-      })
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return { key, chunks, emulator: answers };
-  } finally {
-    await emulator.close();
-  }
+  const run = await evaluate({ name: 'capture', role: 'dev', packages: [], installed: () => true, documents: () => docs, questions: () => questions });
+  return {
+    key,
+    chunks: run.chunks.map(({ id, sourceId, section, docLang, lang, title, text }) => ({ id, sourceId, section, docLang, lang, title, text })),
+    emulator: run.ours.map((o, i) => ({ id: questions[i]!.id, rank: o.rank, passages: o.passages, sections: o.sections })),
+  };
 }

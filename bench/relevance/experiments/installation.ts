@@ -1,35 +1,12 @@
 /**
- * A third corpus, written blind as a check only: Debian's installation guide for amd64
- * (`apt-get install installation-guide-amd64`), one document per page, English and
- * Spanish, every third page in Spanish only. Thirty-six questions of
- * `installation-guide.json` (30 answerable, six not); nothing is tuned on them.
+ * The installation-guide corpus, read as the protocol reads it
+ * (`../corpora/installation.ts`), under the names the experiments use.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Question } from '../metrics.js';
-import type { UploadDocument } from './data.js';
-import { everyThirdSpanishOnly, labelledQuestions } from './handbook.js';
+import { installationGuide, INSTALLATION_DIR } from '../corpora/installation.js';
+import type { UploadDocument } from '../corpora/pages.js';
 
-export const INSTALLATION_DIR = '/usr/share/doc/installation-guide-amd64';
-
-/**
- * Pages that are only a table of contents: the title page and the chapter and appendix
- * pages whose text, once their table of contents is removed, is the heading alone (under
- * 20 words). Landing pages with a paragraph of their own (ch01, ch02, ch03, apa, apb) stay.
- */
-const NAVIGATION_ONLY = new Set(['index', 'apc', 'apd', 'ape', 'ch04', 'ch05', 'ch06', 'ch07', 'ch08']);
-
-export function installationInstalled(): boolean {
-  return existsSync(join(INSTALLATION_DIR, 'en')) && existsSync(join(INSTALLATION_DIR, 'es'));
-}
-
-export function installationDocuments(): UploadDocument[] {
-  const pages = readdirSync(join(INSTALLATION_DIR, 'en'))
-    .filter((f) => f.endsWith('.html') && !NAVIGATION_ONLY.has(f.replace(/\.html$/, '')))
-    .sort();
-  return everyThirdSpanishOnly(pages, (page, lang) => join(INSTALLATION_DIR, lang, page));
-}
-
-export function installationQuestions(docs: UploadDocument[]): Question[] {
-  return labelledQuestions(new URL('./installation-guide.json', import.meta.url), docs);
-}
+export { INSTALLATION_DIR };
+export const installationInstalled = (): boolean => installationGuide.installed();
+export const installationDocuments = (): UploadDocument[] => installationGuide.documents();
+export const installationQuestions = (docs: UploadDocument[]): Question[] => installationGuide.questions(docs);

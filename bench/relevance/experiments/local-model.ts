@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fmt } from '../../support.js';
-import { corpusInstalled, INSTALL_HINT } from '../corpus.js';
+import { corpusInstalled, INSTALL_HINT } from '../corpora/reference-reader.js';
 import { figures, type Question } from '../metrics.js';
 import { blocks, detect } from './analyze.js';
 import { CHOSEN } from './approaches.js';

@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { fmt, percentile } from '../../support.js';
 import { buildBm25 } from '../bm25.js';
-import { corpusInstalled, INSTALL_HINT } from '../corpus.js';
+import { corpusInstalled, INSTALL_HINT } from '../corpora/reference-reader.js';
 import { distinctSections, figures, rankOf, type Outcome, type Question } from '../metrics.js';
 import { APPROACHES, CHOSEN, T_KNOWN, type Retriever } from './approaches.js';
 import { capture, loadQuestions, type Chunk } from './data.js';

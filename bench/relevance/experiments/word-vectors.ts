@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fmt } from '../../support.js';
-import { corpusInstalled, INSTALL_HINT } from '../corpus.js';
+import { corpusInstalled, INSTALL_HINT } from '../corpora/reference-reader.js';
 import { distinctSections, figures, rankOf, type Outcome, type Question } from '../metrics.js';
 import { fold, isStop, queryWords, stem, words } from './analyze.js';
 import { CHOSEN, lexicalApproach, type Approach } from './approaches.js';

@@ -1,6 +1,7 @@
-// Calls to the emulator's control plane from the UI. The admin token (only when the
-// emulator was started with one) is asked for once, kept for this tab in
-// sessionStorage, and sent as `Authorization: Bearer`; never in a URL.
+// Calls from the UI: to the control plane and the console routes, and to /v1 with an
+// API key (the chat). The admin token (only when the emulator was started with one)
+// is asked for once, kept for this tab in sessionStorage, and sent as
+// `Authorization: Bearer` to the control plane only; never in a URL.
 
 const TOKEN_KEY = 'svc-emulator-admin-token';
 
@@ -94,4 +95,17 @@ export async function send(method, path, init = {}) {
 export async function api(method, path, body) {
   const res = await send(method, path, body === undefined ? {} : { body });
   return res.json();
+}
+
+/**
+ * Sends one `/v1` request with an API key (never the admin token): answers the raw
+ * `Response` when it succeeded, else throws a `ProblemError` with the problem document.
+ */
+export async function v1(method, path, secret, init = {}) {
+  const headers = { accept: init.accept ?? 'application/json', authorization: `Bearer ${secret}` };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+  const res = await fetch(path, { method, headers, body, cache: 'no-store' });
+  if (res.ok) return res;
+  throw new ProblemError(await problemOf(res));
 }

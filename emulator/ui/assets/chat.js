@@ -1,17 +1,25 @@
-// The chat box: one turn at a time as the selected workspace, through the control
-// plane's chat route (no key in the page), read as a server-sent event stream.
+// The chat: one turn at a time through `POST /v1/agents/{id}/chat` with a key of the
+// chosen workspace (D-852), read as a server-sent event stream. So each turn is a real
+// /v1 request: it shows under Requests, spends a credit, and injected faults apply.
 import { EventSourceParserStream } from './vendor/eventsource-parser/stream.js';
-import { ProblemError, send } from './api.js';
+import { ProblemError, api, v1 } from './api.js';
+import { act } from './act.js';
 import { clearMessages, h, showProblem } from './dom.js';
+import { dropKey, heldKeys, holdKey } from './held-keys.js';
 
 const panel = document.getElementById('chat');
 const form = document.getElementById('chat-form');
-const select = document.getElementById('chat-agent');
+const agentSelect = document.getElementById('chat-agent');
+const keySelect = document.getElementById('chat-key');
+const pasteForm = document.getElementById('chat-paste');
 const log = document.getElementById('chat-log');
 
 let workspaceId;
 let conversationId;
 let shownAgents = '';
+let shownKeys = '';
+/** The fixtures' keys that can chat (the CLI prints them at start-up), from the control plane. */
+let fixtureKeys = [];
 
 function newConversation() {
   conversationId = undefined;
@@ -19,7 +27,7 @@ function newConversation() {
   clearMessages(panel);
 }
 
-/** The agents of the selected workspace (called on every refresh; keeps the choice). */
+/** The agents of the chosen workspace, the published site's first (called on every refresh; keeps the choice). */
 export function setAgents(workspace, agents) {
   const key = JSON.stringify([workspace, agents.map((a) => [a.id, a.name])]);
   if (key === shownAgents) return;
@@ -28,16 +36,44 @@ export function setAgents(workspace, agents) {
     workspaceId = workspace;
     newConversation();
   }
-  const chosen = select.value;
-  const placeholder = workspace ? (agents.length ? '(choose an agent)' : '(no agents in this workspace)') : '(select a workspace)';
-  select.replaceChildren(h('option', { value: '' }, placeholder), ...agents.map((a) => h('option', { value: a.id }, `${a.name} (${a.id})`)));
-  if (agents.some((a) => a.id === chosen)) select.value = chosen;
+  const chosen = agentSelect.value;
+  if (!agents.length) agentSelect.replaceChildren(h('option', { value: '' }, workspace ? '(no agents in this workspace)' : '(choose a workspace)'));
+  else agentSelect.replaceChildren(...agents.map((a) => h('option', { value: a.id }, `${a.name} (${a.identity.businessName})`)));
+  if (agents.some((a) => a.id === chosen)) agentSelect.value = chosen;
+  setKeys();
+}
+
+/** The fixture keys as `GET /_emulator/fixture-keys` answers them. */
+export function setFixtureKeys(keys) {
+  fixtureKeys = keys.filter((k) => k.scopes.includes('chat:write'));
+  setKeys();
+}
+
+/** The keys the chat can use for this workspace: held by this tab first, then the fixtures'. */
+function usableKeys() {
+  if (!workspaceId) return [];
+  const held = heldKeys(workspaceId).map((k) => ({ ...k, label: `${k.name ?? 'key'} · ${k.prefix}… (${k.how === 'pasted' ? 'pasted' : 'minted'} in this tab)` }));
+  const fixtures = fixtureKeys.filter((k) => k.workspaceId === workspaceId && !held.some((x) => x.prefix === k.prefix))
+    .map((k) => ({ ...k, label: `${k.name} · ${k.prefix}… (printed at start-up)` }));
+  return [...held, ...fixtures];
+}
+
+/** Refreshes the key choices (after a mint, a paste, a revoke, a refresh). */
+export function setKeys() {
+  const keys = usableKeys();
+  const shown = JSON.stringify([workspaceId, keys.map((k) => k.label)]);
+  if (shown === shownKeys) return;
+  shownKeys = shown;
+  const chosen = keySelect.value;
+  if (!keys.length) keySelect.replaceChildren(h('option', { value: '' }, workspaceId ? '(no key: mint or paste one)' : '(choose a workspace)'));
+  else keySelect.replaceChildren(...keys.map((k) => h('option', { value: k.prefix }, k.label)));
+  if (keys.some((k) => k.prefix === chosen)) keySelect.value = chosen;
 }
 
 /** Picks an agent (its row's Chat button) and puts the cursor in the message box. */
 export function chooseAgent(agentId) {
-  if (select.value !== agentId) {
-    select.value = agentId;
+  if (agentSelect.value !== agentId) {
+    agentSelect.value = agentId;
     newConversation();
   }
   form.elements.message.focus();
@@ -67,12 +103,16 @@ async function readStream(res, reply, text) {
   if (reply.dataset.done !== 'true') throw new ProblemError({ title: 'The stream ended before the reply was done', status: 0 });
 }
 
+const NO_KEY_HINT = 'Mint a chat key (a workspace holds at most two active keys), or use a key you have: the demo’s keys are printed when the emulator starts.';
+
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
-  const agentId = select.value;
+  const agentId = agentSelect.value;
+  const key = usableKeys().find((k) => k.prefix === keySelect.value);
   const message = form.elements.message.value.trim();
-  if (!workspaceId || !agentId) return showProblem(panel, { title: 'Choose an agent first', detail: 'Select a workspace, then one of its agents.' });
-  if (!message) return showProblem(panel, { title: 'Write a message', detail: 'The message must not be blank.' });
+  if (!workspaceId || !agentId) return showProblem(panel, { title: 'Choose an agent first', detail: 'Choose a workspace with agents, then one of them.', errors: [{ field: 'agent', reason: 'required' }] }, form);
+  if (!key) return showProblem(panel, { title: 'No key for the chat', detail: 'The chat sends through /v1, which needs a key of this workspace with chat:write.', hint: NO_KEY_HINT, errors: [{ field: 'key', reason: 'required' }] }, form);
+  if (!message) return showProblem(panel, { title: 'Write a message', detail: 'The message must not be blank.', errors: [{ field: 'message', reason: 'required' }] }, form);
   clearMessages(panel);
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;
@@ -81,7 +121,7 @@ form.addEventListener('submit', async (event) => {
   log.append(h('li', { class: 'user' }, message), reply);
   form.elements.message.value = '';
   try {
-    const res = await send('POST', `/_emulator/workspaces/${encodeURIComponent(workspaceId)}/agents/${encodeURIComponent(agentId)}/chat`, {
+    const res = await v1('POST', `/v1/agents/${encodeURIComponent(agentId)}/chat`, key.secret, {
       body: conversationId ? { message, conversationId } : { message },
       accept: 'text/event-stream',
     });
@@ -89,11 +129,61 @@ form.addEventListener('submit', async (event) => {
   } catch (error) {
     reply.dataset.failed = 'true';
     text.textContent = 'No reply.';
-    showProblem(panel, error instanceof ProblemError ? error.problem : { title: 'The chat failed', detail: String(error) });
+    const problem = error instanceof ProblemError ? error.problem : { title: 'The chat failed', detail: String(error) };
+    if (problem.code === 'svc.api_key.invalid') {
+      // Revoked, expired or gone with a restored state: this tab stops offering it.
+      dropKey(workspaceId, key.prefix);
+      setKeys();
+      problem.hint = `This tab no longer offers ${key.prefix}…. ${NO_KEY_HINT}`;
+    }
+    showProblem(panel, problem, form);
   } finally {
     button.disabled = false;
+    log.scrollTop = log.scrollHeight;
   }
 });
 
-select.addEventListener('change', newConversation);
+document.getElementById('chat-mint').addEventListener('click', () => {
+  const ws = workspaceId;
+  void act(panel, async () => {
+    if (!ws) throw new ProblemError({ title: 'Choose a workspace first' });
+    const key = await api('POST', `/workspaces/${encodeURIComponent(ws)}/keys`, { name: 'emulator-ui-chat', scopes: ['chat:write'] });
+    holdKey(ws, { ...key, how: 'minted' });
+    setKeys();
+    keySelect.value = key.prefix;
+    return `Minted ${key.name} (${key.prefix}…, chat:write only) for this tab’s chat: one of the workspace’s two active keys; revoke it under Workspaces & keys when done.`;
+  });
+});
+
+document.getElementById('chat-paste-open').addEventListener('click', () => {
+  pasteForm.hidden = false;
+  pasteForm.elements.secret.focus();
+});
+
+document.getElementById('chat-paste-cancel').addEventListener('click', () => {
+  pasteForm.reset();
+  pasteForm.hidden = true;
+});
+
+// A pasted key is checked with GET /v1/me: it must be this workspace's and may chat.
+pasteForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const ws = workspaceId;
+  const secret = pasteForm.elements.secret.value.trim();
+  void act(panel, async () => {
+    if (!secret) throw new ProblemError({ title: 'Check the form', detail: 'Nothing was sent.', errors: [{ field: 'secret', reason: 'required' }] });
+    const me = await (await v1('GET', '/v1/me', secret)).json();
+    if (me.workspaceId !== ws) throw new ProblemError({ title: 'A key of another workspace', detail: `That key belongs to ${me.workspaceId}; choose that workspace or paste a key of this one.`, errors: [{ field: 'secret', reason: 'must be a key of this workspace' }] });
+    if (!me.scopes.includes('chat:write')) throw new ProblemError({ title: 'That key cannot chat', detail: 'The chat needs a key with the chat:write scope.', errors: [{ field: 'secret', reason: 'needs chat:write' }] });
+    const prefix = secret.slice(0, 12);
+    holdKey(ws, { name: 'pasted key', prefix, secret, scopes: me.scopes, how: 'pasted' });
+    pasteForm.reset();
+    pasteForm.hidden = true;
+    setKeys();
+    keySelect.value = prefix;
+    return `This tab will chat with ${prefix}….`;
+  }, pasteForm);
+});
+
+agentSelect.addEventListener('change', newConversation);
 document.getElementById('chat-new').addEventListener('click', newConversation);

@@ -16,37 +16,71 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** `text` with a line-break chance after each `sep` (paths after `/`, codes after `.`), never inside a word. */
+export function breakable(text, sep) {
+  const parts = String(text).split(sep);
+  return parts.flatMap((part, i) => (i === parts.length - 1 ? [part] : [part + sep, document.createElement('wbr')]));
+}
+
 /** Replaces a table body's rows, or shows one "nothing" row spanning `columns`. */
 export function fillRows(tbody, rows, columns, empty = 'Nothing yet.') {
   tbody.replaceChildren(...(rows.length ? rows : [h('tr', { class: 'empty' }, h('td', { colspan: columns }, empty))]));
 }
 
-/** Shows a refused action's problem document in the panel (title, code, detail, each field's reason). */
-export function showProblem(panel, problem) {
+/**
+ * The controls of `form` an `errors[]` field names: by `name` or `data-field`, else by
+ * the field's last segment (`match.path` is the form's `path`).
+ */
+function fieldControls(form, field) {
+  if (!form || typeof field !== 'string') return [];
+  const last = field.split('.').pop().replace(/\[\d+\]$/, '');
+  return [...form.querySelectorAll('[name], [data-field]')].filter((el) => {
+    const names = [el.getAttribute('name'), el.dataset.field];
+    return names.includes(field) || names.includes(last);
+  });
+}
+
+/**
+ * Shows a refused action's problem document in the panel (status, title, code, detail,
+ * each field's reason, request id) and marks the fields of `form` it names as invalid.
+ */
+export function showProblem(panel, problem, form) {
+  clearMessages(panel);
   const box = panel.querySelector('.problem');
-  panel.querySelector('.note').hidden = true;
   const errors = Array.isArray(problem.errors) ? problem.errors : [];
   const parts = [
-    h('p', { class: 'problem-title' }, h('strong', {}, `${problem.status ?? ''} ${problem.title ?? 'Refused'}`.trim()), problem.code ? h('code', {}, problem.code) : null),
+    h('p', { class: 'problem-title' }, h('strong', {}, `${problem.status || ''} ${problem.title ?? 'Refused'}`.trim()), problem.code ? h('code', {}, problem.code) : null),
     problem.detail ? h('p', {}, problem.detail) : null,
     errors.length ? h('ul', {}, errors.map((e) => h('li', {}, h('code', {}, e.field), ': ', e.reason))) : null,
+    problem.hint ? h('p', { class: 'hint' }, problem.hint) : null,
     problem.requestId ? h('p', { class: 'muted' }, `request ${problem.requestId}`) : null,
   ];
   box.replaceChildren(...parts.filter((part) => part !== null));
   box.hidden = false;
+  for (const e of errors) {
+    for (const control of fieldControls(form, e.field)) {
+      control.setAttribute('aria-invalid', 'true');
+      control.title = e.reason;
+    }
+  }
 }
 
 /** Shows what an action did, in place of any earlier problem. */
 export function showNote(panel, text) {
-  panel.querySelector('.problem').hidden = true;
+  clearMessages(panel);
   const note = panel.querySelector('.note');
   note.textContent = text;
   note.hidden = false;
 }
 
+/** Hides the panel's problem and note, and unmarks its fields. */
 export function clearMessages(panel) {
   panel.querySelector('.problem').hidden = true;
   panel.querySelector('.note').hidden = true;
+  for (const el of panel.querySelectorAll('[aria-invalid="true"]')) {
+    el.removeAttribute('aria-invalid');
+    el.removeAttribute('title');
+  }
 }
 
 /** `2026-01-01T00:00:05.000Z` as `2026-01-01 00:00:05` (the emulator's time is UTC). */

@@ -8,6 +8,7 @@ import { sharedStore } from './0006-shared-store.js';
 import { retrievalTerms } from './0007-retrieval-terms.js';
 import { retrievalScopeIndexes } from './0008-retrieval-scope-indexes.js';
 import { retrievalScopeIndexParts } from './0009-retrieval-scope-index-parts.js';
+import { retrievalLexicons } from './0010-retrieval-lexicons.js';
 
 /**
  * Every migration, keyed by a name that sorts in application order. A part of the API
@@ -24,4 +25,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0007-retrieval-terms': retrievalTerms,
   '0008-retrieval-scope-indexes': retrievalScopeIndexes,
   '0009-retrieval-scope-index-parts': retrievalScopeIndexParts,
+  '0010-retrieval-lexicons': retrievalLexicons,
 };

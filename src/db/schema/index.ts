@@ -41,6 +41,7 @@ export const TABLES = [
   'knowledge_chunks',
   'knowledge_terms',
   'knowledge_scope_indexes',
+  'knowledge_lexicons',
   // projects, pages, theme
   'projects',
   'project_slugs',

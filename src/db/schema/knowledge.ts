@@ -89,10 +89,22 @@ export interface KnowledgeScopeIndexTable {
   data: Uint8Array;
 }
 
+/**
+ * Each workspace's bilingual lexicon, learned from its own translations (decisions,
+ * D-785, D-790): what it was learned from (`print`, a digest of the ready sources) and
+ * the lexicon as JSON. A state carries it: the same sources learn the same text.
+ */
+export interface KnowledgeLexiconTable {
+  workspace_id: string;
+  print: string;
+  data: string;
+}
+
 export interface KnowledgeTables {
   knowledge_sources: KnowledgeSourceTable;
   knowledge_inputs: KnowledgeInputTable;
   knowledge_chunks: KnowledgeChunkTable;
   knowledge_terms: KnowledgeTermTable;
   knowledge_scope_indexes: KnowledgeScopeIndexTable;
+  knowledge_lexicons: KnowledgeLexiconTable;
 }

@@ -24,6 +24,6 @@ export const prepare = workerTask(async (input: DocumentInput & { embed: boolean
 export const isJson = workerTask((bytes: Uint8Array) => isJsonDocument(bytes));
 
 /** Chunks stored by an earlier analysis, analysed again (`ANALYZER_ID` changed). */
-export const analyze = workerTask((chunks: { text: string; labels: string[]; lang: Language }[]): ChunkAnalysis[] =>
-  chunks.map((c) => analyzeChunk(c.text, c.labels, c.lang)),
+export const analyze = workerTask((chunks: { text: string; title: string; lang: Language }[]): ChunkAnalysis[] =>
+  chunks.map((c) => analyzeChunk(c.text, c.title, c.lang)),
 );

@@ -44,11 +44,6 @@ export interface Ingested {
   contentHash: string;
 }
 
-/** What names a source for retrieval: its title and, for an upload, its file name (decisions, D-304). */
-export function sourceLabels(title: string, fileName: string | null | undefined): string[] {
-  return fileName ? [title, fileName] : [title];
-}
-
 /** Embeds with a possibly user-supplied embedder, checking that it kept its promises. */
 export async function embedAll(embedder: Embedder, texts: string[]): Promise<Float32Array[]> {
   const vectors = await embedder.embed(texts);
@@ -83,7 +78,7 @@ export async function prepareDocument(input: DocumentInput, embed: boolean): Pro
   const { text, title: found } = await extractText(input.format, input.bytes, input.charset);
   const title = (input.title ?? found ?? input.fallbackTitle).slice(0, TITLE_MAX);
   const lang = detectDocumentLanguage(text);
-  const chunks = (await chunkMarkdown(text, tokenizer)).map((c) => ({ ...c, analysis: analyzeChunk(c.text, sourceLabels(title, input.fileName), lang) }));
+  const chunks = (await chunkMarkdown(text, tokenizer)).map((c) => ({ ...c, analysis: analyzeChunk(c.text, title, lang) }));
   if (chunks.length === 0) throw new IngestError('unsupported_document', 'no chunks');
   return {
     title,
@@ -112,7 +107,7 @@ export async function ingestClaim(claim: { es: string; en: string }, title: stri
   ];
   const vectors = await embedAll(embedder, parts.map((p) => p.text));
   // Each part keeps the language it was given, whatever its words suggest.
-  const chunks = parts.map((p, i) => ({ ...p, tokenCount: tokenizer.count(p.text), vector: vectors[i]!, analysis: analyzeChunk(p.text, [title], p.lang) }));
+  const chunks = parts.map((p, i) => ({ ...p, tokenCount: tokenizer.count(p.text), vector: vectors[i]!, analysis: analyzeChunk(p.text, title, p.lang) }));
   return {
     title,
     lang: 'en',

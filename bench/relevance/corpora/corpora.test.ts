@@ -1,0 +1,108 @@
+/**
+ * The blind corpora's question files fit their corpora. Reads documents only: nothing
+ * here ranks, and nothing imports the emulator or a ranking (the corpora stay blind
+ * until the ranking helper runs them once per candidate).
+ *
+ *   npx vitest run --config bench/relevance/corpora/vitest.config.ts
+ *
+ * Without the Debian packages (CI installs none) the checks that need the documents skip
+ * and say which packages to install; the ones on the question files alone still run.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { Question } from '../metrics.js';
+import { FAQ_INSTALL_HINT, faqDocuments, faqInstalled, faqQuestions } from './debian-faq.js';
+import { ENGLISH_ONLY, MAN_INSTALL_HINT, manPages, manpagesDocuments, manpagesInstalled, manpagesQuestions, missingManPages, SPANISH_ONLY, TWINS } from './manpages.js';
+import { problemsOf, type BlindDocument, type QuestionFile } from './shared.js';
+
+const read = (name: string): Question[] => (JSON.parse(readFileSync(new URL(name, import.meta.url), 'utf8')) as QuestionFile).questions;
+
+function counts(questions: Question[]) {
+  const answerable = questions.filter((q) => q.kind !== 'no-answer');
+  return {
+    answerable: answerable.length,
+    noAnswer: questions.length - answerable.length,
+    spanishCross: answerable.filter((q) => q.lang === 'es' && q.cross).length,
+    englishCross: answerable.filter((q) => q.lang === 'en' && q.cross).length,
+    sameWords: answerable.filter((q) => q.kind === 'same-words').length,
+    paraphrased: answerable.filter((q) => q.kind === 'paraphrased').length,
+    spanish: answerable.filter((q) => q.lang === 'es').length,
+  };
+}
+
+/** Languages each page is kept in, from the fixed lists alone (no package needed). */
+const manLangs = manPages().flatMap(({ name, langs }) => langs.map((lang) => ({ section: name, lang })));
+
+describe('question files (no package needed)', () => {
+  it('the man pages set is well-formed, labels only listed pages, and its cross marks follow the lists', () => {
+    const questions = read('./manpages.json');
+    expect(problemsOf(questions, manLangs)).toEqual([]);
+    const c = counts(questions);
+    expect(c.answerable).toBeGreaterThanOrEqual(40);
+    expect(c.noAnswer).toBeGreaterThanOrEqual(8);
+    expect(c.spanishCross).toBeGreaterThanOrEqual(12);
+    expect(c.englishCross).toBeGreaterThan(0);
+    expect(Math.min(c.sameWords, c.paraphrased, c.spanish)).toBeGreaterThan(10);
+  });
+
+  it('the FAQ set is well-formed; the FAQ is English only, so every answerable Spanish question and no English one is cross', () => {
+    const questions = read('./debian-faq.json');
+    for (const q of questions) expect(q.cross, q.id).toBe(q.kind !== 'no-answer' && q.lang === 'es');
+    const c = counts(questions);
+    expect(c.answerable).toBeGreaterThanOrEqual(40);
+    expect(c.noAnswer).toBeGreaterThanOrEqual(8);
+    expect(Math.min(c.sameWords, c.paraphrased, c.spanish)).toBeGreaterThan(10);
+  });
+
+  it('no page is listed twice or in two lists', () => {
+    const all = [...TWINS, ...ENGLISH_ONLY, ...SPANISH_ONLY];
+    expect(new Set(all).size).toBe(all.length);
+  });
+});
+
+function checkDocuments(docs: BlindDocument[]): void {
+  expect(new Set(docs.map((d) => d.key)).size).toBe(docs.length);
+  expect(new Set(docs.map((d) => `${d.filename}`)).size).toBe(docs.length);
+  for (const d of docs) {
+    expect(d.key, d.key).toBe(`${d.section}@${d.lang}`);
+    expect(d.title.length, d.key).toBeGreaterThan(3);
+    expect(d.html, d.key).toContain(`<title>`);
+    expect(d.text.length, d.key).toBeGreaterThan(100);
+    // Mis-decoded UTF-8 (a package shipping a page encoded twice) reads as "Ã³": none kept.
+    expect(d.text, d.key).not.toMatch(/Ã[\u0080-\u00bf]/);
+  }
+}
+
+describe.skipIf(!faqInstalled())('the Debian FAQ corpus (debian-faq installed)', () => {
+  it('reads one document per FAQ section and every label is one of them', () => {
+    const docs = faqDocuments();
+    checkDocuments(docs);
+    expect(docs.length).toBeGreaterThan(120);
+    expect(docs.every((d) => d.lang === 'en')).toBe(true);
+    expect(() => faqQuestions(docs)).not.toThrow();
+  });
+});
+
+describe.skipIf(!manpagesInstalled())('the manual pages corpus (its pages and mandoc installed)', () => {
+  const docs = manpagesInstalled() ? manpagesDocuments() : [];
+
+  it('reads every listed page in the languages it is kept in, and every label is one of them', () => {
+    checkDocuments(docs);
+    expect(docs.length).toBe(2 * TWINS.length + ENGLISH_ONLY.length + SPANISH_ONLY.length);
+    expect(() => manpagesQuestions(docs)).not.toThrow();
+  });
+
+  it('a Spanish question that is not cross-language is labelled with a Spanish page that is mostly translated', () => {
+    const spanish = new Map(docs.filter((d) => d.lang === 'es').map((d) => [d.section, d]));
+    for (const q of read('./manpages.json').filter((q) => q.lang === 'es' && q.kind !== 'no-answer' && !q.cross)) {
+      const translated = q.relevant.filter((s) => spanish.has(s) && (spanish.get(s)!.englishShare ?? 0) < 0.5);
+      expect(translated.length, q.id).toBeGreaterThan(0);
+    }
+  });
+});
+
+it.runIf(!faqInstalled() || !manpagesInstalled())('says what to install when a corpus is missing', () => {
+  const missing = [!faqInstalled() && FAQ_INSTALL_HINT, !manpagesInstalled() && `${MAN_INSTALL_HINT}\n(missing: ${missingManPages().slice(0, 5).join(', ')}...)`].filter(Boolean);
+  console.log(`skipped the corpus checks that need documents:\n${missing.join('\n')}`);
+  expect(missing.length).toBeGreaterThan(0);
+});

@@ -1,0 +1,96 @@
+// The chosen workspace's records, as `GET /_emulator/workspaces/{id}/resources`
+// answers them: Knowledge (sources), Agents (with the pages they answer on), Sites
+// (projects, pages with the title a browser tab shows, assets).
+import { bytes, fillRows, h, shortTime } from './dom.js';
+
+const status = (value, title) => h('span', { class: `badge ${value}`, 'data-status': value, title }, value);
+let siteAddress;
+
+/** The published sites' address pattern (`http://<slug>.localhost:4010/`), from the home page's JSON. */
+export async function loadSiteAddress() {
+  try {
+    const res = await fetch('/', { headers: { accept: 'application/json' } });
+    if (res.ok) siteAddress = (await res.json()).sites?.address;
+  } catch {
+    // Without it the Sites section shows slugs only.
+  }
+}
+
+function fill(kind, rows, list, empty) {
+  const tbody = document.querySelector(`[data-rows="${kind}"]`);
+  fillRows(tbody, rows, tbody.closest('table').tHead.rows[0].cells.length, empty);
+  document.querySelector(`[data-count="${kind}"]`).textContent = `(${list.data.length}${list.hasMore ? '+' : ''})`;
+}
+
+/** A site is live when its home page is published; answers its `/` page then. */
+function homeOf(projectId, pages) {
+  return pages.find((p) => p.projectId === projectId && p.path === '/' && p.status === 'published');
+}
+
+// As the hosted page renders its <title> (emulator/sites/page-html.ts): the page's SEO
+// title in its language, else the home page's, else the site's name (D-855).
+function tabTitle(page, project, home) {
+  const lang = project && project.locales.includes(page.defaultLocale) ? page.defaultLocale : project?.defaultLocale ?? page.defaultLocale;
+  return page.seo?.title?.[lang] || home?.seo?.title?.[lang] || project?.name || page.name;
+}
+
+function heading(page) {
+  const e = page.editorial ?? {};
+  const lang = page.defaultLocale;
+  return [e.title?.[lang], e.titleAccent?.[lang]].filter(Boolean).join(' ');
+}
+
+/**
+ * The agents in the order the chat offers them: those answering on a published
+ * site's home page first, then on other published pages, then the rest (D-853).
+ */
+export function agentsBySite(res) {
+  const published = new Set(res.projects.data.filter((p) => homeOf(p.id, res.pages.data)).map((p) => p.id));
+  const rank = (agent) => {
+    const pages = res.pages.data.filter((p) => p.agentId === agent.id && p.status === 'published' && published.has(p.projectId));
+    return pages.some((p) => p.path === '/') ? 0 : pages.length ? 1 : 2;
+  };
+  return res.agents.data.map((a, i) => ({ a, r: rank(a), i })).sort((x, y) => x.r - y.r || x.i - y.i).map((x) => x.a);
+}
+
+function siteLink(slug, path = '/') {
+  if (!siteAddress) return h('code', {}, slug);
+  const url = `${siteAddress.replace('<slug>', slug).replace(/\/$/, '')}${path}`;
+  return h('a', { href: url, target: '_blank', rel: 'noopener' }, url);
+}
+
+/** Fills Knowledge, Agents and Sites from one resources answer. */
+export function renderResources(res) {
+  const projects = new Map(res.projects.data.map((p) => [p.id, p]));
+  const agentNames = new Map(res.agents.data.map((a) => [a.id, a.name]));
+  fill('sources', res.sources.data.map((s) => h('tr', { 'data-id': s.id },
+    h('td', {}, s.title), h('td', {}, s.kind), h('td', {}, status(s.status, s.error ?? undefined), s.error ? h('small', {}, ` ${s.error}`) : null),
+    h('td', { title: s.agentId ?? 'the workspace pool' }, s.agentId ? agentNames.get(s.agentId) ?? s.agentId : 'pool'),
+    h('td', { class: 'num' }, s.chunkCount), h('td', {}, shortTime(s.updatedAt)))), res.sources, 'No sources yet: an app adds them through /v1/knowledge.');
+
+  const answersOn = (agentId) => res.pages.data.filter((p) => p.agentId === agentId)
+    .map((p) => `${projects.get(p.projectId)?.slug ?? p.projectId}${p.path}${p.status === 'published' ? '' : ` (${p.status})`}`).join(', ');
+  fill('agents', agentsBySite(res).map((a) => h('tr', { 'data-id': a.id },
+    h('td', {}, a.name, h('br'), h('code', { class: 'muted' }, a.id)), h('td', {}, a.identity.businessName), h('td', {}, answersOn(a.id) || '—'),
+    h('td', {}, h('button', { type: 'button', class: 'small', 'data-chat': a.id }, 'Chat')))), res.agents, 'No agents yet: an app makes them with POST /v1/agents.');
+
+  fill('projects', res.projects.data.map((p) => {
+    const live = homeOf(p.id, res.pages.data);
+    return h('tr', { 'data-id': p.id },
+      h('td', {}, p.name), h('td', {}, live ? siteLink(p.slug) : h('code', {}, p.slug)), h('td', {}, p.locales.join(' ')),
+      h('td', {}, status(live ? 'published' : 'draft', live ? 'Its home page is published' : 'No published home page')), h('td', {}, h('code', {}, p.id)));
+  }), res.projects, 'No sites yet.');
+
+  fill('pages', res.pages.data.map((p) => {
+    const project = projects.get(p.projectId);
+    const home = homeOf(p.projectId, res.pages.data);
+    const open = p.status === 'published' && home && project ? siteLink(project.slug, p.path) : h('code', {}, p.path);
+    return h('tr', { 'data-id': p.id },
+      h('td', {}, open), h('td', { 'data-title': '' }, tabTitle(p, project, home)), h('td', {}, heading(p) || '—'), h('td', {}, status(p.status)),
+      h('td', {}, project?.name ?? p.projectId), h('td', {}, p.agentId ? agentNames.get(p.agentId) ?? p.agentId : '—'));
+  }), res.pages, 'No pages yet.');
+
+  fill('assets', res.assets.data.map((a) => h('tr', { 'data-id': a.id },
+    h('td', {}, a.kind === 'image' ? h('img', { src: a.url, alt: a.alt ?? '', class: 'thumb', loading: 'lazy' }) : '▶'),
+    h('td', {}, a.kind), h('td', {}, a.contentType), h('td', { class: 'num' }, bytes(a.byteSize)), h('td', {}, a.key ?? ''))), res.assets, 'No assets yet.');
+}

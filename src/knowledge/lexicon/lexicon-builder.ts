@@ -1,0 +1,210 @@
+import type { Kysely } from 'kysely';
+import type { Database, Db } from '../../db/schema/index.js';
+import type { KnowledgeSourceTable } from '../../db/schema/knowledge.js';
+import type { Job, JobQueue } from '../../jobs/queue.js';
+import { sha256Hex } from '../../platform/crypto.js';
+import { WorkerLimitError, workerModule, type WorkerPool } from '../../platform/worker-pool.js';
+import type * as LexiconWorker from './lexicon.worker.js';
+import type { Language } from '../../text/language.js';
+import type { LearnedLexicon, LexiconSource } from './learn.js';
+import { Lexicon } from './lexicon.js';
+
+export const LEXICON_JOB = 'knowledge.lexicon';
+const LEXICON_WORKER = workerModule<typeof LexiconWorker>(import.meta.url, 'lexicon.worker');
+
+/**
+ * What a workspace's lexicon is learned from at most, in characters of chunk text
+ * (sources in id order until it is reached): about twice the largest bilingual set
+ * measured; it bounds the worker's time and memory.
+ */
+const MAX_CHARS = 8_000_000;
+/** Chunk rows read per batch. */
+const READ_BATCH = 500;
+
+const NO_LEXICON: LearnedLexicon = { pairs: [], twins: 0, units: 0 };
+
+/** The print of a workspace's ready sources: what its lexicon was learned from. */
+async function sourcePrint(db: Db, workspaceId: string): Promise<{ print: string; rows: SourceRow[] }> {
+  const rows = await db
+    .selectFrom('knowledge_sources')
+    .select(['id', 'kind', 'content_hash', 'file_name', 'url', 'resolved_url', 'lang', 'claim', 'token_count'])
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'ready')
+    .orderBy('id')
+    .execute();
+  // What the sources hold, not their ids: the same knowledge loaded under other ids (a
+  // relocated prebuilt demo, another seed) has the same lexicon and the same print.
+  const lines = rows.map((r) => JSON.stringify([r.kind, r.content_hash, r.file_name, r.resolved_url ?? r.url, r.claim])).sort();
+  const print = `lx_${sha256Hex(lines.join('\n')).slice(0, 24)}`;
+  return { print, rows };
+}
+
+type SourceRow = Pick<KnowledgeSourceTable, 'id' | 'kind' | 'content_hash' | 'file_name' | 'url' | 'resolved_url' | 'lang' | 'claim' | 'token_count'>;
+
+/**
+ * Learns and keeps each workspace's bilingual lexicon (decisions, D-785, D-790): a job
+ * that runs once the workspace has no source left `pending` (so that a burst of
+ * uploads learns once, at its end), reads the ready sources' chunks, learns in a worker
+ * thread, and writes the lexicon with the print of what it read, unless the sources
+ * changed meanwhile (the job that change scheduled then writes). Reads are cached per
+ * workspace until its knowledge changes.
+ */
+export class LexiconBuilder {
+  readonly #cache = new Map<string, { print: string; lexicon: Lexicon }>();
+  /** One build per workspace at a time in this process; the next waits for it. */
+  readonly #running = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<Database>;
+      jobs: JobQueue;
+      workers: WorkerPool;
+      /** Other processes write the same store: the stored print is read on every lookup. */
+      shared?: boolean | undefined;
+      /** After a new lexicon is written: what depends on it (cached answers) is stale. */
+      changed: (workspaceId: string) => void;
+      log: (message: string, error?: unknown) => void;
+    },
+  ) {}
+
+  register(): void {
+    this.deps.jobs.register(LEXICON_JOB, (job) => this.#build(job));
+  }
+
+  /**
+   * Inside the transaction that settled a source (ready, failed, re-crawled with new
+   * content) or deleted one: schedules the lexicon of its workspace, unless another
+   * source is still pending (its settling schedules it). `event` names the change: one
+   * job per change, so that a change while a build runs is never folded into it.
+   */
+  async schedule(trx: Db, workspaceId: string, event: string): Promise<void> {
+    if (!this.deps.shared) {
+      const pending = await trx.selectFrom('knowledge_sources').select('id').where('workspace_id', '=', workspaceId).where('status', '=', 'pending').limit(1).executeTakeFirst();
+      if (pending) return;
+    }
+    await this.deps.jobs.enqueue(trx, { id: `job_lexicon_${sha256Hex(`${workspaceId}\n${event}`).slice(0, 20)}`, workspaceId, kind: LEXICON_JOB, payload: {} });
+  }
+
+  /** The workspace's lexicon as last learned (an empty one before any). */
+  async get(workspaceId: string): Promise<Lexicon> {
+    return (await this.#entry(workspaceId)).lexicon;
+  }
+
+  /** The print of the workspace's lexicon, '' without one (or an empty one): part of what a cached answer depends on. */
+  async print(workspaceId: string): Promise<string> {
+    const entry = await this.#entry(workspaceId);
+    return entry.lexicon.size ? entry.print : '';
+  }
+
+  async #entry(workspaceId: string): Promise<{ print: string; lexicon: Lexicon }> {
+    const cached = this.#cache.get(workspaceId);
+    if (cached && !this.deps.shared) return cached;
+    const printRow = await this.deps.db.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirst();
+    if (cached && cached.print === (printRow?.print ?? '')) return cached;
+    const row = printRow && (await this.deps.db.selectFrom('knowledge_lexicons').select(['print', 'data']).where('workspace_id', '=', workspaceId).executeTakeFirst());
+    const entry = row ? { print: row.print, lexicon: Lexicon.parse(row.data) } : { print: '', lexicon: EMPTY };
+    this.#cache.set(workspaceId, entry);
+    return entry;
+  }
+
+  /** Forgets what memory holds of the workspace's lexicon (it was rewritten, or the state replaced). */
+  forget(workspaceId?: string): void {
+    if (workspaceId === undefined) this.#cache.clear();
+    else this.#cache.delete(workspaceId);
+  }
+
+  async #build(job: Job): Promise<void> {
+    const workspaceId = job.workspaceId;
+    const before = this.#running.get(workspaceId);
+    const run = (async () => {
+      await before?.catch(() => {});
+      await this.#learn(workspaceId);
+    })();
+    this.#running.set(workspaceId, run);
+    try {
+      await run;
+    } finally {
+      if (this.#running.get(workspaceId) === run) this.#running.delete(workspaceId);
+    }
+  }
+
+  async #learn(workspaceId: string): Promise<void> {
+    const db = this.deps.db;
+    const pending = await db.selectFrom('knowledge_sources').select('id').where('workspace_id', '=', workspaceId).where('status', '=', 'pending').limit(1).executeTakeFirst();
+    if (pending) return;
+    const { print, rows } = await sourcePrint(db, workspaceId);
+    const stored = await db.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirst();
+    if (stored?.print === print) return;
+    // One language only (no claim, chunks of one language): nothing to pair, and no text to read.
+    const langs = await db.selectFrom('knowledge_chunks').select('lang').where('workspace_id', '=', workspaceId).groupBy('lang').execute();
+    const bilingual = langs.length > 1 || rows.some((r) => r.kind === 'claim');
+    const sources = bilingual ? await this.#sources(workspaceId, rows) : [];
+    let learned = NO_LEXICON;
+    if (bilingual && new Set(sources.flatMap((s) => (s.claim ? ['en', 'es'] : s.langs))).size > 1) {
+      try {
+        learned = await this.deps.workers.run(LEXICON_WORKER, 'learn', sources.map(({ langs: _, ...s }) => s), { background: true });
+      } catch (error) {
+        if (!(error instanceof WorkerLimitError)) throw error;
+        // Nothing is written: the lexicon learned before stays, and the next change of knowledge tries again.
+        this.deps.log(`svc.knowledge: learning the lexicon of ${workspaceId} ran over its ${error.limit} limit; the one learned before stays`, error);
+        return;
+      }
+    }
+    const data = new Lexicon(learned).serialize();
+    const written = await db.transaction().execute(async (trx) => {
+      // The sources changed while it learned: the job of that change writes.
+      if ((await sourcePrint(trx, workspaceId)).print !== print) return false;
+      const workspace = await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst();
+      if (!workspace) return false;
+      await trx.deleteFrom('knowledge_lexicons').where('workspace_id', '=', workspaceId).execute();
+      await trx.insertInto('knowledge_lexicons').values({ workspace_id: workspaceId, print, data }).execute();
+      return true;
+    });
+    if (written) {
+      this.#cache.delete(workspaceId);
+      this.deps.changed(workspaceId);
+    }
+  }
+
+  /** The ready sources' text, in id order, up to `MAX_CHARS`, with the languages of their chunks. */
+  async #sources(workspaceId: string, rows: SourceRow[]): Promise<Read[]> {
+    const out: Read[] = [];
+    const byId = new Map<string, Read>();
+    for (const r of rows) {
+      const source = {
+        chunks: [] as string[],
+        names: [r.file_name, r.resolved_url ?? r.url].filter((n): n is string => !!n),
+        lang: r.lang === 'es' ? 'es' as const : 'en' as const,
+        ...(r.kind === 'claim' && r.claim ? { claim: JSON.parse(r.claim) as { es: string; en: string } } : {}),
+        langs: [] as Language[],
+      };
+      out.push(source);
+      byId.set(r.id, source);
+    }
+    let chars = 0;
+    const ids = rows.filter((r) => r.kind !== 'claim').map((r) => r.id);
+    for (let i = 0; i < ids.length && chars < MAX_CHARS; i += READ_BATCH) {
+      const chunks = await this.deps.db
+        .selectFrom('knowledge_chunks')
+        .select(['source_id', 'text', 'lang'])
+        .where('workspace_id', '=', workspaceId)
+        .where('source_id', 'in', ids.slice(i, i + READ_BATCH))
+        .orderBy('source_id')
+        .orderBy('position')
+        .execute();
+      for (const c of chunks) {
+        if (chars >= MAX_CHARS) break;
+        const source = byId.get(c.source_id)!;
+        source.chunks.push(c.text);
+        if (!source.langs.includes(c.lang as Language)) source.langs.push(c.lang as Language);
+        chars += c.text.length;
+      }
+    }
+    return out.filter((s) => s.claim || s.chunks.length);
+  }
+}
+
+const EMPTY = new Lexicon(NO_LEXICON);
+
+/** A source as read for learning, with the languages its chunks are written in. */
+type Read = LexiconSource & { chunks: string[]; langs: Language[] };

@@ -1,0 +1,55 @@
+import type { Language } from '../../text/language.js';
+import type { LearnedLexicon } from './learn.js';
+
+/**
+ * A workspace's bilingual lexicon as retrieval reads it (decisions, D-785): Snowball
+ * stems of one language to the stems of the other that its own translations pair them
+ * with, each with a weight (0..1). Learned at ingestion from the workspace's twin
+ * documents (`learnLexicon`), stored as it was learned.
+ */
+export class Lexicon {
+  readonly #toEnglish = new Map<string, [string, number][]>();
+  readonly #toSpanish = new Map<string, [string, number][]>();
+
+  constructor(readonly learned: LearnedLexicon) {
+    for (const [es, en, weight] of learned.pairs) {
+      add(this.#toEnglish, es, en, weight);
+      add(this.#toSpanish, en, es, weight);
+    }
+  }
+
+  /** How many pairs it holds. */
+  get size(): number {
+    return this.learned.pairs.length;
+  }
+
+  /** The stems of `to` that stem `stem` (a stem of the other language) translates to, strongest first. */
+  translate(stem: string, to: Language): readonly [string, number][] {
+    return (to === 'en' ? this.#toEnglish : this.#toSpanish).get(stem) ?? [];
+  }
+
+  /** As stored: JSON, pairs in their learned order (the same lexicon is the same text). */
+  serialize(): string {
+    return JSON.stringify(this.learned);
+  }
+
+  /** A lexicon `serialize` wrote; an empty one for anything else (a damaged row costs the expansion, never the query). */
+  static parse(text: string): Lexicon {
+    try {
+      const value = JSON.parse(text) as Partial<LearnedLexicon>;
+      const pairs = Array.isArray(value.pairs)
+        ? value.pairs.filter((p): p is [string, string, number] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string' && typeof p[2] === 'number')
+        : [];
+      return new Lexicon({ pairs, twins: Number(value.twins) || 0, units: Number(value.units) || 0 });
+    } catch {
+      return new Lexicon({ pairs: [], twins: 0, units: 0 });
+    }
+  }
+}
+
+function add(map: Map<string, [string, number][]>, from: string, to: string, weight: number): void {
+  let list = map.get(from);
+  if (!list) map.set(from, (list = []));
+  list.push([to, weight]);
+  list.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}

@@ -1,0 +1,75 @@
+import { languageBalance, queryWords } from '../text/analyze.js';
+import { isQuestionWord } from '../text/search-words.js';
+import { fold } from '../text/words.js';
+import { isEverydayWord, isInflectedForm } from './confidence.js';
+import type { TermGroup } from './lexical-index.js';
+import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
+import { expandWord } from './query-expansion.js';
+
+/** What of a scope a question's terms are looked up in. */
+export interface TermScope {
+  dictionary: ReadonlyMap<string, number>;
+  lexical: { df(id: number): number };
+}
+
+/** A question as retrieval ranks and judges it. */
+export interface QuestionTerms {
+  /** Per word of the question the scope knows, the term ids it is known by (its stems in both languages). */
+  groups: TermGroup[];
+  /** Per group, what each of its terms counts: 1 for the word's own forms, less for a translation (D-791). */
+  weights: number[][];
+  /** The words that can name its subject: its content words less the words questions are put in ("whether", "cómo", "puedo"). */
+  words: number;
+  /** Of those, the ones the scope never uses, and of these the inflected forms and everyday words. */
+  unknown: number;
+  inflected: number;
+  everyday: number;
+}
+
+/**
+ * The one step where a question's terms are chosen (decisions, D-760, D-762): each
+ * content word is looked up under its Snowball stems in both languages (a short
+ * question's language is a guess), a term an earlier word already brought counting once
+ * (`install`, `installing`), as in the bag of stems a BM25 ranks. A step that brings a
+ * question's words into another language belongs here, before the ranking: with the
+ * workspace's `lexicon`, each word also brings its translations, weighing less (D-791).
+ * The counts are the confidence's (`confidence.ts`): a word questions are put in
+ * ("whether", "cómo", "puedo") says nothing of the subject, known or not, and a word
+ * only its translation finds is not unknown (the knowledge holds it, in the other language).
+ */
+export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon): QuestionTerms {
+  const groups: TermGroup[] = [];
+  const weights: number[][] = [];
+  const taken = new Set<number>();
+  let words = 0;
+  let unknown = 0;
+  let inflected = 0;
+  let everyday = 0;
+  const balance = languageBalance(query);
+  const id = (stem: string) => {
+    const found = scope.dictionary.get(stem);
+    return found !== undefined && scope.lexical.df(found) > 0 ? found : undefined;
+  };
+  for (const word of queryWords(query)) {
+    const expanded = expandWord(word, id, lexicon, balance);
+    const fresh: number[] = [];
+    const freshWeights: number[] = [];
+    expanded.ids.forEach((term, i) => {
+      if (taken.has(term)) return;
+      taken.add(term);
+      fresh.push(term);
+      freshWeights.push(expanded.weights[i]!);
+    });
+    if (fresh.length) {
+      groups.push(fresh);
+      weights.push(freshWeights);
+    }
+    if (isQuestionWord(fold(word.word))) continue;
+    words += 1;
+    if (expanded.ids.length) continue;
+    unknown += 1;
+    if (isInflectedForm(word.word, balance)) inflected += 1;
+    else if (isEverydayWord(word.word, balance)) everyday += 1;
+  }
+  return { groups, weights, words, unknown, inflected, everyday };
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { fileEmulator, workspace } from '../support/emulator.js';
+import { createAgent, ingest } from './support.js';
+
+// What a user notices of /query on a small manual: a question in a section's own words
+// finds that section first, scores tell the best from the rest, and no question a
+// client can send (a letter, stop words, 2,000 characters, another language, emoji)
+// is anything but a 200 with passages or none; over the limit it is a 400.
+const emulator = await fileEmulator();
+
+const MANUAL = [
+  { title: 'Installing packages', text: '# Installing packages\n\nUse apt install followed by the package names to install packages from the archive.' },
+  { title: 'Removing packages', text: '# Removing packages\n\nUse apt remove to remove a package and keep its configuration files, or apt purge to delete them too.' },
+  {
+    title: 'Install and remove in one command',
+    text: '# One apt command for both\n\nA single apt command can install some packages and remove others: append a minus sign to each package to remove, as in apt install foo bar- (bar is removed, foo installed).',
+  },
+  { title: 'The hostname', text: '# The hostname\n\nThe hostname is kept in /etc/hostname; hostnamectl set-hostname changes it at once.' },
+  { title: 'Services at boot', text: '# Services at boot\n\nsystemctl enable starts a service at boot; systemctl disable stops that.' },
+  { title: 'Parking', text: '# Parking\n\nParking is free.' },
+  { title: 'Coffee', text: '# Coffee\n\nCoffee is free.' },
+];
+
+async function manual() {
+  const ws = await workspace(emulator);
+  const agentId = await createAgent(ws.api, 'Ada', 'Debian Notes');
+  const ids = await ingest(ws.api, ws.control, MANUAL.map((d) => ({ ...d, agentId })));
+  const titleOf = new Map(ids.map((id, i) => [id, MANUAL[i]!.title]));
+  const ask = async (query: string, limit = 5) => {
+    const res = await ws.api.post(`/v1/agents/${agentId}/query`, { query, limit });
+    return { ...res, titles: ((res.body.passages ?? []) as { sourceId: string }[]).map((p) => titleOf.get(p.sourceId)) };
+  };
+  return { ...ws, agentId, ask };
+}
+
+type Passage = { score: number; text: string };
+
+describe('ranking as a user sees it', () => {
+  it('ranks the section a question is written in the words of first, ahead of sections whose headings share some of its words', async () => {
+    const { ask } = await manual();
+    expect((await ask('How do I install some packages and remove others in the same apt command?')).titles[0]).toBe('Install and remove in one command');
+    expect((await ask('How do I enable a service at boot with systemctl?')).titles[0]).toBe('Services at boot');
+    expect((await ask('Where is the hostname kept?')).titles[0]).toBe('The hostname');
+  });
+
+  it('gives scores that strictly decrease within 0..1, also for two passages holding the same evidence', async () => {
+    const { ask } = await manual();
+    for (const query of ['Is it free?', 'apt install remove packages', 'How do I remove a package?']) {
+      const res = await ask(query, 10);
+      const scores = (res.body.passages as Passage[]).map((p) => p.score);
+      expect(scores.length, query).toBeGreaterThan(1);
+      for (const s of scores) expect(s >= 0 && s <= 1, query).toBe(true);
+      for (let i = 1; i < scores.length; i++) expect(scores[i]!, `${query}: ${scores.join(' ')}`).toBeLessThan(scores[i - 1]!);
+    }
+    // "free" once in two pages of the same length: the same evidence, still two scores.
+    const tie = (await ask('Is it free?', 2)).body.passages as Passage[];
+    expect(tie[0]!.score - tie[1]!.score).toBeCloseTo(0.000001, 9);
+  });
+
+  it('scores a question the passage holds whole higher than one it holds in part, on the same knowledge', async () => {
+    const { ask } = await manual();
+    const whole = (await ask('hostnamectl set-hostname', 1)).body.passages[0].score;
+    const part = (await ask('hostnamectl and the screen brightness', 1)).body.passages[0]?.score ?? 0;
+    expect(whole).toBeGreaterThan(part);
+  });
+});
+
+describe('questions a client can send', () => {
+  it('answers a letter, stop words, a long question, another language and emoji with a 200, ranked or refused', async () => {
+    const { ask } = await manual();
+    const long = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ').slice(0, 2000);
+    for (const query of ['a', 'x', '?', 'how do I do it?', '¿cómo lo hago?', long, 'Wie ändere ich den Rechnernamen?', '如何更改主机名', 'Как изменить имя хоста?', '🐧🔥💾', 'apt 🐧 install', '\u0301\u0301']) {
+      const res = await ask(query);
+      expect(res.status, `${query.slice(0, 30)}: ${res.text}`).toBe(200);
+      expect(Array.isArray(res.body.passages)).toBe(true);
+      for (const p of res.body.passages as Passage[]) expect(p.score >= 0 && p.score <= 1).toBe(true);
+    }
+    // A question mostly of words the knowledge never uses is refused, whatever its length.
+    expect((await ask(long)).body.passages).toEqual([]);
+    expect((await ask('🐧🔥💾')).body.passages).toEqual([]);
+    // Another script: nothing to match, nothing cited.
+    expect((await ask('如何更改主机名')).body.passages).toEqual([]);
+    // 2,000 characters holding a real question still find its section.
+    const padded = `${'please '.repeat(270)}where is the hostname kept?`.slice(-2000);
+    expect((await ask(padded)).titles[0]).toBe('The hostname');
+  });
+
+  it('refuses a question over 2,000 characters with a 400, and a blank one', async () => {
+    const { ask } = await manual();
+    const over = await ask('hostname '.repeat(445));
+    expect(over.status).toBe(400);
+    expect(over.body.code).toBe('svc.request.validation_failed');
+    expect((await ask('   ')).status).toBe(400);
+  });
+});

@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createEmulator } from '../../emulator/emulator.js';
+import { client, type Client } from '../support/client.js';
+import { DEMO_KEY } from '../support/demo-session.js';
+import { fileEmulator, quiet, workspace } from '../support/emulator.js';
+
+// The lexicon a workspace learns from its own translations (decisions, D-785 to D-795).
+const emulator = await fileEmulator({ seed: 9, fixtures: 'demo' });
+const control = client(emulator);
+const demo = client(emulator, DEMO_KEY);
+const demoWorkspace = (await demo.get('/v1/me')).body.workspaceId as string;
+
+type Pair = { es: string; en: string; weight: number };
+const lexiconOf = async (workspaceId: string) => (await control.get(`/_emulator/workspaces/${workspaceId}/lexicon`)).body as { twins: number; units: number; pairs: Pair[] };
+const agentNamed = async (api: Client, name: string) => ((await api.get('/v1/agents')).body.data as { id: string; name: string }[]).find((a) => a.name === name)!.id;
+
+const DEMO = JSON.parse(readFileSync(new URL('../../fixtures/demo.json', import.meta.url), 'utf8')) as { workspaces: { knowledge: { kind: string; title?: string; text?: string }[] }[] };
+const DEMO_TEXTS = DEMO.workspaces[0]!.knowledge.filter((k) => k.kind === 'text').map((k) => ({ title: k.title!, text: k.text! }));
+
+describe('the lexicon learned from the demo workspace\'s twin documents', () => {
+  it('pairs the Spanish and English words its translations use', async () => {
+    const lexicon = await lexiconOf(demoWorkspace);
+    // Six twin texts (shipping, returns, hours, V60, espresso, origins) and the bilingual claim.
+    expect(lexicon.twins).toBe(7);
+    const pairs = new Set(lexicon.pairs.map((p) => `${p.es}:${p.en}`));
+    // Snowball stems: envío/enviamos and shipping/ship, agua and water, reembolso and refund...
+    for (const pair of ['envi:ship', 'agu:water', 'reembols:refund', 'devolu:return', 'paquet:parcel', 'ped:order', 'finc:farm', 'muel:grind', 'viert:pour', 'tostader:roasteri']) {
+      expect(pairs, pair).toContain(pair);
+    }
+    for (const p of lexicon.pairs) expect(p.weight > 0 && p.weight <= 1).toBe(true);
+  });
+
+  it('ranks first a Spanish question\'s answer that only English text holds, which it did not rank without the lexicon', async () => {
+    const barista = await agentNamed(demo, 'Barista');
+    // English only, and the Barista's scope holds none of the shipping twins the lexicon learned from.
+    const added = await demo.post('/v1/knowledge/text', {
+      title: 'Grinder repairs', agentId: barista,
+      text: 'Send us your grinder in its original box. We repair it in our workshop and ship it back within ten working days. The return shipping is free, and every repaired grinder comes with a new burr set.',
+    });
+    await emulator.drain();
+    const question = { query: '¿En cuántos días laborables me lo enviáis?', topics: [], limit: 5 };
+    const withLexicon = (await demo.post(`/v1/agents/${barista}/query`, question)).body;
+    expect(withLexicon.passages[0]).toMatchObject({ sourceId: added.body.id, lang: 'en' });
+    const without = await emulator.service.retrieval.search(demoWorkspace, barista, question, { expand: false });
+    expect(without.passages.map((p) => p.sourceId)).not.toContain(added.body.id);
+    // A question in the documents' own words keeps its answer first either way.
+    const own = (await demo.post(`/v1/agents/${barista}/query`, { query: 'How long do repaired grinders take to ship back?' })).body;
+    expect(own.passages[0].sourceId).toBe(added.body.id);
+    await demo.delete(`/v1/knowledge/sources/${added.body.id}`);
+    await emulator.drain();
+  });
+
+  it('answers a question of one character, of emoji, of 2,000 characters or in a language the knowledge lacks, never with a 500', async () => {
+    const aurora = await agentNamed(demo, 'Aurora');
+    for (const query of ['a', '🙂🙂☕', 'é', '¿?', 'ship '.repeat(400), 'Wie spät öffnet die Bar in Ruzafa am Samstag?', 'Quanto costa la spedizione in Francia?']) {
+      const res = await demo.post(`/v1/agents/${aurora}/query`, { query });
+      expect(res.status, query.slice(0, 20)).toBe(200);
+      expect(Array.isArray(res.body.passages)).toBe(true);
+    }
+  });
+});
+
+describe('where the lexicon lives', () => {
+  it('is learned from content alone: the same documents in another order, in another workspace, give the same lexicon byte for byte', async () => {
+    const learned = async (docs: typeof DEMO_TEXTS) => {
+      const ws = await workspace(emulator);
+      for (const doc of docs) expect((await ws.api.post('/v1/knowledge/text', doc)).status).toBe(202);
+      await emulator.drain();
+      const { workspaceId: _, ...lexicon } = (await control.get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).body;
+      return lexicon as { twins: number; pairs: Pair[] };
+    };
+    const forward = await learned(DEMO_TEXTS);
+    const reversed = await learned([...DEMO_TEXTS].reverse());
+    expect(forward.twins).toBe(6);
+    expect(JSON.stringify(reversed)).toBe(JSON.stringify(forward));
+    // The demo's also learned from its bilingual claim: most pairs are the same.
+    const demoPairs = new Set((await lexiconOf(demoWorkspace)).pairs.map((p) => `${p.es}:${p.en}`));
+    expect(forward.pairs.filter((p) => demoPairs.has(`${p.es}:${p.en}`)).length).toBeGreaterThan(forward.pairs.length * 0.8);
+  });
+
+  it('a workspace in one language builds none and ranks exactly as without it', async () => {
+    const ws = await workspace(emulator);
+    for (const doc of DEMO_TEXTS.filter((_, i) => i % 2 === 0)) await ws.api.post('/v1/knowledge/text', doc);
+    await emulator.drain();
+    expect(await lexiconOf(ws.workspaceId)).toMatchObject({ twins: 0, pairs: [] });
+    const agentId = (await ws.api.post('/v1/agents', { name: 'A', identity: { businessName: 'A' } })).body.id;
+    for (const query of ['When does the Ruzafa bar open?', '¿Hacéis envíos a Francia?', 'refund for a damaged bag']) {
+      const answered = (await ws.api.post(`/v1/agents/${agentId}/query`, { query })).body;
+      const plain = await emulator.service.retrieval.search(ws.workspaceId, agentId, { query, topics: [], limit: 5 }, { expand: false });
+      expect(answered).toEqual(plain);
+    }
+  });
+
+  it('follows the knowledge: deleting a twin learns again without it, and a deleted workspace takes it along', async () => {
+    const ws = await workspace(emulator);
+    const ids: string[] = [];
+    for (const doc of DEMO_TEXTS.slice(0, 4)) ids.push((await ws.api.post('/v1/knowledge/text', doc)).body.id);
+    await emulator.drain();
+    expect((await lexiconOf(ws.workspaceId)).twins).toBe(2);
+    expect((await lexiconOf(ws.workspaceId)).pairs.map((p) => `${p.es}:${p.en}`)).toContain('envi:ship');
+    // The Spanish shipping text (third of the demo's texts) goes: only the hours twins are left.
+    await ws.api.delete(`/v1/knowledge/sources/${ids[3]}`);
+    await emulator.drain();
+    const after = await lexiconOf(ws.workspaceId);
+    expect(after.twins).toBe(1);
+    expect(after.pairs.map((p) => `${p.es}:${p.en}`)).not.toContain('envi:ship');
+    await control.delete(`/_emulator/workspaces/${ws.workspaceId}`);
+    expect((await control.get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).status).toBe(404);
+    const rows = await emulator.service.db.selectFrom('knowledge_lexicons').select('workspace_id').where('workspace_id', '=', ws.workspaceId).execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('survives a state export and import, and a reset learns the same again', async () => {
+    const before = await lexiconOf(demoWorkspace);
+    const state = (await control.get('/_emulator/state')).body;
+    expect(state.tables.knowledge_lexicons.some((r: { workspace_id: string }) => r.workspace_id === demoWorkspace)).toBe(true);
+    const other = await createEmulator({ seed: 9, log: quiet });
+    try {
+      expect((await client(other).put('/_emulator/state', state)).status).toBe(200);
+      expect(await (await client(other).get(`/_emulator/workspaces/${demoWorkspace}/lexicon`)).body).toEqual(await (await control.get(`/_emulator/workspaces/${demoWorkspace}/lexicon`)).body);
+    } finally {
+      await other.close();
+    }
+    await control.post('/_emulator/reset', {});
+    await emulator.drain();
+    expect(await lexiconOf(demoWorkspace)).toEqual(before);
+  });
+});
