@@ -225,7 +225,7 @@ export async function runHeldOutShape(): Promise<void> {
   }
   const docs = heldOutShape(loadCorpus());
   const bytes = docs.reduce((n, d) => n + Buffer.byteLength(d.html), 0);
-  const { questions } = JSON.parse(readFileSync(new URL('../relevance/debian-reference.json', import.meta.url), 'utf8')) as { questions: { text: string }[] };
+  const { questions } = JSON.parse(readFileSync(new URL('../relevance/corpora/debian-reference.json', import.meta.url), 'utf8')) as { questions: { text: string }[] };
   const asked = questions.slice(0, QUESTIONS).map((q) => q.text);
   const dir = mkdtempSync(join(tmpdir(), 'svc-emu-bench-ingest-'));
   console.log(
