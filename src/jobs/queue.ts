@@ -198,6 +198,9 @@ export class JobQueue {
       await this.#scanning;
       await this.#pq.onIdle();
       if (!this.#running) break;
+      // A scan that started during the wait above (a job that ended kicks one) may hold
+      // jobs it claimed but has not handed to the queue yet: they count once it ends.
+      while (this.#scanning) await this.#scanning;
       if (this.#slots > 0) continue;
       if (!(await this.#claims.pending(iso(this.deps.clock.now())))) break;
       // Queued but not claimable yet, or running elsewhere: look again shortly.
