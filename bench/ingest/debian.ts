@@ -19,8 +19,16 @@ const CLIENTS = Number(process.env.BENCH_INGEST_CLIENTS ?? 8);
  * is when the drain answers: the lexicon job is counted.
  */
 const WAIT = process.env.BENCH_INGEST_WAIT === 'poll' ? 'poll' : 'drain';
+/**
+ * `BENCH_INGEST_PAGES=no-main`: the pages without the `<main>` element `bench/relevance`
+ * wraps each section in, so that every page goes through Readability as a page that marks
+ * no main content does (D-890 reads a marked one without it).
+ */
+const NO_MAIN = process.env.BENCH_INGEST_PAGES === 'no-main';
 /** `BENCH_INGEST_CPU_PROF=dir`: the server runs with `--cpu-prof` into that directory. */
 const CPU_PROF = process.env.BENCH_INGEST_CPU_PROF;
+/** `BENCH_INGEST_TIMELINE=1`: every 500 ms, the CPU each part of the server spent (how busy the cores were). */
+const TIMELINE = process.env.BENCH_INGEST_TIMELINE === '1';
 /** `BENCH_INGEST_STORES=file` or `memory`: one store only. */
 const STORES = (process.env.BENCH_INGEST_STORES ?? 'file,memory').split(',');
 /** The questions asked after ingestion (their answers make the ranking digest). */
@@ -31,7 +39,7 @@ const QUESTIONS = 20;
  * 3.6 MB of HTML. From the Debian Reference as `bench/relevance` splits it (one page per
  * section), the 281 largest English and the 248 largest Spanish pages (3.5 MB), in key order.
  */
-function heldOutShape(all: CorpusDocument[]): CorpusDocument[] {
+export function heldOutShape(all: CorpusDocument[]): CorpusDocument[] {
   const largest = (lang: string, n: number) =>
     all
       .filter((d) => d.lang === lang)
@@ -40,37 +48,93 @@ function heldOutShape(all: CorpusDocument[]): CorpusDocument[] {
   return [...largest('en', 281), ...largest('es', 248)].sort((a, b) => (a.key < b.key ? -1 : 1));
 }
 
+/** The held-out-shaped pages as the bench uploads them (`BENCH_INGEST_PAGES`). */
+export function heldOutDocuments(): CorpusDocument[] {
+  const shaped = heldOutShape(loadCorpus());
+  if (!NO_MAIN) return shaped;
+  const docs = shaped.map((d) => ({ ...d, html: d.html.replace('<body><main>', '<body>').replace('</main></body>', '</body>') }));
+  if (docs.some((d) => d.html.includes('<main'))) throw new Error('a page still has its <main>');
+  return docs;
+}
+
 const TICK_MS = 10;
 
+/** User + system CPU (ms) of a `/proc` stat line. */
+function statCpu(path: string): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(path, 'utf8');
+  } catch {
+    return undefined; // the thread ended meanwhile
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+interface CpuSnapshot {
+  /** The whole process, threads that ended included. */
+  total: number;
+  main: number;
+  /** Each live thread's CPU so far, by thread id. */
+  threads: Map<number, number>;
+}
+
 /**
- * CPU time of each thread of a process so far (Linux `/proc`, clock ticks of 10 ms): the
- * main thread and the others. Wall time on a shared machine depends on the load; CPU time
+ * CPU time of a process so far (Linux `/proc`, clock ticks of 10 ms): the whole process
+ * and each of its threads. Wall time on a shared machine depends on the load; CPU time
  * much less, so it tells what a quiet machine would take.
  */
-function threadCpu(pid: number | undefined): { main: number; others: number } | undefined {
+function cpuSnapshot(pid: number | undefined): CpuSnapshot | undefined {
   if (pid === undefined || !existsSync(`/proc/${pid}/task`)) return undefined;
-  let main = 0;
-  let others = 0;
+  const threads = new Map<number, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended meanwhile
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-    if (Number(tid) === pid) main += ms;
-    else others += ms;
+    const ms = statCpu(`/proc/${pid}/task/${tid}/stat`);
+    if (ms !== undefined) threads.set(Number(tid), ms);
   }
-  return { main, others };
+  return { total: statCpu(`/proc/${pid}/stat`) ?? 0, main: threads.get(pid) ?? 0, threads };
+}
+
+/**
+ * What the server spent between two snapshots: its main thread, the threads started
+ * meanwhile (the worker pool's; a thread that ended before the second snapshot is in
+ * `others`), and the rest (V8's garbage collection helpers, libuv's threads).
+ */
+function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): Round['cpu'] {
+  let pool = 0;
+  for (const [tid, ms] of after.threads) if (!before.threads.has(tid)) pool += ms;
+  const main = after.main - before.main;
+  return { main, pool, others: after.total - before.total - main - pool };
+}
+
+/** Samples the server's CPU every 500 ms until stopped; answers one line per sample. */
+function sampleTimeline(pid: number | undefined, start: CpuSnapshot | undefined): { stop(): string } {
+  const t0 = performance.now();
+  const lines: string[] = [];
+  let last = start;
+  const timer = setInterval(() => {
+    const now = cpuSnapshot(pid);
+    if (!now || !start || !last) return;
+    const from = cpuSpent(start, last)!;
+    const to = cpuSpent(start, now)!;
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    lines.push(
+      `      ${fmt((performance.now() - t0) / 1000, 1)} s: main ${to.main - from.main}, pool ${to.pool - from.pool}, other ${to.others - from.others} ms (load ${load})`,
+    );
+    last = now;
+  }, 500);
+  return {
+    stop() {
+      clearInterval(timer);
+      return lines.join('\n');
+    },
+  };
 }
 
 const fileName = (doc: CorpusDocument) => `${doc.key.replace(/[#@ ]/g, '.')}.html`;
 
 interface Round {
-  /** CPU the server spent from the first upload to ready (ms): its main thread, and every other thread (the pool's, GC). */
-  cpu: { main: number; others: number } | undefined;
+  /** CPU the server spent from the first upload to ready (ms): its main thread, the worker pool's threads, every other thread (GC, libuv). */
+  cpu: { main: number; pool: number; others: number } | undefined;
   failed: number;
   uploadMs: number;
   /** From the last upload until every job is done, the lexicon's included. */
@@ -138,7 +202,8 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
       'agent',
     );
 
-    const cpu0 = threadCpu(server.child.pid);
+    const cpu0 = cpuSnapshot(server.child.pid);
+    const timeline = TIMELINE ? sampleTimeline(server.child.pid, cpu0) : undefined;
     const t0 = performance.now();
     let next = 0;
     const client = async () => {
@@ -162,7 +227,8 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
     // `ready`); a drain waits for both.
     await json(await fetch(`${base}/_emulator/queue/drain`, { method: 'POST', headers: control }), 200, 'drain');
     const ready = performance.now();
-    const cpu1 = threadCpu(server.child.pid);
+    const cpu1 = cpuSnapshot(server.child.pid);
+    if (timeline) console.log(timeline.stop());
 
     const sources = await listSources(base, auth);
     if (sources.length !== docs.length || sources.some((s) => s.status === 'pending'))
@@ -195,7 +261,7 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
         .map((p) => `${p.file}:${p.score}`),
     );
     return {
-      cpu: cpu0 && cpu1 && { main: cpu1.main - cpu0.main, others: cpu1.others - cpu0.others },
+      cpu: cpu0 && cpu1 && cpuSpent(cpu0, cpu1),
       failed: failed.length,
       uploadMs: uploaded - t0,
       readyMs: ready - uploaded,
@@ -248,7 +314,7 @@ export async function runHeldOutShape(): Promise<void> {
     console.log(`held-out-shaped set skipped: ${INSTALL_HINT}`);
     return;
   }
-  const docs = heldOutShape(loadCorpus());
+  const docs = heldOutDocuments();
   const bytes = docs.reduce((n, d) => n + Buffer.byteLength(d.html), 0);
   const { questions } = JSON.parse(readFileSync(new URL('../relevance/corpora/debian-reference.json', import.meta.url), 'utf8')) as {
     questions: { text: string }[];
@@ -257,7 +323,7 @@ export async function runHeldOutShape(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-emu-bench-ingest-'));
   console.log(
     `held-out shape: ${docs.length} Debian Reference pages (${docs.filter((d) => d.lang === 'en').length} English, ${docs.filter((d) => d.lang === 'es').length} Spanish), ` +
-      `${fmt(bytes / 1e6, 2)} MB of HTML, uploaded by ${CLIENTS} concurrent clients; waited for by ${WAIT}; median of ${ROUNDS} fresh processes` +
+      `${fmt(bytes / 1e6, 2)} MB of HTML${NO_MAIN ? ' (without their <main>)' : ''}, uploaded by ${CLIENTS} concurrent clients; waited for by ${WAIT}; median of ${ROUNDS} fresh processes` +
       (process.env.BENCH_INGEST_CLI ? `; CLI ${CLI}` : ''),
   );
   try {
@@ -302,12 +368,12 @@ export async function runHeldOutShape(): Promise<void> {
       );
       const cpus = rounds.map((r) => r.cpu).filter((c) => c !== undefined);
       if (cpus.length) {
-        const main = median(cpus.map((c) => c.main));
-        const others = median(cpus.map((c) => c.others));
+        const total = (c: NonNullable<Round['cpu']>) => c.main + c.pool + c.others;
         const bmCpu = median(baselineCpu);
         console.log(
-          `    server CPU            ${fmt(main + others)} ms from the first upload to ready (main thread ${fmt(main)}, worker and other threads ${fmt(others)}); ` +
-            `${fmt((main + others) / bmCpu, 2)}x BM25's ${fmt(bmCpu)} ms CPU`,
+          `    server CPU            ${fmt(median(cpus.map(total)))} ms from the first upload to ready (main thread ${fmt(median(cpus.map((c) => c.main)))}, ` +
+            `worker pool ${fmt(median(cpus.map((c) => c.pool)))}, other threads ${fmt(median(cpus.map((c) => c.others)))}; runs ${cpus.map((c) => fmt(total(c), 0)).join(', ')}); ` +
+            `${fmt(median(cpus.map((c, i) => total(c) / baselineCpu[i]!)), 2)}x BM25's ${fmt(bmCpu)} ms CPU (runs ${baselineCpu.map((b) => fmt(b, 0)).join(', ')})`,
         );
       }
       console.log(

@@ -4,6 +4,7 @@ import { createEmulator } from '../../emulator/emulator.js';
 import { tempDbPath } from '../../test/support/backends.js';
 import { fmt, median } from '../support.js';
 import { runHeldOutShape } from './debian.js';
+import { runStages } from './stages.js';
 
 const LARGE_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SMALL_DOCS = Number(process.env.BENCH_SMALL_DOCS ?? 1000);
@@ -33,11 +34,14 @@ function smallDocument(i: number): string {
 /**
  * The synthetic figures (one large document, many small ones), then the held-out-shaped
  * set of real documentation (`debian.ts`). `BENCH_INGEST_ONLY=synthetic` or `held-out`
- * runs one of them.
+ * runs one of them; `BENCH_INGEST_ONLY=stages`, the pipeline's stages in process
+ * (`stages.ts`), which the default run leaves out.
  */
 export async function run(): Promise<void> {
-  if (process.env.BENCH_INGEST_ONLY !== 'held-out') await runSynthetic();
-  if (process.env.BENCH_INGEST_ONLY !== 'synthetic') await runHeldOutShape();
+  const only = process.env.BENCH_INGEST_ONLY;
+  if (only === 'stages') return runStages();
+  if (only !== 'held-out') await runSynthetic();
+  if (only !== 'synthetic') await runHeldOutShape();
 }
 
 /**
