@@ -101,9 +101,14 @@ function cpuSnapshot(pid: number | undefined): CpuSnapshot | undefined {
  */
 function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): Round['cpu'] {
   let pool = 0;
-  for (const [tid, ms] of after.threads) if (!before.threads.has(tid)) pool += ms;
+  let threads = 0;
+  for (const [tid, ms] of after.threads) {
+    if (before.threads.has(tid)) continue;
+    pool += ms;
+    threads += 1;
+  }
   const main = after.main - before.main;
-  return { main, pool, others: after.total - before.total - main - pool };
+  return { main, pool, threads, others: after.total - before.total - main - pool };
 }
 
 /** Samples the server's CPU every 500 ms until stopped; answers one line per sample. */
@@ -134,7 +139,7 @@ const fileName = (doc: CorpusDocument) => `${doc.key.replace(/[#@ ]/g, '.')}.htm
 
 interface Round {
   /** CPU the server spent from the first upload to ready (ms): its main thread, the worker pool's threads, every other thread (GC, libuv). */
-  cpu: { main: number; pool: number; others: number } | undefined;
+  cpu: { main: number; pool: number; threads: number; others: number } | undefined;
   failed: number;
   uploadMs: number;
   /** From the last upload until every job is done, the lexicon's included. */
@@ -372,7 +377,7 @@ export async function runHeldOutShape(): Promise<void> {
         const bmCpu = median(baselineCpu);
         console.log(
           `    server CPU            ${fmt(median(cpus.map(total)))} ms from the first upload to ready (main thread ${fmt(median(cpus.map((c) => c.main)))}, ` +
-            `worker pool ${fmt(median(cpus.map((c) => c.pool)))}, other threads ${fmt(median(cpus.map((c) => c.others)))}; runs ${cpus.map((c) => fmt(total(c), 0)).join(', ')}); ` +
+            `worker pool ${fmt(median(cpus.map((c) => c.pool)))} (${Math.max(...cpus.map((c) => c.threads))} threads), other threads ${fmt(median(cpus.map((c) => c.others)))}; runs ${cpus.map((c) => fmt(total(c), 0)).join(', ')}); ` +
             `${fmt(median(cpus.map((c, i) => total(c) / baselineCpu[i]!)), 2)}x BM25's ${fmt(bmCpu)} ms CPU (runs ${baselineCpu.map((b) => fmt(b, 0)).join(', ')})`,
         );
       }
