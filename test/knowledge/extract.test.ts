@@ -69,6 +69,20 @@ describe('text extraction', () => {
     for (const name of ['`gdb`', '`valgrind`', '`strace-doc`']) expect(text).toContain(name);
   });
 
+  it('reads a page with next to no link text whole and as written: no byline dropped, no heading demoted (D-982)', async () => {
+    const prose = (topic: string) =>
+      `<p>The ${topic} of the server is checked every night by a script that writes its findings to the system log, and an administrator reads them each morning.</p>`;
+    const html = `<!doctype html><html><head><title>Server care</title></head><body>
+      <div class="page"><div class="byline">By Ann</div>
+      <div class="content"><h1>Server care</h1>${['disk', 'memory', 'network', 'backup', 'temperature', 'power supply'].map(prose).join('')}
+      <p>Questions go to the <a href="/desk">help desk</a>.</p></div></div></body></html>`;
+    const { text } = await extractText('html', bytes(html));
+    // Readability would have dropped the byline and made the heading a second-level one.
+    expect(text.startsWith('By Ann\n\n# Server care\n\nThe disk of the server')).toBe(true);
+    expect(text).toContain('The power supply of the server');
+    expect(text.endsWith('Questions go to the help desk.')).toBe(true);
+  });
+
   it('reads a page that marks its main content from its <main>: all of it, and nothing outside it', async () => {
     const html = `<!doctype html><html><head><title>Backups</title></head><body>
       <div class="cookies">We use cookies to improve this site. Accept all cookies?</div>

@@ -66,6 +66,19 @@ function articleKeepsContent(whole: TextMeasure, article: TextMeasure): boolean 
   return whole.links - article.links >= DROPPED_LINKS * dropped;
 }
 
+/**
+ * Whether Readability may be asked at all. Under `articleKeepsContent` an article that
+ * drops more than `MAY_DROP` of the text is used only when at least `DROPPED_LINKS` of
+ * what it drops is link text; so on a page whose link text is at most `MAY_DROP *
+ * DROPPED_LINKS` of its text (2.5%), the article is either refused or the whole page less
+ * at most 5% of its text, none of it links: chrome is links, and such a page has next to
+ * none. It is read whole without asking (decisions, D-982), which spares Readability's
+ * passes, the most costly part of reading a page, on about a third of them.
+ */
+function mayHoldChrome(whole: TextMeasure): boolean {
+  return whole.links > MAY_DROP * DROPPED_LINKS * whole.text;
+}
+
 type HtmlNode = import('turndown').Node;
 
 /**
@@ -81,8 +94,9 @@ function markedMain(document: { querySelectorAll(selector: string): Iterable<unk
 /**
  * The main content of an HTML page as Markdown, through a real HTML parser (linkedom):
  * navigation, scripts, styles and site chrome are dropped. A page that marks its main
- * content with one `<main>` is read from there; any other page goes through Mozilla's
- * Readability, whose article is kept when it keeps the content (D-305, D-890).
+ * content with one `<main>` is read from there; any other page with link text enough to
+ * be chrome goes through Mozilla's Readability, whose article is kept when it keeps the
+ * content (D-305, D-890, D-982).
  */
 export async function extractHtml(html: string): Promise<HtmlText> {
   const [{ parseHTML }, td] = await Promise.all([import('linkedom'), loadTurndown()]);
@@ -113,16 +127,18 @@ export async function extractHtml(html: string): Promise<HtmlText> {
 
 /**
  * The HTML of a page without a marked main content: Readability's article when it keeps
- * the content (D-305), else the whole body. Readability hands its article over as an
- * element (no serialising and parsing it again to measure it).
+ * the content (D-305), else the whole body; a page with next to no link text is read
+ * whole without asking (D-982). Readability hands its article over as an element (no
+ * serialising and parsing it again to measure it).
  */
 async function readableContent(
   document: unknown,
   body: { innerHTML: string; textContent: string | null; querySelectorAll(selector: string): Iterable<{ textContent: string | null }> },
 ): Promise<string> {
-  const { Readability } = await import('@mozilla/readability');
   const whole = body.innerHTML;
   const wholeText = measure(body);
+  if (!mayHoldChrome(wholeText)) return whole;
+  const { Readability } = await import('@mozilla/readability');
   try {
     const article = new Readability<typeof body>(document as never, { serializer: (el) => el as never }).parse();
     const kept = article?.content;
