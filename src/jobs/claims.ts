@@ -11,11 +11,12 @@ export interface JobClaims {
   recover(): Promise<void>;
   /**
    * Claims at most `limit` due jobs (`run_at <= now`) for this process, oldest first,
-   * marked `running` with one more attempt. `holding`: the jobs this process runs now.
+   * marked `running` with one more attempt; with `kind`, only jobs of that kind.
+   * `holding`: the jobs this process runs now.
    */
-  claim(now: string, limit: number, holding: ReadonlySet<string>): Promise<JobTable[]>;
-  /** The job ended well: it leaves the table. */
-  finish(id: string): Promise<void>;
+  claim(now: string, limit: number, holding: ReadonlySet<string>, kind?: string): Promise<JobTable[]>;
+  /** The jobs ended well: they leave the table (one statement for a batch). */
+  finish(ids: readonly string[]): Promise<void>;
   /** The job threw: it stays, `failed`, with the message. */
   fail(id: string, message: string, now: string): Promise<void>;
   /** Whether a due job is queued, or running anywhere. */
@@ -39,33 +40,38 @@ export class LocalClaims implements JobClaims {
     await this.db.updateTable('jobs').set({ status: 'queued' }).where('status', '=', 'running').execute();
   }
 
-  async claim(now: string, limit: number, holding: ReadonlySet<string>): Promise<JobTable[]> {
-    const due = await this.db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('status', '=', 'queued')
-      .where('run_at', '<=', now)
-      .orderBy('run_at')
-      .orderBy('id')
-      .limit(limit + holding.size)
-      .execute();
-    const claimed: JobTable[] = [];
-    for (const row of due) {
-      if (claimed.length === limit) break;
-      if (holding.has(row.id)) continue;
-      const updated = await this.db
+  /** One transaction for the whole claim (D-891): a select and one update, not an update per job. */
+  async claim(now: string, limit: number, holding: ReadonlySet<string>, kind?: string): Promise<JobTable[]> {
+    if (limit <= 0) return [];
+    return this.db.transaction().execute(async (trx) => {
+      let due = trx.selectFrom('jobs').selectAll().where('status', '=', 'queued').where('run_at', '<=', now);
+      if (kind !== undefined) due = due.where('kind', '=', kind);
+      const rows = (
+        await due
+          .orderBy('run_at')
+          .orderBy('id')
+          .limit(limit + holding.size)
+          .execute()
+      )
+        .filter((row) => !holding.has(row.id))
+        .slice(0, limit);
+      if (rows.length === 0) return [];
+      // The store is this process's alone and the rows were read in this transaction: every one is still queued.
+      await trx
         .updateTable('jobs')
-        .set({ status: 'running', attempts: row.attempts + 1, updated_at: now })
-        .where('id', '=', row.id)
-        .where('status', '=', 'queued')
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 1) claimed.push({ ...row, status: 'running', attempts: row.attempts + 1, updated_at: now });
-    }
-    return claimed;
+        .set((eb) => ({ status: 'running', attempts: eb('attempts', '+', 1), updated_at: now }))
+        .where(
+          'id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .execute();
+      return rows.map((row) => ({ ...row, status: 'running', attempts: row.attempts + 1, updated_at: now }));
+    });
   }
 
-  async finish(id: string): Promise<void> {
-    await this.db.deleteFrom('jobs').where('id', '=', id).execute();
+  async finish(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.db.deleteFrom('jobs').where('id', 'in', ids).execute();
   }
 
   async fail(id: string, message: string, now: string): Promise<void> {

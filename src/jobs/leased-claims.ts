@@ -24,7 +24,7 @@ export class LeasedClaims implements JobClaims {
 
   async recover(): Promise<void> {}
 
-  async claim(now: string, limit: number, holding: ReadonlySet<string>): Promise<JobTable[]> {
+  async claim(now: string, limit: number, holding: ReadonlySet<string>, kind?: string): Promise<JobTable[]> {
     if (limit <= 0) return [];
     const me = this.process.id;
     return this.db.transaction().execute(async (trx) => {
@@ -37,6 +37,7 @@ export class LeasedClaims implements JobClaims {
                     WHERE l.job_id = j.id AND i.lease_until > ${DB_NOW_MS}
                       AND (l.instance_id <> ${me} OR j.id = ANY(${[...holding]}::text[])))))
             AND NOT EXISTS (SELECT 1 FROM instances p WHERE p.pausing = 1 AND p.lease_until > ${DB_NOW_MS})
+            AND (${kind ?? null}::text IS NULL OR j.kind = ${kind ?? null})
           ORDER BY j.run_at, j.id
           LIMIT ${limit}
           FOR UPDATE OF j SKIP LOCKED
@@ -55,11 +56,20 @@ export class LeasedClaims implements JobClaims {
     });
   }
 
-  /** Only while this process still holds the job: one that was taken over is the new holder's to end. */
-  async finish(id: string): Promise<void> {
+  /** Only the jobs this process still holds: one that was taken over is the new holder's to end. */
+  async finish(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
-      const held = await trx.deleteFrom('job_leases').where('job_id', '=', id).where('instance_id', '=', this.process.id).executeTakeFirst();
-      if (Number(held.numDeletedRows) === 1) await trx.deleteFrom('jobs').where('id', '=', id).execute();
+      const held = await trx.deleteFrom('job_leases').where('job_id', 'in', ids).where('instance_id', '=', this.process.id).returning('job_id').execute();
+      if (held.length > 0)
+        await trx
+          .deleteFrom('jobs')
+          .where(
+            'id',
+            'in',
+            held.map((row) => row.job_id),
+          )
+          .execute();
     });
   }
 

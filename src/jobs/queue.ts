@@ -18,6 +18,13 @@ export interface Job<P = unknown> {
 export type JobHandler<P = unknown> = (job: Job<P>) => Promise<void>;
 
 /**
+ * Runs several due jobs of one kind at once (D-891). It ends when all of them are done,
+ * answering the error of each job that failed, by job id (the others are finished);
+ * throwing fails every one of them.
+ */
+export type BatchHandler<P = unknown> = (jobs: Job<P>[]) => Promise<ReadonlyMap<string, unknown> | undefined>;
+
+/**
  * A clock that can be moved (the emulated clock): the queue runs what came due after
  * each move. A clock without this follows real time, and the queue looks every second.
  */
@@ -41,8 +48,12 @@ const DRAIN_WAIT_MS = 25;
  * enqueued, call `kick()`.
  */
 export class JobQueue {
-  readonly #handlers = new Map<string, JobHandler>();
+  readonly #handlers = new Map<string, BatchHandler>();
+  /** The most jobs a handler of that kind takes at once (1 unless registered with `registerBatch`). */
+  readonly #batches = new Map<string, number>();
   readonly #inFlight = new Set<string>();
+  /** Slots of the concurrency in use: a batch takes one. */
+  #slots = 0;
   readonly #pq: PQueue;
   #scanning: Promise<unknown> | undefined;
   #scanFailing = false;
@@ -80,7 +91,21 @@ export class JobQueue {
   readonly #claims: JobClaims;
 
   register<P>(kind: string, handler: JobHandler<P>): void {
-    this.#handlers.set(kind, handler as JobHandler);
+    this.#handlers.set(kind, async (jobs) => {
+      for (const job of jobs) await (handler as JobHandler)(job);
+      return undefined;
+    });
+    this.#batches.set(kind, 1);
+  }
+
+  /**
+   * Jobs of `kind` are claimed and run up to `max` at once in one slot of the queue's
+   * concurrency: one claim and one finish for all of them, and a handler that can share
+   * work between them (ingestion writes many sources in one transaction, D-891).
+   */
+  registerBatch<P>(kind: string, handler: BatchHandler<P>, max: number): void {
+    this.#handlers.set(kind, handler as BatchHandler);
+    this.#batches.set(kind, Math.max(1, Math.floor(max)));
   }
 
   /** The kinds of job handlers registered (what a job row's `kind` may be). */
@@ -180,7 +205,10 @@ export class JobQueue {
       await this.#scanning;
       await this.#pq.onIdle();
       if (!this.#running) break;
-      if (this.#inFlight.size > 0) continue;
+      // A scan that started during the wait above (a job that ended kicks one) may hold
+      // jobs it claimed but has not handed to the queue yet: they count once it ends.
+      while (this.#scanning) await this.#scanning;
+      if (this.#slots > 0) continue;
       if (!(await this.#claims.pending(iso(this.deps.clock.now())))) break;
       // Queued but not claimable yet, or running elsewhere: look again shortly.
       await new Promise((resolve) => setTimeout(resolve, DRAIN_WAIT_MS));
@@ -191,37 +219,69 @@ export class JobQueue {
   }
 
   async #scan(): Promise<void> {
-    const free = this.deps.concurrency - this.#inFlight.size;
+    const free = this.deps.concurrency - this.#slots;
     if (!this.#running || free <= 0) return;
-    const claimed = await this.#claims.claim(iso(this.deps.clock.now()), free, this.#inFlight);
+    const now = iso(this.deps.clock.now());
+    const claimed = await this.#claims.claim(now, free, this.#inFlight);
+    for (const row of claimed) this.#inFlight.add(row.id);
     for (const row of claimed) {
-      this.#inFlight.add(row.id);
-      const job: Job = { id: row.id, workspaceId: row.workspace_id, kind: row.kind, payload: undefined, attempts: row.attempts };
-      void this.#pq.add(() => this.#run(job, row.payload));
+      const batch = [row];
+      // A batch kind fills its slot with more jobs of its kind, claimed at once.
+      const max = this.#batches.get(row.kind) ?? 1;
+      if (max > 1 && this.#running) {
+        for (const more of await this.#claims.claim(now, max - 1, this.#inFlight, row.kind)) {
+          this.#inFlight.add(more.id);
+          batch.push(more);
+        }
+      }
+      const jobs = batch.map((r) => ({
+        job: { id: r.id, workspaceId: r.workspace_id, kind: r.kind, payload: undefined, attempts: r.attempts } as Job,
+        payload: r.payload,
+      }));
+      this.#slots += 1;
+      void this.#pq.add(() => this.#run(row.kind, jobs));
     }
   }
 
-  async #run(job: Job, payload: string): Promise<void> {
+  async #run(kind: string, batch: { job: Job; payload: string }[]): Promise<void> {
+    const ids = batch.map(({ job }) => job.id);
+    const failures = new Map<string, unknown>();
     try {
-      // A payload this service did not write fails its job, naming the row (D-722).
-      try {
-        job.payload = JSON.parse(payload);
-      } catch {
-        throw new StoredValueError({ table: 'jobs', row: job.id, column: 'payload' }, 'not JSON');
+      const jobs: Job[] = [];
+      for (const { job, payload } of batch) {
+        // A payload this service did not write fails its job, naming the row (D-722).
+        try {
+          job.payload = JSON.parse(payload);
+          jobs.push(job);
+        } catch {
+          failures.set(job.id, new StoredValueError({ table: 'jobs', row: job.id, column: 'payload' }, 'not JSON'));
+        }
       }
-      const handler = this.#handlers.get(job.kind);
-      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(job);
-      await this.#claims.finish(job.id);
-    } catch (error) {
-      // The job stays `running` under this process's lease: claimed again once the store is back.
-      if (this.deps.transient?.(error)) return;
-      this.deps.log(`job ${job.kind} ${job.id} failed`, error);
-      await this.#claims.fail(job.id, error instanceof Error ? error.message : String(error), iso(this.deps.clock.now())).catch(() => {});
+      if (jobs.length > 0) {
+        try {
+          const handler = this.#handlers.get(kind);
+          if (!handler) throw new Error(`no handler for job kind ${kind}`);
+          const failed = (await handler(jobs)) ?? new Map<string, unknown>();
+          for (const [id, error] of failed) failures.set(id, error);
+          // Finished only once the handler's work is committed: a crash before this runs the jobs again.
+          await this.#claims.finish(jobs.map((j) => j.id).filter((id) => !failures.has(id)));
+        } catch (error) {
+          for (const job of jobs) failures.set(job.id, error);
+        }
+      }
+      for (const [id, error] of failures) await this.#failed(kind, id, error);
     } finally {
-      this.#inFlight.delete(job.id);
-      this.#ran += 1;
+      for (const id of ids) this.#inFlight.delete(id);
+      this.#slots -= 1;
+      this.#ran += batch.length;
       this.kick();
     }
+  }
+
+  async #failed(kind: string, id: string, error: unknown): Promise<void> {
+    // The job stays `running` under this process's lease: claimed again once the store is back.
+    if (this.deps.transient?.(error)) return;
+    this.deps.log(`job ${kind} ${id} failed`, error);
+    await this.#claims.fail(id, error instanceof Error ? error.message : String(error), iso(this.deps.clock.now())).catch(() => {});
   }
 }

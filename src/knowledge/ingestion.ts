@@ -1,29 +1,29 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
-import { transaction, type Tx } from '../db/transaction.js';
+import type { Tx } from '../db/transaction.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import type { Clock } from '../platform/clock.js';
+import { LIMIT_FAILURES, type IngestFailureCode } from '../platform/ingest-failures.js';
 import type { Settings } from '../platform/settings.js';
 import { iso, MINUTE } from '../platform/time.js';
 import { movable, WorkerLimitError, type WorkerPool } from '../platform/worker-pool.js';
 import { crawl, type Crawled } from './fetch/crawl.js';
+import { formatOfResponse, IngestWrites, RECRAWL_JOB, type IngestOutcome } from './ingest-writes.js';
 import type { Embedder, IngestFaultHook, Web } from './ports.js';
-import { HashingEmbedder, packVector } from './pipeline/embedder.js';
-import { formatOfMediaType, isPdf, MEDIA_TYPES, parseContentType, type DocFormat } from './pipeline/formats.js';
-import { LIMIT_FAILURES, type IngestFailureCode } from '../platform/ingest-failures.js';
+import { HashingEmbedder } from './pipeline/embedder.js';
+import { formatOfMediaType, type DocFormat } from './pipeline/formats.js';
 import { IngestError } from './pipeline/ingest-error.js';
 import { finishDocument, ingestClaim, type DocumentInput, type Ingested, type Prepared } from './pipeline/pipeline.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
-import { chunkTerms, packTerms } from './chunk-terms.js';
-import type { TermDictionary } from './term-dictionary.js';
 import { storedClaim } from './sources.js';
-import { ANALYZER_ID } from '../text/analyze.js';
+import type { TermDictionary } from './term-dictionary.js';
 
 export const INGEST_JOB = 'knowledge.ingest';
-export const RECRAWL_JOB = 'knowledge.recrawl';
+export { RECRAWL_JOB };
 
-const INSERT_BATCH = 100;
+/** Ingestion jobs claimed and run together (D-891): their writes share transactions. */
+const INGEST_BATCH = 16;
 
 export interface IngestionDeps {
   db: Kysely<Database>;
@@ -40,12 +40,12 @@ export interface IngestionDeps {
   /** Each workspace's term dictionary, which stored chunk terms refer to. */
   terms: TermDictionary;
   /** `trx` changes what agents of the workspace can retrieve (memory learns it when it commits). */
-  changed: (trx: Tx, workspaceId: string, sourceId: string) => void;
+  changed: (trx: Tx, workspaceId: string, sourceIds: string[]) => void;
   /**
-   * Inside the transaction that takes a source out of `pending` (ready or failed) or
-   * replaces its chunks: `event` names that change (the lexicon is learned again, D-790).
+   * Inside the transaction that takes sources out of `pending` (ready or failed) or
+   * replaces their chunks: `event` names that change (the lexicon is learned again, D-790).
    */
-  settled?: (trx: Transaction<Database>, workspaceId: string, event: string) => Promise<void>;
+  settled?: (trx: Tx, workspaceId: string, event: string) => Promise<void>;
 }
 
 /**
@@ -56,24 +56,6 @@ export interface IngestionDeps {
 export interface IngestPayload {
   sourceId: string;
   ownTitle?: boolean;
-}
-
-/** Chunk ids follow the source's and sort in position order (decisions, D-083). */
-export function chunkId(sourceId: string, position: number): string {
-  return `chk_${sourceId.replace(/^src_/, '')}_${String(position).padStart(5, '0')}`;
-}
-
-/** The format a fetched response is read as: its declared type, else a look at the bytes. */
-function formatOfResponse(contentType: string | undefined, body: Uint8Array): { format: DocFormat; charset: string | undefined } {
-  const { mediaType, charset } = parseContentType(contentType);
-  if (mediaType) {
-    const format = formatOfMediaType(mediaType);
-    if (!format) throw new IngestError('unsupported_document', `content type ${mediaType}`);
-    return { format, charset };
-  }
-  if (isPdf(body)) return { format: 'pdf', charset };
-  const start = Buffer.from(body.subarray(0, 512)).toString('utf8').trimStart();
-  return { format: start.startsWith('<') ? 'html' : 'text', charset };
 }
 
 function formatOfStored(contentType: string | null): DocFormat {
@@ -90,13 +72,18 @@ function codeOf(error: unknown): IngestFailureCode {
  * The background side of knowledge: the `knowledge.ingest` job that takes a `pending`
  * source to `ready` or `failed`, and the `knowledge.recrawl` job that fetches a URL
  * source again at `nextSyncAt`. Both are idempotent (a job cut off by a crash runs again)
- * and write their outcome in one transaction that checks the source is still there.
+ * and write their outcome in a transaction that checks the source is still there (one
+ * shared by the outcomes that finish together, D-893).
  */
 export class Ingestion {
-  constructor(private readonly deps: IngestionDeps) {}
+  readonly #writes: IngestWrites;
+
+  constructor(private readonly deps: IngestionDeps) {
+    this.#writes = new IngestWrites(deps);
+  }
 
   register(): void {
-    this.deps.jobs.register<IngestPayload>(INGEST_JOB, (job) => this.ingest(job));
+    this.deps.jobs.registerBatch<IngestPayload>(INGEST_JOB, (jobs) => this.ingest(jobs), INGEST_BATCH);
     this.deps.jobs.register<{ sourceId: string; syncAt: string }>(RECRAWL_JOB, (job) => this.recrawl(job));
   }
 
@@ -104,34 +91,49 @@ export class Ingestion {
     return db.selectFrom('knowledge_sources').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', sourceId).executeTakeFirst();
   }
 
-  async ingest(job: Job<IngestPayload>): Promise<void> {
-    const row = await this.#source(this.deps.db, job.workspaceId, job.payload.sourceId);
-    if (row?.status !== 'pending') return;
-    let result: { ingested: Ingested; fetched?: Crawled | undefined };
+  /**
+   * A batch of ingestion jobs: their pending sources go through the pipeline a few at a
+   * time (as many as the pool has background threads, so that the threads stay busy and
+   * only those documents are in memory), and each outcome is written as soon as it is
+   * known, with whatever else finished meanwhile (D-893). Answers the jobs whose outcome
+   * could not be written.
+   */
+  async ingest(jobs: Job<IngestPayload>[]): Promise<Map<string, unknown>> {
+    const ids = [...new Set(jobs.map((j) => j.payload.sourceId))];
+    const rows = new Map((await this.deps.db.selectFrom('knowledge_sources').selectAll().where('id', 'in', ids).execute()).map((r) => [r.id, r]));
+    const todo: { job: Job<IngestPayload>; row: KnowledgeSourceTable }[] = [];
+    for (const job of jobs) {
+      const row = rows.get(job.payload.sourceId);
+      // Gone, settled, or another job of this batch takes it: nothing to do.
+      if (row?.workspace_id !== job.workspaceId || row.status !== 'pending') continue;
+      rows.delete(row.id);
+      todo.push({ job, row });
+    }
+    const failures = new Map<string, unknown>();
+    const writes: Promise<void>[] = [];
+    let next = 0;
+    const lane = async () => {
+      while (next < todo.length) {
+        const { job, row } = todo[next++]!;
+        const outcome = await this.#outcome(row, job.payload.ownTitle === true);
+        // Only the write settles the job: it is finished once its outcome is committed.
+        writes.push(this.#writes.write(outcome).catch((error: unknown) => void failures.set(job.id, error)));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(todo.length, Math.max(1, this.deps.workers.backgroundThreads)) }, lane));
+    await Promise.all(writes);
+    return failures;
+  }
+
+  /** What the pipeline makes of a pending source: ready with its chunks, or failed with a code. */
+  async #outcome(row: KnowledgeSourceTable, ownTitle: boolean): Promise<IngestOutcome> {
     try {
       const fault = await this.deps.takeFault();
       if (fault !== undefined) throw new IngestError(fault, 'injected fault');
-      result = await this.#run(row, job.payload.ownTitle === true);
+      return { row, ...(await this.#run(row, ownTitle)) };
     } catch (error) {
       if (!(error instanceof IngestError)) this.deps.settings.log(`ingestion of ${row.id} failed`, error);
-      await this.#fail(row, codeOf(error));
-      return;
-    }
-    await this.#transaction(row.workspace_id, async (trx) => {
-      const current = await this.#source(trx, row.workspace_id, row.id);
-      if (current?.status !== 'pending') return;
-      await this.#writeReady(trx, current, result.ingested, result.fetched);
-      await trx.deleteFrom('knowledge_inputs').where('source_id', '=', row.id).execute();
-    });
-  }
-
-  /** A transaction that adds terms to the dictionary: when it fails, memory forgets what the store did not keep. */
-  async #transaction<T>(workspaceId: string, work: (trx: Tx) => Promise<T>): Promise<T> {
-    try {
-      return await transaction(this.deps.db, work);
-    } catch (error) {
-      this.deps.terms.forget(workspaceId);
-      throw error;
+      return { row, failed: codeOf(error) };
     }
   }
 
@@ -180,92 +182,6 @@ export class Ingestion {
     return { ingested, fetched };
   }
 
-  async #fail(row: KnowledgeSourceTable, code: IngestFailureCode): Promise<void> {
-    const now = iso(this.deps.clock.now());
-    await this.deps.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('knowledge_sources')
-        .set({ status: 'failed', error: code, updated_at: now })
-        .where('id', '=', row.id)
-        .where('status', '=', 'pending')
-        .execute();
-      await trx.deleteFrom('knowledge_inputs').where('source_id', '=', row.id).execute();
-      await this.deps.settled?.(trx, row.workspace_id, `${row.id}:failed`);
-    });
-  }
-
-  /** Replaces the chunks of a source and records what the pipeline found; for URLs, schedules the next crawl. */
-  async #writeReady(trx: Tx, row: KnowledgeSourceTable, ingested: Ingested, fetched: Crawled | undefined): Promise<void> {
-    this.deps.changed(trx, row.workspace_id, row.id);
-    const now = this.deps.clock.now();
-    await trx.deleteFrom('knowledge_chunks').where('source_id', '=', row.id).execute();
-    const ids = await this.deps.terms.assign(
-      trx,
-      row.workspace_id,
-      ingested.chunks.flatMap((c) => c.analysis.terms),
-    );
-    const chunks = ingested.chunks.map((c, position) => ({
-      id: chunkId(row.id, position),
-      workspace_id: row.workspace_id,
-      source_id: row.id,
-      agent_id: row.agent_id,
-      position,
-      lang: c.lang,
-      text: c.text,
-      token_count: c.tokenCount,
-      embedding: packVector(c.vector),
-      embedder_id: this.deps.embedder.id,
-      terms: packTerms(chunkTerms(c.analysis, ids)),
-      analyzer_id: ANALYZER_ID,
-    }));
-    for (let i = 0; i < chunks.length; i += INSERT_BATCH)
-      await trx
-        .insertInto('knowledge_chunks')
-        .values(chunks.slice(i, i + INSERT_BATCH))
-        .execute();
-    const update: Partial<KnowledgeSourceTable> = {
-      status: 'ready',
-      error: null,
-      title: ingested.title,
-      lang: ingested.lang,
-      source_lang: ingested.lang,
-      translated: 0,
-      chunk_count: chunks.length,
-      token_count: ingested.tokenCount,
-      summary: ingested.summary,
-      content_hash: ingested.contentHash,
-      updated_at: iso(now),
-    };
-    if (fetched) {
-      const nextSyncAt = iso(now + Number(row.sync_ttl_minutes) * MINUTE);
-      Object.assign(update, {
-        resolved_url: fetched.url,
-        content_type: MEDIA_TYPES[formatOfResponse(fetched.contentType, fetched.body).format],
-        byte_size: fetched.body.byteLength,
-        last_fetched_at: iso(now),
-        next_sync_at: nextSyncAt,
-      });
-      await this.#scheduleRecrawl(trx, row, nextSyncAt);
-    }
-    await trx.updateTable('knowledge_sources').set(update).where('id', '=', row.id).execute();
-    await this.deps.settled?.(trx, row.workspace_id, `${row.id}:${ingested.contentHash}`);
-  }
-
-  /**
-   * The next crawl, as a job row due at `nextSyncAt`. Its id derives from the source and
-   * the time rather than from the id generator: ingestion runs in the background, and
-   * drawing ids there would make a seeded emulator's later ids depend on job timing.
-   */
-  async #scheduleRecrawl(trx: Transaction<Database>, row: KnowledgeSourceTable, syncAt: string): Promise<void> {
-    await this.deps.jobs.enqueue(trx, {
-      id: `job_${row.id.replace(/^src_/, '')}_${Date.parse(syncAt).toString(36)}`,
-      workspaceId: row.workspace_id,
-      kind: RECRAWL_JOB,
-      payload: { sourceId: row.id, syncAt },
-      runAt: Date.parse(syncAt),
-    });
-  }
-
   /**
    * A due re-crawl: new content replaces the chunks; the same content only moves the
    * fetch times; a failed fetch keeps the source `ready` with its chunks and sets
@@ -284,9 +200,9 @@ export class Ingestion {
       if (!(error instanceof IngestError)) this.deps.settings.log(`re-crawl of ${row.id} failed`, error);
       failure = codeOf(error);
     }
-    await this.#transaction(row.workspace_id, async (trx) => {
+    await this.#writes.transaction([row.workspace_id], async (trx) => {
       const current = await this.#source(trx, row.workspace_id, row.id);
-      if (current?.status !== 'ready' || current.next_sync_at !== job.payload.syncAt) return false;
+      if (current?.status !== 'ready' || current.next_sync_at !== job.payload.syncAt) return;
       const now = this.deps.clock.now();
       const nextSyncAt = iso(now + Number(current.sync_ttl_minutes) * MINUTE);
       if (!result || result.ingested.contentHash === current.content_hash) {
@@ -301,12 +217,12 @@ export class Ingestion {
           .where('id', '=', row.id)
           .execute();
         // The version itself only moves when content, title or address changed.
-        this.deps.changed(trx, row.workspace_id, row.id);
-        await this.#scheduleRecrawl(trx, current, nextSyncAt);
-        return true;
+        this.deps.changed(trx, row.workspace_id, [row.id]);
+        await this.#writes.scheduleRecrawl(trx, current, nextSyncAt);
+        return;
       }
-      await this.#writeReady(trx, current, result.ingested, result.fetched);
-      return true;
+      await this.#writes.writeReady(trx, [{ row: current, ingested: result.ingested, fetched: result.fetched }]);
+      await this.deps.settled?.(trx, row.workspace_id, `${row.id}:${result.ingested.contentHash}`);
     });
   }
 }

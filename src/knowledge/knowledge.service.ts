@@ -77,7 +77,7 @@ export class KnowledgeService {
       web: deps.web,
       takeFault: deps.ingestFaults,
       terms,
-      changed: (trx, workspaceId, sourceId) => this.#index.changed(trx, workspaceId, [sourceId]),
+      changed: (trx, workspaceId, sourceIds) => this.#index.changed(trx, workspaceId, sourceIds),
       settled: (trx, workspaceId, event) => this.lexicons.schedule(trx, workspaceId, event),
     }).register();
   }

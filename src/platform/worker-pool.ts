@@ -9,7 +9,8 @@ import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskInput, type TaskNames, t
 export interface WorkerPoolOptions {
   /**
    * Threads at most; one of them is kept for interactive tasks when there are two or
-   * more. Default: the machine's parallelism less one, from 2 to 4.
+   * more. Default: the machine's parallelism plus one, from 2 to 4, so that background
+   * work has a thread per core (up to three) beside the one kept (D-892).
    */
   maxThreads: number;
   /** A thread with nothing to do exits after this long (the pool starts none until needed). Default 30,000 ms. */
@@ -35,7 +36,7 @@ export interface WorkerPoolOptions {
 }
 
 export const DEFAULT_WORKER_POOL: WorkerPoolOptions = {
-  maxThreads: Math.min(4, Math.max(2, availableParallelism() - 1)),
+  maxThreads: Math.min(4, Math.max(2, availableParallelism() + 1)),
   idleTimeoutMs: 30_000,
   niceIncrement: 10,
   taskTimeoutMs: 30_000,
@@ -116,6 +117,11 @@ export class WorkerPool {
 
   get options(): Readonly<WorkerPoolOptions> {
     return this.#options;
+  }
+
+  /** Background tasks that run at once at most (the threads less the one kept for interactive tasks). */
+  get backgroundThreads(): number {
+    return this.#background.concurrency;
   }
 
   #started = 0;

@@ -69,6 +69,31 @@ describe('text extraction', () => {
     for (const name of ['`gdb`', '`valgrind`', '`strace-doc`']) expect(text).toContain(name);
   });
 
+  it('reads a page with next to no link text whole and as written: no byline dropped, no heading demoted (D-982)', async () => {
+    const prose = (topic: string) =>
+      `<p>The ${topic} of the server is checked every night by a script that writes its findings to the system log, and an administrator reads them each morning.</p>`;
+    const html = `<!doctype html><html><head><title>Server care</title></head><body>
+      <div class="page"><div class="byline">By Ann</div>
+      <div class="content"><h1>Server care</h1>${['disk', 'memory', 'network', 'backup', 'temperature', 'power supply'].map(prose).join('')}
+      <p>Questions go to the <a href="/desk">help desk</a>.</p></div></div></body></html>`;
+    const { text } = await extractText('html', bytes(html));
+    // Readability would have dropped the byline and made the heading a second-level one.
+    expect(text.startsWith('By Ann\n\n# Server care\n\nThe disk of the server')).toBe(true);
+    expect(text).toContain('The power supply of the server');
+    expect(text.endsWith('Questions go to the help desk.')).toBe(true);
+  });
+
+  it('reads a page that marks its main content from its <main>: all of it, and nothing outside it', async () => {
+    const html = `<!doctype html><html><head><title>Backups</title></head><body>
+      <div class="cookies">We use cookies to improve this site. Accept all cookies?</div>
+      <div class="breadcrumbs"><a href="/">Docs</a> / <a href="/admin">Admin</a></div>
+      <main><h1>Backups</h1><p>Run the backup every night.</p>
+      <div class="related"><a href="/a">Restore</a> <a href="/b">Snapshots</a> <a href="/c">Retention</a></div></main>
+      <div>Last edited by the docs team.</div></body></html>`;
+    const { text } = await extractText('html', bytes(html));
+    expect(text).toBe('# Backups\n\nRun the backup every night.\n\nRestore Snapshots Retention');
+  });
+
   it('keeps the text of a short page that Readability would cut', async () => {
     const { text } = await extractText('html', bytes('<html><body><p>Only one line here.</p><div>And a second block.</div></body></html>'));
     expect(text).toContain('Only one line here.');
@@ -141,7 +166,7 @@ describe('upload formats', () => {
 describe('HTML without a body', () => {
   it('reads fragments and pages that leave out the optional <body> tag', async () => {
     expect(await extractText('html', bytes('<main><h1>Hours</h1><p>Open from nine to six.</p></main>'))).toEqual({
-      text: '## Hours\n\nOpen from nine to six.',
+      text: '# Hours\n\nOpen from nine to six.',
       title: 'Hours',
     });
     expect(await extractText('html', bytes('<html><head><title>X</title></head><p>No body tag here.</p></html>'))).toEqual({

@@ -67,11 +67,39 @@ function articleKeepsContent(whole: TextMeasure, article: TextMeasure): boolean 
 }
 
 /**
- * The main content of an HTML page as Markdown, through a real HTML parser (linkedom)
- * and Mozilla's Readability: navigation, scripts, styles and site chrome are dropped.
+ * Whether Readability may be asked at all. Under `articleKeepsContent` an article that
+ * drops more than `MAY_DROP` of the text is used only when at least `DROPPED_LINKS` of
+ * what it drops is link text; so on a page whose link text is at most `MAY_DROP *
+ * DROPPED_LINKS` of its text (2.5%), the article is either refused or the whole page less
+ * at most 5% of its text, none of it links: chrome is links, and such a page has next to
+ * none. It is read whole without asking (decisions, D-982), which spares Readability's
+ * passes, the most costly part of reading a page, on about a third of them.
+ */
+function mayHoldChrome(whole: TextMeasure): boolean {
+  return whole.links > MAY_DROP * DROPPED_LINKS * whole.text;
+}
+
+type HtmlNode = import('turndown').Node;
+
+/**
+ * The page's one `<main>` element, if it has exactly one: the HTML standard's "dominant
+ * contents of the body", marked by the author. Its content is read whole, without
+ * Readability (decisions, D-890).
+ */
+function markedMain(document: { querySelectorAll(selector: string): Iterable<unknown> }): (HtmlNode & { normalize(): void }) | undefined {
+  const mains = [...document.querySelectorAll('main')] as (HtmlNode & { normalize(): void })[];
+  return mains.length === 1 ? mains[0] : undefined;
+}
+
+/**
+ * The main content of an HTML page as Markdown, through a real HTML parser (linkedom):
+ * navigation, scripts, styles and site chrome are dropped. A page that marks its main
+ * content with one `<main>` is read from there; any other page with link text enough to
+ * be chrome goes through Mozilla's Readability, whose article is kept when it keeps the
+ * content (D-305, D-890, D-982).
  */
 export async function extractHtml(html: string): Promise<HtmlText> {
-  const [{ parseHTML }, { Readability }, td] = await Promise.all([import('linkedom'), import('@mozilla/readability'), loadTurndown()]);
+  const [{ parseHTML }, td] = await Promise.all([import('linkedom'), loadTurndown()]);
   // linkedom reads a fragment (`<main>...</main>`, or a page whose optional <body> tag
   // was left out) without a body: give it one.
   const { document } = parseHTML(/<body[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`);
@@ -84,22 +112,40 @@ export async function extractHtml(html: string): Promise<HtmlText> {
   for (const el of [...document.querySelectorAll(CHROME)]) if (!el.parentElement?.closest('main, article')) el.remove();
   const body = document.body;
   if (!body) throw new IngestError('unsupported_document', 'no body');
-  const whole = body.innerHTML;
-  const wholeText = measure(body);
-
-  let content = whole;
-  try {
-    const article = new Readability(document as never).parse();
-    if (article?.content) {
-      const kept = parseHTML(`<!doctype html><html><head></head><body>${article.content}</body></html>`).document.body;
-      if (kept && articleKeepsContent(wholeText, measure(kept))) content = article.content;
-    }
-  } catch {
-    content = whole;
-  }
+  const main = markedMain(document);
+  // Turndown reads the element as it stands (it copies it), rather than a serialisation
+  // of it parsed again; linkedom leaves a text split at each character reference, which
+  // Turndown would escape piece by piece: joined first.
+  if (main) main.normalize();
+  const content = main ?? (await readableContent(document, body));
   const markdown = td
     .turndown(content)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   return { markdown, title: title?.slice(0, 300) };
+}
+
+/**
+ * The HTML of a page without a marked main content: Readability's article when it keeps
+ * the content (D-305), else the whole body; a page with next to no link text is read
+ * whole without asking (D-982). Readability hands its article over as an element (no
+ * serialising and parsing it again to measure it).
+ */
+async function readableContent(
+  document: unknown,
+  body: { innerHTML: string; textContent: string | null; querySelectorAll(selector: string): Iterable<{ textContent: string | null }> },
+): Promise<string> {
+  const whole = body.innerHTML;
+  const wholeText = measure(body);
+  if (!mayHoldChrome(wholeText)) return whole;
+  const { Readability } = await import('@mozilla/readability');
+  try {
+    const article = new Readability<typeof body>(document as never, { serializer: (el) => el as never }).parse();
+    const kept = article?.content;
+    const keptHtml = kept?.innerHTML;
+    if (kept && keptHtml && articleKeepsContent(wholeText, measure(kept))) return keptHtml;
+  } catch {
+    // Readability gave up on the page: the whole of it is the content.
+  }
+  return whole;
 }

@@ -1,3 +1,4 @@
+import { markdownBlockTokens } from './chunk.js';
 import { extractCsv } from './extract-csv.js';
 import { extractHtml } from './extract-html.js';
 import { extractJson } from './extract-json.js';
@@ -15,8 +16,7 @@ export interface Extracted {
 
 /** The text of a Markdown document's first level-one heading, through marked's lexer. */
 async function markdownTitle(markdown: string): Promise<string | undefined> {
-  const { lexer } = await import('marked');
-  for (const token of lexer(markdown)) {
+  for (const token of await markdownBlockTokens(markdown)) {
     if (token.type === 'heading' && token.depth === 1) return String(token.text).replace(/\s+/g, ' ').trim().slice(0, 300) || undefined;
   }
   return undefined;

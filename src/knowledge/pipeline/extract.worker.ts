@@ -5,6 +5,10 @@ import type { Language } from '../../text/language.js';
 import { isJsonDocument } from './formats.js';
 import { IngestError } from './ingest-error.js';
 import { prepareDocument, type DocumentInput, type Prepared } from './pipeline.js';
+import { PreparedMemo } from './prepared-memo.js';
+
+/** This thread's documents read so far, by content (D-981). */
+const memo = new PreparedMemo();
 
 /**
  * The knowledge pipeline's worker module: everything whose cost grows with a document
@@ -13,7 +17,7 @@ import { prepareDocument, type DocumentInput, type Prepared } from './pipeline.j
  */
 export const prepare = workerTask(async (input: DocumentInput & { embed: boolean }): Promise<{ prepared: Prepared } | { failed: IngestFailureCode }> => {
   try {
-    return { prepared: await prepareDocument(input, input.embed) };
+    return { prepared: await memo.get(input, () => prepareDocument(input, input.embed)) };
   } catch (error) {
     if (error instanceof IngestError) return { failed: error.code };
     throw error;

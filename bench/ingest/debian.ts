@@ -1,0 +1,391 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { packageRoot } from '../../emulator/package-info.js';
+import { buildBm25 } from '../relevance/bm25.js';
+import { corpusInstalled, INSTALL_HINT, loadCorpus, type CorpusDocument } from '../relevance/corpora/reference-reader.js';
+import { fmt, median, startServer, stop } from '../support.js';
+
+/** `BENCH_INGEST_CLI=path/to/cli.js`: another build (an older commit's) to measure the same way. */
+const CLI = process.env.BENCH_INGEST_CLI ?? join(packageRoot(), 'dist', 'cli.js');
+const ROUNDS = Number(process.env.BENCH_INGEST_ROUNDS ?? 3);
+/** Uploads in flight at once, as a client script with a small pool of requests sends them. */
+const CLIENTS = Number(process.env.BENCH_INGEST_CLIENTS ?? 8);
+/**
+ * `drain` (default): one `POST /_emulator/queue/drain`, as CI would; `poll`: list the
+ * sources until all are ready (that time is printed too), then drain. Either way "ready"
+ * is when the drain answers: the lexicon job is counted.
+ */
+const WAIT = process.env.BENCH_INGEST_WAIT === 'poll' ? 'poll' : 'drain';
+/**
+ * `BENCH_INGEST_PAGES=no-main`: the pages without the `<main>` element `bench/relevance`
+ * wraps each section in, so that every page goes through Readability as a page that marks
+ * no main content does (D-890 reads a marked one without it).
+ */
+const NO_MAIN = process.env.BENCH_INGEST_PAGES === 'no-main';
+/** `BENCH_INGEST_CPU_PROF=dir`: the server runs with `--cpu-prof` into that directory. */
+const CPU_PROF = process.env.BENCH_INGEST_CPU_PROF;
+/** `BENCH_INGEST_TIMELINE=1`: every 500 ms, the CPU each part of the server spent (how busy the cores were). */
+const TIMELINE = process.env.BENCH_INGEST_TIMELINE === '1';
+/** `BENCH_INGEST_STORES=file` or `memory`: one store only. */
+const STORES = (process.env.BENCH_INGEST_STORES ?? 'file,memory').split(',');
+/** The questions asked after ingestion (their answers make the ranking digest). */
+const QUESTIONS = 20;
+
+/**
+ * The held-out set's shape (issue 25): 529 documents, 281 English and 248 Spanish, about
+ * 3.6 MB of HTML. From the Debian Reference as `bench/relevance` splits it (one page per
+ * section), the 281 largest English and the 248 largest Spanish pages (3.5 MB), in key order.
+ */
+export function heldOutShape(all: CorpusDocument[]): CorpusDocument[] {
+  const largest = (lang: string, n: number) =>
+    all
+      .filter((d) => d.lang === lang)
+      .sort((a, b) => b.html.length - a.html.length || (a.key < b.key ? -1 : 1))
+      .slice(0, n);
+  return [...largest('en', 281), ...largest('es', 248)].sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+/** The held-out-shaped pages as the bench uploads them (`BENCH_INGEST_PAGES`). */
+export function heldOutDocuments(): CorpusDocument[] {
+  const shaped = heldOutShape(loadCorpus());
+  if (!NO_MAIN) return shaped;
+  const docs = shaped.map((d) => ({ ...d, html: d.html.replace('<body><main>', '<body>').replace('</main></body>', '</body>') }));
+  if (docs.some((d) => d.html.includes('<main'))) throw new Error('a page still has its <main>');
+  return docs;
+}
+
+const TICK_MS = 10;
+
+/** User + system CPU (ms) of a `/proc` stat line. */
+function statCpu(path: string): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(path, 'utf8');
+  } catch {
+    return undefined; // the thread ended meanwhile
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+interface CpuSnapshot {
+  /** The whole process, threads that ended included. */
+  total: number;
+  main: number;
+  /** Each live thread's CPU so far, by thread id. */
+  threads: Map<number, number>;
+}
+
+/**
+ * CPU time of a process so far (Linux `/proc`, clock ticks of 10 ms): the whole process
+ * and each of its threads. Wall time on a shared machine depends on the load; CPU time
+ * much less, so it tells what a quiet machine would take.
+ */
+function cpuSnapshot(pid: number | undefined): CpuSnapshot | undefined {
+  if (pid === undefined || !existsSync(`/proc/${pid}/task`)) return undefined;
+  const threads = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const ms = statCpu(`/proc/${pid}/task/${tid}/stat`);
+    if (ms !== undefined) threads.set(Number(tid), ms);
+  }
+  return { total: statCpu(`/proc/${pid}/stat`) ?? 0, main: threads.get(pid) ?? 0, threads };
+}
+
+/**
+ * What the server spent between two snapshots: its main thread, the threads started
+ * meanwhile (the worker pool's; a thread that ended before the second snapshot is in
+ * `others`), and the rest (V8's garbage collection helpers, libuv's threads).
+ */
+function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): Round['cpu'] {
+  let pool = 0;
+  let threads = 0;
+  for (const [tid, ms] of after.threads) {
+    if (before.threads.has(tid)) continue;
+    pool += ms;
+    threads += 1;
+  }
+  const main = after.main - before.main;
+  return { main, pool, threads, others: after.total - before.total - main - pool };
+}
+
+/** Samples the server's CPU every 500 ms until stopped; answers one line per sample. */
+function sampleTimeline(pid: number | undefined, start: CpuSnapshot | undefined): { stop(): string } {
+  const t0 = performance.now();
+  const lines: string[] = [];
+  let last = start;
+  const timer = setInterval(() => {
+    const now = cpuSnapshot(pid);
+    if (!now || !start || !last) return;
+    const from = cpuSpent(start, last)!;
+    const to = cpuSpent(start, now)!;
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    lines.push(
+      `      ${fmt((performance.now() - t0) / 1000, 1)} s: main ${to.main - from.main}, pool ${to.pool - from.pool}, other ${to.others - from.others} ms (load ${load})`,
+    );
+    last = now;
+  }, 500);
+  return {
+    stop() {
+      clearInterval(timer);
+      return lines.join('\n');
+    },
+  };
+}
+
+const fileName = (doc: CorpusDocument) => `${doc.key.replace(/[#@ ]/g, '.')}.html`;
+
+interface Round {
+  /** CPU the server spent from the first upload to ready (ms): its main thread, the worker pool's threads, every other thread (GC, libuv). */
+  cpu: { main: number; pool: number; threads: number; others: number } | undefined;
+  failed: number;
+  uploadMs: number;
+  /** From the last upload until every job is done, the lexicon's included. */
+  readyMs: number;
+  /** With `BENCH_INGEST_WAIT=poll`: until every source reports ready (the lexicon may still be learning). */
+  sourcesReadyMs: number | undefined;
+  firstQueryMs: number;
+  chunks: number;
+  contentDigest: string;
+  rankingDigest: string;
+}
+
+interface SourceRecord {
+  id: string;
+  status: string;
+  title: string;
+  lang: string;
+  fileName?: string;
+  chunkCount: number;
+  tokenCount: number;
+  summary: string;
+}
+
+async function json<T>(res: Response, expected: number, what: string): Promise<T> {
+  if (res.status !== expected) throw new Error(`${what}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/**
+ * One run on a fresh CLI process: the documents uploaded over HTTP by `CLIENTS`
+ * concurrent requests, then waited for until every source is `ready`; then the sources'
+ * content and a few questions' answers as digests (the same on every run and store).
+ */
+async function round(docs: CorpusDocument[], questions: string[], storeArgs: string[]): Promise<Round> {
+  const nodeFlags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
+  const server = await startServer([...nodeFlags, CLI, '--port', '0', '--fixtures', 'none', '--seed', '1', ...storeArgs]);
+  try {
+    const base = server.url;
+    const control = { 'content-type': 'application/json' };
+    const ws = await json<{ workspaceId: string; apiKey: { secret: string } }>(
+      await fetch(`${base}/_emulator/workspaces`, { method: 'POST', headers: control, body: '{}' }),
+      201,
+      'workspace',
+    );
+    await json(
+      await fetch(`${base}/_emulator/workspaces/${ws.workspaceId}`, {
+        method: 'PATCH',
+        headers: control,
+        body: JSON.stringify({ rateLimit: { limit: 1_000_000, windowSeconds: 60 }, dailyActivityCap: null }),
+      }),
+      200,
+      'workspace settings',
+    );
+    const auth = { authorization: `Bearer ${ws.apiKey.secret}` };
+    const agent = await json<{ id: string }>(
+      await fetch(`${base}/v1/agents`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'Debian helper',
+          identity: { businessName: 'Debian Reference', description: 'Answers questions on administering a Debian system.' },
+        }),
+      }),
+      201,
+      'agent',
+    );
+
+    const cpu0 = cpuSnapshot(server.child.pid);
+    const timeline = TIMELINE ? sampleTimeline(server.child.pid, cpu0) : undefined;
+    const t0 = performance.now();
+    let next = 0;
+    const client = async () => {
+      while (next < docs.length) {
+        const doc = docs[next++]!;
+        const form = new FormData();
+        form.set('file', new File([doc.html], fileName(doc), { type: 'text/html' }));
+        form.set('agentId', agent.id);
+        await json(await fetch(`${base}/v1/knowledge/uploads`, { method: 'POST', headers: auth, body: form }), 202, `upload ${doc.key}`);
+      }
+    };
+    await Promise.all(Array.from({ length: CLIENTS }, client));
+    const uploaded = performance.now();
+    let sourcesReady: number | undefined;
+    if (WAIT === 'poll') {
+      while ((await listSources(base, auth)).some((s) => s.status === 'pending')) await new Promise((r) => setTimeout(r, 50));
+      sourcesReady = performance.now();
+    }
+    // Ready means every job the uploads caused is done: the sources, and the lexicon job
+    // their last settling queued (it runs once no source is pending, after they all report
+    // `ready`); a drain waits for both.
+    await json(await fetch(`${base}/_emulator/queue/drain`, { method: 'POST', headers: control }), 200, 'drain');
+    const ready = performance.now();
+    const cpu1 = cpuSnapshot(server.child.pid);
+    if (timeline) console.log(timeline.stop());
+
+    const sources = await listSources(base, auth);
+    if (sources.length !== docs.length || sources.some((s) => s.status === 'pending'))
+      throw new Error(`${sources.length} sources, some still pending after the wait`);
+    // A failure is reported, not hidden: on a loaded machine a document can run over its time limit.
+    const failed = sources.filter((s) => s.status !== 'ready');
+    const byFile = new Map(sources.map((s) => [s.id, s.fileName ?? s.id]));
+    const content = sources.map((s) => JSON.stringify([s.fileName, s.title, s.lang, s.chunkCount, s.tokenCount, s.summary])).sort();
+
+    const ask = async (query: string) =>
+      json<{ passages: { sourceId: string; score: number }[] }>(
+        await fetch(`${base}/v1/agents/${agent.id}/query`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ query, limit: 10 }),
+        }),
+        200,
+        'query',
+      );
+    const q0 = performance.now();
+    const answers = [await ask(questions[0]!)];
+    const firstQueryMs = performance.now() - q0;
+    for (const q of questions.slice(1)) answers.push(await ask(q));
+    // Source ids follow the order uploads arrived in, which concurrent clients do not fix;
+    // passages of equal score are listed by file name, so that the digest does not see it.
+    const ranking = answers.map((a) =>
+      a.passages
+        .map((p) => ({ file: byFile.get(p.sourceId)!, score: p.score.toFixed(4) }))
+        .sort((x, y) => Number(y.score) - Number(x.score) || (x.file < y.file ? -1 : x.file > y.file ? 1 : 0))
+        .map((p) => `${p.file}:${p.score}`),
+    );
+    return {
+      cpu: cpu0 && cpu1 && cpuSpent(cpu0, cpu1),
+      failed: failed.length,
+      uploadMs: uploaded - t0,
+      readyMs: ready - uploaded,
+      sourcesReadyMs: sourcesReady === undefined ? undefined : sourcesReady - uploaded,
+      firstQueryMs,
+      chunks: sources.reduce((n, s) => n + s.chunkCount, 0),
+      contentDigest: digest(content),
+      rankingDigest: digest(ranking),
+    };
+  } finally {
+    await stop(server.child);
+  }
+}
+
+async function listSources(base: string, auth: Record<string, string>): Promise<SourceRecord[]> {
+  const out: SourceRecord[] = [];
+  let after: string | null = null;
+  do {
+    const page: { data: SourceRecord[]; nextCursor: string | null } = await json(
+      await fetch(`${base}/v1/knowledge/sources?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`, { headers: auth }),
+      200,
+      'list',
+    );
+    out.push(...page.data);
+    after = page.nextCursor;
+  } while (after);
+  return out;
+}
+
+const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 12);
+
+/** The baseline: wink-bm25-text-search with Snowball stemming (as `bench/relevance`) indexing the documents' text in process; wall and CPU ms. */
+function bm25Ms(docs: CorpusDocument[]): { wall: number; cpu: number } {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  buildBm25(docs.map((d) => ({ id: d.key, text: d.text, lang: d.lang })));
+  const c = process.cpuUsage(c0);
+  return { wall: performance.now() - t0, cpu: (c.user + c.system) / 1000 };
+}
+
+/**
+ * Ingestion of a held-out-shaped set of real documentation (issue 25): about 530 HTML
+ * pages of the Debian Reference in English and Spanish uploaded through HTTP to the
+ * built CLI, concurrently, on a SQLite file (`--db`) and in memory, timed until every
+ * source is `ready`; beside it, in the same run, an npm BM25 library indexing the same
+ * documents' text in process. Medians of `BENCH_INGEST_ROUNDS` fresh processes per store.
+ */
+export async function runHeldOutShape(): Promise<void> {
+  if (!corpusInstalled()) {
+    console.log(`held-out-shaped set skipped: ${INSTALL_HINT}`);
+    return;
+  }
+  const docs = heldOutDocuments();
+  const bytes = docs.reduce((n, d) => n + Buffer.byteLength(d.html), 0);
+  const { questions } = JSON.parse(readFileSync(new URL('../relevance/corpora/debian-reference.json', import.meta.url), 'utf8')) as {
+    questions: { text: string }[];
+  };
+  const asked = questions.slice(0, QUESTIONS).map((q) => q.text);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-emu-bench-ingest-'));
+  console.log(
+    `held-out shape: ${docs.length} Debian Reference pages (${docs.filter((d) => d.lang === 'en').length} English, ${docs.filter((d) => d.lang === 'es').length} Spanish), ` +
+      `${fmt(bytes / 1e6, 2)} MB of HTML${NO_MAIN ? ' (without their <main>)' : ''}, uploaded by ${CLIENTS} concurrent clients; waited for by ${WAIT}; median of ${ROUNDS} fresh processes` +
+      (process.env.BENCH_INGEST_CLI ? `; CLI ${CLI}` : ''),
+  );
+  try {
+    bm25Ms(docs); // warms the stemmers' and the library's code
+    const stores = (
+      [
+        ['SQLite file (--db)', 'file'],
+        ['in memory', 'memory'],
+      ] as const
+    ).filter(([, k]) => STORES.includes(k));
+    for (const [name, kind] of stores) {
+      const rounds: Round[] = [];
+      const baseline: number[] = [];
+      const baselineCpu: number[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        rounds.push(await round(docs, asked, kind === 'file' ? ['--db', join(dir, `ingest-${r}.db`)] : []));
+        // Measured right after each round, under the same load as it.
+        const b = bm25Ms(docs);
+        baseline.push(b.wall);
+        baselineCpu.push(b.cpu);
+      }
+      const m = (pick: (r: Round) => number) => median(rounds.map(pick));
+      const bm = median(baseline);
+      const digests = new Set(rounds.map((r) => `${r.contentDigest}/${r.rankingDigest}`));
+      const failures = rounds.map((r) => r.failed);
+      console.log(`  ${name}: ${rounds[0]!.chunks} chunks${failures.some(Boolean) ? `; sources FAILED per run: ${failures.join(', ')}` : ''}`);
+      console.log(`    uploads               ${fmt(m((r) => r.uploadMs))} ms`);
+      console.log(
+        `    ready after uploads   ${fmt(m((r) => r.readyMs))} ms  (every job, the lexicon's included; ${fmt(median(rounds.map((r, i) => r.readyMs / baseline[i]!)), 2)}x BM25; goal within 4x; runs ${rounds.map((r) => fmt(r.readyMs, 0)).join(', ')})`,
+      );
+      const polled = rounds.map((r) => r.sourcesReadyMs).filter((t) => t !== undefined);
+      if (polled.length)
+        console.log(
+          `    sources all ready     ${fmt(median(polled))} ms after the uploads (before the lexicon job ends; runs ${polled.map((t) => fmt(t, 0)).join(', ')})`,
+        );
+      console.log(
+        `    first upload to ready ${fmt(m((r) => r.uploadMs + r.readyMs))} ms  (${fmt(median(rounds.map((r, i) => (r.uploadMs + r.readyMs) / baseline[i]!)), 2)}x BM25)`,
+      );
+      console.log(`    first query after     ${fmt(m((r) => r.firstQueryMs))} ms  (builds the agent's index)`);
+      console.log(
+        `    BM25 in process       ${fmt(bm)} ms  (wink-bm25-text-search + Snowball, the same documents' text; runs ${baseline.map((b) => fmt(b, 0)).join(', ')})`,
+      );
+      const cpus = rounds.map((r) => r.cpu).filter((c) => c !== undefined);
+      if (cpus.length) {
+        const total = (c: NonNullable<Round['cpu']>) => c.main + c.pool + c.others;
+        const bmCpu = median(baselineCpu);
+        console.log(
+          `    server CPU            ${fmt(median(cpus.map(total)))} ms from the first upload to ready (main thread ${fmt(median(cpus.map((c) => c.main)))}, ` +
+            `worker pool ${fmt(median(cpus.map((c) => c.pool)))} (${Math.max(...cpus.map((c) => c.threads))} threads), other threads ${fmt(median(cpus.map((c) => c.others)))}; runs ${cpus.map((c) => fmt(total(c), 0)).join(', ')}); ` +
+            `${fmt(median(cpus.map((c, i) => total(c) / baselineCpu[i]!)), 2)}x BM25's ${fmt(bmCpu)} ms CPU (runs ${baselineCpu.map((b) => fmt(b, 0)).join(', ')})`,
+        );
+      }
+      console.log(
+        `    digests               ${[...digests].join(' ')}${digests.size > 1 ? '  DIFFER between runs' : ' (content/ranking, the same every run)'}`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

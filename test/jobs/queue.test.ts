@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/db/database.js';
+import { type Job, JobQueue } from '../../src/jobs/queue.js';
+import { EmulatedClock } from '../../src/platform/clock.js';
+import { createIdGenerator } from '../../src/platform/ids.js';
+
+const open: Store[] = [];
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close();
+});
+
+async function queueWith(concurrency = 2) {
+  const store = await openStore({ kind: 'memory' });
+  open.push(store);
+  const clock = new EmulatedClock({ frozenAt: Date.parse('2026-01-01T00:00:00Z') });
+  const logged: string[] = [];
+  const jobs = new JobQueue({
+    db: store.db,
+    clock,
+    ids: createIdGenerator({ clock, seed: 1 }),
+    concurrency,
+    log: (message, error) => logged.push(`${message} ${error instanceof Error ? error.message : ''}`),
+    clockMoves: { frozen: true, onChange: () => () => {} },
+  });
+  const rows = () => store.db.selectFrom('jobs').select(['id', 'status', 'last_error']).orderBy('id').execute();
+  return { store, jobs, logged, rows };
+}
+
+describe('jobs run in batches (D-891)', () => {
+  it('hands a batch kind up to its maximum at once, and finishes the jobs its handler did not fail', async () => {
+    const { store, jobs, rows } = await queueWith(1);
+    const batches: string[][] = [];
+    jobs.registerBatch<{ n: number }>(
+      'batch.kind',
+      async (batch: Job<{ n: number }>[]) => {
+        batches.push(batch.map((j) => String(j.payload.n)));
+        return new Map(batch.filter((j) => j.payload.n === 3).map((j) => [j.id, new Error('three is refused')]));
+      },
+      4,
+    );
+    for (let n = 1; n <= 6; n++) await jobs.enqueue(store.db, { id: `job_${n}`, workspaceId: 'ws_1', kind: 'batch.kind', payload: { n } });
+    await jobs.start();
+    expect(await jobs.drain()).toBe(6);
+    await jobs.stop();
+    expect(batches.map((b) => b.length).reduce((a, b) => a + b, 0)).toBe(6);
+    expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(4);
+    expect(batches.length).toBeLessThan(6);
+    // Only the job the handler answered as failed is left, failed with its message.
+    expect(await rows()).toEqual([{ id: 'job_3', status: 'failed', last_error: 'three is refused' }]);
+  });
+
+  it('fails a whole batch whose handler throws, and fails alone a job whose stored payload is not JSON (D-722)', async () => {
+    const { store, jobs, logged, rows } = await queueWith(1);
+    const ran: string[] = [];
+    jobs.registerBatch(
+      'batch.kind',
+      async (batch: Job[]) => {
+        ran.push(...batch.map((j) => j.id));
+        if (batch.some((j) => j.id === 'job_b')) throw new Error('the store went away');
+        return undefined;
+      },
+      8,
+    );
+    await jobs.enqueue(store.db, { id: 'job_a', workspaceId: 'ws_1', kind: 'batch.kind', payload: {} });
+    await jobs.enqueue(store.db, { id: 'job_b', workspaceId: 'ws_1', kind: 'batch.kind', payload: {} });
+    await jobs.enqueue(store.db, { id: 'job_c', workspaceId: 'ws_1', kind: 'batch.kind', payload: {} });
+    await store.db.updateTable('jobs').set({ payload: '{not json' }).where('id', '=', 'job_c').execute();
+    await jobs.start();
+    await jobs.drain();
+    await jobs.stop();
+    // job_c never reached the handler; a and b, handed over together, failed together.
+    expect(ran.sort()).toEqual(['job_a', 'job_b']);
+    expect(await rows()).toEqual([
+      { id: 'job_a', status: 'failed', last_error: 'the store went away' },
+      { id: 'job_b', status: 'failed', last_error: 'the store went away' },
+      { id: 'job_c', status: 'failed', last_error: expect.stringContaining('not JSON') },
+    ]);
+    expect(logged.some((line) => line.includes('job_c'))).toBe(true);
+  });
+
+  it('runs a kind registered one by one a job at a time', async () => {
+    const { store, jobs, rows } = await queueWith(2);
+    let running = 0;
+    let most = 0;
+    jobs.register('single.kind', async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running -= 1;
+    });
+    for (let n = 1; n <= 5; n++) await jobs.enqueue(store.db, { workspaceId: 'ws_1', kind: 'single.kind', payload: { n } });
+    await jobs.start();
+    expect(await jobs.drain()).toBe(5);
+    await jobs.stop();
+    expect(most).toBeLessThanOrEqual(2);
+    expect(await rows()).toEqual([]);
+  });
+});
