@@ -19,12 +19,10 @@ import { WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../sr
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
 import { registerControlPlane, type CreatedWorkspace, type EmulatorControl, type LexiconView } from './control-plane.routes.js';
 import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
-import { Faults, FaultSchema, IngestFaults, type Fault, type FaultRequest, type FaultRules, type IngestFaultQueue } from './faults.js';
-import { SharedFaults, SharedIngestFaults } from './shared-faults.js';
-import { SharedJournal } from './shared-journal.js';
+import { FaultSchema, type Fault, type FaultRequest, type FaultRules, type IngestFaultQueue } from './faults.js';
 import { loadFixture, type FixtureHost, type LoadedKey } from './fixture-loader.js';
 import { readFixture, type Fixture } from './fixtures.js';
-import { Journal, type JournalEntry, type JournalStore } from './journal.js';
+import type { JournalEntry, JournalStore } from './journal.js';
 import { metaStore, type MetaStore } from './meta.js';
 import type { EmulatorOptions } from './options.js';
 import { checkEmulatorOptions } from './options-schema.js';
@@ -43,6 +41,7 @@ import { serviceInspector } from './ui/inspector.js';
 import { isUiFile } from './ui/ui-paths.js';
 import { registerUi } from './ui/ui.routes.js';
 import { EmulatorWeb } from './web.js';
+import { storeTenancy, type Tenancy } from './tenancy.js';
 import { readPrebuilt, RUNNING_FROM_SOURCES, type PrebuiltLookup, type PrebuiltState } from './prebuilt/demo-state.js';
 import { IdTap, type IdCall } from './prebuilt/id-tap.js';
 import { relocateTables } from './prebuilt/relocate.js';
@@ -85,6 +84,8 @@ export interface EmulatorParts {
   journal: JournalStore;
   guard: { adminToken: string | undefined; allowedHosts: AllowedHosts };
   siteChat: SiteChatLimits;
+  /** Alone on the store or beside other processes: what each step of the emulator's life does (D-970). */
+  tenancy: Tenancy;
 }
 
 /**
@@ -112,15 +113,17 @@ export class Emulator implements EmulatorControl, FixtureHost {
   readonly #meta: MetaStore;
   readonly #web: EmulatorWeb;
   readonly #ingestFaults: IngestFaultQueue;
+  readonly #tenancy: Tenancy;
   #requestLog: RequestLog | undefined;
 
   /** @internal `createEmulator` builds the parts. */
-  constructor({ service, clock, meta, web, ingestFaults, faults, journal, guard, siteChat }: EmulatorParts) {
+  constructor({ service, clock, meta, web, ingestFaults, faults, journal, guard, siteChat, tenancy }: EmulatorParts) {
     this.service = service;
     this.#clock = clock;
     this.#meta = meta;
     this.#web = web;
     this.#ingestFaults = ingestFaults;
+    this.#tenancy = tenancy;
     this.faults = faults;
     this.journal = journal;
     this.siteChat = new SiteChat(service, service.ids.fork('site-chat'), siteChat, service.windowCounters('visitor'));
@@ -289,14 +292,17 @@ export class Emulator implements EmulatorControl, FixtureHost {
     return this.#import(doc, options);
   }
 
+  /** Where an imported document's id state goes: restored alone, not beside other processes (D-208). */
+  readonly #restoreIds = (state: IdState): void => this.#tenancy.restoreIds(this.service.ids, state);
+
   /** The answers of routes under `Idempotency-Key`, by status: what a stored replay may be (D-722). */
   get #replays(): NonNullable<StateImportOptions['replays']> {
     this.#replaySchemas ??= replaySchemas(this.openapi.routes);
     return this.#replaySchemas;
   }
 
-  async #import(doc: unknown, options: StateImportOptions): Promise<void> {
-    await importState(this.service, this.#clock, doc, { ...options, replays: this.#replays });
+  async #import(doc: unknown, options: Omit<StateImportOptions, 'restoreIds'>): Promise<void> {
+    await importState(this.service, this.#clock, doc, { ...options, replays: this.#replays, restoreIds: this.#restoreIds });
     await this.siteChat.clear();
     await this.#persist();
   }
@@ -317,7 +323,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     const clock = await this.#meta.get<ClockState>('clock');
     if (clock) this.#clock.restore(clock);
     await this.#web.reload();
-    if (this.faults instanceof SharedFaults) await this.faults.reload();
+    await this.faults.reload();
   }
 
   /**
@@ -332,7 +338,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     const initialized = await this.#meta.get<boolean>('initialized');
     if (!initialized || state !== undefined) {
       // A snapshot is taken as it is (its queued jobs run later); fixtures settle first.
-      if (state !== undefined) await importState(this.service, this.#clock, state, { plainHashes: true, replays: this.#replays });
+      if (state !== undefined) await importState(this.service, this.#clock, state, { plainHashes: true, replays: this.#replays, restoreIds: this.#restoreIds });
       else {
         const found = fixtures && demo?.lookup?.();
         if (found && 'state' in found) {
@@ -352,10 +358,9 @@ export class Emulator implements EmulatorControl, FixtureHost {
       await this.#meta.set('initialized', true);
       await this.#persist();
     } else {
+      // What the store held was taken at start (the saved ids, or what other processes
+      // changed since: `Tenancy.resumeIds`, `Tenancy.follow`); nothing of ours to write.
       this.#baseline = await this.#meta.get<StateDocument>('baseline');
-      // Another process may have moved the clock meanwhile: take it rather than write ours.
-      if (this.service.store.shared) await this.reloadShared();
-      else await this.#persist();
     }
     // Every row in the store passed the gate (an import, the check of a file an older
     // version wrote) or was written by this service: no need to read it whole again (D-725).
@@ -375,7 +380,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
       this.service,
       this.#clock,
       { ...prebuilt.state, tables, clock: this.#clock.snapshot(), ids: this.service.ids.snapshot() },
-      { plainHashes: true, trusted: true },
+      { plainHashes: true, trusted: true, restoreIds: this.#restoreIds },
     );
     this.fixtureKeys = prebuilt.keys.map((key) => ({ ...key, workspaceId: outputs.get(key.workspaceId) ?? key.workspaceId }));
   }
@@ -418,7 +423,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
   #persist(): Promise<void> {
     const clock = this.#clock.snapshot();
     // Processes sharing a store draw ids from their own streams: nothing to restore (D-208).
-    const ids = this.service.store.shared ? undefined : this.service.ids.snapshot();
+    const ids = this.#tenancy.idsToSave(this.service.ids);
     const written = this.#persistTail.then(async () => {
       if (this.#closed) return;
       await this.#meta.set('clock', clock, { announce: true });
@@ -436,11 +441,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     await this.#persist().catch(() => {});
     this.#closed = true;
     await this.#persistTail;
-    if (!this.service.store.shared) {
-      await this.#meta.set('clock', this.#clock.snapshot());
-      await this.#meta.set('ids', this.service.ids.snapshot());
-      await this.#meta.set('clean', true);
-    }
+    await this.#tenancy.closed(this.#clock, this.service.ids);
     await this.service.leave();
     await this.service.store.close();
   }
@@ -549,6 +550,7 @@ export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOpti
 async function assemble(store: Store, options: EmulatorOptions, allowedHosts: AllowedHosts, demo: DemoOptions): Promise<{ emulator: Emulator; tap: IdTap }> {
   let service: Service | undefined;
   const meta = metaStore(store.db, () => service?.coherence);
+  const tenancy = storeTenancy(store, meta);
   const seed = options.seed === undefined ? undefined : String(options.seed);
 
   const readMeta = <T>(key: string): Promise<T | undefined> =>
@@ -556,28 +558,20 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
       throw new StoreOpenError(`cannot use ${store.where}: its meta.${key} is not JSON`);
     });
   const clockState = await readMeta<ClockState>('clock');
-  const idState = store.shared ? undefined : await readMeta<IdState>('ids');
+  const idState = await tenancy.savedIds(readMeta);
   // A clock or id state written into the store by hand stops the start, naming it (D-723).
   const metaFaults = clockAndIdFaults({ ...(clockState && { clock: clockState }), ...(idState && { ids: idState }) });
   if (metaFaults.length) throw new StoreOpenError(`cannot use ${store.where}: its meta.${metaFaults[0]!.field} cannot be read (${metaFaults[0]!.reason})`);
   const clock = seed !== undefined ? new EmulatedClock({ frozenAt: demo.epoch ?? SEED_EPOCH }) : new EmulatedClock();
   if (clockState) clock.restore(clockState);
 
-  // Sharing a store, each process draws ids from its own stream, or two seeded ones
-  // would hand out the same ids (decisions, D-208).
-  const processId = store.shared ? `ins_${randomBytes(12).toString('hex')}` : undefined;
+  // Sharing a store, each process draws ids from its own stream (decisions, D-208, D-972).
+  const idSeed = await tenancy.idSeed(seed);
   // Tapped so that a prebuilt demo can make the calls a load would have made (D-185).
-  const tap = new IdTap(createIdGenerator({ clock, seed: seed !== undefined && processId ? `${seed}/${processId}` : seed }));
+  const tap = new IdTap(createIdGenerator({ clock, ...(idSeed !== undefined && { seed: idSeed }) }));
   const ids = tap.ids;
   demo.tap?.(tap);
-  if (!store.shared) {
-    if (idState) {
-      const clean = await meta.get<boolean>('clean');
-      // After a crash the saved id state may be behind the last id handed out: step past it.
-      ids.restore(clean ? idState : { ...idState, time: Math.max(idState.time, clock.now()) + 1 });
-    }
-    await meta.set('clean', false);
-  }
+  await tenancy.resumeIds(ids, idState, clock);
 
   // Processes starting together agree on the first secret written.
   const secret = await meta.setOnce('secret', seed !== undefined ? seedSecret(seed) : randomBytes(32).toString('hex'));
@@ -594,13 +588,12 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
   });
   const siteChat = siteChatLimits(options.siteChat);
   const web = await EmulatorWeb.load(meta);
-  const ingestFaults: IngestFaultQueue = store.shared ? new SharedIngestFaults(store.db, ids.fork('ingest-faults'), clock) : new IngestFaults();
+  const ingestFaults = tenancy.ingestFaults(ids, clock);
   service = createService({
     db: store,
     clock,
     ids,
     settings,
-    processId,
     ports: {
       embedder: options.embedder,
       translator: options.translator,
@@ -610,10 +603,8 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
       clockMoves: clock,
     },
   });
-  const faults: FaultRules = store.shared
-    ? new SharedFaults(store.db, service.ids.fork('faults'), service.coherence, clock)
-    : new Faults(service.ids.fork('faults'));
-  const journal: JournalStore = store.shared ? new SharedJournal(store.db) : new Journal();
+  const faults = tenancy.faults(service.ids, service.coherence, clock);
+  const journal = tenancy.journal();
   await service.start();
   const emulator = new Emulator({
     service,
@@ -625,9 +616,8 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
     journal,
     guard: { adminToken: options.adminToken, allowedHosts },
     siteChat,
+    tenancy,
   });
-  service.coherence.onChange(() => emulator.reloadShared());
-  // What changed between the reads above and coherence starting is read once more.
-  if (store.shared) await emulator.reloadShared();
+  await tenancy.follow(service.coherence, () => emulator.reloadShared());
   return { emulator, tap };
 }

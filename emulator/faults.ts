@@ -143,6 +143,8 @@ export interface FaultRules {
   clear(): number | Promise<number>;
   /** Throws the problem of the first matching fault; control-plane requests never match. */
   intercept(c: Context<AppEnv>): undefined | Promise<undefined>;
+  /** Reads the faults other processes set (`Emulator.reloadShared`); memory has nothing to read. */
+  reload(): void | Promise<void>;
 }
 
 /** Queued ingestion failures: in memory (`IngestFaults`) or in the store (`SharedIngestFaults`). */
@@ -162,6 +164,8 @@ export class Faults implements FaultRules {
   readonly #faults: (Fault & { pattern: ((path: string) => boolean) | undefined })[] = [];
 
   constructor(private readonly ids: IdGenerator) {}
+
+  reload(): void {}
 
   add(input: FaultInput): Fault {
     const { code, status } = faultFields(input);

@@ -85,6 +85,8 @@ export interface StateImportOptions extends StateTransferOptions {
   trusted?: boolean;
   /** @internal The answers idempotent routes give, by status (see `GateOptions`). */
   replays?: GateOptions['replays'];
+  /** @internal Takes the document's id state: the emulator's tenancy restores it alone, not beside other processes (D-208, D-970). */
+  restoreIds: (state: IdState) => void;
 }
 
 /** Rows as they are inserted: bytes read back from `{ $bytes }`. */
@@ -144,7 +146,7 @@ const INSERT_BATCH = 100;
  * changes. Background jobs stop first and resume afterwards. Key hashes must be sealed
  * by this emulator's secret, or, with `plainHashes`, may also be in the clear.
  */
-export async function importState(service: Service, clock: EmulatedClock, input: unknown, options: StateImportOptions = {}): Promise<void> {
+export async function importState(service: Service, clock: EmulatedClock, input: unknown, options: StateImportOptions): Promise<void> {
   const parsed = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
   // The caller's document is left as it was: hashes are opened in a copy of the rows.
   const doc = { ...parsed, tables: migrateTables(parsed.tables) };
@@ -197,8 +199,8 @@ export async function importState(service: Service, clock: EmulatedClock, input:
       }),
     );
     clock.restore(doc.clock);
-    // Processes sharing a store keep their own id streams (D-208).
-    if (!service.store.shared) service.ids.restore(doc.ids);
+    // Alone on the store, the ids are restored; beside others each keeps its stream (D-208).
+    options.restoreIds(doc.ids);
     await service.rateLimiter.clear();
     for (const hook of service.afterImport) await hook();
   } finally {

@@ -62,7 +62,7 @@ export async function serve(cli: Extract<Cli, { options: CliOptions }>, stops: S
     if (options.exportOnExit) checkExportTarget(options.exportOnExit, '--export-on-exit');
     if (options.writeEnv) checkExportTarget(options.writeEnv, '--write-env');
     if (options.import) {
-      state = readStateFile(options.import, { db: options.db, seed: options.seed });
+      state = await readStateFile(options.import, { db: options.db, seed: options.seed });
       // Into a store file, try the import in memory first: a bad file must not touch it.
       if (options.db) {
         await createEmulator({ fixtures: 'none', state, log: quiet, ...(options.seed && { seed: options.seed }) })

@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isPostgresUrl } from '../../src/db/dialects/postgres/postgres-url.js';
 import BetterSqlite3 from 'better-sqlite3';
 import * as v from 'valibot';
 import { ServiceError } from '../../src/platform/service-error.js';
@@ -14,9 +15,30 @@ import { migrateTables } from '../state-gate/migrate.js';
 /** A state file that cannot be used; the message is one line that names the file. */
 export class StateFileError extends Error {}
 
+/** The secret a PostgreSQL database keeps, read with one query; none when it has none yet or cannot be reached. */
+async function postgresSecret(url: string): Promise<string | undefined> {
+  // Loaded on first use, as the backend loads it (decisions, D-747).
+  const { default: driver } = await import('pg');
+  const client = new driver.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ value: string }>("SELECT value FROM meta WHERE key = 'secret'");
+    return rows[0] ? (JSON.parse(rows[0].value) as string) : undefined;
+  } catch {
+    // A new database (no meta yet) takes the seed's secret; an unreachable one fails the start itself.
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /** The secret an emulator started with these options will have, when it can be known. */
-function targetSecret(db: string | undefined, seed: string | undefined): string | undefined {
-  if (db !== undefined && existsSync(db)) {
+async function targetSecret(db: string | undefined, seed: string | undefined): Promise<string | undefined> {
+  // A PostgreSQL database keeps its own secret as a store file does (D-971).
+  const kept = db !== undefined && isPostgresUrl(db) ? await postgresSecret(db) : undefined;
+  if (kept !== undefined) return kept;
+  if (db !== undefined && !isPostgresUrl(db) && existsSync(db)) {
     // A store file keeps its own secret; read it without writing anything.
     const store = new BetterSqlite3(db, { readonly: true, fileMustExist: true });
     try {
@@ -35,9 +57,10 @@ function targetSecret(db: string | undefined, seed: string | undefined): string 
  * Reads a state file for `--import` and checks everything that can be checked without a
  * store: JSON, format, version, shape, and key hashes. Hashes come back in the clear: a
  * file `--export-on-exit` wrote has them so; a sealed one (`GET /_emulator/state`) opens
- * only with the secret the emulator about to start will have (same `--seed`, same `--db`).
+ * only with the secret the emulator about to start will have (same `--seed`, same `--db`
+ * file or PostgreSQL database).
  */
-export function readStateFile(path: string, target: { db: string | undefined; seed: string | undefined }): StateDocument {
+export async function readStateFile(path: string, target: { db: string | undefined; seed: string | undefined }): Promise<StateDocument> {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -67,13 +90,13 @@ export function readStateFile(path: string, target: { db: string | undefined; se
         const value = row[column];
         if (typeof value === 'string' && PLAIN_HASH.test(value)) continue;
         if (sealer === null) {
-          const secret = targetSecret(target.db, target.seed);
+          const secret = await targetSecret(target.db, target.seed);
           sealer = secret === undefined ? undefined : createSealer(secret);
         }
         const opened = typeof value === 'string' ? sealer?.open(value) : undefined;
         if (opened === undefined) {
           throw new StateFileError(
-            `${path}: tables.${table}.${i}.${column} is sealed by another emulator; import it with the --seed (or --db file) of the emulator that exported it, or export with --export-on-exit, which writes files any emulator imports`,
+            `${path}: tables.${table}.${i}.${column} is sealed by another emulator; import it with the --seed (or --db) of the emulator that exported it, or export with --export-on-exit, which writes files any emulator imports`,
           );
         }
         row[column] = opened;

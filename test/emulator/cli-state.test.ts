@@ -138,7 +138,7 @@ describe('--export-on-exit and --import', () => {
     const other = await runToEnd(['--seed', '12', '--import', file, '--port', '0'], { track: running });
     expect(other.code).toBe(1);
     expect(other.stderr.trim().split('\n')).toEqual([
-      `svc-emulator: ${file}: tables.api_keys.0.hash is sealed by another emulator; import it with the --seed (or --db file) of the emulator that exported it, or export with --export-on-exit, which writes files any emulator imports`,
+      `svc-emulator: ${file}: tables.api_keys.0.hash is sealed by another emulator; import it with the --seed (or --db) of the emulator that exported it, or export with --export-on-exit, which writes files any emulator imports`,
     ]);
   });
 

@@ -23,10 +23,11 @@ export interface RunningCli {
  */
 export function startCli(
   args: string[],
-  options: { env?: Record<string, string>; node?: string[]; track?: Set<ChildProcess>; cli?: string } = {},
+  options: { env?: Record<string, string>; node?: string[]; track?: Set<ChildProcess>; cli?: string; store?: 'memory' } = {},
 ): Promise<RunningCli> {
   const child = spawn(process.execPath, [...(options.node ?? []), options.cli ?? CLI, '--port', '0', ...args], {
-    env: { ...process.env, ...onRunStore(args, options.env) },
+    // `store: 'memory'`: a test of what only SQLite in memory has names it (the prebuilt demo, D-186).
+    env: { ...process.env, ...(options.store === 'memory' ? options.env : onRunStore(args, options.env)) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   options.track?.add(child);
