@@ -82,7 +82,11 @@ function argsProblem(error: unknown): string {
   const { code, message } = error as { code?: string; message: string };
   const named = /'([^']+)'/.exec(message)?.[1]?.replace(/ <value>$/, '') ?? '';
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown flag ${named} (svc-emulator --help lists them)`;
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return message.includes('does not take') ? `${named} takes no value` : `${named} needs a value`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    if (message.includes('does not take')) return `${named} takes no value`;
+    // `--lease -5`: parseArgs reads -5 as a flag; say how to give such a value instead.
+    return message.includes('ambiguous') ? `${named} needs a value (a value that starts with - is written ${named}=-...)` : `${named} needs a value`;
+  }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
     return `unexpected argument ${JSON.stringify(named)} (flags start with --; exec takes its command after --)`;
   return message;

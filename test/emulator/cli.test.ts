@@ -92,6 +92,8 @@ describe('svc-emulator CLI', () => {
       [['--db', join(packageRoot(), 'README.md')], {}, `--db ${join(packageRoot(), 'README.md')}: cannot use it as a SQLite store: file is not a database`],
       [['--bogus'], {}, 'unknown flag --bogus (svc-emulator --help lists them)'],
       [['--port'], {}, '--port needs a value'],
+      [['--lease', '-5'], {}, '--lease needs a value (a value that starts with - is written --lease=-...)'],
+      [['--lease=-5'], {}, '--lease takes milliseconds, at least 300, got "-5"'],
       [['serve'], {}, 'unexpected argument "serve" (flags start with --; exec takes its command after --)'],
     ];
     for (const [args, env, line] of cases) {
