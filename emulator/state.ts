@@ -160,7 +160,10 @@ export async function importState(service: Service, clock: EmulatedClock, input:
         if (opened === undefined) {
           throw new ServiceError('svc.request.validation_failed', {
             errors: [
-              { field: `tables.${table}.${i}.${column}`, reason: 'sealed by another emulator: import into one started with the same --seed, or on the same --db (SQLite file or PostgreSQL database)' },
+              {
+                field: `tables.${table}.${i}.${column}`,
+                reason: 'sealed by another emulator: import into one started with the same --seed, or on the same --db (SQLite file or PostgreSQL database)',
+              },
             ],
           });
         }
