@@ -88,6 +88,13 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder; i
     }
     await emulator.drain();
     const ingestMs = performance.now() - i0;
+    // A document that did not become ready is named with its reason: a time limit under
+    // load and an embedder that failed are not the same finding.
+    for (const [id, doc] of docOf) {
+      const res = await emulator.request(`/v1/knowledge/sources/${id}`, { headers: auth });
+      const source = (await res.json()) as { status?: string; error?: string };
+      if (source.status !== 'ready') console.log(`  ${corpus.name}: ${doc.key} is ${source.status}${source.error ? `: ${source.error}` : ''}`);
+    }
 
     const ask = async (query: string) => {
       const res = await emulator.request(`/v1/agents/${agentId}/query`, { method: 'POST', headers: json, body: JSON.stringify({ query, limit: LIMIT }) });
