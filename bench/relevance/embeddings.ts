@@ -10,5 +10,9 @@ export async function embeddingsFromEnv(): Promise<{ embedder: Embedder; label: 
   const baseUrl = process.env.BENCH_RELEVANCE_EMBEDDINGS_URL;
   if (!baseUrl) return undefined;
   const model = process.env.BENCH_RELEVANCE_EMBEDDINGS_MODEL ?? 'local';
-  return { embedder: openAiEmbedder({ baseUrl, model }), label: `${model} at ${baseUrl}` };
+  // A small model on this CPU, shared with the ingestion, can take longer than the
+  // emulator's 30 s for one document's chunks: a timeout would fail the document and
+  // measure the machine's load instead of the ranking.
+  const timeoutMs = Number(process.env.BENCH_RELEVANCE_EMBEDDINGS_TIMEOUT_MS ?? 600_000);
+  return { embedder: openAiEmbedder({ baseUrl, model, timeoutMs }), label: `${model} at ${baseUrl}` };
 }
