@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
@@ -171,7 +171,11 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder; i
     const failed = docs.length - new Set(indexed.map((c) => c.sourceId)).size;
     await options.inspect?.({ emulator, workspaceId, agentId, questions, chunks });
     const dir = process.env.BENCH_RELEVANCE_CHUNKS;
-    if (dir) writeFileSync(join(dir, `${corpus.name}.chunks.json`), JSON.stringify({ chunks, questions }));
+    if (dir) {
+      // A missing folder used to throw after the whole corpus had been ingested and asked.
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${corpus.name}.chunks.json`), JSON.stringify({ chunks, questions }));
+    }
     return { corpus, documents: docs.length, chunks, failed, ingestMs, firstQueryMs, questions, ours, alone, bm25, scores, texts, ...(fusion && { fusion }) };
   } finally {
     await emulator.close();

@@ -1,7 +1,8 @@
 /**
- * The blind corpora's question files fit their corpora. Reads documents only: nothing
- * here ranks, and nothing imports the emulator or a ranking (the corpora stay blind
- * until the ranking helper runs them once per candidate).
+ * The question files of this folder fit their corpora: the blind ones and the two
+ * English-only check corpora (the Securing Debian Manual, the kernel handbook). Reads
+ * documents only: nothing here ranks, and nothing imports the emulator or a ranking (the
+ * blind corpora stay blind until the ranking helper runs them once per candidate).
  *
  *   npx vitest run --config bench/relevance/corpora/vitest.config.ts
  *
@@ -12,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Question } from '../metrics.js';
 import { FAQ_INSTALL_HINT, faqDocuments, faqInstalled, faqQuestions } from './debian-faq.js';
+import { KERNEL_INSTALL_HINT, kernelDocuments, kernelInstalled, kernelQuestions } from './kernel-handbook.js';
 import {
   ENGLISH_ONLY,
   MAN_INSTALL_HINT,
@@ -23,6 +25,7 @@ import {
   SPANISH_ONLY,
   TWINS,
 } from './manpages.js';
+import { SECURING_INSTALL_HINT, securingDocuments, securingInstalled, securingQuestions } from './securing-debian.js';
 import { problemsOf, type BlindDocument, type QuestionFile } from './shared.js';
 
 const read = (name: string): Question[] => (JSON.parse(readFileSync(new URL(name, import.meta.url), 'utf8')) as QuestionFile).questions;
@@ -64,6 +67,19 @@ describe('question files (no package needed)', () => {
     expect(Math.min(c.sameWords, c.paraphrased, c.spanish)).toBeGreaterThan(10);
   });
 
+  it.each(['./securing-debian.json', './kernel-handbook.json'])(
+    'the English-only check set %s: every answerable Spanish question and no English one is cross; at least 40 answerable, 12 no-answer, 5 Spanish',
+    (file) => {
+      const questions = read(file);
+      for (const q of questions) expect(q.cross, q.id).toBe(q.kind !== 'no-answer' && q.lang === 'es');
+      const c = counts(questions);
+      expect(c.answerable).toBeGreaterThanOrEqual(40);
+      expect(c.noAnswer).toBeGreaterThanOrEqual(12);
+      expect(c.spanish).toBeGreaterThanOrEqual(5);
+      expect(Math.min(c.sameWords, c.paraphrased)).toBeGreaterThan(15);
+    },
+  );
+
   it('no page is listed twice or in two lists', () => {
     const all = [...TWINS, ...ENGLISH_ONLY, ...SPANISH_ONLY];
     expect(new Set(all).size).toBe(all.length);
@@ -93,6 +109,26 @@ describe.skipIf(!faqInstalled())('the Debian FAQ corpus (debian-faq installed)',
   });
 });
 
+describe.skipIf(!securingInstalled())('the Securing Debian Manual corpus (harden-doc installed)', () => {
+  it('reads one English document per section and every label is one of them', () => {
+    const docs = securingDocuments();
+    checkDocuments(docs);
+    expect(docs.length).toBeGreaterThan(200);
+    expect(docs.every((d) => d.lang === 'en')).toBe(true);
+    expect(() => securingQuestions(docs)).not.toThrow();
+  });
+});
+
+describe.skipIf(!kernelInstalled())('the Debian Linux Kernel Handbook corpus (debian-kernel-handbook installed)', () => {
+  it('reads one English document per section and every label is one of them', () => {
+    const docs = kernelDocuments();
+    checkDocuments(docs);
+    expect(docs.length).toBeGreaterThan(40);
+    expect(docs.every((d) => d.lang === 'en')).toBe(true);
+    expect(() => kernelQuestions(docs)).not.toThrow();
+  });
+});
+
 describe.skipIf(!manpagesInstalled())('the manual pages corpus (its pages and mandoc installed)', () => {
   const docs = manpagesInstalled() ? manpagesDocuments() : [];
 
@@ -111,8 +147,10 @@ describe.skipIf(!manpagesInstalled())('the manual pages corpus (its pages and ma
   });
 });
 
-it.runIf(!faqInstalled() || !manpagesInstalled())('says what to install when a corpus is missing', () => {
+it.runIf(!faqInstalled() || !manpagesInstalled() || !securingInstalled() || !kernelInstalled())('says what to install when a corpus is missing', () => {
   const missing = [
+    !securingInstalled() && SECURING_INSTALL_HINT,
+    !kernelInstalled() && KERNEL_INSTALL_HINT,
     !faqInstalled() && FAQ_INSTALL_HINT,
     !manpagesInstalled() && `${MAN_INSTALL_HINT}\n(missing: ${missingManPages().slice(0, 5).join(', ')}...)`,
   ].filter(Boolean);

@@ -2,11 +2,16 @@ import { blindCorpora } from './blind.js';
 import type { Corpus } from './corpus.js';
 import { handbook } from './handbook.js';
 import { installationGuide } from './installation.js';
+import { kernelHandbook } from './kernel-handbook.js';
 import { reference } from './reference.js';
+import { securingDebian } from './securing-debian.js';
 
 export type { Corpus };
 
-/** Every corpus of the protocol: the development set, the two check corpora, then the two blind ones. */
+/**
+ * Every corpus of the protocol: the development set, the check corpora (two bilingual books,
+ * then two English-only manuals cut into short sections), then the two blind ones.
+ */
 export async function allCorpora(): Promise<Corpus[]> {
-  return [reference, handbook, installationGuide, ...blindCorpora];
+  return [reference, handbook, installationGuide, securingDebian, kernelHandbook, ...blindCorpora];
 }
