@@ -95,6 +95,15 @@ export function isEverydayWord(word: string, balance = 0): boolean {
 }
 
 /**
+ * Two capitals that general language lists (PC, TV, OS, IP): an abbreviation everyone
+ * writes in capitals, so its capitals say nothing of a name (D-1022). Longer ones
+ * (VPN, AWS, CUDA) stay names: products and protocols a knowledge base may lack.
+ */
+function isEverydayAbbreviation(word: string): boolean {
+  return word.length === 2 && /^\p{Lu}{2}$/u.test(word) && isGeneralWord(word.toLowerCase());
+}
+
+/**
  * The words of `text` written as names, lowercase: a capital after the first letter
  * (iPhone, WireGuard, CUDA), or a capital first letter where no sentence starts (after
  * a word, not after `.`, `?`, `!`, `:`, `¿`, `¡`, a quote or the text's start), in runs:
@@ -113,7 +122,7 @@ export function namePhrases(text: string): string[][] {
       if (/[.?!:¿¡"'“(]/u.test(w)) sentenceStart = true;
       continue;
     }
-    const named = w.length >= 2 && /\p{Lu}/u.test(w) && (/\p{Lu}/u.test(w.slice(1)) || !sentenceStart);
+    const named = w.length >= 2 && /\p{Lu}/u.test(w) && (/\p{Lu}/u.test(w.slice(1)) || !sentenceStart) && !isEverydayAbbreviation(w);
     const joined = end >= 0 && /^[ -]?$/u.test(nfc.slice(end, m.index));
     if (named && joined && run.length) run.push(w.toLowerCase());
     else {
@@ -124,6 +133,20 @@ export function namePhrases(text: string): string[][] {
     sentenceStart = false;
   }
   if (run.length) out.push(run);
+  return out;
+}
+
+/**
+ * The words after the first of each hyphenated name of `text` whose every part is written
+ * with a capital ("Wi-Fi", "Blu-Ray"), lowercase: one name, which counts once against the
+ * evidence (D-1021), where the words of "Google Drive" are two. One pass.
+ */
+export function hyphenatedNameTails(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.normalize('NFC').matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu)) {
+    const parts = m[0].split('-');
+    if (parts.every((p) => /\p{Lu}/u.test(p))) for (const p of parts.slice(1)) out.add(p.toLowerCase());
+  }
   return out;
 }
 

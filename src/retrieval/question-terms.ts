@@ -2,7 +2,7 @@ import { languageBalance, queryWords } from '../text/analyze.js';
 import { isQuestionWord } from '../text/search-words.js';
 import type { Language } from '../text/language.js';
 import { fold } from '../text/words.js';
-import { namePhrases, unknownWeight, UNKNOWN_WEIGHT } from './confidence.js';
+import { hyphenatedNameTails, namePhrases, unknownWeight, UNKNOWN_WEIGHT } from './confidence.js';
 import type { TermGroup } from './lexical-index.js';
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
 import { expandWord } from './query-expansion.js';
@@ -60,6 +60,7 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
   };
   const phrases = namePhrases(query);
   const named = new Set(phrases.flat());
+  const tails = hyphenatedNameTails(query);
   for (const word of queryWords(query)) {
     const expanded = expandWord(word, id, lexicon, balance);
     const fresh: number[] = [];
@@ -74,7 +75,8 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
       groups.push(fresh);
       weights.push(freshWeights);
     }
-    if (isQuestionWord(fold(word.word))) continue;
+    // "Wi-Fi" is one subject word (D-1021): its "Fi" neither counts nor weighs apart.
+    if (isQuestionWord(fold(word.word)) || tails.has(word.word)) continue;
     words += 1;
     if (expanded.ids.length) continue;
     unknown += 1;

@@ -34,5 +34,24 @@ let lists: { en: Set<string>; es: Set<string> } | undefined;
  */
 export function isGeneralWord(word: string): boolean {
   lists ??= { en: decode(GENERAL_EN), es: decode(GENERAL_ES) };
-  return lists.en.has(snowballStem(word, 'en')) || lists.es.has(snowballStem(word, 'es'));
+  const { en, es } = lists;
+  return en.has(snowballStem(word, 'en')) || es.has(snowballStem(word, 'es')) || isPresentOfListedVerb(word, es);
+}
+
+// The endings of the Spanish present tense (and the imperative), longest first.
+const PRESENT_ES = ['amos', 'emos', 'imos', 'áis', 'éis', 'as', 'es', 'an', 'en', 'ís', 'o', 'a', 'e'];
+
+/**
+ * True when `word` is a present-tense form of a Spanish verb the list holds: Snowball
+ * takes a derivational ending off some such forms (`desactivo` to `desact`, `-ivo` as in
+ * an adjective) that it leaves on the verb's other forms (`desactivar` to `desactiv`),
+ * so the form's stem alone misses the list (D-1020). Tried with each infinitive ending.
+ */
+function isPresentOfListedVerb(word: string, es: Set<string>): boolean {
+  for (const ending of PRESENT_ES) {
+    if (!word.endsWith(ending) || word.length - ending.length < 3) continue;
+    const root = word.slice(0, -ending.length);
+    if (['ar', 'er', 'ir'].some((infinitive) => es.has(snowballStem(root + infinitive, 'es')))) return true;
+  }
+  return false;
 }

@@ -134,3 +134,22 @@ it(
   },
   SLOW,
 );
+
+it(
+  'answers questions that write an everyday abbreviation, a hyphenated name or a Spanish verb form the knowledge never uses',
+  async () => {
+    const { api, agentId } = await manual();
+
+    // Each of these was refused: "PC" counted as a name the knowledge lacks (D-1022),
+    // "Wi-Fi" as two (D-1021), and "desactivo" as a word of no language, Snowball
+    // stemming it apart from "desactivar" (D-1020). None of them is the question's subject.
+    await expectAnswered(api, agentId, [
+      ['How do I find the largest directories on my PC?', 'Disk usage'],
+      ['Without Wi-Fi, how do I mount and unmount an external USB drive with udisksctl?', 'External drives'],
+      ['¿Cómo desactivo los mensajes del kernel en la consola?', 'Kernel console messages'],
+    ]);
+    // A name is still a name: three capitals (VPN) or a capital inside the word.
+    await expectRefused(api, agentId, ['How do I mount a drive over the VPN?', '¿Cómo desactivo WireGuard?']);
+  },
+  SLOW,
+);
