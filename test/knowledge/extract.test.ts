@@ -180,7 +180,7 @@ describe('HTML without a body', () => {
 
 /** The code blocks of a Markdown text as marked reads them (what chunking sees). */
 async function codeBlocks(markdown: string): Promise<{ lang: string; text: string }[]> {
-  return (await markdownBlockTokens(markdown)).filter((t) => t.type === 'code').map((t) => ({ lang: t.lang ?? '', text: t.text }));
+  return (await markdownBlockTokens(markdown)).flatMap((t) => (t.type === 'code' ? [{ lang: t.lang ?? '', text: t.text }] : []));
 }
 
 describe('HTML code blocks (D-1010)', () => {
