@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { keyTerms } from '../../src/knowledge/pipeline/summary.js';
+import { sentences } from '../../src/text/sentences.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
 import { settled, upload } from './support.js';
 
@@ -47,5 +49,27 @@ describe('commands in HTML code blocks (D-1010)', () => {
     const upgrade = await api.post(`/v1/agents/${agentId}/query`, { query: 'full-upgrade' });
     expect(upgrade.body.passages[0]).toMatchObject({ sourceId: ids[1] });
     expect(upgrade.body.passages[0].text).toContain('# apt update\n# apt full-upgrade');
+  });
+});
+
+describe('code blocks read as code, not as Markdown (D-1012)', () => {
+  const passage =
+    '## Upgrades\n\nRefresh the lists first.\n\n```\n# apt update\n\n# apt full-upgrade\n$ ls *.deb apt_preferences\n```\n\n````\n```\n# not a heading either\n````\n\n# Real heading\n\nDone.';
+
+  it('a chat turn quotes a line of code as written, and a root prompt is no heading', () => {
+    expect(sentences(passage, 'en')).toEqual([
+      { text: 'Refresh the lists first.', heading: 'Upgrades' },
+      { text: '# apt update', heading: 'Upgrades' },
+      { text: '# apt full-upgrade', heading: 'Upgrades' },
+      { text: '$ ls *.deb apt_preferences', heading: 'Upgrades' },
+      { text: '```', heading: 'Upgrades' },
+      { text: '# not a heading either', heading: 'Upgrades' },
+      { text: 'Done.', heading: 'Real heading' },
+    ]);
+  });
+
+  it('an index card weighs a root prompt as an ordinary line, not thrice as a heading', () => {
+    const text = `The mirror serves packages to clients. The mirror is fast.\n\n\`\`\`\n# reprepro export\n\`\`\``;
+    expect(keyTerms(text, 'Notes', 1)).toEqual(['mirror']);
   });
 });
