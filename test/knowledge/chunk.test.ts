@@ -82,7 +82,7 @@ describe('chunking', () => {
     expect(chunk!.text).toBe(doc);
   });
 
-  it('cuts a code block longer than a chunk between lines, each piece fenced as code with its indentation (D-1010)', async () => {
+  it('cuts a code block longer than a chunk between lines, each piece fenced as code with its indentation (D-1011)', async () => {
     const lines = Array.from({ length: 160 }, (_, i) => (i % 4 ? `    option-${i} = value ${i} # comment on setting ${i}` : `[section-${i}]`));
     const code = ['````ini', ...lines, '```not a fence', '````'].join('\n');
     const doc = `## Configuration\n\nThe file reads:\n\n${code}\n\nThat is all.`;

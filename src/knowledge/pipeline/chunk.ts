@@ -114,7 +114,7 @@ function splitUnit(text: string, max: number, tokenizer: Tokenizer): Unit[] {
 
 /**
  * A code block longer than a chunk, cut between lines into fenced pieces of at most
- * `max` tokens: each piece reads as code, with its lines and their indentation (D-1010).
+ * `max` tokens: each piece reads as code, with its lines and their indentation (D-1011).
  * A line longer than a piece is cut as prose is, in a piece of its own.
  */
 function splitCode({ open, fence, lines }: Fenced, max: number, tokenizer: Tokenizer): Unit[] {
