@@ -82,6 +82,27 @@ describe('chunking', () => {
     expect(chunk!.text).toBe(doc);
   });
 
+  it('cuts a code block longer than a chunk between lines, each piece fenced as code with its indentation (D-1011)', async () => {
+    const lines = Array.from({ length: 160 }, (_, i) => (i % 4 ? `    option-${i} = value ${i} # comment on setting ${i}` : `[section-${i}]`));
+    const code = ['````ini', ...lines, '```not a fence', '````'].join('\n');
+    const doc = `## Configuration\n\nThe file reads:\n\n${code}\n\nThat is all.`;
+    const chunks = await chunkMarkdown(doc, tokenizer);
+    expect(chunks.length).toBeGreaterThan(2);
+    const seen: string[] = [];
+    for (const c of chunks) {
+      expect(c.tokenCount).toBeLessThanOrEqual(CHUNKING.maxTokens);
+      for (const block of c.text.split(/\n\n(?=[^ ])/)) {
+        if (!block.startsWith('````')) continue;
+        expect(block.startsWith('````ini\n')).toBe(true);
+        expect(block.endsWith('\n````')).toBe(true);
+        seen.push(...block.split('\n').slice(1, -1));
+      }
+    }
+    // Every line once, whole and in order: no overlap repeats a piece of code.
+    expect(seen).toEqual([...lines, '```not a fence']);
+    expect(chunks.at(-1)!.text.endsWith('That is all.')).toBe(true);
+  });
+
   it('gives the same chunks on every run', async () => {
     const doc = [section('Alpha', 7), section('Beta', 3), section('Gamma', 9)].join('\n\n');
     const first = await chunkMarkdown(doc, tokenizer);

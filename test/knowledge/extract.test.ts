@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { markdownBlockTokens } from '../../src/knowledge/pipeline/chunk.js';
 import { extractText } from '../../src/knowledge/pipeline/extract.js';
 import { decodeText, detectUploadFormat } from '../../src/knowledge/pipeline/formats.js';
 import { IngestError } from '../../src/knowledge/pipeline/ingest-error.js';
@@ -174,5 +175,57 @@ describe('HTML without a body', () => {
       title: 'X',
     });
     expect((await extractText('html', bytes('plain words, no tags'))).text).toBe('plain words, no tags');
+  });
+});
+
+/** The code blocks of a Markdown text as marked reads them (what chunking sees). */
+async function codeBlocks(markdown: string): Promise<{ lang: string; text: string }[]> {
+  return (await markdownBlockTokens(markdown)).flatMap((t) => (t.type === 'code' ? [{ lang: t.lang ?? '', text: t.text }] : []));
+}
+
+describe('HTML code blocks (D-1010)', () => {
+  const htmlText = async (body: string) => (await extractText('html', bytes(`<main><h1>Packages</h1><p>Before.</p>${body}<p>After.</p></main>`))).text;
+
+  it('keep a DocBook screen whole: prompt, the command typed, its output', async () => {
+    // The Debian Administrator's Handbook's markup: Turndown's own rule kept "$ " alone.
+    const text = await htmlText(
+      '<pre class="screen"><code class="computeroutput">$ </code><strong class="userinput"><code>apt install cowsay</code></strong>\n<code class="computeroutput">Reading package lists... Done\n# </code><strong class="userinput"><code>apt-mark hold cowsay</code></strong></pre>',
+    );
+    expect(text).toBe('# Packages\n\nBefore.\n\n```\n$ apt install cowsay\nReading package lists... Done\n# apt-mark hold cowsay\n```\n\nAfter.');
+  });
+
+  it('keep the text of a <pre> without <code> exactly: inline markup dropped, nothing escaped, spaces, tabs and blank lines as written', async () => {
+    const code =
+      'deb <a href="http://deb.debian.org/debian">http://deb.debian.org/debian</a> <em>bookworm</em> main\n  <span class="x">*.list</span> _x_ [1]\n\n\n\tindented <strong>with a tab</strong>';
+    const text = await htmlText(`<pre class="programlisting">${code}</pre>`);
+    expect(await codeBlocks(text)).toEqual([{ lang: '', text: 'deb http://deb.debian.org/debian bookworm main\n  *.list _x_ [1]\n\n\n\tindented with a tab' }]);
+  });
+
+  it('keep every <code> of a <pre> and read <br> as a line break', async () => {
+    const text = await htmlText('<pre><code>first</code>\n<code>second</code></pre><pre>one<br>two<br/><code>three</code></pre>');
+    expect(await codeBlocks(text)).toEqual([
+      { lang: '', text: 'first\nsecond' },
+      { lang: '', text: 'one\ntwo\nthree' },
+    ]);
+  });
+
+  it('keep a language class as the info string, on <code> or on <pre>', async () => {
+    const text = await htmlText('<pre><code class="hl language-sh">echo hi</code></pre><pre class="language-python"><span>print(1)</span></pre>');
+    expect(await codeBlocks(text)).toEqual([
+      { lang: 'sh', text: 'echo hi' },
+      { lang: 'python', text: 'print(1)' },
+    ]);
+  });
+
+  it('fence code that holds backtick runs with a longer fence, so the block ends where the code does', async () => {
+    const code = '```\nnot a fence\n   ````\ninline `x` and ``y``';
+    const text = await htmlText(`<pre><code>${code}</code></pre>`);
+    expect(text).toContain('`````\n```\nnot a fence');
+    expect(await codeBlocks(text)).toEqual([{ lang: '', text: code }]);
+    expect(text.endsWith('`````\n\nAfter.')).toBe(true);
+  });
+
+  it('drop an empty <pre>, and leave inline code inline', async () => {
+    expect(await htmlText('<pre> \n </pre><p>Run <code>ls -l</code> now.</p>')).toBe('# Packages\n\nBefore.\n\nRun `ls -l` now.\n\nAfter.');
   });
 });

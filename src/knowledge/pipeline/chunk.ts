@@ -24,6 +24,21 @@ interface Unit {
   heading?: number;
   /** Repeated from the previous chunk (section heading, overlap): may give way. */
   context?: boolean;
+  /** A fenced code block (or a piece of one): never cut into an overlap. */
+  code?: boolean;
+}
+
+/** A fenced code block: its opening line, its fence, its lines of code. */
+interface Fenced {
+  open: string;
+  fence: string;
+  lines: string[];
+}
+
+interface Block {
+  text: string;
+  heading?: number;
+  fenced?: Fenced;
 }
 
 /**
@@ -38,8 +53,8 @@ export async function markdownBlockTokens(markdown: string): Promise<Token[]> {
 }
 
 /** Top-level Markdown blocks (headings, paragraphs, lists, tables, code) from marked's lexer. */
-async function markdownBlocks(markdown: string): Promise<{ text: string; heading?: number }[]> {
-  const out: { text: string; heading?: number }[] = [];
+async function markdownBlocks(markdown: string): Promise<Block[]> {
+  const out: Block[] = [];
   for (const token of await markdownBlockTokens(markdown)) {
     if (token.type === 'space' || token.type === 'hr' || token.type === 'def') continue;
     if (token.type === 'heading') {
@@ -48,7 +63,10 @@ async function markdownBlocks(markdown: string): Promise<{ text: string; heading
       continue;
     }
     const text = token.raw.trim();
-    if (text) out.push({ text });
+    if (!text) continue;
+    const open = text.split('\n', 1)[0]!;
+    const fence = token.type === 'code' ? /^(`{3,}|~{3,})/.exec(open)?.[1] : undefined;
+    out.push(token.type === 'code' && fence ? { text, fenced: { open, fence, lines: token.text.split('\n') } } : { text });
   }
   return out;
 }
@@ -94,9 +112,44 @@ function splitUnit(text: string, max: number, tokenizer: Tokenizer): Unit[] {
   return out;
 }
 
+/**
+ * A code block longer than a chunk, cut between lines into fenced pieces of at most
+ * `max` tokens: each piece reads as code, with its lines and their indentation (D-1011).
+ * A line longer than a piece is cut as prose is, in a piece of its own.
+ */
+function splitCode({ open, fence, lines }: Fenced, max: number, tokenizer: Tokenizer): Unit[] {
+  const out: Unit[] = [];
+  const wrap = (code: string) => {
+    const text = `${open}\n${code}\n${fence}`;
+    out.push({ text, tokens: tokenizer.count(text), code: true });
+  };
+  const room = max - tokenizer.count(open) - tokenizer.count(fence) - 2;
+  let piece: string[] = [];
+  let pieceTokens = 0;
+  const emit = () => {
+    if (piece.some((line) => line.trim())) wrap(piece.join('\n'));
+    piece = [];
+    pieceTokens = 0;
+  };
+  for (const line of lines) {
+    const tokens = tokenizer.count(line) + 1;
+    if (tokens > room) {
+      emit();
+      for (const part of splitUnit(line, room, tokenizer)) wrap(part.text);
+      continue;
+    }
+    if (pieceTokens + tokens > room) emit();
+    piece.push(line);
+    pieceTokens += tokens;
+  }
+  emit();
+  return out;
+}
+
 /** The last sentences of a unit that fit in `budget` tokens (the overlap), or nothing. */
 function tail(unit: Unit, budget: number, tokenizer: Tokenizer): Unit | undefined {
   if (unit.tokens <= budget) return unit;
+  if (unit.code) return undefined;
   const sentences = unit.text.split(/(?<=[.!?])\s+/);
   let text = '';
   for (let i = sentences.length - 1; i > 0; i--) {
@@ -120,8 +173,9 @@ export async function chunkMarkdown(markdown: string, tokenizer: Tokenizer, opti
   const units: Unit[] = [];
   for (const block of await markdownBlocks(markdown)) {
     const tokens = tokenizer.count(block.text);
-    if (tokens <= max) units.push({ ...block, tokens });
-    else units.push(...splitUnit(block.text, max, tokenizer));
+    const { fenced, ...unit } = block;
+    if (tokens <= max) units.push({ ...unit, tokens, ...(fenced && { code: true }) });
+    else units.push(...(fenced ? splitCode(fenced, max, tokenizer) : splitUnit(block.text, max, tokenizer)));
   }
 
   const groups: Unit[][] = [];

@@ -24,9 +24,53 @@ function loadTurndown(): Promise<Turndown> {
       filter: 'img',
       replacement: (_c, node) => ((node as { getAttribute(n: string): string | null }).getAttribute('alt') ?? '').trim(),
     });
+    service.addRule('preformatted', { filter: 'pre', replacement: (_c, node) => fencedBlock(node as unknown as PreNode) });
     return service;
   });
   return turndown;
+}
+
+interface PreNode {
+  nodeName: string;
+  nodeValue: string | null;
+  childNodes: ArrayLike<PreNode>;
+  getAttribute?(name: string): string | null;
+  querySelector?(selector: string): PreNode | null;
+}
+
+/** The text of a `<pre>` as a browser shows it: every text node in order, a `<br>` a line break. */
+function preText(node: PreNode): string {
+  if (node.nodeName === '#text') return node.nodeValue ?? '';
+  if (node.nodeName === 'BR') return '\n';
+  let out = '';
+  for (let i = 0; i < node.childNodes.length; i++) out += preText(node.childNodes[i]!);
+  return out;
+}
+
+/** `sh` of `language-sh` on the `<pre>` or its first `<code>` (no backtick: it would end the info string). */
+function codeLanguage(pre: PreNode): string {
+  for (const el of [pre.querySelector?.('code'), pre]) {
+    const match = /(?:^|\s)language-([^\s`]+)/.exec(el?.getAttribute?.('class') ?? '');
+    if (match) return match[1]!;
+  }
+  return '';
+}
+
+/**
+ * A `<pre>` as a fenced code block holding all its text (decisions, D-1010). Turndown's
+ * own rule reads only a first `<code>` child: a DocBook screen (`<code>$ </code><strong>
+ * <code>apt install foo</code></strong>`) kept the prompt and lost the command, and a
+ * `<pre>` without `<code>` became a paragraph with its markup escaped and its lines
+ * joined. The fence is longer than any run of backticks in the code, so none closes it.
+ */
+function fencedBlock(pre: PreNode): string {
+  // The HTML standard drops a line break right after <pre>; linkedom keeps it.
+  const code = preText(pre).replace(/^\n/, '').replace(/\n$/, '');
+  if (!code.trim()) return '';
+  let longest = 0;
+  for (const run of code.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `\n\n${fence}${codeLanguage(pre)}\n${code}\n${fence}\n\n`;
 }
 
 function clean(text: string | null | undefined): string {
@@ -118,10 +162,9 @@ export async function extractHtml(html: string): Promise<HtmlText> {
   // Turndown would escape piece by piece: joined first.
   if (main) main.normalize();
   const content = main ?? (await readableContent(document, body));
-  const markdown = td
-    .turndown(content)
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  // No blank lines collapsed after Turndown: it joins blocks with one blank line at
+  // most already, and a code block's own are its text (D-1010).
+  const markdown = td.turndown(content).trim();
   return { markdown, title: title?.slice(0, 300) };
 }
 

@@ -1,4 +1,5 @@
 import { toEnglish } from '../../text/glossary.js';
+import { codeLines } from '../../text/code-fences.js';
 import type { Language } from '../../text/language.js';
 import { stripPlural } from '../../text/stemmers.js';
 import { isCalendarWord, isFunctionWord } from '../../text/stopwords.js';
@@ -38,8 +39,11 @@ export function keyTerms(text: string, title: string, limit = TERMS): string[] {
   const inTitle = new Set(rawWords(title).map((w) => stripPlural(fold(w))));
   const terms = new Map<string, Term>();
   let position = 0;
-  for (const line of text.split('\n')) {
-    const weight = /^#{1,6}\s/.test(line) ? HEADING_WEIGHT : 1;
+  const lines = text.split('\n');
+  const code = codeLines(lines);
+  for (const [i, line] of lines.entries()) {
+    // `# apt update` in a code block is a root prompt, no heading (D-1012).
+    const weight = !code[i] && /^#{1,6}\s/.test(line) ? HEADING_WEIGHT : 1;
     for (const word of rawWords(line)) {
       position += 1;
       const folded = fold(word);
