@@ -143,9 +143,14 @@ export function namePhrases(text: string): string[][] {
  */
 export function hyphenatedNameTails(text: string): Set<string> {
   const out = new Set<string>();
-  for (const m of text.normalize('NFC').matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu)) {
-    const parts = m[0].split('-');
-    if (parts.every((p) => /\p{Lu}/u.test(p))) for (const p of parts.slice(1)) out.add(p.toLowerCase());
+  // Split, not one pattern over the text: a pattern for "word(-word)+" backtracks through
+  // every long word without a hyphen, quadratic in a 4,000-character question.
+  for (const piece of text.normalize('NFC').split(/[^\p{L}\p{N}-]+/u)) {
+    if (!piece.includes('-')) continue;
+    for (const compound of piece.split(/-{2,}/u)) {
+      const parts = compound.split('-').filter(Boolean);
+      if (parts.length >= 2 && parts.every((p) => /\p{Lu}/u.test(p))) for (const p of parts.slice(1)) out.add(p.toLowerCase());
+    }
   }
   return out;
 }

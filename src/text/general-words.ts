@@ -48,6 +48,8 @@ const PRESENT_ES = ['amos', 'emos', 'imos', 'áis', 'éis', 'as', 'es', 'an', 'e
  * so the form's stem alone misses the list (D-1020). Tried with each infinitive ending.
  */
 function isPresentOfListedVerb(word: string, es: Set<string>): boolean {
+  // No verb is this long; a 4,000-letter "word" is not stemmed 39 times.
+  if (word.length > 40) return false;
   for (const ending of PRESENT_ES) {
     if (!word.endsWith(ending) || word.length - ending.length < 3) continue;
     const root = word.slice(0, -ending.length);

@@ -91,6 +91,10 @@ describe('questions a client can send', () => {
       '🐧🔥💾',
       'apt 🐧 install',
       '\u0301\u0301',
+      // One word of 2,000 letters, and hyphenated names of hundreds of parts (D-1021).
+      'A'.repeat(2000),
+      Array.from({ length: 600 }, () => 'Wi').join('-'),
+      'desactivo'.repeat(200),
     ]) {
       const res = await ask(query);
       expect(res.status, `${query.slice(0, 30)}: ${res.text}`).toBe(200);
