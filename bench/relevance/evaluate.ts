@@ -44,6 +44,11 @@ export interface CorpusRun {
   texts: string[][];
 }
 
+/** Only the operator's lines on a document that failed for no reason of its own (an embedder's error, a bug): the rest is noise here. */
+function ingestionLog(message: string, error?: unknown): void {
+  if (/^ingestion of /.test(message)) console.log(`  ${message}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+}
+
 /** A corpus as ingested, for an experiment that asks more of it before the emulator closes. */
 export interface Ingested {
   emulator: Emulator;
@@ -62,7 +67,7 @@ export interface Ingested {
 export async function evaluate(corpus: Corpus, options: { embedder?: Embedder; inspect?: (ingested: Ingested) => Promise<void> } = {}): Promise<CorpusRun> {
   const docs = corpus.documents();
   const questions = corpus.questions(docs);
-  const emulator = await createEmulator({ log: () => {}, jobConcurrency: 1, ...(options.embedder && { embedder: options.embedder }) });
+  const emulator = await createEmulator({ log: ingestionLog, jobConcurrency: 1, ...(options.embedder && { embedder: options.embedder }) });
   try {
     const { workspaceId, apiKey } = await emulator.createWorkspace();
     await emulator.updateWorkspace(workspaceId, { rateLimit: { limit: 1_000_000, windowSeconds: 60 }, dailyActivityCap: null });
