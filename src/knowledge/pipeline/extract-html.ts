@@ -29,6 +29,11 @@ function loadTurndown(): Promise<Turndown> {
   return turndown;
 }
 
+/** Loads the HTML reader's modules (parser, Turndown, Readability) ahead of a first page (D-1000). */
+export async function loadHtmlReader(): Promise<void> {
+  await Promise.all([import('linkedom'), loadTurndown(), import('@mozilla/readability')]);
+}
+
 function clean(text: string | null | undefined): string {
   return (text ?? '').replace(/\s+/g, ' ').trim();
 }
