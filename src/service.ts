@@ -28,6 +28,7 @@ import { KnowledgeService } from './knowledge/knowledge.service.js';
 import { LiveWeb } from './knowledge/fetch/live-fetch.js';
 import { OfflineWeb } from './knowledge/fetch/offline-web.js';
 import { HashingEmbedder } from './knowledge/pipeline/embedder.js';
+import { warmPipeline } from './knowledge/pipeline/worker-ref.js';
 import type { Embedder, IngestFaultHook, Web } from './knowledge/ports.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { PagesService } from './pages/pages.service.js';
@@ -250,6 +251,14 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
       await coherence.start();
       await idempotency.forgetUnfinished();
       await jobs.start();
+    },
+
+    /**
+     * Starts the worker threads ingestion runs on, in the background, so that the first
+     * uploads do not wait for them; a server calls it once it listens (D-1000).
+     */
+    warmIngestion(): Promise<void> {
+      return warmPipeline(workers);
     },
 
     /** Stops background work, ends the worker threads and writes what memory holds; the store stays open. */

@@ -29,6 +29,11 @@ const NO_MAIN = process.env.BENCH_INGEST_PAGES === 'no-main';
 const CPU_PROF = process.env.BENCH_INGEST_CPU_PROF;
 /** `BENCH_INGEST_TIMELINE=1`: every 500 ms, the CPU each part of the server spent (how busy the cores were). */
 const TIMELINE = process.env.BENCH_INGEST_TIMELINE === '1';
+/**
+ * `BENCH_INGEST_SETTLE=ms`: wait this long after the server answers before the first
+ * upload, as for a server started a moment before its documents come (default 0: at once).
+ */
+const SETTLE_MS = Number(process.env.BENCH_INGEST_SETTLE ?? 0);
 /** `BENCH_INGEST_STORES=file` or `memory`: one store only. */
 const STORES = (process.env.BENCH_INGEST_STORES ?? 'file,memory').split(',');
 /** The questions asked after ingestion (their answers make the ranking digest). */
@@ -97,7 +102,10 @@ function cpuSnapshot(pid: number | undefined): CpuSnapshot | undefined {
 /**
  * What the server spent between two snapshots: its main thread, the threads started
  * meanwhile (the worker pool's; a thread that ended before the second snapshot is in
- * `others`), and the rest (V8's garbage collection helpers, libuv's threads).
+ * `others`), and the rest (V8's garbage collection helpers, libuv's threads). The CLI
+ * starts its pool's threads once it listens (D-1000): those already running at the
+ * first snapshot count among the others (V8 starts its helpers late too, so a thread's
+ * start does not tell them apart); compare totals.
  */
 function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): Round['cpu'] {
   let pool = 0;
@@ -207,6 +215,7 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
       'agent',
     );
 
+    if (SETTLE_MS > 0) await new Promise((r) => setTimeout(r, SETTLE_MS));
     const cpu0 = cpuSnapshot(server.child.pid);
     const timeline = TIMELINE ? sampleTimeline(server.child.pid, cpu0) : undefined;
     const t0 = performance.now();
@@ -328,7 +337,7 @@ export async function runHeldOutShape(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-emu-bench-ingest-'));
   console.log(
     `held-out shape: ${docs.length} Debian Reference pages (${docs.filter((d) => d.lang === 'en').length} English, ${docs.filter((d) => d.lang === 'es').length} Spanish), ` +
-      `${fmt(bytes / 1e6, 2)} MB of HTML${NO_MAIN ? ' (without their <main>)' : ''}, uploaded by ${CLIENTS} concurrent clients; waited for by ${WAIT}; median of ${ROUNDS} fresh processes` +
+      `${fmt(bytes / 1e6, 2)} MB of HTML${NO_MAIN ? ' (without their <main>)' : ''}, uploaded by ${CLIENTS} concurrent clients; waited for by ${WAIT}${SETTLE_MS > 0 ? `; the first upload ${SETTLE_MS} ms after start` : ''}; median of ${ROUNDS} fresh processes` +
       (process.env.BENCH_INGEST_CLI ? `; CLI ${CLI}` : ''),
   );
   try {

@@ -116,6 +116,10 @@ export async function serve(cli: Extract<Cli, { options: CliOptions }>, stops: S
     fail(listenProblem(error as NodeJS.ErrnoException, options), 1);
   }
 
+  // Listening: start ingestion's threads now, in the background, so that the first
+  // uploads do not wait for them; an in-process emulator stays lazy (D-1000).
+  void emulator.service.warmIngestion();
+
   const fixture: Fixture | undefined = options.fixtures === 'none' ? undefined : readFixture(options.fixtures);
   const keys = await keysToShow(emulator, fixture);
   const notes = stateNotes(emulator, fixture, { ...(options.import && { imported: options.import }), ...(dbExisted && { restarted: options.db! }) });

@@ -147,6 +147,19 @@ export class WorkerPool {
     return options.background ? (this.#background.add(start) as Promise<R>) : start();
   }
 
+  /**
+   * Starts the background threads now rather than with the first task: each runs task
+   * `name` of `module` once (one that loads what the module's tasks need), so that the
+   * first real tasks find them ready. Threads still end when idle. Resolves when all
+   * have run it; a thread that fails to is not an error (the next task starts another).
+   * A server calls this once it listens; nothing else starts threads early (D-1000).
+   */
+  async warm<M, N extends TaskNames<M>>(module: WorkerModule<M>, name: N, input: TaskInput<M, N>): Promise<void> {
+    // Tasks given at once make piscina start a thread for each (one task per thread).
+    const runs = Array.from({ length: this.backgroundThreads }, () => this.run(module, name, input, { background: true }));
+    await Promise.allSettled(runs);
+  }
+
   async #exec<R>(module: string, name: string, input: unknown, transferList: ArrayBuffer[]): Promise<R> {
     this.#piscina ??= this.#create();
     const piscina = await this.#piscina;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FLAGS, type FlagSpec } from '../../emulator/cli/flags.js';
@@ -8,6 +8,7 @@ import { CLI, exited, runToEnd, startCli } from '../support/cli.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDbPath } from '../support/backends.js';
+import { createEmulator } from '../../emulator/emulator.js';
 
 const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
 const running = new Set<ChildProcess>();
@@ -116,4 +117,49 @@ describe('svc-emulator CLI', () => {
       if (flag.shows) expect(run.stdout.replace(/\s+/g, ' ')).toContain(`default ${flag.shows}`);
     }
   });
+
+  // Linux: the threads are read from /proc.
+  it.runIf(process.platform === 'linux')(
+    'answers at once, starts its ingestion threads before any upload, and reads an upload as an in-process emulator does (D-1000)',
+    async () => {
+      const { child, url } = await start(['--fixtures', 'none', '--seed', '3']);
+      const pid = child.pid!;
+      expect((await fetch(`${url}/_emulator/health`)).status).toBe(200);
+      // Field 22 of a stat line: when the thread started. Worker threads start well after
+      // the process (V8's and libuv's threads start with it) and spend CPU loading.
+      const stat = (path: string) => readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
+      const started = Number(stat(`/proc/${pid}/stat`)[19]);
+      const warmed = () =>
+        readdirSync(`/proc/${pid}/task`).filter((tid) => {
+          const fields = stat(`/proc/${pid}/task/${tid}/stat`);
+          return Number(tid) !== pid && Number(fields[19]) - started >= 20 && Number(fields[11]) + Number(fields[12]) > 0;
+        }).length;
+      for (let i = 0; i < 600 && warmed() < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(warmed()).toBeGreaterThanOrEqual(2);
+
+      const page = `<html><head><title>Hours</title></head><body><main><h1>Hours</h1><p>We open at nine. ${'The shop on /srv/www sells bicycles, bells and saddles. '.repeat(80)}</p><h2>Closed</h2><p>Sundays.</p></main></body></html>`;
+      const read = async (base: string, fetcher: (url: string, init?: RequestInit) => Promise<Response>) => {
+        const ws = (await (await fetcher(`${base}/_emulator/workspaces`, { method: 'POST' })).json()) as { apiKey: { secret: string } };
+        const auth = { authorization: `Bearer ${ws.apiKey.secret}` };
+        const form = new FormData();
+        form.set('file', new File([page], 'hours.html', { type: 'text/html' }));
+        const { id } = (await (await fetcher(`${base}/v1/knowledge/uploads`, { method: 'POST', headers: auth, body: form })).json()) as { id: string };
+        await fetcher(`${base}/_emulator/queue/drain`, { method: 'POST' });
+        const { status, title, chunkCount, tokenCount, summary } = (await (
+          await fetcher(`${base}/v1/knowledge/sources/${id}`, { headers: auth })
+        ).json()) as Record<string, unknown>;
+        return { status, title, chunkCount, tokenCount, summary };
+      };
+      const inProcess = await createEmulator({ fixtures: 'none', seed: 3, log: () => {} });
+      try {
+        const expected = await read('http://localhost', (u, init) => inProcess.fetch(u, init));
+        expect(expected.status).toBe('ready');
+        expect(await read(url, fetch)).toEqual(expected);
+      } finally {
+        await inProcess.close();
+      }
+      child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+    },
+  );
 });

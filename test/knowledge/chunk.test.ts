@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHUNKING, chunkMarkdown } from '../../src/knowledge/pipeline/chunk.js';
-import { loadTokenizer } from '../../src/knowledge/pipeline/tokens.js';
+import { countByParagraphs, countJoined, loadTokenizer, remembering } from '../../src/knowledge/pipeline/tokens.js';
 
 const tokenizer = await loadTokenizer();
 
@@ -107,5 +107,89 @@ describe('chunking', () => {
     const doc = [section('Alpha', 7), section('Beta', 3), section('Gamma', 9)].join('\n\n');
     const first = await chunkMarkdown(doc, tokenizer);
     expect(await chunkMarkdown(doc, tokenizer)).toEqual(first);
+  });
+});
+
+describe('token counts from parts (D-1001)', () => {
+  // Pieces that meet at a blank line in every way o200k's pre-tokenizer treats differently:
+  // letters, digits, marks, punctuation that takes line ends (and a slash after them),
+  // contractions, white space of several kinds, scripts without spaces, emoji, astral
+  // letters, special-token text, and runs long enough to be counted in slices.
+  const atoms = [
+    'a',
+    'Z',
+    'é',
+    'e\u0301',
+    '9',
+    '12345',
+    '.',
+    ',',
+    '/',
+    '!',
+    '`',
+    '```',
+    '|',
+    '-',
+    '(',
+    ')',
+    "'s",
+    "'",
+    ' ',
+    '  ',
+    '\n',
+    '\n\n',
+    '\t',
+    '\u00a0',
+    '中文',
+    '😀',
+    '𝐀',
+    '<|endoftext|>',
+    '#',
+    '*',
+    'x'.repeat(300),
+    '/'.repeat(270),
+    ':',
+    '\u0301',
+    '١٢',
+  ];
+  let seed = 25;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const piece = () => Array.from({ length: 1 + Math.floor(random() * 6) }, () => atoms[Math.floor(random() * atoms.length)]).join('');
+
+  it('a chunk of several blocks counts exactly what the tokenizer counts for its joined text', () => {
+    for (let i = 0; i < 5000; i++) {
+      const parts = Array.from({ length: 2 + Math.floor(random() * 3) }, () => (random() < 0.5 ? piece().trim() || 'a' : piece())).map((text) => ({
+        text,
+        tokens: tokenizer.count(text),
+      }));
+      expect(countJoined(tokenizer, parts), JSON.stringify(parts.map((p) => p.text))).toBe(tokenizer.count(parts.map((p) => p.text).join('\n\n')));
+    }
+  });
+
+  it('a document counts exactly what the tokenizer counts for it, its paragraphs remembered from its blocks', () => {
+    for (let i = 0; i < 3000; i++) {
+      const doc = Array.from({ length: 1 + Math.floor(random() * 5) }, piece).join(random() < 0.7 ? '\n\n' : atoms[Math.floor(random() * atoms.length)]!);
+      const counting = remembering(tokenizer);
+      if (random() < 0.5) for (const p of doc.split('\n\n')) counting.count(p);
+      expect(countByParagraphs(counting, doc), JSON.stringify(doc)).toBe(tokenizer.count(doc));
+    }
+  });
+
+  it('every chunk of real documents reports the count of its own text', async () => {
+    const doc = [
+      '# Packages',
+      'Install one with `apt install foo`. Remove it again:',
+      '```\napt remove foo\n```',
+      '/etc/apt/sources.list lists where packages come from.',
+      '| file | use |\n|---|---|\n| /etc/hosts | names |',
+      '- one\n- two!',
+      '## Réseau',
+      "Le fichier /etc/network/interfaces décrit l'interface.",
+      section('Shipping', 12),
+    ].join('\n\n');
+    for (const c of await chunkMarkdown(doc, tokenizer)) expect(c.tokenCount).toBe(tokenizer.count(c.text));
   });
 });

@@ -1,5 +1,5 @@
 import type { Token } from 'marked';
-import type { Tokenizer } from './tokens.js';
+import { countJoined, type Tokenizer } from './tokens.js';
 
 export interface ChunkOptions {
   /** A chunk never exceeds this many tokens. */
@@ -225,8 +225,13 @@ export async function chunkMarkdown(markdown: string, tokenizer: Tokenizer, opti
   }
   close();
 
-  return groups.map((group) => {
-    const text = group.map((u) => u.text).join('\n\n');
-    return { text, tokenCount: tokenizer.count(text) };
-  });
+  // Each unit's count is exact: a chunk's comes from its units' (D-1001), not a second
+  // pass of the tokenizer over the whole document.
+  return groups.map((group) => ({
+    text: group.map((u) => u.text).join('\n\n'),
+    tokenCount: countJoined(
+      tokenizer,
+      group.map((u) => ({ text: u.text, tokens: u.tokens })),
+    ),
+  }));
 }

@@ -73,6 +73,11 @@ function fencedBlock(pre: PreNode): string {
   return `\n\n${fence}${codeLanguage(pre)}\n${code}\n${fence}\n\n`;
 }
 
+/** Loads the HTML reader's modules (parser, Turndown, Readability) ahead of a first page (D-1000). */
+export async function loadHtmlReader(): Promise<void> {
+  await Promise.all([import('linkedom'), loadTurndown(), import('@mozilla/readability')]);
+}
+
 function clean(text: string | null | undefined): string {
   return (text ?? '').replace(/\s+/g, ' ').trim();
 }

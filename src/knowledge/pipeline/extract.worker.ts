@@ -3,9 +3,11 @@ import { workerTask } from '../../platform/worker-task.js';
 import { analyzeChunk, type ChunkAnalysis } from '../../text/analyze.js';
 import type { Language } from '../../text/language.js';
 import { isJsonDocument } from './formats.js';
+import { loadHtmlReader } from './extract-html.js';
 import { IngestError } from './ingest-error.js';
 import { prepareDocument, type DocumentInput, type Prepared } from './pipeline.js';
 import { PreparedMemo } from './prepared-memo.js';
+import { loadTokenizer } from './tokens.js';
 
 /** This thread's documents read so far, by content (D-981). */
 const memo = new PreparedMemo();
@@ -31,3 +33,13 @@ export const isJson = workerTask((bytes: Uint8Array) => isJsonDocument(bytes));
 export const analyze = workerTask((chunks: { text: string; title: string; lang: Language }[]): ChunkAnalysis[] =>
   chunks.map((c) => analyzeChunk(c.text, c.title, c.lang)),
 );
+
+/**
+ * Loads what reading a web page or a Markdown document needs (the modules and the
+ * tokenizer's vocabulary, most of a thread's first second) ahead of the first document,
+ * so that a server's first uploads do not wait for it (D-1000).
+ */
+export const warm = workerTask(async (_: null): Promise<null> => {
+  await Promise.all([loadTokenizer(), loadHtmlReader(), import('marked')]);
+  return null;
+});

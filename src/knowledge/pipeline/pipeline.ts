@@ -9,7 +9,7 @@ import { extractText } from './extract.js';
 import type { DocFormat } from './formats.js';
 import { IngestError } from './ingest-error.js';
 import { summarize, summarizeClaim } from './summary.js';
-import { loadTokenizer } from './tokens.js';
+import { countByParagraphs, loadTokenizer, remembering } from './tokens.js';
 
 export const TITLE_MAX = 120;
 
@@ -74,7 +74,8 @@ export interface Prepared {
  * output on every run and every thread.
  */
 export async function prepareDocument(input: DocumentInput, embed: boolean): Promise<Prepared> {
-  const tokenizer = await loadTokenizer();
+  // The document's count reads its blocks' counts again (D-1001).
+  const tokenizer = remembering(await loadTokenizer());
   const { text, title: found } = await extractText(input.format, input.bytes, input.charset);
   const title = (input.title ?? found ?? input.fallbackTitle).slice(0, TITLE_MAX);
   const lang = detectDocumentLanguage(text);
@@ -84,7 +85,7 @@ export async function prepareDocument(input: DocumentInput, embed: boolean): Pro
     title,
     lang,
     chunks,
-    tokenCount: tokenizer.count(text),
+    tokenCount: countByParagraphs(tokenizer, text),
     summary: summarize({ kind: input.kind, format: input.format, title, lang, text }),
     contentHash: sha256Hex(`${title}\n${text}`),
     vectors: embed ? chunks.map((c) => embedText(c.text)) : undefined,

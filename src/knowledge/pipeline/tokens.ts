@@ -44,3 +44,86 @@ export function loadTokenizer(): Promise<Tokenizer> {
   });
   return loading;
 }
+
+const BLANK_LINE = '\n\n';
+const WORD_END = /[\p{L}\p{N}]$/u;
+const SPACE = /\s/;
+
+/** Whether `text` ends with a letter or a digit (one code point, perhaps two UTF-16 units). */
+function endsInWord(text: string): boolean {
+  return WORD_END.test(text.slice(-2));
+}
+
+/** Where the last white space that follows a letter or a digit starts (o200k's pre-tokenizer ends a piece there), or 0. */
+function lastWordEnd(text: string): number {
+  for (let j = text.length - 1; j > 0; j--) if (SPACE.test(text[j]!) && endsInWord(text.slice(Math.max(0, j - 2), j))) return j;
+  return 0;
+}
+
+/**
+ * The count of `parts` joined by blank lines, exactly `count(texts.join('\n\n'))`, from
+ * the parts' own counts (D-1001). BPE merges only inside the pieces o200k_base's
+ * pre-tokenizer (a regular expression without look-behind) cuts the text into, so a
+ * count is the sum of its pieces' counts, and a place where a piece always ends splits
+ * a count in two. A blank line between two parts is a piece of its own when the part
+ * before it ends with a letter or a digit and the part after starts with anything but
+ * white space or a slash (only a punctuation run takes the line ends after it, and a
+ * slash after them; the blank line then ends before the next part's first character):
+ * one more count. After punctuation the blank line joins the last piece: what the
+ * joined tail costs beyond the tail alone is counted, from the last white space after
+ * a letter or a digit (a piece ends there) or from the part's start. The long runs
+ * `count` cuts in slices never cross white space, so they are cut the same way. Parts
+ * outside these rules (empty, ending or starting with white space, starting with a
+ * slash) are counted joined.
+ */
+export function countJoined(tokenizer: Tokenizer, parts: readonly { text: string; tokens: number }[]): number {
+  if (parts.length === 1) return parts[0]!.tokens;
+  // The rules are o200k_base's pre-tokenizer's; another tokenizer counts the joined text.
+  if (tokenizer.name !== 'o200k_base') return tokenizer.count(parts.map((p) => p.text).join(BLANK_LINE));
+  let total = parts[0]!.tokens;
+  for (let i = 1; i < parts.length; i++) {
+    const before = parts[i - 1]!;
+    const after = parts[i]!.text;
+    if (!before.text || !after || SPACE.test(before.text.at(-1)!) || SPACE.test(after[0]!) || after[0] === '/') {
+      return tokenizer.count(parts.map((p) => p.text).join(BLANK_LINE));
+    }
+    if (endsInWord(before.text)) total += tokenizer.count(BLANK_LINE);
+    else {
+      const from = lastWordEnd(before.text);
+      const tail = before.text.slice(from);
+      total += tokenizer.count(tail + BLANK_LINE) - (from === 0 ? before.tokens : tokenizer.count(tail));
+    }
+    total += parts[i]!.tokens;
+  }
+  return total;
+}
+
+/** `tokenizer`, remembering what it counted: one document's blocks, counted again as parts of the whole (D-1001). */
+export function remembering(tokenizer: Tokenizer): Tokenizer {
+  const counts = new Map<string, number>();
+  return {
+    name: tokenizer.name,
+    count(text) {
+      const known = counts.get(text);
+      if (known !== undefined) return known;
+      const n = tokenizer.count(text);
+      counts.set(text, n);
+      return n;
+    },
+  };
+}
+
+/** A blank line between two characters that are not white space, the second not a slash. */
+const PARAGRAPH_BREAK = /(?<=\S)\n\n(?=[^\s/])/;
+
+/**
+ * `count(text)`, exactly, as the sum of the counts of its paragraphs (the pieces between
+ * blank lines, `countJoined`): with a remembering tokenizer, the paragraphs already
+ * counted as a document's blocks are not counted again (D-1001).
+ */
+export function countByParagraphs(tokenizer: Tokenizer, text: string): number {
+  return countJoined(
+    tokenizer,
+    text.split(PARAGRAPH_BREAK).map((part) => ({ text: part, tokens: tokenizer.count(part) })),
+  );
+}
