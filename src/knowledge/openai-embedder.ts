@@ -17,6 +17,11 @@ export interface OpenAiEmbedderOptions {
   timeoutMs?: number;
   /** Another fetch (a proxy, a test double); default the global one. */
   fetch?: typeof fetch;
+  /**
+   * Times a request is sent again when the connection fails before an answer (reset,
+   * refused, closed); default 2. An answer, even an error status, and a timeout are final.
+   */
+  retries?: number;
 }
 
 /**
@@ -26,6 +31,9 @@ export interface OpenAiEmbedderOptions {
 export class EmbeddingError extends Error {
   override readonly name = 'EmbeddingError';
 }
+
+/** The connection failed before any answer: the only failure `request` sends again. */
+class ConnectionError extends EmbeddingError {}
 
 function normalised(values: readonly number[]): Float32Array {
   const v = Float32Array.from(values);
@@ -55,10 +63,29 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder & { rea
   const timeoutMs = options.timeoutMs ?? 30_000;
   let dimensions = options.dimensions ?? 0;
 
+  const retries = Math.max(0, Math.floor(options.retries ?? 2));
+
+  /**
+   * One batch, sent again when the connection fails before any answer (D-1023): a model
+   * server that blocks its event loop while it computes closes an idle kept-alive socket
+   * just as the next request is written on it, and one such reset failed a whole source.
+   * Embedding is idempotent, so sending the same texts again is safe.
+   */
   async function request(texts: string[]): Promise<Float32Array[]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await requestOnce(texts);
+      } catch (error) {
+        if (!(error instanceof ConnectionError) || attempt >= retries) throw error;
+      }
+    }
+  }
+
+  async function requestOnce(texts: string[]): Promise<Float32Array[]> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     let answer: EmbeddingsAnswer;
+    let answered = false;
     try {
       const res = await doFetch(`${base}/embeddings`, {
         method: 'POST',
@@ -66,6 +93,7 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder & { rea
         body: JSON.stringify({ model: options.model, input: texts, encoding_format: 'float', ...(options.dimensions && { dimensions: options.dimensions }) }),
         signal: controller.signal,
       });
+      answered = true;
       if (!res.ok) {
         await res.body?.cancel().catch(() => {});
         throw new EmbeddingError(`${base}/embeddings answered ${res.status}`);
@@ -73,7 +101,9 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder & { rea
       answer = (await res.json()) as EmbeddingsAnswer;
     } catch (error) {
       if (error instanceof EmbeddingError) throw error;
-      throw new EmbeddingError(
+      // fetch() threw before any answer: the connection failed (reset, refused, closed).
+      const Failure = controller.signal.aborted || answered ? EmbeddingError : ConnectionError;
+      throw new Failure(
         controller.signal.aborted ? `${base}/embeddings gave no answer within ${timeoutMs} ms` : `${base}/embeddings failed: ${(error as Error).message}`,
         { cause: error },
       );

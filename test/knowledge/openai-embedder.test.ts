@@ -27,6 +27,8 @@ interface Behaviour {
   dimensions?: number;
   /** One vector fewer than asked. */
   short?: boolean;
+  /** Close the connection without an answer, this many requests in a row. */
+  drop?: number;
 }
 const requests: { headers: IncomingMessage['headers']; body: any }[] = [];
 let behaviour: Behaviour = {};
@@ -36,6 +38,11 @@ const server = createServer(async (req: IncomingMessage, res: ServerResponse) =>
   for await (const chunk of req) raw += chunk;
   const body = JSON.parse(raw);
   requests.push({ headers: req.headers, body });
+  if (behaviour.drop) {
+    behaviour.drop -= 1;
+    req.socket.destroy();
+    return;
+  }
   if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
   if (req.url !== '/v1/embeddings' || behaviour.status) {
     res.writeHead(behaviour.status ?? 404, { 'content-type': 'application/json' });
@@ -118,6 +125,35 @@ describe('openAiEmbedder against a local OpenAI-compatible /embeddings server', 
         expect(JSON.stringify(source)).not.toContain('secret provider detail');
         expect(JSON.stringify(source)).not.toContain('127.0.0.1');
       }
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('sends a batch again when the connection closes before an answer, twice at most; an error status is final', async () => {
+    const embedder = openAiEmbedder({ baseUrl, model: 'embed-1' });
+    behaviour = { drop: 2 };
+    const [vector] = await embedder.embed(['hostname']);
+    expect(vector![0]).toBeGreaterThan(0.9);
+    expect(requests).toHaveLength(3);
+
+    requests.length = 0;
+    behaviour = { drop: 3 };
+    await expect(embedder.embed(['hostname'])).rejects.toThrow(/embeddings failed/);
+    expect(requests).toHaveLength(3);
+
+    requests.length = 0;
+    behaviour = { status: 503 };
+    await expect(embedder.embed(['hostname'])).rejects.toThrow(/answered 503/);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('a source is ready when one connection to the endpoint closed before an answer', async () => {
+    const { emu, api } = await emulatorWith({ baseUrl, model: 'embed-1' });
+    try {
+      behaviour = { drop: 1 };
+      const id = await addText(api, HOSTNAME);
+      expect(await settled(emu, api, id)).toMatchObject({ status: 'ready' });
     } finally {
       await emu.close();
     }
