@@ -32,7 +32,11 @@ describe('three emulator processes over one PostgreSQL database', () => {
   }, 120_000);
 
   afterAll(async () => {
-    for (const child of track) child.kill('SIGTERM');
+    // A test that failed while others were stopped must not leave them deaf to SIGTERM.
+    for (const child of track) {
+      child.kill('SIGCONT');
+      child.kill('SIGTERM');
+    }
     await Promise.all([...track].map((c) => exited(c)));
     await pool?.end();
   });
@@ -167,6 +171,9 @@ describe('three emulator processes over one PostgreSQL database', () => {
   it('30 sources ingesting while one process is killed with SIGKILL: all end ready on the survivors, no chunk twice', async () => {
     const ws = await workspace();
     const victim = procs[2]!;
+    // Only the victim runs while the sources arrive, so the jobs it holds when it dies are
+    // certain: with warm threads (D-1000) it could finish its share in under 150 ms.
+    for (const p of procs.slice(0, 2)) p.child.kill('SIGSTOP');
     const created = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         api(2, ws.key).post('/v1/knowledge/text', {
@@ -176,10 +183,13 @@ describe('three emulator processes over one PostgreSQL database', () => {
       ),
     );
     expect(created.map((r) => r.status)).toEqual(Array(30).fill(202));
-    // Let it take jobs, then kill it mid-run.
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const { rows: held } = await pool.query('SELECT instance_id, count(*)::int AS n FROM job_leases GROUP BY instance_id');
+    // Let it take jobs, then kill it mid-run; the others wake well inside their lease.
+    let held: { instance_id: string; n: number }[] = [];
+    for (const until = Date.now() + 10_000; held.length === 0 && Date.now() < until; ) {
+      held = (await pool.query('SELECT instance_id, count(*)::int AS n FROM job_leases GROUP BY instance_id')).rows;
+    }
     victim.child.kill('SIGKILL');
+    for (const p of procs.slice(0, 2)) p.child.kill('SIGCONT');
     await exited(victim.child);
     procs = procs.slice(0, 2);
 
