@@ -84,7 +84,13 @@ const RUNNING = 'running';
  */
 export class IdempotencyStore {
   readonly #running: string;
-  readonly #inFlight = new Set<string>();
+  /**
+   * Requests of this process that may hold a key's claim, counted from before their
+   * insert until their answer is written: a claim of ours is abandoned only when this
+   * count is 0, so neither the moment between another request's insert and its return
+   * nor the one before its completion is written reads as abandoned (D-1040).
+   */
+  readonly #inFlight = new Map<string, number>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -96,12 +102,14 @@ export class IdempotencyStore {
 
   async begin(workspaceId: string, keyId: string, idemKey: string, fingerprint: string): Promise<IdempotencyOutcome> {
     const now = this.clock.now();
+    const slot = `${keyId}\n${idemKey}`;
     await this.db
       .deleteFrom('idempotency')
       .where('key_id', '=', keyId)
       .where('idem_key', '=', idemKey)
       .where('created_at', '<=', iso(now - RETENTION_MS))
       .execute();
+    this.#hold(slot);
     const claimed = await this.db
       .insertInto('idempotency')
       .values({
@@ -117,11 +125,13 @@ export class IdempotencyStore {
       })
       .onConflict((oc) => oc.columns(['key_id', 'idem_key']).doNothing())
       .returning('key_id')
-      .executeTakeFirst();
-    if (claimed) {
-      this.#inFlight.add(`${keyId}\n${idemKey}`);
-      return { kind: 'new' };
-    }
+      .executeTakeFirst()
+      .catch((error: unknown) => {
+        this.#release(slot);
+        throw error;
+      });
+    if (claimed) return { kind: 'new' };
+    this.#release(slot);
     const row = await this.db.selectFrom('idempotency').selectAll().where('key_id', '=', keyId).where('idem_key', '=', idemKey).executeTakeFirst();
     if (!row) return this.begin(workspaceId, keyId, idemKey, fingerprint);
     if (row.state !== 'done' && (await this.#abandoned(row.state, keyId, idemKey))) {
@@ -141,8 +151,18 @@ export class IdempotencyStore {
     return id === undefined || !(await this.owner.alive(id));
   }
 
+  #hold(slot: string): void {
+    this.#inFlight.set(slot, (this.#inFlight.get(slot) ?? 0) + 1);
+  }
+
+  #release(slot: string): void {
+    const left = (this.#inFlight.get(slot) ?? 1) - 1;
+    if (left > 0) this.#inFlight.set(slot, left);
+    else this.#inFlight.delete(slot);
+  }
+
+  /** Records the answer of a claim this request won; when the write fails the caller abandons the claim, which releases it. */
   async complete(keyId: string, idemKey: string, status: number, headers: Record<string, string>, body: string): Promise<void> {
-    this.#inFlight.delete(`${keyId}\n${idemKey}`);
     await this.db
       .updateTable('idempotency')
       .set({ state: 'done', status, headers: JSON.stringify(headers), body })
@@ -150,11 +170,15 @@ export class IdempotencyStore {
       .where('idem_key', '=', idemKey)
       .where('state', '=', this.#running)
       .execute();
+    this.#release(`${keyId}\n${idemKey}`);
   }
 
   async abandon(keyId: string, idemKey: string): Promise<void> {
-    this.#inFlight.delete(`${keyId}\n${idemKey}`);
-    await this.db.deleteFrom('idempotency').where('key_id', '=', keyId).where('idem_key', '=', idemKey).where('state', '=', this.#running).execute();
+    try {
+      await this.db.deleteFrom('idempotency').where('key_id', '=', keyId).where('idem_key', '=', idemKey).where('state', '=', this.#running).execute();
+    } finally {
+      this.#release(`${keyId}\n${idemKey}`);
+    }
   }
 
   /**
