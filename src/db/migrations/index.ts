@@ -9,6 +9,7 @@ import { retrievalTerms } from './0007-retrieval-terms.js';
 import { retrievalScopeIndexes } from './0008-retrieval-scope-indexes.js';
 import { retrievalScopeIndexParts } from './0009-retrieval-scope-index-parts.js';
 import { retrievalLexicons } from './0010-retrieval-lexicons.js';
+import { knowledgeSourceStatus } from './0011-knowledge-source-status.js';
 
 /**
  * Every migration, keyed by a name that sorts in application order. A part of the API
@@ -26,4 +27,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0008-retrieval-scope-indexes': retrievalScopeIndexes,
   '0009-retrieval-scope-index-parts': retrievalScopeIndexParts,
   '0010-retrieval-lexicons': retrievalLexicons,
+  '0011-knowledge-source-status': knowledgeSourceStatus,
 };
