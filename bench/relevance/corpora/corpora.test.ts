@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Question } from '../metrics.js';
+import { ABS_INSTALL_HINT, absDocuments, absInstalled, absQuestions } from './abs-guide.js';
 import { FAQ_INSTALL_HINT, faqDocuments, faqInstalled, faqQuestions } from './debian-faq.js';
 import { KERNEL_INSTALL_HINT, kernelDocuments, kernelInstalled, kernelQuestions } from './kernel-handbook.js';
 import {
@@ -67,7 +68,7 @@ describe('question files (no package needed)', () => {
     expect(Math.min(c.sameWords, c.paraphrased, c.spanish)).toBeGreaterThan(10);
   });
 
-  it.each(['./securing-debian.json', './kernel-handbook.json'])(
+  it.each(['./securing-debian.json', './kernel-handbook.json', './abs-guide.json'])(
     'the English-only check set %s: every answerable Spanish question and no English one is cross; at least 40 answerable, 12 no-answer, 5 Spanish',
     (file) => {
       const questions = read(file);
@@ -129,6 +130,17 @@ describe.skipIf(!kernelInstalled())('the Debian Linux Kernel Handbook corpus (de
   });
 });
 
+describe.skipIf(!absInstalled())('the Advanced Bash-Scripting Guide corpus (abs-guide installed)', () => {
+  it('reads one English document per section, none but the contributed scripts past 60,000 characters, and every label is one of them', () => {
+    const docs = absDocuments();
+    checkDocuments(docs);
+    expect(docs.length).toBeGreaterThan(120);
+    expect(docs.every((d) => d.lang === 'en')).toBe(true);
+    expect(docs.filter((d) => d.text.length > 60_000).map((d) => d.section)).toEqual(['contributed-scripts#CONTRIBUTED-SCRIPTS']);
+    expect(() => absQuestions(docs)).not.toThrow();
+  });
+});
+
 describe.skipIf(!manpagesInstalled())('the manual pages corpus (its pages and mandoc installed)', () => {
   const docs = manpagesInstalled() ? manpagesDocuments() : [];
 
@@ -147,13 +159,17 @@ describe.skipIf(!manpagesInstalled())('the manual pages corpus (its pages and ma
   });
 });
 
-it.runIf(!faqInstalled() || !manpagesInstalled() || !securingInstalled() || !kernelInstalled())('says what to install when a corpus is missing', () => {
-  const missing = [
-    !securingInstalled() && SECURING_INSTALL_HINT,
-    !kernelInstalled() && KERNEL_INSTALL_HINT,
-    !faqInstalled() && FAQ_INSTALL_HINT,
-    !manpagesInstalled() && `${MAN_INSTALL_HINT}\n(missing: ${missingManPages().slice(0, 5).join(', ')}...)`,
-  ].filter(Boolean);
-  console.log(`skipped the corpus checks that need documents:\n${missing.join('\n')}`);
-  expect(missing.length).toBeGreaterThan(0);
-});
+it.runIf(!faqInstalled() || !manpagesInstalled() || !securingInstalled() || !kernelInstalled() || !absInstalled())(
+  'says what to install when a corpus is missing',
+  () => {
+    const missing = [
+      !securingInstalled() && SECURING_INSTALL_HINT,
+      !kernelInstalled() && KERNEL_INSTALL_HINT,
+      !absInstalled() && ABS_INSTALL_HINT,
+      !faqInstalled() && FAQ_INSTALL_HINT,
+      !manpagesInstalled() && `${MAN_INSTALL_HINT}\n(missing: ${missingManPages().slice(0, 5).join(', ')}...)`,
+    ].filter(Boolean);
+    console.log(`skipped the corpus checks that need documents:\n${missing.join('\n')}`);
+    expect(missing.length).toBeGreaterThan(0);
+  },
+);

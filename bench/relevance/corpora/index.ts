@@ -1,3 +1,4 @@
+import { absGuide } from './abs-guide.js';
 import { blindCorpora } from './blind.js';
 import type { Corpus } from './corpus.js';
 import { handbook } from './handbook.js';
@@ -10,8 +11,9 @@ export type { Corpus };
 
 /**
  * Every corpus of the protocol: the development set, the check corpora (two bilingual books,
- * then two English-only manuals cut into short sections), then the two blind ones.
+ * then two English-only manuals cut into short sections, then an English-only programming
+ * guide of long sections around code), then the two blind ones.
  */
 export async function allCorpora(): Promise<Corpus[]> {
-  return [reference, handbook, installationGuide, securingDebian, kernelHandbook, ...blindCorpora];
+  return [reference, handbook, installationGuide, securingDebian, kernelHandbook, absGuide, ...blindCorpora];
 }
