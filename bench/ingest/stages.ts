@@ -1,5 +1,5 @@
 import { sha256Hex } from '../../src/platform/crypto.js';
-import { analyzeChunk } from '../../src/text/analyze.js';
+import { analyzeChunk, hasHeading } from '../../src/text/analyze.js';
 import { detectDocumentLanguage } from '../../src/text/detect-language.js';
 import { chunkMarkdown } from '../../src/knowledge/pipeline/chunk.js';
 import { embedText } from '../../src/knowledge/pipeline/embedder.js';
@@ -51,7 +51,8 @@ export async function runStages(): Promise<void> {
       lap('language');
       const chunks = await chunkMarkdown(text, tokenizer);
       lap('chunk');
-      for (const c of chunks) analyzeChunk(c.text, title, lang);
+      const headed = hasHeading(text);
+      for (const c of chunks) analyzeChunk(c.text, title, lang, headed);
       lap('analyze');
       tokenizer.count(text);
       lap('tokens');

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
 import type { WorkerPool } from '../platform/worker-pool.js';
-import { ANALYZER_ID, type ChunkAnalysis } from '../text/analyze.js';
+import { ANALYZER_ID, type ChunkAnalysis, hasHeading } from '../text/analyze.js';
 import type { Language } from '../text/language.js';
 import { chunkTerms, packTerms, unpackTerms } from './chunk-terms.js';
 import type { ChunkTerms, IndexedChunk } from './knowledge-index.js';
@@ -196,12 +196,20 @@ export class ChunkCache {
     for (const s of sources) out.set(s.id, { agentId: s.agent_id, chunks: [], print: printOf(s) });
     const meta = new Map(sources.map((s) => [s.id, { ...s, topics: storedTopics(s) }]));
     const unanalysed = rows.filter((r) => r.analyzer_id !== ANALYZER_ID || r.terms === null);
+    // Whether a document has headings is a fact of all its chunks (D-1043): read here, where they all are.
+    const headed = new Set(unanalysed.length ? rows.filter((r) => hasHeading(r.text)).map((r) => r.source_id) : []);
     const terms = unanalysed.length
       ? await this.#reanalyse(
           workspaceId,
           unanalysed
             .filter((r) => meta.has(r.source_id))
-            .map((r) => ({ id: r.id, text: r.text, title: meta.get(r.source_id)!.title, lang: r.lang === 'es' ? 'es' : 'en' })),
+            .map((r) => ({
+              id: r.id,
+              text: r.text,
+              title: meta.get(r.source_id)!.title,
+              lang: r.lang === 'es' ? 'es' : 'en',
+              headed: headed.has(r.source_id),
+            })),
         )
       : new Map<string, ChunkTerms>();
     const positions = new Map<string, number>();
@@ -233,10 +241,13 @@ export class ChunkCache {
    * analysed again in worker threads and stored with ids of the workspace's dictionary
    * (decisions, D-301): once, then every later read finds them.
    */
-  async #reanalyse(workspaceId: string, rows: { id: string; text: string; title: string; lang: Language }[]): Promise<Map<string, ChunkTerms>> {
+  async #reanalyse(
+    workspaceId: string,
+    rows: { id: string; text: string; title: string; lang: Language; headed: boolean }[],
+  ): Promise<Map<string, ChunkTerms>> {
     const analyses: ChunkAnalysis[] = [];
     for (let i = 0; i < rows.length; i += REANALYSE_BATCH) {
-      const batch = rows.slice(i, i + REANALYSE_BATCH).map(({ text, title, lang }) => ({ text, title, lang }));
+      const batch = rows.slice(i, i + REANALYSE_BATCH).map(({ text, title, lang, headed }) => ({ text, title, lang, headed }));
       analyses.push(...(await this.deps.workers.run(EXTRACT_WORKER, 'analyze', batch)));
     }
     const out = new Map<string, ChunkTerms>();

@@ -68,6 +68,7 @@ export class LexicalIndex {
   // Scratch arrays every query reuses: it resets only the entries it touched.
   readonly #total: Float64Array;
   readonly #best: Float64Array;
+  readonly #own: Float64Array;
   readonly #touched: Uint32Array;
   readonly #matched: Uint32Array;
 
@@ -130,6 +131,7 @@ export class LexicalIndex {
     this.#bodyNorm = norms(parts.bodyLengths);
     this.#total = new Float64Array(n);
     this.#best = new Float64Array(n);
+    this.#own = new Float64Array(n);
     this.#touched = new Uint32Array(n);
     this.#matched = new Uint32Array(n);
   }
@@ -278,29 +280,34 @@ export class LexicalIndex {
   }
 
   /**
-   * The `k` best chunks that `keep` accepts (ties by position), and the query's
-   * `ceiling`: the score of a chunk of average length holding every group's best term
-   * once (the sum of their idf). A chunk scores the best alternative of each group, never
-   * their sum, so that a word's two stems never count it twice. `weights[g][a]` scales
-   * alternative `a` of group `g` (default 1). Costs the postings of
-   * the query's terms, not the scope; those of a stored index must be `load`ed first.
+   * The `k` best chunks that `keep` accepts (ties by position), the query's `ceiling`:
+   * the score of a chunk of average length holding every group's best term once (the sum
+   * of their idf), and `most`, the sum of the idf of every term a chunk can score with.
+   * A chunk scores the sum of a group's own terms (a word's stems in both languages,
+   * as the bag of stems of a BM25 does: D-1042), or its best translation when that
+   * scores more. `weights[g][a]` scales alternative `a` of group `g` (default 1); an
+   * alternative weighing less is a translation (D-791). Costs the postings of the query's
+   * terms, not the scope; those of a stored index must be `load`ed first.
    */
   search(
     groups: readonly TermGroup[],
     k: number,
     keep: (position: number) => boolean,
     weights?: readonly (readonly number[] | undefined)[],
-  ): { hits: LexicalHit[]; ceiling: number } {
+  ): { hits: LexicalHit[]; ceiling: number; most: number } {
     const total = this.#total;
     const best = this.#best;
+    const own = this.#own;
     const touched = this.#touched;
     const matched = this.#matched;
     let matchedCount = 0;
     let ceiling = 0;
+    let most = 0;
     for (let g = 0; g < groups.length; g++) {
       const group = groups[g]!;
       let touchedCount = 0;
       let groupCeiling = 0;
+      let ownSum = 0;
       let translatedCeiling = 0;
       for (let a = 0; a < group.length; a++) {
         const id = group[a]!;
@@ -310,22 +317,27 @@ export class LexicalIndex {
         // ceiling only for a word none of whose own forms the scope uses.
         const weight = weights?.[g]?.[a] ?? 1;
         const idf = this.idf(id);
-        if (weight === 1) groupCeiling = Math.max(groupCeiling, idf);
-        else translatedCeiling = Math.max(translatedCeiling, weight * idf);
+        if (weight === 1) {
+          groupCeiling = Math.max(groupCeiling, idf);
+          ownSum += idf;
+        } else translatedCeiling = Math.max(translatedCeiling, weight * idf);
         for (let j = from; j < to; j++) {
           const d = docs[j]!;
           const tf = body[j]! / this.#bodyNorm[d]!;
           const s = (weight * idf * tf * (K1 + 1)) / (K1 + tf);
-          if (best[d] === 0) touched[touchedCount++] = d;
-          if (s > best[d]!) best[d] = s;
+          if (best[d] === 0 && own[d] === 0) touched[touchedCount++] = d;
+          if (weight === 1) own[d]! += s;
+          else if (s > best[d]!) best[d] = s;
         }
       }
       ceiling += groupCeiling || translatedCeiling;
+      most += Math.max(ownSum, translatedCeiling);
       for (let t = 0; t < touchedCount; t++) {
         const d = touched[t]!;
         if (total[d] === 0) matched[matchedCount++] = d;
-        total[d]! += best[d]!;
+        total[d]! += Math.max(own[d]!, best[d]!);
         best[d] = 0;
+        own[d] = 0;
       }
     }
     // The best k, ties by position: the order chunks were met in does not matter.
@@ -342,7 +354,7 @@ export class LexicalIndex {
     }
     const hits = top.map((position) => ({ position, score: total[position]! }));
     for (let m = 0; m < matchedCount; m++) total[matched[m]!] = 0;
-    return { hits, ceiling };
+    return { hits, ceiling, most };
   }
 }
 

@@ -122,7 +122,7 @@ export class RetrievalService {
     const lexical = index.lexical;
     const fused = options.vectors !== false && !(this.deps.knowledge.embedder instanceof HashingEmbedder);
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
-    const { hits, ceiling } = lexical.search(groups, pool, eligible, weights);
+    const { hits, ceiling, most } = lexical.search(groups, pool, eligible, weights);
     const sure = confidence({
       best: hits[0]?.score ?? 0,
       ceiling,
@@ -148,10 +148,10 @@ export class RetrievalService {
         },
       ));
     // A passage's score: its BM25 over the highest BM25 this question could give, every
-    // word of it (those the scope never uses at the idf of an unseen term) in one chunk
-    // as often as saturation allows. Within 0..1 without a cap, so it keeps BM25's order
-    // (D-761).
-    const highest = lexical.highestScore(ceiling + unknown * lexical.unseenIdf);
+    // term of it (a word's stems in both languages, D-1042; words the scope never uses at
+    // the idf of an unseen term) in one chunk as often as saturation allows. Within 0..1
+    // without a cap, so it keeps BM25's order (D-761).
+    const highest = lexical.highestScore(most + unknown * lexical.unseenIdf);
     const normalised = (score: number) => score / Math.max(1e-9, highest);
     const queryVector = fused ? await embedQuery() : undefined;
     if (queryVector) await index.loadVectors();

@@ -9,7 +9,7 @@ import { accentedWords, fold } from './words.js';
  * letters and digits, lowercase) less the `stopword` package's English and Spanish
  * lists, reduced to the Snowball stems of the chunk's language (the language most of
  * its words are written in), one field: what a textbook BM25 with Snowball stemming
- * indexes. A chunk without a heading line of its own has its source's title as one. A
+ * indexes. The chunks of a document without a heading line have its title as one. A
  * question is too short to tell its language: each of its words is looked up under its
  * stems in both. Pure functions of the text: the same chunk analyses the same on every run.
  */
@@ -19,7 +19,7 @@ import { accentedWords, fold } from './words.js';
  * version (other stemmers, stop words or fields) is analysed again when it is read,
  * as a chunk embedded by another embedder is embedded again. Change it with the analysis.
  */
-export const ANALYZER_ID = 'svc-bm25-snowball-2';
+export const ANALYZER_ID = 'svc-bm25-snowball-3';
 
 /** A word longer than this (a hash, base64) is kept whole: no stemmer knows it. */
 const MAX_STEMMED = 40;
@@ -135,6 +135,11 @@ export function titleText(title: string): string {
 /** A Markdown heading line anywhere in a text. */
 const ANY_HEADING = /^\s{0,3}#{1,6}\s/m;
 
+/** Whether a text holds a Markdown heading line: a document that names its own parts (D-1043). */
+export function hasHeading(text: string): boolean {
+  return ANY_HEADING.test(text);
+}
+
 /**
  * A chunk's terms as stored: each distinct stem with its count. The stored format keeps
  * a second field (`head`, once headings and titles weighing twice); since D-760 it is
@@ -154,12 +159,13 @@ export interface ChunkAnalysis {
  * Analyses a chunk of a document written (as a whole) in `fallback`, titled `title`.
  * Its language is the one most of its words are written in (each block judged by the
  * function words only one language writes), and all its words are stemmed in that
- * language, as a BM25 with Snowball stemming over the chunk would (D-760). A chunk with
- * no heading line of its own (a short text, a page without headings) has the title
- * as its heading: it is how the document names its subject. An upload's file name is
- * not indexed.
+ * language, as a BM25 with Snowball stemming over the chunk would (D-760). A chunk of a
+ * document with no heading line anywhere (`headed` false: a short text, a page without
+ * headings) has the title as its heading: it is how the document names its subject.
+ * A document with headings names its parts itself, and its chunks are indexed as they
+ * are (D-1043). An upload's file name is not indexed.
  */
-export function analyzeChunk(text: string, title: string, fallback: Language): ChunkAnalysis {
+export function analyzeChunk(text: string, title: string, fallback: Language, headed: boolean): ChunkAnalysis {
   let spanish = 0;
   let english = 0;
   for (const block of textBlocks(text, fallback)) {
@@ -169,7 +175,7 @@ export function analyzeChunk(text: string, title: string, fallback: Language): C
   }
   const lang: Language = spanish > english ? 'es' : english > spanish ? 'en' : fallback;
   const stems = searchStems(text, lang);
-  if (!ANY_HEADING.test(text)) stems.push(...searchStems(titleText(title), lang));
+  if (!headed) stems.push(...searchStems(titleText(title), lang));
   const counts = new Map<string, number>();
   for (const stem of stems) counts.set(stem, (counts.get(stem) ?? 0) + 1);
   const terms = [...counts.keys()];

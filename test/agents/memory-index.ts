@@ -2,7 +2,7 @@ import { chunkTerms } from '../../src/knowledge/chunk-terms.js';
 import type { IndexedChunk, KnowledgeIndex, LexicalHit } from '../../src/knowledge/knowledge-index.js';
 import type { Embedder } from '../../src/knowledge/ports.js';
 import { HashingEmbedder } from '../../src/knowledge/pipeline/embedder.js';
-import { analyzeChunk } from '../../src/text/analyze.js';
+import { analyzeChunk, hasHeading } from '../../src/text/analyze.js';
 import { accentedWords as words, fold } from '../../src/text/words.js';
 
 /** A small hashed bag-of-words embedder: deterministic, enough to rank test texts. */
@@ -43,7 +43,7 @@ export class MemoryKnowledgeIndex implements KnowledgeIndex {
   /** Adds a chunk analysed as ingestion would, its terms in the workspace's dictionary. */
   async add(workspaceId: string, chunk: Omit<IndexedChunk, 'vector' | 'tokenCount' | 'chunkId' | 'terms'> & { chunkId?: string }): Promise<IndexedChunk> {
     const [vector] = await this.embedder.embed([`${chunk.title}\n${chunk.text}`]);
-    const analysis = analyzeChunk(chunk.text, chunk.title, chunk.lang);
+    const analysis = analyzeChunk(chunk.text, chunk.title, chunk.lang, hasHeading(chunk.text));
     let dictionary = this.#dictionaries.get(workspaceId);
     if (!dictionary) {
       dictionary = new Map();

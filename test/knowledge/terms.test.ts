@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../emulator/emulator.js';
-import { ANALYZER_ID, analyzeChunk, textBlocks } from '../../src/text/analyze.js';
+import { ANALYZER_ID, analyzeChunk, hasHeading, textBlocks } from '../../src/text/analyze.js';
 import { reopenableStore } from '../support/store.js';
 import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
@@ -19,19 +19,29 @@ describe('block languages', () => {
       [false, 'es'],
       [false, 'en'],
     ]);
-    const { terms, lang } = analyzeChunk(MIXED, 'Red', 'es');
+    const { terms, lang } = analyzeChunk(MIXED, 'Red', 'es', false);
     expect(lang).toBe('es');
     // One language for the whole chunk, as a BM25 with Snowball stems over the chunk
     // would stem it (D-760): Spanish stems, also for the English paragraph's words.
     expect(terms).toEqual(expect.arrayContaining(['configur', 'ficher', 'reinici', 'resolv']));
   });
 
-  it('gives a chunk without a heading its title as one, and leaves the stop words out', () => {
-    const { terms, body } = analyzeChunk('Check-in starts at 15:00 at the reception.', 'Arrival and keys', 'en');
+  it('gives a chunk of a document without headings its title as one, and leaves the stop words out', () => {
+    const { terms, body } = analyzeChunk('Check-in starts at 15:00 at the reception.', 'Arrival and keys', 'en', false);
     expect(terms).toEqual(expect.arrayContaining(['check', 'start', '15', '00', 'recept', 'arriv', 'key']));
     expect(terms).not.toContain('the');
     expect(terms).not.toContain('at');
     expect(body.every((n) => n >= 1)).toBe(true);
+  });
+
+  it('leaves the title out of a chunk of a document that names its parts with headings (D-1043)', () => {
+    // The second chunk of a long section carries no heading line of its own: its words are its own.
+    const { terms } = analyzeChunk('Each line of the file is read in turn.', 'Sample bashrc files', 'en', true);
+    expect(terms).toEqual(expect.arrayContaining(['line', 'file', 'read', 'turn']));
+    expect(terms).not.toContain('sampl');
+    expect(terms).not.toContain('bashrc');
+    expect(hasHeading('Intro\n\n## Loops\n\nText')).toBe(true);
+    expect(hasHeading('No #heading here\n    # a comment in code')).toBe(false);
   });
 
   it('answers a question in either language about a partly translated document', async () => {

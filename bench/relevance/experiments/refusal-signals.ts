@@ -14,7 +14,7 @@ import { chunkTerms } from '../../../src/knowledge/chunk-terms.js';
 import { LexicalIndex } from '../../../src/retrieval/lexical-index.js';
 import { questionTerms } from '../../../src/retrieval/question-terms.js';
 import { isEverydayWord, isInflectedForm, type Evidence } from '../../../src/retrieval/confidence.js';
-import { analyzeChunk, languageBalance, queryWords, snowballStem } from '../../../src/text/analyze.js';
+import { analyzeChunk, hasHeading, languageBalance, queryWords, snowballStem } from '../../../src/text/analyze.js';
 import { isQuestionWord } from '../../../src/text/search-words.js';
 import { fold } from '../../../src/text/words.js';
 import type { CapturedChunk } from '../evaluate.js';
@@ -144,7 +144,8 @@ export function loadCorpora(): { name: string; chunks: CapturedChunk[]; question
 
 /** Every question of a corpus ranked by src's BM25, with its evidence and signals. */
 export function askAll(name: string, chunks: CapturedChunk[], questions: Question[], rankOfWord: (w: string) => number): Asked[] {
-  const analyses = chunks.map((c) => analyzeChunk(c.text, c.title, c.lang));
+  const headed = new Set(chunks.filter((c) => hasHeading(c.text)).map((c) => c.sourceId));
+  const analyses = chunks.map((c) => analyzeChunk(c.text, c.title, c.lang, headed.has(c.sourceId)));
   const dictionary = new Map<string, number>();
   for (const a of analyses) for (const t of a.terms) if (!dictionary.has(t)) dictionary.set(t, dictionary.size);
   const termsOf = analyses.map((a) => chunkTerms(a, dictionary));

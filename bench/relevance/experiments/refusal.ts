@@ -11,7 +11,7 @@ import { chunkTerms } from '../../../src/knowledge/chunk-terms.js';
 import { LexicalIndex } from '../../../src/retrieval/lexical-index.js';
 import { questionTerms } from '../../../src/retrieval/question-terms.js';
 import { confidence, type Evidence } from '../../../src/retrieval/confidence.js';
-import { analyzeChunk, queryWords } from '../../../src/text/analyze.js';
+import { analyzeChunk, hasHeading, queryWords } from '../../../src/text/analyze.js';
 import { fmt } from '../../support.js';
 import type { CapturedChunk } from '../evaluate.js';
 import { distinctSections, rankOf, type Question } from '../metrics.js';
@@ -27,7 +27,8 @@ export interface Asked {
 
 /** src's ranking over captured chunks: every question's rank (no refusal) and evidence. */
 export function ask(chunks: CapturedChunk[], questions: Question[]): Asked[] {
-  const analyses = chunks.map((c) => analyzeChunk(c.text, c.title, c.lang));
+  const headed = new Set(chunks.filter((c) => hasHeading(c.text)).map((c) => c.sourceId));
+  const analyses = chunks.map((c) => analyzeChunk(c.text, c.title, c.lang, headed.has(c.sourceId)));
   const dictionary = new Map<string, number>();
   for (const a of analyses) for (const t of a.terms) if (!dictionary.has(t)) dictionary.set(t, dictionary.size);
   const lexical = LexicalIndex.build(

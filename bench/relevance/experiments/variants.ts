@@ -30,7 +30,7 @@ export interface Variant {
   lang: 'chunk' | 'block';
   fold: boolean;
   query: 'sum' | 'max';
-  title: 'none' | 'body' | 'missing' | 'headless' | 'head2' | 'head2+file';
+  title: 'none' | 'body' | 'missing' | 'headless' | 'headless-doc' | 'head2' | 'head2+file';
   singles: boolean;
   k1: number;
   b: number;
@@ -97,7 +97,7 @@ interface Doc {
   headLength: number;
 }
 
-function bagOf(v: Variant, a: ReturnType<typeof analyser>, c: CapturedChunk): Doc {
+function bagOf(v: Variant, a: ReturnType<typeof analyser>, c: CapturedChunk, headedSources?: ReadonlySet<string>): Doc {
   const body = new Map<string, number>();
   const head = new Map<string, number>();
   let bodyLength = 0;
@@ -139,6 +139,7 @@ function bagOf(v: Variant, a: ReturnType<typeof analyser>, c: CapturedChunk): Do
         'body',
       );
     else if (v.title === 'headless' && !/^\s{0,3}#{1,6}\s/m.test(c.text)) add(stems, 'body');
+    else if (v.title === 'headless-doc' && !headedSources?.has(c.sourceId)) add(stems, 'body');
     else if (headed) add(stems, 'head');
   }
   return { body, head, bodyLength, headLength };
@@ -146,7 +147,8 @@ function bagOf(v: Variant, a: ReturnType<typeof analyser>, c: CapturedChunk): Do
 
 export function buildVariant(v: Variant, chunks: CapturedChunk[]): (query: string, k: number) => number[] {
   const a = analyser(v);
-  const docs = chunks.map((c) => bagOf(v, a, c));
+  const headedSources = new Set(chunks.filter((c) => /^\s{0,3}#{1,6}\s/m.test(c.text)).map((c) => c.sourceId));
+  const docs = chunks.map((c) => bagOf(v, a, c, headedSources));
   const n = docs.length;
   const df = new Map<string, number>();
   for (const d of docs) for (const t of new Set([...d.body.keys(), ...d.head.keys()])) df.set(t, (df.get(t) ?? 0) + 1);
@@ -240,6 +242,8 @@ export const VARIANTS: Variant[] = [
   { ...BASE, name: 'headings+title+file x2 (main)', title: 'head2+file' },
   { ...BASE, name: 'max+fold', query: 'max', fold: true },
   { ...BASE, name: 'max+fold+title if no heading', query: 'max', fold: true, title: 'headless' },
+  { ...BASE, name: 'fold+title if the document has no heading', fold: true, title: 'headless-doc' },
+  { ...BASE, name: 'max+fold+title if the document has no heading', query: 'max', fold: true, title: 'headless-doc' },
   { ...BASE, name: 'max+fold+title missing words', query: 'max', fold: true, title: 'missing' },
   { ...BASE, name: 'max+fold+fillers', query: 'max', fold: true, stop: 'pkg+fillers' },
   { ...BASE, name: 'max+fold+no singles', query: 'max', fold: true, singles: false },

@@ -30,8 +30,8 @@ export const prepare = workerTask(async (input: DocumentInput & { embed: boolean
 export const isJson = workerTask((bytes: Uint8Array) => isJsonDocument(bytes));
 
 /** Chunks stored by an earlier analysis, analysed again (`ANALYZER_ID` changed). */
-export const analyze = workerTask((chunks: { text: string; title: string; lang: Language }[]): ChunkAnalysis[] =>
-  chunks.map((c) => analyzeChunk(c.text, c.title, c.lang)),
+export const analyze = workerTask((chunks: { text: string; title: string; lang: Language; headed: boolean }[]): ChunkAnalysis[] =>
+  chunks.map((c) => analyzeChunk(c.text, c.title, c.lang, c.headed)),
 );
 
 /**

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../../platform/crypto.js';
-import { analyzeChunk, type ChunkAnalysis } from '../../text/analyze.js';
+import { analyzeChunk, type ChunkAnalysis, hasHeading } from '../../text/analyze.js';
 import { detectDocumentLanguage } from '../../text/detect-language.js';
 import type { Language } from '../../text/language.js';
 import type { Embedder } from '../ports.js';
@@ -79,7 +79,8 @@ export async function prepareDocument(input: DocumentInput, embed: boolean): Pro
   const { text, title: found } = await extractText(input.format, input.bytes, input.charset);
   const title = (input.title ?? found ?? input.fallbackTitle).slice(0, TITLE_MAX);
   const lang = detectDocumentLanguage(text);
-  const chunks = (await chunkMarkdown(text, tokenizer)).map((c) => ({ ...c, analysis: analyzeChunk(c.text, title, lang) }));
+  const headed = hasHeading(text);
+  const chunks = (await chunkMarkdown(text, tokenizer)).map((c) => ({ ...c, analysis: analyzeChunk(c.text, title, lang, headed) }));
   if (chunks.length === 0) throw new IngestError('unsupported_document', 'no chunks');
   return {
     title,
@@ -116,7 +117,12 @@ export async function ingestClaim(claim: { es: string; en: string }, title: stri
     parts.map((p) => p.text),
   );
   // Each part keeps the language it was given, whatever its words suggest.
-  const chunks = parts.map((p, i) => ({ ...p, tokenCount: tokenizer.count(p.text), vector: vectors[i]!, analysis: analyzeChunk(p.text, title, p.lang) }));
+  const chunks = parts.map((p, i) => ({
+    ...p,
+    tokenCount: tokenizer.count(p.text),
+    vector: vectors[i]!,
+    analysis: analyzeChunk(p.text, title, p.lang, hasHeading(p.text)),
+  }));
   return {
     title,
     lang: 'en',
