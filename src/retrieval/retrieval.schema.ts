@@ -45,7 +45,7 @@ export const PassageSchema = named(
       v.maxValue(1),
       v.description(
         'How much of the question this passage holds: its BM25 score over the highest BM25 the question could give ' +
-          '(every word of it, those the knowledge never uses included, as often as saturation allows), so 1 is out of reach ' +
+          '(every word of it under each stem the knowledge uses, those it never uses included, as often as saturation allows), so 1 is out of reach ' +
           'and a passage holding each word once scores about 0.45 (0.15 more for a passage of a routed topic, at most 1). ' +
           'Comparable across questions to the same agent. With an embeddings endpoint configured the words still decide: the ' +
           'vectors raise a score by at most 1% of itself (by how near they rank the passage), so passages more than 1% apart keep ' +
