@@ -21,6 +21,9 @@ let readability: Promise<typeof import('@mozilla/readability')> | undefined;
 const loadLinkedom = () => (linkedom ??= import('linkedom'));
 const loadReadability = () => (readability ??= import('@mozilla/readability'));
 
+/** What one of Turndown's Markdown escapes (`escapeMarkdown`, none with the `m` flag) could match. */
+const MAY_ESCAPE = /[\\*`[\]_]|^[-+=#~>\d]/;
+
 function loadTurndown(): Promise<Turndown> {
   turndown ??= import('turndown').then(({ default: TurndownService }) => {
     const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
@@ -31,6 +34,11 @@ function loadTurndown(): Promise<Turndown> {
       replacement: (_c, node) => ((node as { getAttribute(n: string): string | null }).getAttribute('alt') ?? '').trim(),
     });
     service.addRule('preformatted', { filter: 'pre', replacement: (_c, node) => fencedBlock(node as unknown as PreNode) });
+    // Turndown escapes every text node with thirteen replacements in turn; a text none of
+    // them can match (most: no \ * ` [ ] _ anywhere, nor - + = # ~ > or a digit first)
+    // comes back as it is, without them.
+    const escapeAll = service.escape.bind(service);
+    service.escape = (text) => (MAY_ESCAPE.test(text) ? escapeAll(text) : text);
     return service;
   });
   return turndown;
