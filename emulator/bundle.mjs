@@ -6,9 +6,49 @@ import { build } from 'esbuild';
 
 // Pure-JS dependencies worth inlining; every other dependency stays external (native
 // addons, wasm, and heavy libraries that are imported lazily).
-const BUNDLED = new Set(['hono', '@hono/node-server', 'kysely', 'valibot', '@valibot/to-json-schema', 'p-queue', 'ipaddr.js', 'saxes', 'image-size']);
+// linkedom is bundled for `lazyListenerMaps` (its optional peer `canvas` stays outside).
+const BUNDLED = new Set([
+  'hono',
+  '@hono/node-server',
+  'kysely',
+  'valibot',
+  '@valibot/to-json-schema',
+  'p-queue',
+  'ipaddr.js',
+  'saxes',
+  'image-size',
+  'linkedom',
+]);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !BUNDLED.has(name));
+const external = [...Object.keys(pkg.dependencies ?? {}).filter((name) => !BUNDLED.has(name)), 'canvas'];
+
+// linkedom's EventTarget gives every node, attribute and text it creates a listener map
+// in a module-wide WeakMap, though a page read for its text never gets a listener: a
+// quarter of reading a page went to those maps and to the young-generation collections
+// that trace the WeakMap's entries (decisions, D-1051). In the bundle the map is made
+// when a first listener is added; a node without one behaves as one with an empty map.
+// Each edit must apply, else the build fails: another linkedom must be looked at again.
+const LISTENER_MAPS = [
+  ['  constructor() {\n    wm.set(this, new Map);\n  }', '  constructor() {}'],
+  [
+    '    const map = wm.get(this);\n    if (!map.has(type)) \n',
+    '    let map = wm.get(this);\n    if (!map) wm.set(this, (map = new Map));\n    if (!map.has(type)) \n',
+  ],
+  ['    const map = wm.get(this);\n    if (map.has(type)) {', '    const map = wm.get(this);\n    if (map && map.has(type)) {'],
+];
+const lazyListenerMaps = {
+  name: 'linkedom-lazy-listener-maps',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]linkedom[\\/]esm[\\/]interface[\\/]event-target\.js$/ }, ({ path }) => {
+      let contents = readFileSync(path, 'utf8');
+      for (const [from, to] of LISTENER_MAPS) {
+        if (contents.split(from).length !== 2) throw new Error(`${path} is not the linkedom D-1051 was written for: look at its listener maps again`);
+        contents = contents.replace(from, to);
+      }
+      return { contents, loader: 'js' };
+    });
+  },
+};
 
 // Worker modules (`*.worker.ts`) run in threads of their own: each becomes a file
 // beside the CLI, `dist/<name>.js`, where `workerModule(import.meta.url, name)` looks
@@ -43,6 +83,7 @@ await build({
   external,
   sourcemap: true,
   logLevel: 'warning',
+  plugins: [lazyListenerMaps],
   // CommonJS code inside the bundle may call require().
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
 });

@@ -2,7 +2,7 @@ import { stemmer as spanishStemmer } from '@orama/stemmers/spanish';
 import englishStemmer from 'wink-porter2-stemmer';
 import type { Language } from './language.js';
 import { ONLY_ENGLISH, ONLY_SPANISH, SEARCH_STOPWORDS } from './search-words.js';
-import { accentedWords, fold } from './words.js';
+import { accentedWords, fold, foldWord } from './words.js';
 
 /*
  * Retrieval's text analysis (decisions, D-300, D-760): the words of a chunk (runs of
@@ -57,12 +57,12 @@ export function isSearchStopword(word: string): boolean {
 
 const SPANISH_MARKS = /[ñ¿¡áéíóú]/g;
 
-/** Evidence for Spanish minus evidence for English (positive: Spanish). */
-export function languageBalance(text: string): number {
+/** `languageBalance` of a text whose `accentedWords` are `words`. */
+function balanceOf(text: string, words: readonly string[]): number {
   let es = 0;
   let en = 0;
-  for (const w of accentedWords(text)) {
-    const f = fold(w);
+  for (const w of words) {
+    const f = foldWord(w);
     if (ONLY_SPANISH.has(f)) es += 1;
     else if (ONLY_ENGLISH.has(f)) en += 1;
   }
@@ -70,10 +70,16 @@ export function languageBalance(text: string): number {
   return es - en;
 }
 
+/** Evidence for Spanish minus evidence for English (positive: Spanish). */
+export function languageBalance(text: string): number {
+  return balanceOf(text, accentedWords(text));
+}
+
+const languageOf = (balance: number, fallback: Language): Language => (balance > 0 ? 'es' : balance < 0 ? 'en' : fallback);
+
 /** The language of a block: the function words only one language writes, and Spanish marks; `fallback` on a tie. */
 export function blockLanguage(text: string, fallback: Language): Language {
-  const balance = languageBalance(text);
-  return balance > 0 ? 'es' : balance < 0 ? 'en' : fallback;
+  return languageOf(languageBalance(text), fallback);
 }
 
 export interface TextBlock {
@@ -99,18 +105,23 @@ export function withoutNumbering(text: string): string {
  * Spanish paragraphs. A block that does not tell takes `fallback` (the document's).
  */
 export function textBlocks(markdown: string, fallback: Language): TextBlock[] {
-  const out: TextBlock[] = [];
+  return blockTexts(markdown).map(({ text, heading }) => ({ text, heading, lang: blockLanguage(text, fallback) }));
+}
+
+/** `textBlocks` without their languages. */
+function blockTexts(markdown: string): { text: string; heading: boolean }[] {
+  const out: { text: string; heading: boolean }[] = [];
   let body: string[] = [];
   const flush = () => {
     const text = body.join('\n').trim();
-    if (text) out.push({ text, heading: false, lang: blockLanguage(text, fallback) });
+    if (text) out.push({ text, heading: false });
     body = [];
   };
   for (const line of markdown.split('\n')) {
     if (HEADING.test(line)) {
       flush();
       const text = withoutNumbering(line.replace(HEADING_MARKS, ''));
-      if (text) out.push({ text, heading: true, lang: blockLanguage(text, fallback) });
+      if (text) out.push({ text, heading: true });
     } else if (line.trim() === '') flush();
     else body.push(line);
   }
@@ -168,9 +179,11 @@ export interface ChunkAnalysis {
 export function analyzeChunk(text: string, title: string, fallback: Language, headed: boolean): ChunkAnalysis {
   let spanish = 0;
   let english = 0;
-  for (const block of textBlocks(text, fallback)) {
-    const n = accentedWords(block.text).filter(isContent).length;
-    if (block.lang === 'es') spanish += n;
+  // Each block's words read once, for its language (`textBlocks`) and its content words.
+  for (const block of blockTexts(text)) {
+    const words = accentedWords(block.text);
+    const n = words.filter(isContent).length;
+    if (languageOf(balanceOf(block.text, words), fallback) === 'es') spanish += n;
     else english += n;
   }
   const lang: Language = spanish > english ? 'es' : english > spanish ? 'en' : fallback;

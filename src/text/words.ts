@@ -18,6 +18,26 @@ export function fold(text: string): string {
   return text.normalize('NFKD').replace(MARKS, '').toLowerCase();
 }
 
+// Words repeat (Zipf): most folds of a single word come from here. Bounded so that a
+// long-running process reading endless new words keeps a flat memory; only short words,
+// which V8 copies out of the text they were matched in: a longer one is a view that
+// would keep its whole text alive.
+const FOLD_CACHE = 100_000;
+const FOLD_CACHED_LENGTH = 12;
+const folded = new Map<string, string>();
+
+/** `fold(word)` for one word, remembered: the pipeline folds the same words over and over. */
+export function foldWord(word: string): string {
+  if (word.length > FOLD_CACHED_LENGTH) return fold(word);
+  let out = folded.get(word);
+  if (out === undefined) {
+    out = fold(word);
+    if (folded.size >= FOLD_CACHE) folded.clear();
+    folded.set(word, out);
+  }
+  return out;
+}
+
 /** The folded words of `text`, in order. */
 export function words(text: string): string[] {
   return fold(text).match(WORD) ?? [];

@@ -41,13 +41,18 @@ interface Block {
   fenced?: Fenced;
 }
 
+// Imported once per thread: an `import()` resolves its specifier again on every call.
+let marked: Promise<typeof import('marked')> | undefined;
+/** marked's module, loaded on first use. */
+export const loadMarked = () => (marked ??= import('marked'));
+
 /**
  * Markdown's top-level blocks as marked's lexer reads them, without the inline pass that
  * `lexer()` runs after the block pass: a block's raw text and a heading's text and depth
  * come from the block pass alone, and the inline pass was a third of the lexer's time.
  */
 export async function markdownBlockTokens(markdown: string): Promise<Token[]> {
-  const { Lexer } = await import('marked');
+  const { Lexer } = await loadMarked();
   // lexer() normalises line ends first; so does this.
   return new Lexer().blockTokens(markdown.replace(/\r\n|\r/g, '\n'), []);
 }

@@ -14,6 +14,15 @@ export interface HtmlText {
 
 type Turndown = import('turndown');
 let turndown: Promise<Turndown> | undefined;
+// Each module's import once per thread: an `import()` resolves its specifier again on
+// every call, which costs more than a small page's parse.
+let linkedom: Promise<typeof import('linkedom')> | undefined;
+let readability: Promise<typeof import('@mozilla/readability')> | undefined;
+const loadLinkedom = () => (linkedom ??= import('linkedom'));
+const loadReadability = () => (readability ??= import('@mozilla/readability'));
+
+/** What one of Turndown's Markdown escapes (`escapeMarkdown`, none with the `m` flag) could match. */
+const MAY_ESCAPE = /[\\*`[\]_]|^[-+=#~>\d]/;
 
 function loadTurndown(): Promise<Turndown> {
   turndown ??= import('turndown').then(({ default: TurndownService }) => {
@@ -25,6 +34,11 @@ function loadTurndown(): Promise<Turndown> {
       replacement: (_c, node) => ((node as { getAttribute(n: string): string | null }).getAttribute('alt') ?? '').trim(),
     });
     service.addRule('preformatted', { filter: 'pre', replacement: (_c, node) => fencedBlock(node as unknown as PreNode) });
+    // Turndown escapes every text node with thirteen replacements in turn; a text none of
+    // them can match (most: no \ * ` [ ] _ anywhere, nor - + = # ~ > or a digit first)
+    // comes back as it is, without them.
+    const escapeAll = service.escape.bind(service);
+    service.escape = (text) => (MAY_ESCAPE.test(text) ? escapeAll(text) : text);
     return service;
   });
   return turndown;
@@ -75,7 +89,7 @@ function fencedBlock(pre: PreNode): string {
 
 /** Loads the HTML reader's modules (parser, Turndown, Readability) ahead of a first page (D-1000). */
 export async function loadHtmlReader(): Promise<void> {
-  await Promise.all([import('linkedom'), loadTurndown(), import('@mozilla/readability')]);
+  await Promise.all([loadLinkedom(), loadTurndown(), loadReadability()]);
 }
 
 function clean(text: string | null | undefined): string {
@@ -141,6 +155,17 @@ function markedMain(document: { querySelectorAll(selector: string): Iterable<unk
 }
 
 /**
+ * `element`, for Turndown to read in place. Turndown copies an element before it
+ * collapses its white space (it must not change a caller's DOM); this page's DOM is ours
+ * and read once, and the copy cost as much as parsing the page had (linkedom gives each
+ * node, attribute and text a listener map). Turndown reads only the element's own subtree,
+ * so the Markdown is the same (decisions, D-1050).
+ */
+function consumed(element: HtmlNode): HtmlNode {
+  return Object.assign(element, { cloneNode: () => element });
+}
+
+/**
  * The main content of an HTML page as Markdown, through a real HTML parser (linkedom):
  * navigation, scripts, styles and site chrome are dropped. A page that marks its main
  * content with one `<main>` is read from there; any other page with link text enough to
@@ -148,7 +173,7 @@ function markedMain(document: { querySelectorAll(selector: string): Iterable<unk
  * content (D-305, D-890, D-982).
  */
 export async function extractHtml(html: string): Promise<HtmlText> {
-  const [{ parseHTML }, td] = await Promise.all([import('linkedom'), loadTurndown()]);
+  const [{ parseHTML }, td] = await Promise.all([loadLinkedom(), loadTurndown()]);
   // linkedom reads a fragment (`<main>...</main>`, or a page whose optional <body> tag
   // was left out) without a body: give it one.
   const { document } = parseHTML(/<body[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`);
@@ -162,14 +187,14 @@ export async function extractHtml(html: string): Promise<HtmlText> {
   const body = document.body;
   if (!body) throw new IngestError('unsupported_document', 'no body');
   const main = markedMain(document);
-  // Turndown reads the element as it stands (it copies it), rather than a serialisation
-  // of it parsed again; linkedom leaves a text split at each character reference, which
+  // Turndown reads the element as it stands, rather than a serialisation of it parsed
+  // again; linkedom leaves a text split at each character reference, which
   // Turndown would escape piece by piece: joined first.
   if (main) main.normalize();
   const content = main ?? (await readableContent(document, body));
   // No blank lines collapsed after Turndown: it joins blocks with one blank line at
   // most already, and a code block's own are its text (D-1010).
-  const markdown = td.turndown(content).trim();
+  const markdown = td.turndown(typeof content === 'string' ? content : consumed(content)).trim();
   return { markdown, title: title?.slice(0, 300) };
 }
 
@@ -186,7 +211,7 @@ async function readableContent(
   const whole = body.innerHTML;
   const wholeText = measure(body);
   if (!mayHoldChrome(wholeText)) return whole;
-  const { Readability } = await import('@mozilla/readability');
+  const { Readability } = await loadReadability();
   try {
     const article = new Readability<typeof body>(document as never, { serializer: (el) => el as never }).parse();
     const kept = article?.content;

@@ -2,6 +2,7 @@ import type { IngestFailureCode } from '../../platform/ingest-failures.js';
 import { workerTask } from '../../platform/worker-task.js';
 import { analyzeChunk, type ChunkAnalysis } from '../../text/analyze.js';
 import type { Language } from '../../text/language.js';
+import { loadMarked } from './chunk.js';
 import { isJsonDocument } from './formats.js';
 import { loadHtmlReader } from './extract-html.js';
 import { IngestError } from './ingest-error.js';
@@ -40,6 +41,6 @@ export const analyze = workerTask((chunks: { text: string; title: string; lang: 
  * so that a server's first uploads do not wait for it (D-1000).
  */
 export const warm = workerTask(async (_: null): Promise<null> => {
-  await Promise.all([loadTokenizer(), loadHtmlReader(), import('marked')]);
+  await Promise.all([loadTokenizer(), loadHtmlReader(), loadMarked()]);
   return null;
 });

@@ -3,7 +3,7 @@ import { codeLines } from '../../text/code-fences.js';
 import type { Language } from '../../text/language.js';
 import { stripPlural } from '../../text/stemmers.js';
 import { isCalendarWord, isFunctionWord } from '../../text/stopwords.js';
-import { fold, rawWords } from '../../text/words.js';
+import { fold, foldWord, rawWords } from '../../text/words.js';
 import type { DocFormat } from './formats.js';
 
 export interface SummaryInput {
@@ -46,7 +46,7 @@ export function keyTerms(text: string, title: string, limit = TERMS): string[] {
     const weight = !code[i] && /^#{1,6}\s/.test(line) ? HEADING_WEIGHT : 1;
     for (const word of rawWords(line)) {
       position += 1;
-      const folded = fold(word);
+      const folded = foldWord(word);
       if (folded.length < 4 || /^\d/.test(folded) || isFunctionWord(folded) || isCalendarWord(folded)) continue;
       const key = stripPlural(folded);
       if (inTitle.has(key)) continue;
