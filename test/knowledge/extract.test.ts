@@ -95,6 +95,24 @@ describe('text extraction', () => {
     expect(text).toBe('# Backups\n\nRun the backup every night.\n\nRestore Snapshots Retention');
   });
 
+  it('reads attribute names written in capitals as a browser does (D-1044): the page gives the text its lowercase twin gives', async () => {
+    const page = (attr: (name: string) => string) => `<HTML><HEAD><TITLE>Backups</TITLE></HEAD><BODY>
+      <DIV ${attr('class')}="cookies">We use cookies to improve this site. Accept all cookies?</DIV>
+      <DIV ${attr('class')}="breadcrumbs"><A ${attr('href')}="/">Docs</A> / <A ${attr('href')}="/admin">Admin</A></DIV>
+      <DIV ${attr('class')}="SECT1"><H1>Backups</H1><P>Run the backup every night, then <A ${attr('href')}="/check">check it</A>.</P>
+      <IMG ${attr('src')}="/b.png" ${attr('alt')}="The backup dialog"><PRE ${attr('class')}="language-sh">tar czf /backup/home.tgz /home</PRE></DIV>
+      </BODY></HTML>`;
+    const lower = await extractText('html', bytes(page((n) => n)));
+    const upper = await extractText('html', bytes(page((n) => n.toUpperCase())));
+    expect(upper).toEqual(lower);
+    expect(upper.text).toContain('The backup dialog');
+    expect(upper.text).toContain('tar czf /backup/home.tgz /home');
+    // The first of two spellings of one attribute is the one kept, as in a browser.
+    const twice = await extractText('html', bytes('<main><p>Hi</p><img ALT="first" alt="second"></main>'));
+    expect(twice.text).toContain('first');
+    expect(twice.text).not.toContain('second');
+  });
+
   it('keeps the text of a short page that Readability would cut', async () => {
     const { text } = await extractText('html', bytes('<html><body><p>Only one line here.</p><div>And a second block.</div></body></html>'));
     expect(text).toContain('Only one line here.');

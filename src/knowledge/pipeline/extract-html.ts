@@ -165,6 +165,36 @@ function consumed(element: HtmlNode): HtmlNode {
   return Object.assign(element, { cloneNode: () => element });
 }
 
+// An attribute name written with a capital first, after white space (`<A HREF=...>`,
+// HTML 3 and 4 pages). Linear: a run of letters is only tried from its first letter.
+const UPPERCASE_ATTRIBUTE = /\s[A-Z][A-Za-z-]*\s*=/;
+
+interface AttributeHolder {
+  attributes: Iterable<{ name: string; value: string }>;
+  setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
+}
+
+/**
+ * HTML attribute names are ASCII case-insensitive: a browser's parser lowercases them
+ * (`HREF`, `CLASS`, `ALT`). linkedom keeps them as written, so `a[href]`, an image's
+ * `alt` and Readability's class names would miss an older page's; lowercased here, the
+ * first of two spellings kept, as a browser keeps it (D-1044).
+ */
+function lowercaseAttributes(document: { querySelectorAll(selector: string): Iterable<unknown> }): void {
+  for (const node of document.querySelectorAll('*')) {
+    const el = node as AttributeHolder;
+    const attributes = [...el.attributes].map(({ name, value }) => ({ name, value }));
+    if (attributes.every(({ name }) => name === name.toLowerCase())) continue;
+    const first = new Map<string, string>();
+    for (const { name, value } of attributes) {
+      if (!first.has(name.toLowerCase())) first.set(name.toLowerCase(), value);
+      el.removeAttribute(name);
+    }
+    for (const [name, value] of first) el.setAttribute(name, value);
+  }
+}
+
 /**
  * The main content of an HTML page as Markdown, through a real HTML parser (linkedom):
  * navigation, scripts, styles and site chrome are dropped. A page that marks its main
@@ -177,6 +207,7 @@ export async function extractHtml(html: string): Promise<HtmlText> {
   // linkedom reads a fragment (`<main>...</main>`, or a page whose optional <body> tag
   // was left out) without a body: give it one.
   const { document } = parseHTML(/<body[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`);
+  if (UPPERCASE_ATTRIBUTE.test(html)) lowercaseAttributes(document);
   const title =
     clean(document.querySelector('title')?.textContent) ||
     clean(document.querySelector('meta[property="og:title"]')?.getAttribute('content')) ||
