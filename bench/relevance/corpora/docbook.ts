@@ -35,23 +35,33 @@ export function docbookSections(name: string, html: string): BlindDocument[] {
     const anchor = anchorEl?.getAttribute('id') ?? anchorEl?.getAttribute('name');
     if (!heading || !anchor) throw new Error(`${name}: a section without a heading anchor`);
     const own = children.filter((c) => !isSection(c) && !SKIP_CLASSES.some((s) => c.classList.contains(s)));
-    const text = squash(own.map((c) => c.textContent).join(' '));
-    if (children.some(isSection) && text.length < MIN_PARENT_TEXT) continue;
-    const title = squash(heading.textContent);
-    const level = heading.tagName.slice(1);
-    const body = `<h${level}>${escapeHtml(title)}</h${level}>\n${own.map((c) => c.outerHTML).join('\n')}`;
-    const section = `${name}#${anchor}`;
-    docs.push({
-      key: `${section}@en`,
-      section,
-      lang: 'en',
-      title,
-      html: page(title, 'en', body),
-      text: `${title} ${text}`,
-      filename: `${name}.${anchor}.html`,
-    });
+    const doc = sectionDocument(name, anchor, heading, own, children.some(isSection));
+    if (doc) docs.push(doc);
   }
   return docs;
+}
+
+/**
+ * The document of one section: its heading and `own` content, key `<name>#<anchor>@en`,
+ * file `<name>.<anchor>.html`; none for a parent (`parent`) with under 150 characters
+ * of own text.
+ */
+function sectionDocument(name: string, anchor: string, heading: Element, own: Element[], parent: boolean): BlindDocument | undefined {
+  const text = squash(own.map((c) => c.textContent).join(' '));
+  if (parent && text.length < MIN_PARENT_TEXT) return undefined;
+  const title = squash(heading.textContent);
+  const level = heading.tagName.slice(1);
+  const body = `<h${level}>${escapeHtml(title)}</h${level}>\n${own.map((c) => c.outerHTML).join('\n')}`;
+  const section = `${name}#${anchor}`;
+  return {
+    key: `${section}@en`,
+    section,
+    lang: 'en',
+    title,
+    html: page(title, 'en', body),
+    text: `${title} ${text}`,
+    filename: `${name}.${anchor}.html`,
+  };
 }
 
 /** The Modular DocBook (DSSSL) stylesheet's section classes, upper case as it writes them. */
@@ -82,21 +92,8 @@ export function dssslSections(name: string, html: string): BlindDocument[] {
       heading && [...heading.querySelectorAll('a')].map((a) => a.getAttribute('NAME') ?? a.getAttribute('name') ?? a.getAttribute('id')).find(Boolean);
     if (!heading || !anchor) throw new Error(`${name}: a section without a heading anchor`);
     const own = children.filter((c) => c !== heading && !isDssslSection(c) && !DSSSL_SKIP_CLASSES.some((s) => dssslClasses(c).includes(s)));
-    const text = squash(own.map((c) => c.textContent).join(' '));
-    if (children.some(isDssslSection) && text.length < MIN_PARENT_TEXT) continue;
-    const title = squash(heading.textContent);
-    const level = heading.tagName.slice(1);
-    const body = `<h${level}>${escapeHtml(title)}</h${level}>\n${own.map((c) => c.outerHTML).join('\n')}`;
-    const section = `${name}#${anchor}`;
-    docs.push({
-      key: `${section}@en`,
-      section,
-      lang: 'en',
-      title,
-      html: page(title, 'en', body),
-      text: `${title} ${text}`,
-      filename: `${name}.${anchor}.html`,
-    });
+    const doc = sectionDocument(name, anchor, heading, own, children.some(isDssslSection));
+    if (doc) docs.push(doc);
   }
   return docs;
 }
