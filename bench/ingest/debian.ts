@@ -29,6 +29,8 @@ const NO_MAIN = process.env.BENCH_INGEST_PAGES === 'no-main';
 const CPU_PROF = process.env.BENCH_INGEST_CPU_PROF;
 /** `BENCH_INGEST_TIMELINE=1`: every 500 ms, the CPU each part of the server spent (how busy the cores were). */
 const TIMELINE = process.env.BENCH_INGEST_TIMELINE === '1';
+/** `BENCH_INGEST_NODE_FLAGS='--single-threaded-gc'`: flags for the server's node (V8's among them). */
+const NODE_FLAGS = (process.env.BENCH_INGEST_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /**
  * `BENCH_INGEST_SETTLE=ms`: wait this long after the server answers before the first
  * upload, as for a server started a moment before its documents come (default 0: at once).
@@ -77,6 +79,7 @@ function statCpu(path: string): number | undefined {
 }
 
 interface CpuSnapshot {
+  pid: number;
   /** The whole process, threads that ended included. */
   total: number;
   main: number;
@@ -96,7 +99,7 @@ function cpuSnapshot(pid: number | undefined): CpuSnapshot | undefined {
     const ms = statCpu(`/proc/${pid}/task/${tid}/stat`);
     if (ms !== undefined) threads.set(Number(tid), ms);
   }
-  return { total: statCpu(`/proc/${pid}/stat`) ?? 0, main: threads.get(pid) ?? 0, threads };
+  return { pid, total: statCpu(`/proc/${pid}/stat`) ?? 0, main: threads.get(pid) ?? 0, threads };
 }
 
 /**
@@ -116,7 +119,12 @@ function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): Round['cpu'] {
     threads += 1;
   }
   const main = after.main - before.main;
-  return { main, pool, threads, others: after.total - before.total - main - pool };
+  const busiest = [...after.threads]
+    .filter(([tid]) => tid !== after.pid)
+    .map(([tid, ms]) => ms - (before.threads.get(tid) ?? 0))
+    .sort((a, b) => b - a)
+    .slice(0, 6);
+  return { main, pool, threads, others: after.total - before.total - main - pool, busiest };
 }
 
 /** Samples the server's CPU every 500 ms until stopped; answers one line per sample. */
@@ -147,7 +155,7 @@ const fileName = (doc: CorpusDocument) => `${doc.key.replace(/[#@ ]/g, '.')}.htm
 
 interface Round {
   /** CPU the server spent from the first upload to ready (ms): its main thread, the worker pool's threads, every other thread (GC, libuv). */
-  cpu: { main: number; pool: number; threads: number; others: number } | undefined;
+  cpu: { main: number; pool: number; threads: number; others: number; busiest: number[] } | undefined;
   failed: number;
   uploadMs: number;
   /** From the last upload until every job is done, the lexicon's included. */
@@ -182,7 +190,7 @@ async function json<T>(res: Response, expected: number, what: string): Promise<T
  * content and a few questions' answers as digests (the same on every run and store).
  */
 async function round(docs: CorpusDocument[], questions: string[], storeArgs: string[]): Promise<Round> {
-  const nodeFlags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
+  const nodeFlags = [...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), ...NODE_FLAGS];
   const server = await startServer([...nodeFlags, CLI, '--port', '0', '--fixtures', 'none', '--seed', '1', ...storeArgs]);
   try {
     const base = server.url;
@@ -242,6 +250,7 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
     await json(await fetch(`${base}/_emulator/queue/drain`, { method: 'POST', headers: control }), 200, 'drain');
     const ready = performance.now();
     const cpu1 = cpuSnapshot(server.child.pid);
+    if (process.env.BENCH_INGEST_THREADS === '1' && cpu0 && cpu1) console.log(`      busiest threads: ${cpuSpent(cpu0, cpu1)!.busiest.join(', ')} ms`);
     if (timeline) console.log(timeline.stop());
 
     const sources = await listSources(base, auth);
