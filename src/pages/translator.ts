@@ -1,3 +1,4 @@
+import { codeLines } from '../text/code-fences.js';
 import type { Language } from '../text/language.js';
 
 /**
@@ -11,7 +12,6 @@ export interface Translator {
 
 // Markdown that opens a line (headings, quotes, list items): kept in front of the tag.
 const LINE_PREFIX = /^(\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)*)(.*)$/;
-const FENCE = /^\s*(```|~~~)/;
 
 /**
  * The default translator (decisions, D-042): marks every line of text with the target language
@@ -24,15 +24,12 @@ export class TaggingTranslator implements Translator {
   }
 
   #translate(text: string, to: Language): string {
-    let inFence = false;
-    return text
-      .split('\n')
-      .map((line) => {
-        if (FENCE.test(line)) {
-          inFence = !inFence;
-          return line;
-        }
-        if (inFence || line.trim() === '') return line;
+    const lines = text.split('\n');
+    // Fences and the code between them as CommonMark reads them (a ```` block may hold ``` lines).
+    const code = codeLines(lines);
+    return lines
+      .map((line, i) => {
+        if (code[i] || line.trim() === '') return line;
         const [, prefix = '', rest = ''] = LINE_PREFIX.exec(line) ?? [];
         return rest.trim() === '' ? line : `${prefix}[${to}] ${rest}`;
       })

@@ -1,5 +1,6 @@
 import { stemmer as spanishStemmer } from '@orama/stemmers/spanish';
 import englishStemmer from 'wink-porter2-stemmer';
+import { headingLines } from './code-fences.js';
 import type { Language } from './language.js';
 import { ONLY_ENGLISH, ONLY_SPANISH, SEARCH_STOPWORDS } from './search-words.js';
 import { accentedWords, fold, foldWord } from './words.js';
@@ -19,7 +20,7 @@ import { accentedWords, fold, foldWord } from './words.js';
  * version (other stemmers, stop words or fields) is analysed again when it is read,
  * as a chunk embedded by another embedder is embedded again. Change it with the analysis.
  */
-export const ANALYZER_ID = 'svc-bm25-snowball-3';
+export const ANALYZER_ID = 'svc-bm25-snowball-4';
 
 /** A word longer than this (a hash, base64) is kept whole: no stemmer knows it. */
 const MAX_STEMMED = 40;
@@ -89,7 +90,6 @@ export interface TextBlock {
   lang: Language;
 }
 
-const HEADING = /^\s{0,3}#{1,6}\s/;
 const HEADING_MARKS = /^\s{0,3}#{1,6}\s+/;
 /** `3.2.1.` or `1.` before a heading: numbering says nothing of the subject. */
 const SECTION_NUMBER = /^(?:\d+\.)+\d*\s+/;
@@ -117,8 +117,10 @@ function blockTexts(markdown: string): { text: string; heading: boolean }[] {
     if (text) out.push({ text, heading: false });
     body = [];
   };
-  for (const line of markdown.split('\n')) {
-    if (HEADING.test(line)) {
+  const lines = markdown.split('\n');
+  const headings = headingLines(lines, markdown);
+  for (const [i, line] of lines.entries()) {
+    if (headings[i]) {
       flush();
       const text = withoutNumbering(line.replace(HEADING_MARKS, ''));
       if (text) out.push({ text, heading: true });
@@ -143,12 +145,13 @@ export function titleText(title: string): string {
   return withoutNumbering(title.trim().replace(FILE_EXTENSION, ''));
 }
 
-/** A Markdown heading line anywhere in a text. */
+/** A Markdown heading line anywhere in a text, maybe inside code. */
 const ANY_HEADING = /^\s{0,3}#{1,6}\s/m;
 
-/** Whether a text holds a Markdown heading line: a document that names its own parts (D-1043). */
+/** Whether a text holds a Markdown heading line, outside code (D-1046): a document that names its own parts (D-1043). */
 export function hasHeading(text: string): boolean {
-  return ANY_HEADING.test(text);
+  if (!ANY_HEADING.test(text)) return false;
+  return headingLines(text.split('\n'), text).includes(true);
 }
 
 /**

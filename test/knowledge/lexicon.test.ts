@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
 import { client, type Client } from '../support/client.js';
+import { sections } from '../../src/knowledge/lexicon/segments.js';
 import { DEMO_KEY } from '../support/demo-session.js';
 import { fileEmulator, quiet, workspace } from '../support/emulator.js';
 
@@ -86,6 +87,18 @@ describe("the lexicon learned from the demo workspace's twin documents", () => {
 });
 
 describe('where the lexicon lives', () => {
+  it('cuts a document into sections at its headings, not at the prompts and comments of its code (D-1046)', () => {
+    const guide = (lang: 'en' | 'es') =>
+      [
+        lang === 'en' ? '## 3.1. Installing the server' : '## 3.1. Instalar el servidor',
+        lang === 'en' ? 'Install the package as root.' : 'Instale el paquete como root.',
+        '```sh\n# apt install nginx\n# systemctl enable nginx\n```',
+        lang === 'en' ? '## 3.2. Checking it' : '## 3.2. Comprobarlo',
+        lang === 'en' ? 'Open the page in a browser.' : 'Abra la página en un navegador.',
+      ].join('\n\n');
+    // Two sections in each language, as the two headings say (heading, text, code; heading, text).
+    for (const lang of ['en', 'es'] as const) expect(sections(guide(lang)).map((s) => s.children.length)).toEqual([3, 2]);
+  });
   it('is learned from content alone: the same documents in another order, in another workspace, give the same lexicon byte for byte', async () => {
     const learned = async (docs: typeof DEMO_TEXTS) => {
       const ws = await workspace(emulator);

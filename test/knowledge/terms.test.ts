@@ -44,6 +44,27 @@ describe('block languages', () => {
     expect(hasHeading('No #heading here\n    # a comment in code')).toBe(false);
   });
 
+  it('reads a # line inside fenced code as code, not a heading: a document whose only # lines are prompts lends its title (D-1046)', async () => {
+    const prompts = 'Put the web server in front of the application.\n\n```sh\n# apt install nginx\n# systemctl reload nginx\n```\n\nThen open port 80.';
+    expect(hasHeading(prompts)).toBe(false);
+    expect(hasHeading(`${prompts}\n\n## Certificates\n\nAdd TLS later.`)).toBe(true);
+    expect(textBlocks(prompts, 'en').filter((b) => b.heading)).toEqual([]);
+    const emu = await createEmulator({ log: quiet });
+    try {
+      const ws = await emu.createWorkspace();
+      const api = client(emu, ws.apiKey.secret);
+      const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
+      const id = await addText(api, { title: 'Reverse proxy setup', text: prompts });
+      await addText(api, { title: 'Opening hours', text: 'The front desk opens at seven and the web shop never closes.' });
+      await emu.drain();
+      const res = await api.post(`/v1/agents/${agentId}/query`, { query: 'How do I set up a reverse proxy?', limit: 2 });
+      expect(res.status).toBe(200);
+      expect(res.body.passages[0]?.sourceId).toBe(id);
+    } finally {
+      await emu.close();
+    }
+  });
+
   it('answers a question in either language about a partly translated document', async () => {
     const emu = await createEmulator({ log: quiet });
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Translator } from '../../src/pages/translator.js';
+import { TaggingTranslator, type Translator } from '../../src/pages/translator.js';
 import { fileEmulator } from '../support/emulator.js';
 import { site } from './support.js';
 
@@ -7,6 +7,15 @@ const emulator = await fileEmulator();
 
 const BODY = '# Welcome\n\nSome *text* here.\n\n- one\n- two\n\n```\nconst x = 1;\n```\n';
 const BODY_ES = '# [es] Welcome\n\n[es] Some *text* here.\n\n- [es] one\n- [es] two\n\n```\nconst x = 1;\n```\n';
+
+describe('the default translator', () => {
+  it('leaves code as CommonMark delimits it: a longer fence holds shorter ones, and the text after the block is translated', async () => {
+    const body = 'Run:\n\n````md\n```\n# not a heading\n```\n````\n\n# Next\n\nDone.';
+    expect(await new TaggingTranslator().translate([body], 'en', 'es')).toEqual([
+      '[es] Run:\n\n````md\n```\n# not a heading\n```\n````\n\n# [es] Next\n\n[es] Done.',
+    ]);
+  });
+});
 
 describe('adding a locale', () => {
   it('fills every text of the new language the owner has not written, on every page of the site only', async () => {

@@ -1,4 +1,5 @@
 import { isSearchStopword, snowballStem, withoutNumbering } from '../../text/analyze.js';
+import { headingLines } from '../../text/code-fences.js';
 import type { Language } from '../../text/language.js';
 import { ONLY_ENGLISH, ONLY_SPANISH } from '../../text/search-words.js';
 import { accentedWords, fold, words } from '../../text/words.js';
@@ -275,8 +276,11 @@ export function sections(text: string): Segment[] {
     if (blocks.length) out.push(group(blocks));
     blocks = [];
   };
-  for (const line of text.split('\n')) {
-    if (HEADING.test(line)) {
+  const textLines = text.split('\n');
+  // A `#` line in a code block is a prompt or a comment, not a section's start (D-1046).
+  const headings = headingLines(textLines, text);
+  for (const [i, line] of textLines.entries()) {
+    if (headings[i]) {
       flushSection();
       const heading = withoutNumbering(line.replace(HEADING, ''));
       // The heading keeps its numbering as an anchor: `3.2.1.` is the same in both languages.
