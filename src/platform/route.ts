@@ -197,20 +197,20 @@ export class Router {
   ): Promise<Response> {
     const { auth, query, params, idemKey } = ctx;
     let input: unknown;
-    let bodyPrint = '';
+    let form: FormData | undefined;
     if (spec.body) {
       if (spec.bodyKind === 'multipart') {
-        const form = await readMultipart(c, spec.bodyLimit ?? BODY_LIMITS.upload);
+        form = await readMultipart(c, spec.bodyLimit ?? BODY_LIMITS.upload);
         input = formToObject(form);
-        bodyPrint = await formFingerprint(form);
       } else {
         input = await readJson(c, spec.bodyLimit ?? BODY_LIMITS.json, spec.invalid ?? 'svc.request.validation_failed');
-        bodyPrint = canonicalJson(input ?? null);
       }
     }
 
     if (idemKey !== undefined) {
       parseOrThrow(v.object({ 'Idempotency-Key': IdempotencyKeySchema }), { 'Idempotency-Key': idemKey }, 'svc.request.validation_failed');
+      // Only a request with a key needs its body's print (an upload's is a hash of its file).
+      const bodyPrint = !spec.body ? '' : form ? await formFingerprint(form) : canonicalJson(input ?? null);
       const fingerprint = sha256Hex(`${spec.method} ${c.req.path}?${new URL(c.req.url).search}\n${bodyPrint}`);
       const outcome = await this.idempotency.begin(auth.workspaceId, auth.keyId, idemKey, fingerprint);
       if (outcome.kind === 'replay') {
