@@ -13,7 +13,7 @@ export interface WorkerPoolOptions {
    * work has a thread per core (up to three) beside the one kept (D-892).
    */
   maxThreads: number;
-  /** A thread with nothing to do exits after this long (the pool starts none until needed). Default 30,000 ms. */
+  /** A thread with nothing to do exits after this long (none starts before a task or `warm`). Default 30,000 ms. */
   idleTimeoutMs: number;
   /**
    * How much nicer than the serving thread the threads run (Unix niceness added, 0 to
@@ -97,9 +97,10 @@ const TS_BOOTSTRAP = fileURLToPath(new URL('./ts-worker.mjs', import.meta.url));
 /**
  * One pool of worker threads (piscina) for everything whose cost grows with what a
  * client sends: parts declare their own worker modules and name them per task; the
- * pool knows none of them. Threads start on the first task and exit when idle. A
- * task runs under a wall-time limit, V8 heap limits and a buffer limit; going over
- * one is a `WorkerLimitError` (the thread is ended on a time limit). Failures a
+ * pool knows none of them. Threads start on the first task (or on `warm`, which a
+ * server calls once it listens, D-1000) and exit when idle. A task runs under a
+ * wall-time limit, V8 heap limits and a buffer limit; going over one is a
+ * `WorkerLimitError` (the thread is ended on a time limit). Failures a
  * worker function expects come back as the `ServiceError` it threw.
  */
 export class WorkerPool {
