@@ -10,7 +10,7 @@ import type { Asset, AssetListQuery, AssetUpload } from './assets.schema.js';
 import type { MediaInfo } from './media.js';
 import { ASSET_IMAGE_TYPES, ASSET_VIDEO_TYPES } from './media-types.js';
 import { UrlSigner, type SignedUrl } from './signed-url.js';
-import type { FileSource, StoredFile } from './stored-file.js';
+import { type FileSource, STORED_FILE_COLUMNS, type StoredFile, storedFile } from './stored-file.js';
 import type * as MediaWorker from './media.worker.js';
 
 /** The one thing assets need of pages: that a page exists in the workspace. */
@@ -209,22 +209,8 @@ export class AssetsService {
   }
 
   async #storedAsset(id: string): Promise<StoredFile | undefined> {
-    const row = await this.deps.db
-      .selectFrom('assets')
-      .select(['id', 'content_type', 'byte_size', 'sha256', 'bytes', 'created_at'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return (
-      row && {
-        id: row.id,
-        contentType: row.content_type,
-        byteSize: Number(row.byte_size),
-        sha256: row.sha256,
-        bytes: row.bytes,
-        createdAt: row.created_at,
-        table: 'assets',
-      }
-    );
+    const row = await this.deps.db.selectFrom('assets').select(STORED_FILE_COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row && storedFile(row, 'assets');
   }
 
   async #fromSources(id: string): Promise<StoredFile | undefined> {

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { StoredFile } from '../assets/stored-file.js';
+import { STORED_FILE_COLUMNS, type StoredFile, storedFile } from '../assets/stored-file.js';
 import type { SignedUrl } from '../assets/signed-url.js';
 import type { CoreDeps } from '../core.js';
 import type { BrandFileTable, BrandTable } from '../db/schema/brand.js';
@@ -188,21 +188,7 @@ export class BrandService {
 
   /** A brand file's bytes by id, for `GET /files/{assetId}` (the signature was checked). */
   async getStoredFile(fileId: string): Promise<StoredFile | undefined> {
-    const row = await this.deps.db
-      .selectFrom('brand_files')
-      .select(['id', 'content_type', 'byte_size', 'sha256', 'bytes', 'created_at'])
-      .where('id', '=', fileId)
-      .executeTakeFirst();
-    return (
-      row && {
-        id: row.id,
-        contentType: row.content_type,
-        byteSize: Number(row.byte_size),
-        sha256: row.sha256,
-        bytes: row.bytes,
-        createdAt: row.created_at,
-        table: 'brand_files',
-      }
-    );
+    const row = await this.deps.db.selectFrom('brand_files').select(STORED_FILE_COLUMNS).where('id', '=', fileId).executeTakeFirst();
+    return row && storedFile(row, 'brand_files');
   }
 }
