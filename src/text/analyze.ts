@@ -1,6 +1,6 @@
 import { stemmer as spanishStemmer } from '@orama/stemmers/spanish';
 import englishStemmer from 'wink-porter2-stemmer';
-import { headingLines } from './code-fences.js';
+import { HEADING_MARKS, headingLines } from './code-fences.js';
 import type { Language } from './language.js';
 import { ONLY_ENGLISH, ONLY_SPANISH, SEARCH_STOPWORDS } from './search-words.js';
 import { accentedWords, fold, foldWord } from './words.js';
@@ -90,7 +90,6 @@ export interface TextBlock {
   lang: Language;
 }
 
-const HEADING_MARKS = /^\s{0,3}#{1,6}\s+/;
 /** `3.2.1.` or `1.` before a heading: numbering says nothing of the subject. */
 const SECTION_NUMBER = /^(?:\d+\.)+\d*\s+/;
 

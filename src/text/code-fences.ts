@@ -28,16 +28,17 @@ export function codeLines(lines: readonly string[]): CodeLine[] {
   return out;
 }
 
-const HEADING_LINE = /^\s{0,3}#{1,6}\s/;
+/** A Markdown heading line's marks (`## `): what a heading line starts with, and what its text is without. */
+export const HEADING_MARKS = /^\s{0,3}#{1,6}\s+/;
 const FENCE_MARK = /`{3}|~{3}/;
 
 /**
- * Which lines of a Markdown text are heading lines: a `#` line outside fenced code. In
- * a code block it is a root prompt or a comment (`# apt update`, `# list the files`),
- * which a line-by-line reading took for a heading (D-1046). A text without a fence mark
- * is read without looking for blocks.
+ * Which of `text`'s lines (`lines`, its lines) are heading lines: a `#` line outside
+ * fenced code. In a code block it is a root prompt or a comment (`# apt update`,
+ * `# list the files`), which a line-by-line reading took for a heading (D-1046). A text
+ * without a fence mark is read without looking for blocks.
  */
-export function headingLines(lines: readonly string[], text?: string): boolean[] {
-  const code = text !== undefined && !FENCE_MARK.test(text) ? undefined : codeLines(lines);
-  return lines.map((line, i) => !code?.[i] && HEADING_LINE.test(line));
+export function headingLines(lines: readonly string[], text: string): boolean[] {
+  const code = FENCE_MARK.test(text) ? codeLines(lines) : undefined;
+  return lines.map((line, i) => !code?.[i] && HEADING_MARKS.test(line));
 }

@@ -1,4 +1,4 @@
-import { codeLines } from './code-fences.js';
+import { codeLines, HEADING_MARKS } from './code-fences.js';
 import type { Language } from './language.js';
 
 // Made on first use: building a segmenter loads ICU's rules, which a start does not need (D-747).
@@ -28,7 +28,7 @@ export function sentences(text: string, lang: Language): Sentence[] {
       if (code[i] === 'code' && rawLine.trim()) out.push({ text: rawLine.trim(), heading });
       return;
     }
-    const isHeading = /^\s{0,3}#{1,6}\s/.test(rawLine);
+    const isHeading = HEADING_MARKS.test(rawLine);
     const line = rawLine
       .replace(/^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, '')
       .replace(/[*_`]+/g, '')

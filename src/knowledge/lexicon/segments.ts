@@ -1,5 +1,5 @@
 import { isSearchStopword, snowballStem, withoutNumbering } from '../../text/analyze.js';
-import { headingLines } from '../../text/code-fences.js';
+import { HEADING_MARKS, headingLines } from '../../text/code-fences.js';
 import type { Language } from '../../text/language.js';
 import { ONLY_ENGLISH, ONLY_SPANISH } from '../../text/search-words.js';
 import { accentedWords, fold, words } from '../../text/words.js';
@@ -33,7 +33,6 @@ export interface Segment {
   leaf?: Leaf;
 }
 
-const HEADING = /^\s{0,3}#{1,6}\s+/;
 const LIST_ITEM = /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+/;
 const TABLE_ROW = /^\s*\|/;
 const TABLE_RULE = /^\s*\|?[\s:|-]+\|[\s:|-]*$/;
@@ -282,7 +281,7 @@ export function sections(text: string): Segment[] {
   for (const [i, line] of textLines.entries()) {
     if (headings[i]) {
       flushSection();
-      const heading = withoutNumbering(line.replace(HEADING, ''));
+      const heading = withoutNumbering(line.replace(HEADING_MARKS, ''));
       // The heading keeps its numbering as an anchor: `3.2.1.` is the same in both languages.
       if (heading) blocks.push({ ...segment(heading), anchors: anchorsOf(line) });
     } else if (line.trim() === '') flushBlock();

@@ -30,7 +30,6 @@ function finish(h: number): number {
 const WORD = fnv(FNV_BASIS, 'w:');
 const PAIR = fnv(FNV_BASIS, 'b:');
 const GRAM = fnv(FNV_BASIS, 'c:');
-const SPACE = 0x20;
 const OPEN = 0x3c; // "<" and ">" pad a word for its trigrams
 const CLOSE = 0x3e;
 
@@ -53,11 +52,14 @@ class Features {
     const h = finish(fnvState);
     second &= 0x1fffff;
     let slot = this.#slots.get(h | 0);
-    if (slot !== undefined && this.#seconds[slot] !== second) {
+    if (slot === undefined) this.#slots.set(h | 0, this.hashes.length);
+    else if (this.#seconds[slot] !== second) {
+      // Another feature holds this hash: this one is known by both.
+      const key = h * 0x200000 + second;
       this.#overflow ??= new Map();
-      slot = this.#overflow.get(h * 0x200000 + second);
-      if (slot === undefined) this.#overflow.set(h * 0x200000 + second, this.hashes.length);
-    } else if (slot === undefined) this.#slots.set(h | 0, this.hashes.length);
+      slot = this.#overflow.get(key);
+      if (slot === undefined) this.#overflow.set(key, this.hashes.length);
+    }
     if (slot !== undefined) {
       this.masses[slot]! += weight;
       return;
@@ -85,7 +87,8 @@ function featuresOf(text: string): Features {
   for (const raw of content) {
     const word = stripPlural(raw);
     features.add(fnv(WORD, word), poly(1, word), 1);
-    if (previous !== undefined) features.add(fnv(Math.imul(fnv(PAIR, previous) ^ SPACE, FNV_PRIME), word), poly(poly(2, previous) * 31 + SPACE, word), 0.5);
+    // `b:${previous} ${word}`, hashed in three steps.
+    if (previous !== undefined) features.add(fnv(fnv(fnv(PAIR, previous), ' '), word), poly(poly(poly(2, previous), ' '), word), 0.5);
     previous = word;
     // The trigrams of `<raw>`, one code unit at a time.
     const grams = raw.length;
