@@ -12,6 +12,9 @@ const panel = document.getElementById('workspace-list');
 const detail = document.getElementById('workspace-detail');
 const picker = document.getElementById('workspace-picker');
 const createForm = document.getElementById('workspace-create');
+// What the detail card last showed: the list, polled in every section, can be newer
+// than the card (read only while a workspace section is open), and the two must agree.
+let detailShown;
 
 /** `993 of 1000 left`: the same words wherever credits show. */
 export function creditsLeft(messages) {
@@ -40,14 +43,16 @@ export function renderWorkspaces(list) {
     ...list.map((ws) => h('option', { value: ws.id }, ws.name)),
   );
   picker.value = list.some((ws) => ws.id === selected) ? selected : '';
-  for (const el of document.querySelectorAll('[data-ws-name]')) {
-    const ws = list.find((w) => w.id === selected);
-    el.textContent = ws ? `· ${ws.name}` : '';
+  const ws = list.find((w) => w.id === selected);
+  for (const el of document.querySelectorAll('[data-ws-name]')) el.textContent = ws ? `· ${ws.name}` : '';
+  if (ws && detailShown?.workspace.id === ws.id && creditsLeft(ws.messages) !== creditsLeft(detailShown.credits)) {
+    renderDetail({ ...detailShown, credits: ws.messages });
   }
 }
 
 /** The chosen workspace's heading, credits and settings in the detail card. */
 export function renderDetail(res) {
+  detailShown = res;
   document.getElementById('detail-name').textContent = `${res.workspace.name} (${res.workspace.id})`;
   document.getElementById('resources-credits').textContent =
     `Credits: ${creditsLeft(res.credits)} · plan ${res.workspace.plan} · ${res.workspace.rateLimit.limit} requests per ${res.workspace.rateLimit.windowSeconds} s per key`;
