@@ -12,6 +12,19 @@ const MIXED = [
   'The resolver keeps running while the interfaces are being reconfigured by the daemon.',
 ].join('\n\n');
 
+/** A fresh emulator with one agent; `fn` adds texts, then asks. */
+async function withAgent(fn: (api: ReturnType<typeof client>, agentId: string, drain: () => Promise<unknown>) => Promise<void>): Promise<void> {
+  const emu = await createEmulator({ log: quiet });
+  try {
+    const ws = await emu.createWorkspace();
+    const api = client(emu, ws.apiKey.secret);
+    const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
+    await fn(api, agentId, () => emu.drain());
+  } finally {
+    await emu.close();
+  }
+}
+
 describe('block languages', () => {
   it('judges each paragraph of a partly translated chunk by its own words, and stems the chunk in the language most of it is written in', () => {
     expect(textBlocks(MIXED, 'es').map((b) => [b.heading, b.lang])).toEqual([
@@ -49,31 +62,21 @@ describe('block languages', () => {
     expect(hasHeading(prompts)).toBe(false);
     expect(hasHeading(`${prompts}\n\n## Certificates\n\nAdd TLS later.`)).toBe(true);
     expect(textBlocks(prompts, 'en').filter((b) => b.heading)).toEqual([]);
-    const emu = await createEmulator({ log: quiet });
-    try {
-      const ws = await emu.createWorkspace();
-      const api = client(emu, ws.apiKey.secret);
-      const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
+    await withAgent(async (api, agentId, drain) => {
       const id = await addText(api, { title: 'Reverse proxy setup', text: prompts });
       await addText(api, { title: 'Opening hours', text: 'The front desk opens at seven and the web shop never closes.' });
-      await emu.drain();
+      await drain();
       const res = await api.post(`/v1/agents/${agentId}/query`, { query: 'How do I set up a reverse proxy?', limit: 2 });
       expect(res.status).toBe(200);
       expect(res.body.passages[0]?.sourceId).toBe(id);
-    } finally {
-      await emu.close();
-    }
+    });
   });
 
   it('answers a question in either language about a partly translated document', async () => {
-    const emu = await createEmulator({ log: quiet });
-    try {
-      const ws = await emu.createWorkspace();
-      const api = client(emu, ws.apiKey.secret);
-      const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
+    await withAgent(async (api, agentId, drain) => {
       const id = await addText(api, { title: 'Red', text: MIXED });
       await addText(api, { title: 'Otra', text: 'Los horarios de la tienda son de nueve a cinco.' });
-      await emu.drain();
+      await drain();
       for (const query of ['Is the resolver still running?', '¿Cómo configuro la red?']) {
         const res = await api.post(`/v1/agents/${agentId}/query`, { query, limit: 1 });
         expect(
@@ -81,9 +84,7 @@ describe('block languages', () => {
           query,
         ).toEqual([id]);
       }
-    } finally {
-      await emu.close();
-    }
+    });
   });
 });
 
