@@ -27,6 +27,18 @@ const READ_BATCH = 500;
 
 const NO_LEXICON: LearnedLexicon = { pairs: [], twins: 0, units: 0 };
 
+// A source still pending will settle and schedule the lexicon itself: building now would be undone.
+async function hasPendingSource(db: Db, workspaceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('knowledge_sources')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'pending')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The print of a workspace's ready sources: what its lexicon was learned from. */
 async function sourcePrint(db: Db, workspaceId: string): Promise<{ print: string; rows: SourceRow[] }> {
   const rows = await db
@@ -83,14 +95,7 @@ export class LexiconBuilder {
    */
   async schedule(trx: Db, workspaceId: string, event: string): Promise<void> {
     if (!this.deps.shared) {
-      const pending = await trx
-        .selectFrom('knowledge_sources')
-        .select('id')
-        .where('workspace_id', '=', workspaceId)
-        .where('status', '=', 'pending')
-        .limit(1)
-        .executeTakeFirst();
-      if (pending) return;
+      if (await hasPendingSource(trx, workspaceId)) return;
     }
     await this.deps.jobs.enqueue(trx, { id: `job_lexicon_${sha256Hex(`${workspaceId}\n${event}`).slice(0, 20)}`, workspaceId, kind: LEXICON_JOB, payload: {} });
   }
@@ -156,14 +161,7 @@ export class LexiconBuilder {
 
   async #learn(workspaceId: string): Promise<void> {
     const db = this.deps.db;
-    const pending = await db
-      .selectFrom('knowledge_sources')
-      .select('id')
-      .where('workspace_id', '=', workspaceId)
-      .where('status', '=', 'pending')
-      .limit(1)
-      .executeTakeFirst();
-    if (pending) return;
+    if (await hasPendingSource(db, workspaceId)) return;
     const { print, rows } = await sourcePrint(db, workspaceId);
     const stored = await db.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirst();
     if (stored?.print === print) return;
