@@ -27,6 +27,19 @@ export const TRANSLATION_WEIGHT = 0.3;
 /** At most this many translations per word, the strongest first. */
 const MAX_TRANSLATIONS = 3;
 
+/**
+ * The word with its plural `s` taken off, or put on (D-1047): Porter2 keeps the `s` of a
+ * plural with no vowel before it ("CDs", "VMs", "SSDs": `cds`) or with one only just
+ * before it ("GPUs": `gpus`), and no stemmer puts one on, so a question's "CDs" never met
+ * the manual's "CD", nor its "VM" the manual's "VMs". Only for a word the scope knows in
+ * none of its own forms: a word the scope uses is ranked as the baseline ranks it.
+ */
+function otherNumber(word: string): string | undefined {
+  if (!/^\p{L}[\p{L}\p{N}]*$/u.test(word)) return undefined;
+  if (word.endsWith('s')) return word.length >= 3 && !word.endsWith('ss') ? word.slice(0, -1) : undefined;
+  return word.length >= 2 ? `${word}s` : undefined;
+}
+
 /** A query word's alternatives: its own forms' term ids (weight 1), then its translations'. */
 export interface ExpandedWord {
   ids: number[];
@@ -44,13 +57,18 @@ export interface ExpandedWord {
 export function expandWord(word: QueryWord, id: (stem: string) => number | undefined, lexicon: Lexicon | undefined, balance: number): ExpandedWord {
   const ids: number[] = [];
   const weights: number[] = [];
-  for (const stem of word.stems) {
-    const own = id(stem);
-    if (own !== undefined && !ids.includes(own)) {
-      ids.push(own);
-      weights.push(1);
+  const addOwn = (stems: readonly string[]) => {
+    for (const stem of stems) {
+      const own = id(stem);
+      if (own !== undefined && !ids.includes(own)) {
+        ids.push(own);
+        weights.push(1);
+      }
     }
-  }
+  };
+  addOwn(word.stems);
+  const other = ids.length === 0 ? otherNumber(word.word) : undefined;
+  if (other) addOwn([snowballStem(other, 'en'), snowballStem(other, 'es')]);
   const out = { ids, weights, own: ids.length > 0 };
   if (!lexicon || lexicon.size === 0) return out;
   const translated: [string, number][] = [

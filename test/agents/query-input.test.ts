@@ -119,3 +119,33 @@ describe('questions a client can send', () => {
     expect((await ask('   ')).status).toBe(400);
   });
 });
+
+describe('plurals the stemmer leaves as they are (D-1047)', () => {
+  it('finds the CD section for "CDs", the VMs section for "a VM", and still refuses a subject the knowledge lacks', async () => {
+    const ws = await workspace(emulator);
+    const agentId = await createAgent(ws.api, 'Ada', 'Debian Notes');
+    const docs = [
+      { title: 'Burning a CD', text: 'Write an ISO image to a blank CD with wodim or xorriso.' },
+      { title: 'Virtual machines', text: 'Start VMs with qemu-system-x86_64; each of the VMs gets its own disk image.' },
+      { title: 'Solid state disks', text: 'On an SSD, enable the discard option; fstrim runs weekly.' },
+      { title: 'Printers', text: 'CUPS manages printers; add one in its web interface on port 631.' },
+    ];
+    const ids = await ingest(
+      ws.api,
+      ws.control,
+      docs.map((d) => ({ ...d, agentId })),
+    );
+    const first = async (query: string) => {
+      const res = await ws.api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
+      expect(res.status).toBe(200);
+      return (res.body.passages as { sourceId: string }[])[0]?.sourceId;
+    };
+    // Porter2 keeps the s of "CDs" and "SSDs" (no vowel before it): these were refused.
+    expect(await first('How do I burn CDs?')).toBe(ids[0]);
+    expect(await first('Should I enable discard on SSDs?')).toBe(ids[2]);
+    // The other way: the manual writes the plural only.
+    expect(await first('How do I start a VM?')).toBe(ids[1]);
+    // A word the knowledge lacks in either number is still unknown.
+    expect(await first('How do I deploy Kubernetes pods?')).toBeUndefined();
+  });
+});
