@@ -1,5 +1,6 @@
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
 import { snowballStem, type QueryWord } from '../text/analyze.js';
+import { otherSpellings } from '../text/spelling.js';
 
 /*
  * The query pipeline's expansion step (decisions, D-791): before ranking, each content
@@ -69,6 +70,8 @@ export function expandWord(word: QueryWord, id: (stem: string) => number | undef
   addOwn(word.stems);
   const other = ids.length === 0 ? otherNumber(word.word) : undefined;
   if (other) addOwn([snowballStem(other, 'en'), snowballStem(other, 'es')]);
+  // British and American spellings (D-1048), of a question not told to be Spanish ("libre" is no "liber").
+  if (ids.length === 0 && balance <= 0) for (const spelling of otherSpellings(word.word)) addOwn([snowballStem(spelling, 'en'), snowballStem(spelling, 'es')]);
   const out = { ids, weights, own: ids.length > 0 };
   if (!lexicon || lexicon.size === 0) return out;
   const translated: [string, number][] = [

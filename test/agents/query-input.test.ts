@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileEmulator, workspace } from '../support/emulator.js';
 import { createAgent, ingest } from './support.js';
+import { otherSpellings } from '../../src/text/spelling.js';
 
 // What a user notices of /query on a small manual: a question in a section's own words
 // finds that section first, scores tell the best from the rest, and no question a
@@ -147,5 +148,44 @@ describe('plurals the stemmer leaves as they are (D-1047)', () => {
     expect(await first('How do I start a VM?')).toBe(ids[1]);
     // A word the knowledge lacks in either number is still unknown.
     expect(await first('How do I deploy Kubernetes pods?')).toBeUndefined();
+  });
+});
+
+describe('British and American spellings (D-1048)', () => {
+  it('finds the section in the manual’s spelling: "color" finds "colour", "licence" "license", "cancelled" "canceled"', async () => {
+    const ws = await workspace(emulator);
+    const agentId = await createAgent(ws.api, 'Ada', 'Debian Notes');
+    // Each target follows a decoy holding the question's other words: only the spelling tells them apart.
+    const docs = [
+      { title: 'Prompt length', text: 'Set the length of the shell prompt in ~/.bashrc.' },
+      { title: 'Prompt colours', text: 'Set the colour of the shell prompt in ~/.bashrc.' },
+      { title: 'Package sizes', text: 'Each package states its size in its control file.' },
+      { title: 'Package licenses', text: 'Each package states its license in its copyright file.' },
+      { title: 'Held print jobs', text: 'Print jobs held by lp stay in the queue until released.' },
+      { title: 'Canceled print jobs', text: 'Print jobs canceled by lprm leave the queue at once.' },
+    ];
+    const ids = await ingest(
+      ws.api,
+      ws.control,
+      docs.map((d) => ({ ...d, agentId })),
+    );
+    const first = async (query: string) => {
+      const res = await ws.api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
+      expect(res.status).toBe(200);
+      return (res.body.passages as { sourceId: string }[])[0]?.sourceId;
+    };
+    expect(await first('How do I set the color of the shell prompt?')).toBe(ids[1]);
+    expect(await first('Where does a package state its licence?')).toBe(ids[3]);
+    expect(await first('Do cancelled print jobs leave the queue?')).toBe(ids[5]);
+  });
+
+  it('maps only regular endings of words long enough to have them', () => {
+    expect(otherSpellings('behaviour')).toEqual(['behavior']);
+    expect(otherSpellings('organization')).toEqual(['organisation']);
+    expect(otherSpellings('centre')).toEqual(['center']);
+    expect(otherSpellings('dialog')).toEqual(['dialogue']);
+    // A tour is no tor, an hour no hor.
+    expect(otherSpellings('tour')).toEqual([]);
+    expect(otherSpellings('hour')).toEqual([]);
   });
 });
