@@ -121,26 +121,32 @@ describe('questions a client can send', () => {
   });
 });
 
+/** A fresh agent knowing `docs`: their source ids, and the source of a question's best passage (none when refused). */
+async function notes(docs: { title: string; text: string }[]) {
+  const ws = await workspace(emulator);
+  const agentId = await createAgent(ws.api, 'Ada', 'Debian Notes');
+  const ids = await ingest(
+    ws.api,
+    ws.control,
+    docs.map((d) => ({ ...d, agentId })),
+  );
+  const first = async (query: string) => {
+    const res = await ws.api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
+    expect(res.status).toBe(200);
+    return (res.body.passages as { sourceId: string }[])[0]?.sourceId;
+  };
+  return { ids, first };
+}
+
 describe('plurals the stemmer leaves as they are (D-1047)', () => {
   it('finds the CD section for "CDs", the VMs section for "a VM", and still refuses a subject the knowledge lacks', async () => {
-    const ws = await workspace(emulator);
-    const agentId = await createAgent(ws.api, 'Ada', 'Debian Notes');
     const docs = [
       { title: 'Burning a CD', text: 'Write an ISO image to a blank CD with wodim or xorriso.' },
       { title: 'Virtual machines', text: 'Start VMs with qemu-system-x86_64; each of the VMs gets its own disk image.' },
       { title: 'Solid state disks', text: 'On an SSD, enable the discard option; fstrim runs weekly.' },
       { title: 'Printers', text: 'CUPS manages printers; add one in its web interface on port 631.' },
     ];
-    const ids = await ingest(
-      ws.api,
-      ws.control,
-      docs.map((d) => ({ ...d, agentId })),
-    );
-    const first = async (query: string) => {
-      const res = await ws.api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
-      expect(res.status).toBe(200);
-      return (res.body.passages as { sourceId: string }[])[0]?.sourceId;
-    };
+    const { ids, first } = await notes(docs);
     // Porter2 keeps the s of "CDs" and "SSDs" (no vowel before it): these were refused.
     expect(await first('How do I burn CDs?')).toBe(ids[0]);
     expect(await first('Should I enable discard on SSDs?')).toBe(ids[2]);
@@ -153,8 +159,6 @@ describe('plurals the stemmer leaves as they are (D-1047)', () => {
 
 describe('British and American spellings (D-1048)', () => {
   it('finds the section in the manual’s spelling: "color" finds "colour", "licence" "license", "cancelled" "canceled"', async () => {
-    const ws = await workspace(emulator);
-    const agentId = await createAgent(ws.api, 'Ada', 'Debian Notes');
     // Each target follows a decoy holding the question's other words: only the spelling tells them apart.
     const docs = [
       { title: 'Prompt length', text: 'Set the length of the shell prompt in ~/.bashrc.' },
@@ -164,16 +168,7 @@ describe('British and American spellings (D-1048)', () => {
       { title: 'Held print jobs', text: 'Print jobs held by lp stay in the queue until released.' },
       { title: 'Canceled print jobs', text: 'Print jobs canceled by lprm leave the queue at once.' },
     ];
-    const ids = await ingest(
-      ws.api,
-      ws.control,
-      docs.map((d) => ({ ...d, agentId })),
-    );
-    const first = async (query: string) => {
-      const res = await ws.api.post(`/v1/agents/${agentId}/query`, { query, limit: 3 });
-      expect(res.status).toBe(200);
-      return (res.body.passages as { sourceId: string }[])[0]?.sourceId;
-    };
+    const { ids, first } = await notes(docs);
     expect(await first('How do I set the color of the shell prompt?')).toBe(ids[1]);
     expect(await first('Where does a package state its licence?')).toBe(ids[3]);
     expect(await first('Do cancelled print jobs leave the queue?')).toBe(ids[5]);
