@@ -2,13 +2,20 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fmt } from '../support.js';
+import { compareReports, readReport } from './compare.js';
 import { allCorpora } from './corpora/index.js';
 import { evaluate, type CorpusRun } from './evaluate.js';
 import { figures, type Outcome } from './metrics.js';
 import { embeddingsFromEnv } from './embeddings.js';
 
-/** `BENCH_RELEVANCE_REPORT=file.json` writes every question's ranks, for looking into misses. */
+/**
+ * `BENCH_RELEVANCE_REPORT=file.json` writes every question's ranks, for looking into
+ * misses; a blind corpus's questions without their text, sections or scores (its id,
+ * kind and ranks only), so that no report shows what a blind set asks.
+ */
 const REPORT = process.env.BENCH_RELEVANCE_REPORT;
+/** `BENCH_RELEVANCE_COMPARE=earlier.json`: which questions moved since that report (a blind corpus's as counts). */
+const COMPARE = process.env.BENCH_RELEVANCE_COMPARE;
 /** `BENCH_RELEVANCE_CORPORA=name,name` runs some corpora only. */
 const ONLY = process.env.BENCH_RELEVANCE_CORPORA?.split(',').filter(Boolean);
 
@@ -159,25 +166,22 @@ export async function run(): Promise<void> {
     .slice(0, 12);
   console.log(`(whole run ${fmt((performance.now() - t0) / 1000)} s; ranks digest ${digest}: the same on every run)`);
 
+  if (!REPORT && !COMPARE) return;
+  const rows = runs.flatMap((r) =>
+    r.questions.map((q, i) => {
+      const ranks = { rank: r.ours[i]!.rank, unrefusedRank: r.alone[i]!.rank, bm25Rank: r.bm25[i]!.rank, passages: r.ours[i]!.passages };
+      const row = { corpus: r.corpus.name, id: q.id, lang: q.lang, kind: q.kind, cross: q.cross ?? false, ...ranks };
+      if (r.corpus.role === 'blind') return { ...row, scoresDigest: createHash('sha256').update(JSON.stringify(r.scores[i])).digest('hex').slice(0, 12) };
+      const shown = { text: q.text, relevant: q.relevant, scores: r.scores[i], top: r.ours[i]!.sections.slice(0, 5), bm25Top: r.bm25[i]!.sections.slice(0, 5) };
+      return { ...row, ...shown };
+    }),
+  );
+  if (COMPARE) {
+    const blind = new Set(runs.filter((r) => r.corpus.role === 'blind').map((r) => r.corpus.name));
+    console.log(`\nmoved since ${COMPARE}:`);
+    for (const line of compareReports(readReport(COMPARE), rows, blind)) console.log(line);
+  }
   if (REPORT) {
-    const rows = runs.flatMap((r) =>
-      r.questions.map((q, i) => ({
-        corpus: r.corpus.name,
-        id: q.id,
-        lang: q.lang,
-        kind: q.kind,
-        cross: q.cross ?? false,
-        text: q.text,
-        relevant: q.relevant,
-        rank: r.ours[i]!.rank,
-        unrefusedRank: r.alone[i]!.rank,
-        bm25Rank: r.bm25[i]!.rank,
-        passages: r.ours[i]!.passages,
-        scores: r.scores[i],
-        top: r.ours[i]!.sections.slice(0, 5),
-        bm25Top: r.bm25[i]!.sections.slice(0, 5),
-      })),
-    );
     writeFileSync(REPORT, JSON.stringify(rows, null, 1));
     console.log(`per-question ranks written to ${REPORT}`);
   }
