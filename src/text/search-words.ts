@@ -37,11 +37,19 @@ const QUESTION_FILLERS =
   'possible anything something someone thing things instead also just still even really without right ' +
   'como que cual cuales por donde cuando quien puedo puede pueden hago hacer haga quiero necesito forma manera usar uso ' +
   'algo alguien cosa cosas mismo tambien solo aun sin bien debo deberia tengo tiene hay';
-const QUESTION_WORDS: ReadonlySet<string> = new Set([...ENGLISH, ...SPANISH, ...QUESTION_FILLERS.split(' ')]);
+// English contractions (D-1052): the pieces an apostrophe leaves ("we're": `we`, `re`;
+// "shouldn't": `shouldn`, `t`) and the same words typed without it ("dont", "im"). Grammar,
+// never a subject. Left out where the bare form is a word of its own: ill, id, well, wed, hell, shell.
+const CONTRACTIONS =
+  'don doesn didn isn aren wasn weren hasn haven hadn won wouldn shouldn couldn mustn needn shan ll ve re ' +
+  'dont doesnt didnt isnt arent wasnt werent hasnt havent hadnt wont wouldnt shouldnt couldnt mustnt neednt cant ' +
+  'im ive youre youve youll youd theyre theyve theyll weve thats whats wheres hows theres heres lets';
+const QUESTION_WORDS: ReadonlySet<string> = new Set([...ENGLISH, ...SPANISH, ...QUESTION_FILLERS.split(' '), ...CONTRACTIONS.split(' ')]);
 
 /**
  * True for a folded word that names no subject: a function word of either language, a
- * word questions are put in ("whether", "how", "cómo", "puedo"), or a single letter.
+ * word questions are put in ("whether", "how", "cómo", "puedo"), a piece of an English
+ * contraction ("re", "shouldn", "dont"), or a single letter.
  * Retrieval ranks with such words (a plain BM25 keeps them); the confidence does not
  * count them as evidence either way (D-762).
  */

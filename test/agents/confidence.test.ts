@@ -136,7 +136,7 @@ it(
 );
 
 it(
-  'answers questions that write an everyday abbreviation, a hyphenated name or a Spanish verb form the knowledge never uses',
+  'answers questions that write an everyday abbreviation, a hyphenated name, a Spanish verb form or an English contraction the knowledge never uses',
   async () => {
     const { api, agentId } = await manual();
 
@@ -147,6 +147,8 @@ it(
       ['How do I find the largest directories on my PC?', 'Disk usage'],
       ['Without Wi-Fi, how do I mount and unmount an external USB drive with udisksctl?', 'External drives'],
       ['¿Cómo desactivo los mensajes del kernel en la consola?', 'Kernel console messages'],
+      // The "re" of "we're" counted as an ordinary word the knowledge lacks (D-1052).
+      ["We're short of disk space: which directories take it?", 'Disk usage'],
     ]);
     // A name is still a name: three capitals (VPN) or a capital inside the word.
     await expectRefused(api, agentId, ['How do I mount a drive over the VPN?', '¿Cómo desactivo WireGuard?']);
