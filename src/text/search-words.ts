@@ -44,12 +44,26 @@ const CONTRACTIONS =
   'don doesn didn isn aren wasn weren hasn haven hadn won wouldn shouldn couldn mustn needn shan ll ve re ' +
   'dont doesnt didnt isnt arent wasnt werent hasnt havent hadnt wont wouldnt shouldnt couldnt mustnt neednt cant ' +
   'im ive youre youve youll youd theyre theyve theyll weve thats whats wheres hows theres heres lets';
-const QUESTION_WORDS: ReadonlySet<string> = new Set([...ENGLISH, ...SPANISH, ...QUESTION_FILLERS.split(' '), ...CONTRACTIONS.split(' ')]);
+// How people write in a chat box (D-1053): "thanks", "hola", "pls", "btw", "xq", "porfa". A
+// courtesy or a shorthand for a function word, never a subject. Left out where the letters name a
+// thing too: bc (the calculator), pf (the packet filter), np, ok.
+const CHAT_WORDS =
+  'please thanks thank hello hi hey cheers pls plz plox thx thnx thanx tks ty btw fyi imo imho afaik iirc idk tbh rn ur cuz coz ' +
+  'gracias hola saludos ' +
+  'xq pq porq xfa porfa tb tmb tambn grax grcs';
+const QUESTION_WORDS: ReadonlySet<string> = new Set([
+  ...ENGLISH,
+  ...SPANISH,
+  ...QUESTION_FILLERS.split(' '),
+  ...CONTRACTIONS.split(' '),
+  ...CHAT_WORDS.split(' '),
+]);
 
 /**
  * True for a folded word that names no subject: a function word of either language, a
  * word questions are put in ("whether", "how", "cómo", "puedo"), a piece of an English
- * contraction ("re", "shouldn", "dont"), or a single letter.
+ * contraction ("re", "shouldn", "dont"), a chat shorthand ("pls", "btw", "xq"), or a
+ * single letter.
  * Retrieval ranks with such words (a plain BM25 keeps them); the confidence does not
  * count them as evidence either way (D-762).
  */

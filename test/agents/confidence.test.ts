@@ -136,7 +136,7 @@ it(
 );
 
 it(
-  'answers questions that write an everyday abbreviation, a hyphenated name, a Spanish verb form or an English contraction the knowledge never uses',
+  'answers questions that write an everyday abbreviation, a hyphenated name, a Spanish verb form, an English contraction or a chat shorthand the knowledge never uses',
   async () => {
     const { api, agentId } = await manual();
 
@@ -149,6 +149,9 @@ it(
       ['¿Cómo desactivo los mensajes del kernel en la consola?', 'Kernel console messages'],
       // The "re" of "we're" counted as an ordinary word the knowledge lacks (D-1052).
       ["We're short of disk space: which directories take it?", 'Disk usage'],
+      // "pls" and "btw" counted as names the knowledge lacks (D-1053).
+      ['how do i mount an external usb drive pls', 'External drives'],
+      ['btw how do i mount an external usb drive', 'External drives'],
     ]);
     // A name is still a name: three capitals (VPN) or a capital inside the word.
     await expectRefused(api, agentId, ['How do I mount a drive over the VPN?', '¿Cómo desactivo WireGuard?']);
