@@ -1,4 +1,4 @@
-import { snowballStem } from '../text/analyze.js';
+import { isSearchStopword, snowballStem } from '../text/analyze.js';
 import { COMMON_EN, COMMON_ES } from '../text/common-words.js';
 import { isGeneralWord } from '../text/general-words.js';
 import { fold } from '../text/words.js';
@@ -103,6 +103,43 @@ function isEverydayAbbreviation(word: string): boolean {
   return word.length === 2 && /^\p{Lu}{2}$/u.test(word) && isGeneralWord(word.toLowerCase());
 }
 
+/** A word of at least two letters holding a capital: its first letter or another one (lowercase or shouted). */
+const CAPITAL_WORD = /^\p{Lu}/u;
+
+/**
+ * What capitals tell in `text` (D-1054): `all` in ordinary writing; `inside` in a
+ * question written in Title Case, where a capital first letter marks every word (two
+ * function words or more written so where no sentence starts, as no name is one), so
+ * that only a capital inside a word (WireGuard, iPhone, VPN) tells a name; `nothing` in
+ * one shouted in capitals (no lowercase letter at all), where the word lists alone tell
+ * a name from an ordinary word. One pass.
+ */
+function capitalsTell(text: string): 'all' | 'inside' | 'nothing' {
+  if (!/\p{Ll}/u.test(text) && (text.match(/\p{Lu}{2,}/gu)?.length ?? 0) >= 2) return 'nothing';
+  let capitalFunctionWords = 0;
+  let sentenceStart = true;
+  for (const m of text.matchAll(/[\p{L}\p{N}]+|[^\p{L}\p{N}\s]/gu)) {
+    const w = m[0];
+    if (!/[\p{L}\p{N}]/u.test(w)) {
+      if (/[.?!:¿¡"'“(]/u.test(w)) sentenceStart = true;
+      continue;
+    }
+    if (!sentenceStart && w.length >= 2 && CAPITAL_WORD.test(w) && isSearchStopword(w.toLowerCase())) capitalFunctionWords += 1;
+    sentenceStart = false;
+  }
+  return capitalFunctionWords >= 2 ? 'inside' : 'all';
+}
+
+/**
+ * Whether a word is written as a name: two letters or more, a capital after its first
+ * letter, or (`insideOnly` false) a capital first letter where no sentence starts; an
+ * everyday abbreviation (PC, TV) is none.
+ */
+function isWrittenAsName(w: string, sentenceStart: boolean, insideOnly: boolean): boolean {
+  if (w.length < 2 || !/\p{Lu}/u.test(w) || isEverydayAbbreviation(w)) return false;
+  return /\p{Lu}/u.test(w.slice(1)) || (!insideOnly && !sentenceStart);
+}
+
 /**
  * The words of `text` written as names, lowercase: a capital after the first letter
  * (iPhone, WireGuard, CUDA), or a capital first letter where no sentence starts (after
@@ -116,13 +153,14 @@ export function namePhrases(text: string): string[][] {
   let end = -1;
   let sentenceStart = true;
   const nfc = text.normalize('NFC');
+  const casing = capitalsTell(nfc);
   for (const m of nfc.matchAll(/[\p{L}\p{N}]+|[^\p{L}\p{N}\s]/gu)) {
     const w = m[0];
     if (!/[\p{L}\p{N}]/u.test(w)) {
       if (/[.?!:¿¡"'“(]/u.test(w)) sentenceStart = true;
       continue;
     }
-    const named = w.length >= 2 && /\p{Lu}/u.test(w) && (/\p{Lu}/u.test(w.slice(1)) || !sentenceStart) && !isEverydayAbbreviation(w);
+    const named = casing !== 'nothing' && isWrittenAsName(w, sentenceStart, casing === 'inside');
     const joined = end >= 0 && /^[ -]?$/u.test(nfc.slice(end, m.index));
     if (named && joined && run.length) run.push(w.toLowerCase());
     else {

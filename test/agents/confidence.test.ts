@@ -75,6 +75,14 @@ it(
     // beside "Change the screen resolution", is answered since D-763: answering is the
     // default, a refusal costs an answerable question its answer.)
     await expectRefused(api, agentId, ['How do I set the brightness?', 'How do I set a wallpaper?']);
+
+    // Shouted or in Title Case, the same questions get the same answers (D-1054): every
+    // word's capital read as a name's, and both were refused.
+    await expectAnswered(api, agentId, [
+      ['WHICH DIRECTORIES ARE EATING MY DISK SPACE?', 'Disk usage'],
+      ['How Do I Stop The Kernel From Flooding My Console With Messages?', 'Kernel console messages'],
+    ]);
+    await expectRefused(api, agentId, ['HOW DO I SET THE BRIGHTNESS?', 'How Do I Mount A WireGuard Tunnel At Boot?']);
     const polite = await api.post(`/v1/agents/${agentId}/chat`, { message: 'How do I set the brightness?' });
     expect(polite.body.components).toEqual([]);
     expect(polite.body.reply).toMatch(/^I'm sorry, I don't have information about that yet\..*Debian Notes/);
