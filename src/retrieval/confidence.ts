@@ -103,20 +103,23 @@ function isEverydayAbbreviation(word: string): boolean {
   return word.length === 2 && /^\p{Lu}{2}$/u.test(word) && isGeneralWord(word.toLowerCase());
 }
 
-/** A word of at least two letters holding a capital: its first letter or another one (lowercase or shouted). */
-const CAPITAL_WORD = /^\p{Lu}/u;
+/** A word written with a capital first letter. */
+const CAPITAL_FIRST = /^\p{Lu}/u;
+
+/** A word of `text`: where it stands, and whether a sentence starts at it. */
+interface TextWord {
+  word: string;
+  index: number;
+  sentenceStart: boolean;
+}
 
 /**
- * What capitals tell in `text` (D-1054): `all` in ordinary writing; `inside` in a
- * question written in Title Case, where a capital first letter marks every word (two
- * function words or more written so where no sentence starts, as no name is one), so
- * that only a capital inside a word (WireGuard, iPhone, VPN) tells a name; `nothing` in
- * one shouted in capitals (no lowercase letter at all), where the word lists alone tell
- * a name from an ordinary word. One pass.
+ * The words of `text` (runs of letters and digits) in order, each knowing whether a
+ * sentence starts at it: at the text's start, or after `.`, `?`, `!`, `:`, `¿`, `¡`, a
+ * quote or a parenthesis. One pass.
  */
-function capitalsTell(text: string): 'all' | 'inside' | 'nothing' {
-  if (!/\p{Ll}/u.test(text) && (text.match(/\p{Lu}{2,}/gu)?.length ?? 0) >= 2) return 'nothing';
-  let capitalFunctionWords = 0;
+function textWords(text: string): TextWord[] {
+  const out: TextWord[] = [];
   let sentenceStart = true;
   for (const m of text.matchAll(/[\p{L}\p{N}]+|[^\p{L}\p{N}\s]/gu)) {
     const w = m[0];
@@ -124,8 +127,25 @@ function capitalsTell(text: string): 'all' | 'inside' | 'nothing' {
       if (/[.?!:¿¡"'“(]/u.test(w)) sentenceStart = true;
       continue;
     }
-    if (!sentenceStart && w.length >= 2 && CAPITAL_WORD.test(w) && isSearchStopword(w.toLowerCase())) capitalFunctionWords += 1;
+    out.push({ word: w, index: m.index!, sentenceStart });
     sentenceStart = false;
+  }
+  return out;
+}
+
+/**
+ * What capitals tell in `text` (D-1054): `all` in ordinary writing; `inside` in a
+ * question written in Title Case, where a capital first letter marks every word (two
+ * function words or more written so where no sentence starts, as no name is one), so
+ * that only a capital inside a word (WireGuard, iPhone, VPN) tells a name; `nothing` in
+ * one shouted in capitals (no lowercase letter at all), where the word lists alone tell
+ * a name from an ordinary word.
+ */
+function capitalsTell(text: string, words: readonly TextWord[]): 'all' | 'inside' | 'nothing' {
+  if (!/\p{Ll}/u.test(text) && (text.match(/\p{Lu}{2,}/gu)?.length ?? 0) >= 2) return 'nothing';
+  let capitalFunctionWords = 0;
+  for (const { word, sentenceStart } of words) {
+    if (!sentenceStart && word.length >= 2 && CAPITAL_FIRST.test(word) && isSearchStopword(word.toLowerCase())) capitalFunctionWords += 1;
   }
   return capitalFunctionWords >= 2 ? 'inside' : 'all';
 }
@@ -142,33 +162,27 @@ function isWrittenAsName(w: string, sentenceStart: boolean, insideOnly: boolean)
 
 /**
  * The words of `text` written as names, lowercase: a capital after the first letter
- * (iPhone, WireGuard, CUDA), or a capital first letter where no sentence starts (after
- * a word, not after `.`, `?`, `!`, `:`, `¿`, `¡`, a quote or the text's start), in runs:
+ * (iPhone, WireGuard, CUDA), or a capital first letter where no sentence starts
+ * (`textWords`), as far as the question's capitals tell names (`capitalsTell`), in runs:
  * the words of one name ("Google Drive", "Raspberry Pi") are written next to each other,
- * apart by a space or a hyphen. One pass over the text.
+ * apart by a space or a hyphen.
  */
 export function namePhrases(text: string): string[][] {
   const out: string[][] = [];
   let run: string[] = [];
   let end = -1;
-  let sentenceStart = true;
   const nfc = text.normalize('NFC');
-  const casing = capitalsTell(nfc);
-  for (const m of nfc.matchAll(/[\p{L}\p{N}]+|[^\p{L}\p{N}\s]/gu)) {
-    const w = m[0];
-    if (!/[\p{L}\p{N}]/u.test(w)) {
-      if (/[.?!:¿¡"'“(]/u.test(w)) sentenceStart = true;
-      continue;
-    }
-    const named = casing !== 'nothing' && isWrittenAsName(w, sentenceStart, casing === 'inside');
-    const joined = end >= 0 && /^[ -]?$/u.test(nfc.slice(end, m.index));
-    if (named && joined && run.length) run.push(w.toLowerCase());
+  const words = textWords(nfc);
+  const casing = capitalsTell(nfc, words);
+  for (const { word, index, sentenceStart } of words) {
+    const named = casing !== 'nothing' && isWrittenAsName(word, sentenceStart, casing === 'inside');
+    const joined = end >= 0 && /^[ -]?$/u.test(nfc.slice(end, index));
+    if (named && joined && run.length) run.push(word.toLowerCase());
     else {
       if (run.length) out.push(run);
-      run = named ? [w.toLowerCase()] : [];
+      run = named ? [word.toLowerCase()] : [];
     }
-    end = m.index! + w.length;
-    sentenceStart = false;
+    end = index + word.length;
   }
   if (run.length) out.push(run);
   return out;

@@ -1,5 +1,5 @@
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
-import { snowballStem, type QueryWord } from '../text/analyze.js';
+import { bothStems, snowballStem, type QueryWord } from '../text/analyze.js';
 import { otherSpellings } from '../text/spelling.js';
 
 /*
@@ -69,9 +69,9 @@ export function expandWord(word: QueryWord, id: (stem: string) => number | undef
   };
   addOwn(word.stems);
   const other = ids.length === 0 ? otherNumber(word.word) : undefined;
-  if (other) addOwn([snowballStem(other, 'en'), snowballStem(other, 'es')]);
+  if (other) addOwn(bothStems(other));
   // British and American spellings (D-1048), of a question not told to be Spanish ("libre" is no "liber").
-  if (ids.length === 0 && balance <= 0) for (const spelling of otherSpellings(word.word)) addOwn([snowballStem(spelling, 'en'), snowballStem(spelling, 'es')]);
+  if (ids.length === 0 && balance <= 0) for (const spelling of otherSpellings(word.word)) addOwn(bothStems(spelling));
   const out = { ids, weights, own: ids.length > 0 };
   if (!lexicon || lexicon.size === 0) return out;
   const translated: [string, number][] = [

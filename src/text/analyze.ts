@@ -203,6 +203,11 @@ export interface QueryWord {
   stems: string[];
 }
 
+/** A lowercase word's Snowball stems in English and in Spanish (one, when they agree): how a question's word is looked up. */
+export function bothStems(word: string): string[] {
+  return [...new Set([snowballStem(word, 'en'), snowballStem(word, 'es')])];
+}
+
 /** The distinct content words of a question, in order, each stemmed both ways. */
 export function queryWords(text: string): QueryWord[] {
   const seen = new Set<string>();
@@ -210,7 +215,7 @@ export function queryWords(text: string): QueryWord[] {
   for (const word of accentedWords(text)) {
     if (seen.has(word) || !isContent(word)) continue;
     seen.add(word);
-    out.push({ word, stems: [...new Set([snowballStem(word, 'en'), snowballStem(word, 'es')])] });
+    out.push({ word, stems: bothStems(word) });
   }
   return out;
 }

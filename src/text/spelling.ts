@@ -8,7 +8,7 @@
  */
 
 interface Rule {
-  /** An ending, anchored; the first group is the part kept after the changed letters. */
+  /** An ending, anchored; its groups are kept, around the letters changed (`to` puts them back as `$1`, `$2`). */
   from: RegExp;
   to: string;
   /** The shortest word the rule reads. */
