@@ -103,6 +103,16 @@ function isEverydayAbbreviation(word: string): boolean {
   return word.length === 2 && /^\p{Lu}{2}$/u.test(word) && isGeneralWord(word.toLowerCase());
 }
 
+/**
+ * A word in capitals that spells one of the 500 everyday words (HELP, PLEASE, REALLY,
+ * IMPORTANT): emphasis in a question otherwise written in lowercase ("PLEASE HELP: how do
+ * I ..."), not a name (D-1061). Acronyms and brands written in capitals are no everyday
+ * word (VPN, CUDA, GNOME, NVIDIA), even where a general word list holds them.
+ */
+function isShoutedWord(w: string): boolean {
+  return w.length >= 3 && !/\p{Ll}/u.test(w) && isEverydayWord(w.toLowerCase());
+}
+
 /** A word written with a capital first letter. */
 const CAPITAL_FIRST = /^\p{Lu}/u;
 
@@ -153,10 +163,10 @@ function capitalsTell(text: string, words: readonly TextWord[]): 'all' | 'inside
 /**
  * Whether a word is written as a name: two letters or more, a capital after its first
  * letter, or (`insideOnly` false) a capital first letter where no sentence starts; an
- * everyday abbreviation (PC, TV) is none.
+ * everyday abbreviation (PC, TV) or a shouted everyday word (HELP, `isShoutedWord`) is none.
  */
 function isWrittenAsName(w: string, sentenceStart: boolean, insideOnly: boolean): boolean {
-  if (w.length < 2 || !/\p{Lu}/u.test(w) || isEverydayAbbreviation(w)) return false;
+  if (w.length < 2 || !/\p{Lu}/u.test(w) || isEverydayAbbreviation(w) || isShoutedWord(w)) return false;
   return /\p{Lu}/u.test(w.slice(1)) || (!insideOnly && !sentenceStart);
 }
 

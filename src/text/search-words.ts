@@ -44,12 +44,13 @@ const CONTRACTIONS =
   'don doesn didn isn aren wasn weren hasn haven hadn won wouldn shouldn couldn mustn needn shan ll ve re ' +
   'dont doesnt didnt isnt arent wasnt werent hasnt havent hadnt wont wouldnt shouldnt couldnt mustnt neednt cant ' +
   'im ive youre youve youll youd theyre theyve theyll weve thats whats wheres hows theres heres lets';
-// How people write in a chat box (D-1053): "thanks", "hola", "pls", "btw", "xq", "porfa". A
-// courtesy or a shorthand for a function word, never a subject. Left out where the letters name a
-// thing too: bc (the calculator), pf (the packet filter), np, ok.
+// How people write in a chat box (D-1053): "thanks", "hola", "pls", "btw", "xq", "porfa",
+// and how they press (D-1061): "urgent", "asap", "gracias de antemano". A courtesy, a
+// shorthand for a function word or a plea, never a subject. Left out where the letters
+// name a thing too: bc (the calculator), pf (the packet filter), np, ok.
 const CHAT_WORDS =
-  'please thanks thank hello hi hey cheers pls plz plox thx thnx thanx tks ty btw fyi imo imho afaik iirc idk tbh rn ur cuz coz ' +
-  'gracias hola saludos ' +
+  'please thanks thank hello hi hey cheers pls plz plox thx thnx thanx tks ty btw fyi imo imho afaik iirc idk tbh rn ur cuz coz urgent urgently asap ' +
+  'gracias hola saludos antemano urgente urgentemente ' +
   'xq pq porq xfa porfa tb tmb tambn grax grcs';
 const QUESTION_WORDS: ReadonlySet<string> = new Set([
   ...ENGLISH,

@@ -83,6 +83,14 @@ it(
       ['How Do I Stop The Kernel From Flooding My Console With Messages?', 'Kernel console messages'],
     ]);
     await expectRefused(api, agentId, ['HOW DO I SET THE BRIGHTNESS?', 'How Do I Mount A WireGuard Tunnel At Boot?']);
+    // One word shouted in a lowercase question is emphasis, and "de antemano" a courtesy
+    // (D-1061): "URGENT", "HELP" and "antemano" each counted as a name the knowledge lacks.
+    await expectAnswered(api, agentId, [
+      ['URGENT!!! Which directories take the disk space?', 'Disk usage'],
+      ['PLEASE HELP: how do I mount an external USB drive?', 'External drives'],
+      ['¿Cómo desactivo los mensajes del kernel en la consola? Gracias de antemano.', 'Kernel console messages'],
+    ]);
+    await expectRefused(api, agentId, ['URGENT!!! How do I set the brightness?', 'IMPORTANT: how do I mount a drive over the VPN?']);
     const polite = await api.post(`/v1/agents/${agentId}/chat`, { message: 'How do I set the brightness?' });
     expect(polite.body.components).toEqual([]);
     expect(polite.body.reply).toMatch(/^I'm sorry, I don't have information about that yet\..*Debian Notes/);
