@@ -1,3 +1,4 @@
+import { accentedForms } from '../text/accents.js';
 import { isSearchStopword, snowballStem } from '../text/analyze.js';
 import { COMMON_EN, COMMON_ES } from '../text/common-words.js';
 import { isGeneralWord } from '../text/general-words.js';
@@ -40,7 +41,7 @@ const RICH_VOCABULARY = 5_000;
  * below, its ordinary words count in proportion: a knowledge base with no Spanish says
  * nothing by lacking a Spanish word. Either language of a bilingual manual holds far more.
  */
-const HELD_LANGUAGE_SHARE = 0.1;
+export const HELD_LANGUAGE_SHARE = 0.1;
 
 /** What an unknown word counts against the evidence, by what it is (D-910). */
 export const UNKNOWN_WEIGHT = {
@@ -229,14 +230,17 @@ const CALENDAR_EN: ReadonlySet<string> = new Set(
  * What a word the scope never uses counts against the evidence (`UNKNOWN_WEIGHT`):
  * `named` when the question writes it as a name, `balance` the question's
  * `languageBalance`. A name counts whole even where it ends like a verb (Syncthing);
- * a day or a month is an ordinary word however it is written.
+ * a day or a month is an ordinary word however it is written; a Spanish word typed
+ * without its accents is as general as the word it spells (D-1062).
  */
 export function unknownWeight(word: string, named: boolean, balance: number): number {
   if (/\d/u.test(word)) return UNKNOWN_WEIGHT.nothing;
   if (named && !CALENDAR_EN.has(snowballStem(word, 'en'))) return UNKNOWN_WEIGHT.name;
   if (isInflectedForm(word, balance)) return UNKNOWN_WEIGHT.inflected;
   if (isEverydayWord(word, balance)) return UNKNOWN_WEIGHT.nothing;
-  return isGeneralWord(word) ? UNKNOWN_WEIGHT.ordinary : UNKNOWN_WEIGHT.name;
+  // A Spanish word typed without its accents is the word it spells (D-1062): "tuberia".
+  const general = isGeneralWord(word) || (balance >= 0 && accentedForms(word).some(isGeneralWord));
+  return general ? UNKNOWN_WEIGHT.ordinary : UNKNOWN_WEIGHT.name;
 }
 
 export interface Evidence {

@@ -1,5 +1,6 @@
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
 import { bothStems, snowballStem, type QueryWord } from '../text/analyze.js';
+import { accentedForms } from '../text/accents.js';
 import { otherSpellings } from '../text/spelling.js';
 
 /*
@@ -53,9 +54,16 @@ export interface ExpandedWord {
  * The term ids of `word` in the scope (`id` answers a stem's id when the scope uses it),
  * with its translations' when `lexicon` knows some. `balance` is the question's
  * `languageBalance`: positive, the words are Spanish and go to English; negative, the
- * reverse; 0, both ways.
+ * reverse; 0, both ways. `spanishHeld`: the scope holds Spanish, so a bare Spanish word
+ * may be looked up with its accents (D-1062).
  */
-export function expandWord(word: QueryWord, id: (stem: string) => number | undefined, lexicon: Lexicon | undefined, balance: number): ExpandedWord {
+export function expandWord(
+  word: QueryWord,
+  id: (stem: string) => number | undefined,
+  lexicon: Lexicon | undefined,
+  balance: number,
+  spanishHeld = true,
+): ExpandedWord {
   const ids: number[] = [];
   const weights: number[] = [];
   const addOwn = (stems: readonly string[]) => {
@@ -72,6 +80,14 @@ export function expandWord(word: QueryWord, id: (stem: string) => number | undef
   if (other) addOwn(bothStems(other));
   // British and American spellings (D-1048), of a question not told to be Spanish ("libre" is no "liber").
   if (ids.length === 0 && balance <= 0) for (const spelling of otherSpellings(word.word)) addOwn(bothStems(spelling));
+  // Spanish typed without its accents (D-1062), of a question not told to be English: the
+  // first form the scope uses ("combinacion" is "combinación"), the accent nearest the end first.
+  if (ids.length === 0 && balance >= 0 && spanishHeld) {
+    for (const form of accentedForms(word.word)) {
+      addOwn([snowballStem(form, 'es')]);
+      if (ids.length) break;
+    }
+  }
   const out = { ids, weights, own: ids.length > 0 };
   if (!lexicon || lexicon.size === 0) return out;
   const translated: [string, number][] = [

@@ -2,7 +2,7 @@ import { languageBalance, queryWords } from '../text/analyze.js';
 import { isQuestionWord } from '../text/search-words.js';
 import type { Language } from '../text/language.js';
 import { fold } from '../text/words.js';
-import { hyphenatedNameTails, namePhrases, unknownWeight, UNKNOWN_WEIGHT } from './confidence.js';
+import { HELD_LANGUAGE_SHARE, hyphenatedNameTails, namePhrases, unknownWeight, UNKNOWN_WEIGHT } from './confidence.js';
 import type { TermGroup } from './lexical-index.js';
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
 import { expandWord } from './query-expansion.js';
@@ -11,6 +11,8 @@ import { expandWord } from './query-expansion.js';
 export interface TermScope {
   dictionary: ReadonlyMap<string, number>;
   lexical: { df(id: number): number };
+  /** The share of the scope's chunks written in `lang` (without it: every language is held). */
+  languageShare?(lang: Language): number;
 }
 
 /** A question as retrieval ranks and judges it. */
@@ -58,11 +60,15 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
     const found = scope.dictionary.get(stem);
     return found !== undefined && scope.lexical.df(found) > 0 ? found : undefined;
   };
+  // Accents are put back on bare Spanish words only where the knowledge holds Spanish
+  // (D-1062): elsewhere a form found ("significa" as "significá", `signific`) is an
+  // English stem met by chance.
+  const spanish = (scope.languageShare?.('es') ?? 1) >= HELD_LANGUAGE_SHARE;
   const phrases = namePhrases(query);
   const named = new Set(phrases.flat());
   const tails = hyphenatedNameTails(query);
   for (const word of queryWords(query)) {
-    const expanded = expandWord(word, id, lexicon, balance);
+    const expanded = expandWord(word, id, lexicon, balance, spanish);
     const fresh: number[] = [];
     const freshWeights: number[] = [];
     expanded.ids.forEach((term, i) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileEmulator, workspace } from '../support/emulator.js';
 import { createAgent, ingest } from './support.js';
+import { accentedForms } from '../../src/text/accents.js';
 import { otherSpellings } from '../../src/text/spelling.js';
 
 // What a user notices of /query on a small manual: a question in a section's own words
@@ -182,5 +183,46 @@ describe('British and American spellings (D-1048)', () => {
     // A tour is no tor, an hour no hor.
     expect(otherSpellings('tour')).toEqual([]);
     expect(otherSpellings('hour')).toEqual([]);
+  });
+});
+
+describe('Spanish typed without its accents (D-1062)', () => {
+  it('finds the section written with the accents: "combinacion" finds "combinación", "tuberia" "tubería", "tamano" "tamaño"', async () => {
+    // Each target sits beside a decoy holding the question's other words.
+    const docs = [
+      { title: 'Teclas del editor', text: 'Las teclas del editor nano se listan con Ctrl+G dentro de la terminal.' },
+      { title: 'Cerrar la terminal', text: 'La combinación de teclas Ctrl+D cierra la terminal.' },
+      { title: 'Ficheros especiales', text: 'Un fichero especial con nombre se lista con ls -l.' },
+      { title: 'Tuberías con nombre', text: 'Una tubería con nombre (FIFO) se crea con mkfifo.' },
+      { title: 'Paquetes de la red', text: 'Los paquetes de la red se capturan con tcpdump.' },
+      { title: 'Tamaño de paquete', text: 'El tamaño máximo de paquete de la red se averigua con ping -M do.' },
+    ];
+    const { ids, first } = await notes(docs);
+    // Each was refused: the bare word met nothing and counted as a name the knowledge lacks.
+    expect(await first('¿Que combinacion de teclas cierra la terminal?')).toBe(ids[1]);
+    expect(await first('¿Como creo una tuberia con nombre?')).toBe(ids[3]);
+    expect(await first('¿Como averiguo el tamano maximo de paquete de la red?')).toBe(ids[5]);
+    // A name the knowledge lacks is still one.
+    expect(await first('¿Como instalo Kubernetes?')).toBeUndefined();
+  });
+
+  it('puts no accent back where the knowledge holds no Spanish', async () => {
+    // "significa" as "significá" stems to `signific`, which is English here ("significant").
+    const docs = [
+      { title: 'Significant digits', text: 'printf rounds a number to its significant digits: significant zeros stay.' },
+      { title: 'Exit status 127', text: 'Exit status 127 means the shell did not find the command.' },
+    ];
+    const { ids, first } = await notes(docs);
+    expect(await first('¿Qué significa el estado de salida 127?')).toBe(ids[1]);
+  });
+
+  it('offers the forms a bare word could have had, the accent nearest the end first', () => {
+    expect(accentedForms('tuberia').slice(0, 2)).toEqual(['tuberiá', 'tubería']);
+    expect(accentedForms('tamano')).toContain('tamaño');
+    expect(accentedForms('anadio')).toContain('añadió');
+    // Too short, or not letters of a bare Spanish word.
+    expect(accentedForms('mas')).toEqual([]);
+    expect(accentedForms('canción')).toEqual([]);
+    expect(accentedForms('wi-fi')).toEqual([]);
   });
 });
