@@ -199,6 +199,54 @@ export function namePhrases(text: string): string[][] {
   return out;
 }
 
+// Words a greeting or a sign-off is made of (folded): "Hi Sam!", "Thanks, John", "Thank
+// you, Ada", "¡Hola, María!", "Buenos días, Sam".
+const GREETINGS: ReadonlySet<string> = new Set(
+  'hi hello hey dear thanks thank you cheers regards greetings morning afternoon evening hola gracias saludos saludo querido querida estimado estimada buenos buenas buen dias tardes noches'.split(
+    ' ',
+  ),
+);
+/** A person's name as written: a capital, then lowercase letters only (Sam, María, O'Neil is two). */
+const PERSON_NAME = /^\p{Lu}\p{Ll}+$/u;
+// Words that may come between a greeting and the name: "Thank you so much, Sam", "Thanks in
+// advance, John", "Gracias de antemano, María".
+const GREETING_TAILS: ReadonlySet<string> = new Set('you so much in advance a lot all de antemano mil muchas'.split(' '));
+
+/**
+ * The words of `text` that name the person it is addressed to or signed by, lowercase
+ * (D-1063): up to two capitalised words right after a greeting or a courtesy, apart from
+ * it by spaces and commas only and ending where a punctuation mark, a line or the text
+ * does ("Hi Sam!", "Thanks in advance, John", "¡Hola, María!"), and the
+ * last line when it is one to three such words after a line ending in a comma ("Thanks,\n
+ * John Smith"). People greet an assistant by its name and sign what they send; a name so
+ * placed is who is spoken to, never what is asked about. One pass.
+ */
+export function addressedNames(text: string): Set<string> {
+  const out = new Set<string>();
+  const nfc = text.normalize('NFC');
+  const words = textWords(nfc);
+  const gap = (k: number) => nfc.slice(words[k - 1]!.index + words[k - 1]!.word.length, words[k]!.index);
+  const greeting = (k: number) => GREETINGS.has(fold(words[k]!.word)) || GREETING_TAILS.has(fold(words[k]!.word));
+  for (let i = 0; i < words.length; i++) {
+    if (!GREETINGS.has(fold(words[i]!.word))) continue;
+    let j = i + 1;
+    while (j < words.length && /^[ ,]*$/u.test(gap(j)) && greeting(j)) j++;
+    let end = j;
+    while (end < words.length && end < j + 2 && PERSON_NAME.test(words[end]!.word) && /^[ ,]*$/u.test(gap(end))) end++;
+    // The name ends where the greeting does: at a punctuation mark, a line's end or the
+    // text's ("Hi Docker users, ..." greets no one by name).
+    if (end > j && (end === words.length || /^ *[!,.:;?\n]/u.test(gap(end)))) for (let k = j; k < end; k++) out.add(words[k]!.word.toLowerCase());
+  }
+  const lines = nfc.trimEnd().split('\n');
+  const last = lines.at(-1)!.trim().split(/\s+/u);
+  const previous = lines
+    .slice(0, -1)
+    .reverse()
+    .find((line) => line.trim());
+  if (previous?.trimEnd().endsWith(',') && last.length <= 3 && last.every((w) => PERSON_NAME.test(w))) for (const w of last) out.add(w.toLowerCase());
+  return out;
+}
+
 /**
  * The words after the first of each hyphenated name of `text` whose every part is written
  * with a capital ("Wi-Fi", "Blu-Ray"), lowercase: one name, which counts once against the

@@ -2,7 +2,7 @@ import { languageBalance, queryWords } from '../text/analyze.js';
 import { isQuestionWord } from '../text/search-words.js';
 import type { Language } from '../text/language.js';
 import { fold } from '../text/words.js';
-import { HELD_LANGUAGE_SHARE, hyphenatedNameTails, namePhrases, unknownWeight, UNKNOWN_WEIGHT } from './confidence.js';
+import { addressedNames, HELD_LANGUAGE_SHARE, hyphenatedNameTails, namePhrases, unknownWeight, UNKNOWN_WEIGHT } from './confidence.js';
 import type { TermGroup } from './lexical-index.js';
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
 import { expandWord } from './query-expansion.js';
@@ -64,7 +64,9 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
   // (D-1062): elsewhere a form found ("significa" as "significá", `signific`) is an
   // English stem met by chance.
   const spanish = (scope.languageShare?.('es') ?? 1) >= HELD_LANGUAGE_SHARE;
-  const phrases = namePhrases(query);
+  // Who the question greets or is signed by ("Hi Sam!", "Thanks,\nJohn") is no subject (D-1063).
+  const addressed = addressedNames(query);
+  const phrases = namePhrases(query).filter((phrase) => !phrase.some((w) => addressed.has(w)));
   const named = new Set(phrases.flat());
   const tails = hyphenatedNameTails(query);
   for (const word of queryWords(query)) {
@@ -82,7 +84,7 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
       weights.push(freshWeights);
     }
     // "Wi-Fi" is one subject word (D-1021): its "Fi" neither counts nor weighs apart.
-    if (isQuestionWord(fold(word.word)) || tails.has(word.word)) continue;
+    if (isQuestionWord(fold(word.word)) || tails.has(word.word) || addressed.has(word.word)) continue;
     words += 1;
     if (expanded.ids.length) continue;
     unknown += 1;

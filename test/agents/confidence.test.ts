@@ -91,6 +91,14 @@ it(
       ['¿Cómo desactivo los mensajes del kernel en la consola? Gracias de antemano.', 'Kernel console messages'],
     ]);
     await expectRefused(api, agentId, ['URGENT!!! How do I set the brightness?', 'IMPORTANT: how do I mount a drive over the VPN?']);
+    // Who a question greets or is signed by is no subject (D-1063): "Ada" (the agent's own
+    // name), "John" and "María" each counted as a name the knowledge lacks.
+    await expectAnswered(api, agentId, [
+      ['Hi Ada! Which directories take the disk space?', 'Disk usage'],
+      ['Hello,\n\nhow do I mount an external USB drive?\n\nThanks in advance,\nJohn Smith', 'External drives'],
+      ['¡Hola, María! ¿Cómo desactivo los mensajes del kernel en la consola?', 'Kernel console messages'],
+    ]);
+    await expectRefused(api, agentId, ['Hi Ada! How do I set up WireGuard?', 'Thanks, Ada, but how do I set the brightness?']);
     const polite = await api.post(`/v1/agents/${agentId}/chat`, { message: 'How do I set the brightness?' });
     expect(polite.body.components).toEqual([]);
     expect(polite.body.reply).toMatch(/^I'm sorry, I don't have information about that yet\..*Debian Notes/);
