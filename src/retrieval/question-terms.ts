@@ -21,7 +21,7 @@ export interface QuestionTerms {
   groups: TermGroup[];
   /** Per group, what each of its terms counts: 1 for the word's own forms, less for a translation (D-791). */
   weights: number[][];
-  /** The words that can name its subject: its content words less the words questions are put in ("whether", "cómo", "puedo"). */
+  /** The words that can name its subject: its content words less the words questions are put in ("whether", "cómo", "puedo") and numbers. */
   words: number;
   /** Of those, the ones the scope never uses, and what they weigh against the evidence (`unknownWeight`): names and words of no language, the others. */
   unknown: number;
@@ -84,7 +84,8 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
       weights.push(freshWeights);
     }
     // "Wi-Fi" is one subject word (D-1021): its "Fi" neither counts nor weighs apart.
-    if (isQuestionWord(fold(word.word)) || tails.has(word.word) || addressed.has(word.word)) continue;
+    // Nor is a word holding a digit ("12", "2.10", eth0: an instance, D-910), known or not (D-1064).
+    if (isQuestionWord(fold(word.word)) || tails.has(word.word) || addressed.has(word.word) || /\d/u.test(word.word)) continue;
     words += 1;
     if (expanded.ids.length) continue;
     unknown += 1;

@@ -99,6 +99,10 @@ it(
       ['¡Hola, María! ¿Cómo desactivo los mensajes del kernel en la consola?', 'Kernel console messages'],
     ]);
     await expectRefused(api, agentId, ['Hi Ada! How do I set up WireGuard?', 'Thanks, Ada, but how do I set the brightness?']);
+    // A number says nothing of the subject, known or not (D-1064): "2.10.1" made three more
+    // words for the one name the knowledge lacks to be shared among, and it was answered.
+    await expectAnswered(api, agentId, [['How do I mount an external USB drive with udisksctl 2.10.1?', 'External drives']]);
+    await expectRefused(api, agentId, ['How do I mount a VPN drive with udisksctl 2.10.1?']);
     const polite = await api.post(`/v1/agents/${agentId}/chat`, { message: 'How do I set the brightness?' });
     expect(polite.body.components).toEqual([]);
     expect(polite.body.reply).toMatch(/^I'm sorry, I don't have information about that yet\..*Debian Notes/);
