@@ -9,6 +9,7 @@ import { topPositions } from './top-positions.js';
 import type { LexicalHit } from './lexical-index.js';
 import { DamagedScopeIndex } from './postings-bytes.js';
 import { queryWords } from '../text/analyze.js';
+import { withoutLinks } from '../text/links.js';
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
 import type { LexiconLookup } from './query-expansion.js';
 
@@ -109,9 +110,11 @@ export class RetrievalService {
 
   async #rank(index: ScopeIndex, input: SearchInput, lexicon: Lexicon | undefined, options: SearchOptions): Promise<QueryResult> {
     if (index.size === 0) return EMPTY;
+    // A link in the question is cited, not asked about (D-1065).
+    const query = withoutLinks(input.query);
     // The question's words, each with the term ids the scope knows it by, then their
     // translations weighing less (D-791): the one step where a query's terms are chosen.
-    const { groups, weights, words, unknown, strong, weak, names, language } = questionTerms(index, input.query, lexicon);
+    const { groups, weights, words, unknown, strong, weak, names, language } = questionTerms(index, query, lexicon);
     await index.lexical.load(groups.flat());
     const requested = new Set(input.topics);
     const eligible = (i: number): boolean => {
@@ -140,7 +143,7 @@ export class RetrievalService {
     // A plugged embedder is a network client: when it fails, words alone rank (D-306).
     let vector: Promise<Float32Array | undefined> | undefined;
     const embedQuery = () =>
-      (vector ??= this.deps.knowledge.embedder.embed([input.query]).then(
+      (vector ??= this.deps.knowledge.embedder.embed([query]).then(
         ([v]) => v,
         (error: unknown) => {
           this.deps.log?.('svc.retrieval: the embedder failed; this query is ranked by its words alone', error);
@@ -167,7 +170,7 @@ export class RetrievalService {
     // that share no word with it; it adds its bonus to every passage of those topics.
     const routed = await this.#route(
       index,
-      queryWords(input.query).flatMap((w) => w.stems),
+      queryWords(query).flatMap((w) => w.stems),
       requested,
       embedQuery,
     );

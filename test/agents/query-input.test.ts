@@ -226,3 +226,19 @@ describe('Spanish typed without its accents (D-1062)', () => {
     expect(accentedForms('wi-fi')).toEqual([]);
   });
 });
+
+describe('links pasted into a question (D-1065)', () => {
+  it('ranks by the question, not by the link it cites; a question that is only a link is asked by its words', async () => {
+    const docs = [
+      {
+        title: 'Where to read more',
+        text: 'More on the wiki: https://wiki.debian.org/FAQ, https://wiki.debian.org/Hostname and https://www.debian.org/doc/ (the Debian wiki and the Debian documentation).',
+      },
+      { title: 'The hostname', text: 'The machine keeps its hostname in /etc/hostname; hostnamectl changes it.' },
+    ];
+    const { ids, first } = await notes(docs);
+    expect(await first('Where is the hostname kept? I looked at https://wiki.debian.org/FAQ first.')).toBe(ids[1]);
+    expect(await first('Where is the hostname kept? https://www.debian.org/doc/')).toBe(ids[1]);
+    expect(await first('https://wiki.debian.org/FAQ')).toBe(ids[0]);
+  });
+});

@@ -45,6 +45,11 @@ const ENGLISH: Record<string, Rewrite> = {
   named: (q) => `Hi Sam! ${q}`,
   emoji: (q) => `${q} 🙏`,
   phone: (q) => `${q}\n\nSent from my iPhone`,
+  url: (q) => `${q} (I read https://wiki.debian.org/FAQ but it did not help)`,
+  link: (q) => `${q} https://wiki.debian.org/FAQ`,
+  read: (q) => `${q} (I read the wiki but it did not help)`,
+  code: (q) => `${q} I already tried \`sudo apt update\`.`,
+  markdown: (q) => `**${q}**`,
 };
 const SPANISH: Record<string, Rewrite> = {
   lower: (q) => q.toLowerCase(),
@@ -62,6 +67,13 @@ const SPANISH: Record<string, Rewrite> = {
   urgente: (q) => `¡URGENTE! ${q}`,
   email: (q) => `Buenos días:\n\n${q}\n\nUn saludo,\nMaría`,
   named: (q) => `¡Hola, Sam! ${q}`,
+  chat: (q) =>
+    q
+      .toLowerCase()
+      .normalize('NFD')
+      .replace(/[\u0300-\u0302\u0304-\u036f]/gu, '')
+      .normalize('NFC')
+      .replace(/[¿?¡!]/gu, ''),
 };
 
 const only = process.env.CORPORA?.split(',').filter(Boolean);
