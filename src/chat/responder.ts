@@ -24,6 +24,9 @@ const GREETINGS = new Set([
   'greetings',
   'there',
 ]);
+/** A thank-you, whole: "Thanks!", "Thank you so much", "¡Muchas gracias!" (D-1066); one of `THANKING` at least. */
+const THANKS = new Set(['thanks', 'thank', 'you', 'so', 'much', 'very', 'a', 'lot', 'many', 'thx', 'ty', 'cheers', 'gracias', 'muchas', 'mil', 'muchisimas']);
+const THANKING = new Set(['thanks', 'thank', 'thx', 'ty', 'cheers', 'gracias']);
 
 /** Passages scored below this are not used to answer. */
 const MIN_PASSAGE_SCORE = 0.15;
@@ -66,9 +69,20 @@ function otherLanguageNote(lang: Language): string {
   return lang === 'es' ? 'Solo tengo esta información en inglés:' : 'I only have this information in Spanish:';
 }
 
-function isGreeting(message: string): boolean {
-  const list = accentedWords(message).map(fold);
-  return list.length > 0 && list.length <= 4 && list.every((w) => GREETINGS.has(w));
+function welcome(input: ChatTurnInput): string {
+  return input.lang === 'es' ? '¡De nada! ¿Puedo ayudarte en algo más?' : "You're welcome! Is there anything else I can help you with?";
+}
+
+/**
+ * Whether the message is only words of `set`, perhaps with the agent's name ("Hi Ada!",
+ * "Thanks, Ada", D-1066): at most four of them besides the name, one at least.
+ */
+function isOnly(message: string, set: ReadonlySet<string>, agentName: string): boolean {
+  const name = new Set(accentedWords(agentName).map(fold));
+  const list = accentedWords(message)
+    .map(fold)
+    .filter((w) => !name.has(w));
+  return list.length > 0 && list.length <= 4 && list.every((w) => set.has(w));
 }
 
 /** Every sentence of the usable passages that holds a term of the question, scored. */
@@ -143,7 +157,10 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
 
 /** The reply text and the sources it draws on. */
 export function compose(input: ChatTurnInput): { text: string; sourceIds: string[] } {
-  if (isGreeting(input.message)) return { text: greeting(input), sourceIds: [] };
+  if (isOnly(input.message, GREETINGS, input.agent.name)) return { text: greeting(input), sourceIds: [] };
+  if (isOnly(input.message, THANKS, input.agent.name) && accentedWords(input.message).some((w) => THANKING.has(fold(w)))) {
+    return { text: welcome(input), sourceIds: [] };
+  }
   const { sentences: chosen, foreign } = extract(input);
   if (!chosen.length) return { text: fallback(input), sourceIds: [] };
   const body = chosen.map((c) => c.text).join(' ');
@@ -156,7 +173,7 @@ export function compose(input: ChatTurnInput): { text: string; sourceIds: string
 /**
  * The default model (decisions, D-101): deterministic and extractive. It answers with the sentences of the
  * retrieved passages that best answer the question, in the language of the message
- * where the knowledge has it, greets back a greeting, and says politely when it knows
+ * where the knowledge has it, greets back a greeting, answers thanks, and says politely when it knows
  * nothing relevant. The same input always gives the same reply.
  */
 export function createResponder(): ChatModel {

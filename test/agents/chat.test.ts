@@ -37,6 +37,13 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
     const { chat } = await setup();
     expect((await chat({ message: 'Hola' })).body.reply).toBe('¡Hola! Soy Ada, el asistente de Acme. ¿En qué puedo ayudarte?');
     expect((await chat({ message: 'hello!' })).body.reply).toBe("Hello! I'm Ada, the assistant of Acme. How can I help you?");
+    // By its name too, and thanks get a thank-you back (D-1066): both were "I'm sorry, I don't have information about that".
+    expect((await chat({ message: 'Hi Ada!' })).body.reply).toBe("Hello! I'm Ada, the assistant of Acme. How can I help you?");
+    const thanked = await chat({ message: 'Thank you so much, Ada!' });
+    expect(thanked.body).toMatchObject({ reply: "You're welcome! Is there anything else I can help you with?", components: [] });
+    expect((await chat({ message: '¡Muchas gracias!' })).body.reply).toBe('¡De nada! ¿Puedo ayudarte en algo más?');
+    // A name alone, or "you" alone, is no thank-you.
+    expect((await chat({ message: 'you' })).body.reply).toMatch(/^I'm sorry/);
   });
 
   it('continues a conversation with conversationId', async () => {
