@@ -2,8 +2,11 @@ import type { Compilable, Kysely } from 'kysely';
 
 const SENTINEL = '\u0000param:';
 
+type Executor = Pick<Kysely<unknown>, 'executeQuery'>;
+
 export interface PreparedQuery<P, R> {
-  execute(params: P): Promise<R[]>;
+  /** Runs with these values, on `on` when given (a transaction of the same database), else on the database it was built for. */
+  execute(params: P, on?: Executor): Promise<R[]>;
 }
 
 /**
@@ -12,7 +15,7 @@ export interface PreparedQuery<P, R> {
  * `param(name)` marks where a value goes; every other value stays as compiled.
  */
 export function prepareQuery<P extends Record<string, unknown>, R>(
-  db: Pick<Kysely<unknown>, 'executeQuery'>,
+  db: Executor,
   build: (param: (name: keyof P & string) => never) => Compilable<R>,
 ): PreparedQuery<P, R> {
   // The marker is typed `never` so that it fits any column's value; each run replaces it.
@@ -21,9 +24,9 @@ export function prepareQuery<P extends Record<string, unknown>, R>(
     typeof value === 'string' && value.startsWith(SENTINEL) ? { name: value.slice(SENTINEL.length) } : { value },
   );
   return {
-    async execute(params) {
+    async execute(params, on = db) {
       const parameters = slots.map((slot) => ('name' in slot ? params[slot.name as keyof P] : slot.value));
-      const result = await db.executeQuery<R>({ ...compiled, parameters });
+      const result = await on.executeQuery<R>({ ...compiled, parameters });
       return result.rows;
     },
   };
