@@ -45,7 +45,7 @@ const EXACT_ROWS = 8;
  * (kysely parses and compiles each value of a multi-row insert anew: for the hundreds of
  * values an ingested document writes, more than running the insert costs). `build` makes
  * the insert of the rows it is given; `max` rows go in one statement at most, and what is
- * left is split so that few row counts, each compiled once, are ever used.
+ * left is split so that few row counts, each compiled once, are ever used (D-1055).
  */
 export function prepareInsert<R extends Record<string, unknown>>(
   db: Executor,

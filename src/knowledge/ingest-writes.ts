@@ -94,7 +94,7 @@ export interface IngestWritesDeps {
  */
 export class IngestWrites {
   readonly #group = new GroupCommit<IngestOutcome>((outcomes) => this.#commit(outcomes), WRITE_GROUP);
-  /** The writes of every ingested source, compiled once (kysely compiles each call otherwise). */
+  /** The writes of every ingested source, compiled once (D-1055): kysely compiles each call otherwise. */
   readonly #insertChunks: PreparedInsert<ChunkRow>;
   readonly #ready: PreparedQuery<ReadyFields, unknown>;
 

@@ -73,7 +73,7 @@ function titleFrom(text: string): string {
  */
 export class KnowledgeService {
   readonly #index: SqlKnowledgeIndex;
-  /** The statements every add runs, compiled once (kysely builds and compiles a query on each call otherwise). */
+  /** The statements every add runs, compiled once (D-1055): kysely builds and compiles a query on each call otherwise. */
   readonly #count: PreparedQuery<{ workspaceId: string }, { n: number | string | bigint }>;
   readonly #insertSource: PreparedQuery<Params<KnowledgeSourceTable>, unknown>;
   readonly #insertInput: PreparedQuery<Params<KnowledgeInputTable>, unknown>;
