@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
 import type { Database, Db } from '../db/schema/index.js';
+import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
 import { transaction, type Tx } from '../db/transaction.js';
 import type { AgentTable } from '../db/schema/core.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
@@ -30,8 +31,13 @@ function toAgent(row: AgentTable): Agent {
 /** Agents of a workspace: the brain a conversation answers from. */
 export class AgentsService {
   readonly #dependents: AgentDependent[] = [];
+  /** Every request naming an agent reads it (an upload for an agent among them): compiled once. */
+  readonly #get: PreparedQuery<{ workspaceId: string; agentId: string }, AgentTable>;
 
-  constructor(private readonly deps: Pick<CoreDeps, 'db' | 'clock' | 'ids' | 'cursors' | 'assertCapacity'>) {}
+  constructor(private readonly deps: Pick<CoreDeps, 'db' | 'clock' | 'ids' | 'cursors' | 'assertCapacity'>) {
+    const { db } = deps;
+    this.#get = prepareQuery(db, (p) => db.selectFrom('agents').selectAll().where('workspace_id', '=', p('workspaceId')).where('id', '=', p('agentId')));
+  }
 
   addDependent(dependent: AgentDependent): void {
     this.#dependents.push(dependent);
@@ -66,7 +72,7 @@ export class AgentsService {
   }
 
   async getAgent(workspaceId: string, agentId: string, db: Db = this.deps.db): Promise<Agent | undefined> {
-    const row = await db.selectFrom('agents').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', agentId).executeTakeFirst();
+    const [row] = await this.#get.execute({ workspaceId, agentId }, db);
     return row && toAgent(row);
   }
 

@@ -1,5 +1,7 @@
 import PQueue from 'p-queue';
 import type { Kysely } from 'kysely';
+import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
+import type { JobTable } from '../db/schema/core.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
@@ -86,9 +88,28 @@ export class JobQueue {
   ) {
     this.#pq = new PQueue({ concurrency: deps.concurrency });
     this.#claims = deps.claims ?? new LocalClaims(deps.db);
+    // Every accepted upload, text or claim inserts one: compiled once, not per request.
+    this.#insert = prepareQuery(deps.db, (p) =>
+      deps.db
+        .insertInto('jobs')
+        .values({
+          id: p('id'),
+          workspace_id: p('workspace_id'),
+          kind: p('kind'),
+          payload: p('payload'),
+          status: 'queued',
+          run_at: p('run_at'),
+          attempts: 0,
+          last_error: null,
+          created_at: p('created_at'),
+          updated_at: p('updated_at'),
+        })
+        .onConflict((oc) => oc.column('id').doNothing()),
+    );
   }
 
   readonly #claims: JobClaims;
+  readonly #insert: PreparedQuery<Omit<JobTable, 'status' | 'attempts' | 'last_error'>, unknown>;
 
   register<P>(kind: string, handler: JobHandler<P>): void {
     this.#handlers.set(kind, async (jobs) => {
@@ -122,22 +143,19 @@ export class JobQueue {
   async enqueue(db: Db, job: { id?: string; workspaceId: string; kind: string; payload: unknown; runAt?: number }): Promise<string> {
     const now = this.deps.clock.now();
     const id = job.id ?? this.deps.ids.next('job');
-    await db
-      .insertInto('jobs')
-      .values({
+    const at = iso(now);
+    await this.#insert.execute(
+      {
         id,
         workspace_id: job.workspaceId,
         kind: job.kind,
         payload: JSON.stringify(job.payload),
-        status: 'queued',
-        run_at: iso(job.runAt ?? now),
-        attempts: 0,
-        last_error: null,
-        created_at: iso(now),
-        updated_at: iso(now),
-      })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+        run_at: job.runAt === undefined ? at : iso(job.runAt),
+        created_at: at,
+        updated_at: at,
+      },
+      db,
+    );
     return id;
   }
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
+import { prepareInsert, prepareQuery, type PreparedInsert, type PreparedQuery } from '../db/prepared.js';
 import type { Database } from '../db/schema/index.js';
-import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
+import type { KnowledgeChunkTable, KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import { transaction, type Tx } from '../db/transaction.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Clock } from '../platform/clock.js';
@@ -23,6 +24,28 @@ export const RECRAWL_JOB = 'knowledge.recrawl';
 const INSERT_BATCH = 200;
 /** Sources written by one transaction at most. */
 const WRITE_GROUP = 64;
+
+type ChunkRow = { [K in keyof KnowledgeChunkTable]: KnowledgeChunkTable[K] };
+const CHUNK_COLUMNS: (keyof ChunkRow)[] = [
+  'id',
+  'workspace_id',
+  'source_id',
+  'agent_id',
+  'position',
+  'lang',
+  'text',
+  'token_count',
+  'embedding',
+  'embedder_id',
+  'terms',
+  'analyzer_id',
+];
+
+/** What an ingested upload's source row becomes (a fetched page sets more, through kysely). */
+type ReadyFields = Pick<
+  KnowledgeSourceTable,
+  'error' | 'title' | 'lang' | 'source_lang' | 'translated' | 'chunk_count' | 'token_count' | 'summary' | 'content_hash' | 'updated_at'
+> & { id: string };
 
 /** Chunk ids follow the source's and sort in position order (decisions, D-083). */
 export function chunkId(sourceId: string, position: number): string {
@@ -71,8 +94,32 @@ export interface IngestWritesDeps {
  */
 export class IngestWrites {
   readonly #group = new GroupCommit<IngestOutcome>((outcomes) => this.#commit(outcomes), WRITE_GROUP);
+  /** The writes of every ingested source, compiled once (D-1055): kysely compiles each call otherwise. */
+  readonly #insertChunks: PreparedInsert<ChunkRow>;
+  readonly #ready: PreparedQuery<ReadyFields, unknown>;
 
-  constructor(private readonly deps: IngestWritesDeps) {}
+  constructor(private readonly deps: IngestWritesDeps) {
+    const { db } = deps;
+    this.#insertChunks = prepareInsert<ChunkRow>(db, CHUNK_COLUMNS, INSERT_BATCH, (rows) => db.insertInto('knowledge_chunks').values(rows));
+    this.#ready = prepareQuery(db, (p) =>
+      db
+        .updateTable('knowledge_sources')
+        .set({
+          status: 'ready',
+          error: p('error'),
+          title: p('title'),
+          lang: p('lang'),
+          source_lang: p('source_lang'),
+          translated: p('translated'),
+          chunk_count: p('chunk_count'),
+          token_count: p('token_count'),
+          summary: p('summary'),
+          content_hash: p('content_hash'),
+          updated_at: p('updated_at'),
+        })
+        .where('id', '=', p('id')),
+    );
+  }
 
   /** Resolves once the outcome is committed (or found moot: the source was deleted or is no longer pending). */
   write(outcome: IngestOutcome): Promise<void> {
@@ -177,29 +224,27 @@ export class IngestWrites {
       dictionaries.set(workspaceId, await this.deps.terms.assign(trx, workspaceId, terms));
     }
     const rows = items.flatMap(({ row, ingested }) =>
-      ingested.chunks.map((c, position) => ({
-        id: chunkId(row.id, position),
-        workspace_id: row.workspace_id,
-        source_id: row.id,
-        agent_id: row.agent_id,
-        position,
-        lang: c.lang,
-        text: c.text,
-        token_count: c.tokenCount,
-        embedding: packVector(c.vector),
-        embedder_id: this.deps.embedder.id,
-        terms: packTerms(chunkTerms(c.analysis, dictionaries.get(row.workspace_id)!)),
-        analyzer_id: ANALYZER_ID,
-      })),
+      ingested.chunks.map(
+        (c, position): ChunkRow => ({
+          id: chunkId(row.id, position),
+          workspace_id: row.workspace_id,
+          source_id: row.id,
+          agent_id: row.agent_id,
+          position,
+          lang: c.lang,
+          text: c.text,
+          token_count: c.tokenCount,
+          embedding: packVector(c.vector),
+          embedder_id: this.deps.embedder.id,
+          terms: packTerms(chunkTerms(c.analysis, dictionaries.get(row.workspace_id)!)),
+          analyzer_id: ANALYZER_ID,
+        }),
+      ),
     );
-    for (let i = 0; i < rows.length; i += INSERT_BATCH)
-      await trx
-        .insertInto('knowledge_chunks')
-        .values(rows.slice(i, i + INSERT_BATCH))
-        .execute();
+    await this.#insertChunks.execute(rows, trx);
     for (const { row, ingested, fetched } of items) {
-      const update: Partial<KnowledgeSourceTable> = {
-        status: 'ready',
+      const ready: ReadyFields = {
+        id: row.id,
         error: null,
         title: ingested.title,
         lang: ingested.lang,
@@ -211,18 +256,27 @@ export class IngestWrites {
         content_hash: ingested.contentHash,
         updated_at: iso(now),
       };
-      if (fetched) {
-        const nextSyncAt = iso(now + Number(row.sync_ttl_minutes) * MINUTE);
-        Object.assign(update, {
+      if (!fetched) {
+        await this.#ready.execute(ready, trx);
+        continue;
+      }
+      // A fetched page also moves its address, type, size and crawl times.
+      const nextSyncAt = iso(now + Number(row.sync_ttl_minutes) * MINUTE);
+      await this.scheduleRecrawl(trx, row, nextSyncAt);
+      const { id, ...fields } = ready;
+      await trx
+        .updateTable('knowledge_sources')
+        .set({
+          ...fields,
+          status: 'ready',
           resolved_url: fetched.url,
           content_type: MEDIA_TYPES[formatOfResponse(fetched.contentType, fetched.body).format],
           byte_size: fetched.body.byteLength,
           last_fetched_at: iso(now),
           next_sync_at: nextSyncAt,
-        });
-        await this.scheduleRecrawl(trx, row, nextSyncAt);
-      }
-      await trx.updateTable('knowledge_sources').set(update).where('id', '=', row.id).execute();
+        })
+        .where('id', '=', id)
+        .execute();
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import type { Tx } from '../db/transaction.js';
@@ -77,9 +78,13 @@ function codeOf(error: unknown): IngestFailureCode {
  */
 export class Ingestion {
   readonly #writes: IngestWrites;
+  /** Every upload's stored document is read once: compiled once. */
+  readonly #input: PreparedQuery<{ sourceId: string }, { content: Uint8Array }>;
 
   constructor(private readonly deps: IngestionDeps) {
     this.#writes = new IngestWrites(deps);
+    const { db } = deps;
+    this.#input = prepareQuery(db, (p) => db.selectFrom('knowledge_inputs').select('content').where('source_id', '=', p('sourceId')));
   }
 
   register(): void {
@@ -142,7 +147,7 @@ export class Ingestion {
     // A claim is two texts of at most 2,000 characters: no worker needed.
     if (row.kind === 'claim') return { ingested: await ingestClaim(storedClaim(row), row.title, this.deps.embedder) };
     if (row.kind === 'url') return this.#fetchAndIngest(row);
-    const input = await this.deps.db.selectFrom('knowledge_inputs').select('content').where('source_id', '=', row.id).executeTakeFirst();
+    const [input] = await this.#input.execute({ sourceId: row.id });
     if (!input) throw new IngestError('ingest_failed', 'the stored document is missing');
     const document = {
       kind: 'upload' as const,

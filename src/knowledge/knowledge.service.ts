@@ -1,8 +1,9 @@
 import type { CoreDeps } from '../core.js';
 import type { SqlDialect } from '../db/dialects/sql-dialect.js';
+import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
 import type { Db } from '../db/schema/index.js';
 import { transaction, type Tx } from '../db/transaction.js';
-import type { KnowledgeSourceTable } from '../db/schema/knowledge.js';
+import type { KnowledgeInputTable, KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import type { Coherence } from '../platform/coherence.js';
 import { ServiceError } from '../platform/service-error.js';
@@ -35,6 +36,27 @@ export interface KnowledgeDeps extends CoreDeps {
   coherence: Coherence;
 }
 
+/** A row as a prepared statement's parameters, by column (an interface has no index signature). */
+type Params<T> = { [K in keyof T]: T[K] };
+
+/** Every column of a source row (`pendingRow` sets them all): one insert, compiled once, names them all. */
+const SOURCE_COLUMNS = Object.keys(
+  pendingRow({ id: '', workspace_id: '', agent_id: null, kind: '', title: '', topics: '', now: '' }),
+) as (keyof KnowledgeSourceTable & string)[];
+const INPUT_COLUMNS: (keyof KnowledgeInputTable & string)[] = ['source_id', 'workspace_id', 'content', 'created_at'];
+
+/** An insert's values with each column a parameter of the same name. */
+function columnParams<T>(columns: readonly (keyof T & string)[], p: (name: keyof T & string) => never): T {
+  return Object.fromEntries(columns.map((c) => [c, p(c)])) as T;
+}
+
+/** A row's values for its prepared insert: a value left undefined is written as null, as kysely leaves the column out. */
+function rowParams<T extends object>(row: T): Params<T> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row)) out[name] = value ?? null;
+  return out as Params<T>;
+}
+
 /** A title from the start of a text, cut at a word when it is too long. */
 function titleFrom(text: string): string {
   const clean = text.replace(/\s+/g, ' ').trim();
@@ -51,10 +73,27 @@ function titleFrom(text: string): string {
  */
 export class KnowledgeService {
   readonly #index: SqlKnowledgeIndex;
+  /** The statements every add runs, compiled once (D-1055): kysely builds and compiles a query on each call otherwise. */
+  readonly #count: PreparedQuery<{ workspaceId: string }, { n: number | string | bigint }>;
+  readonly #insertSource: PreparedQuery<Params<KnowledgeSourceTable>, unknown>;
+  readonly #insertInput: PreparedQuery<Params<KnowledgeInputTable>, unknown>;
   /** Each workspace's bilingual lexicon, learned from its own translations (D-785). */
   readonly lexicons: LexiconBuilder;
 
   constructor(private readonly deps: KnowledgeDeps) {
+    const { db } = deps;
+    this.#count = prepareQuery(db, (p) =>
+      db
+        .selectFrom('knowledge_sources')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', p('workspaceId')),
+    );
+    this.#insertSource = prepareQuery<Params<KnowledgeSourceTable>, unknown>(db, (p) =>
+      db.insertInto('knowledge_sources').values(columnParams<KnowledgeSourceTable>(SOURCE_COLUMNS, p)),
+    );
+    this.#insertInput = prepareQuery<Params<KnowledgeInputTable>, unknown>(db, (p) =>
+      db.insertInto('knowledge_inputs').values(columnParams<KnowledgeInputTable>(INPUT_COLUMNS, p)),
+    );
     const shared = deps.coherence.shared;
     const terms = new TermDictionary(deps.db, { shared });
     this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder, workers: deps.workers, terms, shared });
@@ -106,12 +145,8 @@ export class KnowledgeService {
 
   /** Knowledge documents of the workspace (the `knowledgeDocuments` plan cap and usage count). */
   async count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
-    const row = await db
-      .selectFrom('knowledge_sources')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+    const [row] = await this.#count.execute({ workspaceId }, db);
+    return Number(row!.n);
   }
 
   async getSource(workspaceId: string, sourceId: string, db: Db = this.deps.db): Promise<Source | undefined> {
@@ -233,9 +268,8 @@ export class KnowledgeService {
       await this.deps.assertCapacity(trx, workspaceId, 'knowledgeDocuments', await this.count(workspaceId, trx));
       const now = iso(this.deps.clock.now());
       const row = pendingRow({ ...fields, id: this.deps.ids.next('src'), workspace_id: workspaceId, agent_id: agentId, now });
-      await trx.insertInto('knowledge_sources').values(row).execute();
-      if (document)
-        await trx.insertInto('knowledge_inputs').values({ source_id: row.id, workspace_id: workspaceId, content: document, created_at: now }).execute();
+      await this.#insertSource.execute(rowParams(row), trx);
+      if (document) await this.#insertInput.execute({ source_id: row.id, workspace_id: workspaceId, content: document, created_at: now }, trx);
       const payload: IngestPayload = { sourceId: row.id, ...(ownTitle && { ownTitle }) };
       await this.deps.jobs.enqueue(trx, { workspaceId, kind: INGEST_JOB, payload });
       return row;

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { prepareInsert, prepareQuery, type PreparedInsert, type PreparedQuery } from '../db/prepared.js';
 import type { Database, Db } from '../db/schema/index.js';
 
 const INSERT_BATCH = 500;
@@ -19,12 +20,20 @@ export class TermDictionary {
   /** Dictionaries read completely; a read in flight is not shared (see `#load`). */
   readonly #workspaces = new Map<string, Loaded>();
   #generation = 0;
+  /** Every ingested source runs these: compiled once. */
+  readonly #insert: PreparedInsert<{ workspace_id: string; term: string; id: number }>;
+  readonly #newer: PreparedQuery<{ workspaceId: string; next: number }, { term: string; id: number | string }>;
 
   constructor(
     private readonly db: Kysely<Database>,
     /** Other processes add terms to this store too (decisions, D-203). */
     private readonly options: { shared?: boolean | undefined } = {},
-  ) {}
+  ) {
+    this.#insert = prepareInsert(db, ['workspace_id', 'term', 'id'], INSERT_BATCH, (rows) => db.insertInto('knowledge_terms').values(rows));
+    this.#newer = prepareQuery(db, (p) =>
+      db.selectFrom('knowledge_terms').select(['term', 'id']).where('workspace_id', '=', p('workspaceId')).where('id', '>=', p('next')),
+    );
+  }
 
   /** The workspace's dictionary as it stands (with a shared store, also what other processes added). */
   async get(workspaceId: string): Promise<ReadonlyMap<string, number>> {
@@ -57,21 +66,12 @@ export class TermDictionary {
     missing = missing.filter((t) => !loaded.terms.has(t));
     const rows = missing.map((term) => ({ workspace_id: workspaceId, term, id: loaded.next++ }));
     for (const row of rows) loaded.terms.set(row.term, row.id);
-    for (let i = 0; i < rows.length; i += INSERT_BATCH)
-      await trx
-        .insertInto('knowledge_terms')
-        .values(rows.slice(i, i + INSERT_BATCH))
-        .execute();
+    await this.#insert.execute(rows, trx);
     return loaded.terms;
   }
 
   async #readNewer(db: Db, workspaceId: string, loaded: Loaded): Promise<void> {
-    const newer = await db
-      .selectFrom('knowledge_terms')
-      .select(['term', 'id'])
-      .where('workspace_id', '=', workspaceId)
-      .where('id', '>=', loaded.next)
-      .execute();
+    const newer = await this.#newer.execute({ workspaceId, next: loaded.next }, db);
     for (const row of newer) add(loaded, row.term, Number(row.id));
   }
 

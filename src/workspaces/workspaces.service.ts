@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import { WORKSPACE_TABLES } from '../db/schema/index.js';
 import type { WorkspaceTable } from '../db/schema/core.js';
+import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
 import { afterCommit, transaction, type Tx } from '../db/transaction.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
@@ -70,7 +71,12 @@ export class WorkspacesService {
     },
   ) {
     this.activity = deps.activity ?? new ActivityCounter(deps.db, deps.clock);
+    const { db } = deps;
+    this.#get = prepareQuery(db, (p) => db.selectFrom('workspaces').selectAll().where('id', '=', p('id')));
   }
+
+  /** Every add checks the workspace's plan caps (each upload among them): compiled once. */
+  readonly #get: PreparedQuery<{ id: string }, WorkspaceTable>;
 
   /** Runs `listener` after any change of a workspace's settings or existence. */
   onChange(listener: () => void): void {
@@ -109,7 +115,7 @@ export class WorkspacesService {
   }
 
   async getWorkspace(id: string, db: Db = this.deps.db): Promise<WorkspaceRecord | undefined> {
-    const row = await db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+    const [row] = await this.#get.execute({ id }, db);
     return row && toRecord(row);
   }
 

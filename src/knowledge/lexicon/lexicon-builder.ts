@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Db } from '../../db/schema/index.js';
+import { prepareQuery, type PreparedQuery } from '../../db/prepared.js';
 import { afterCommit, transaction, type Tx } from '../../db/transaction.js';
 import type { KnowledgeSourceTable } from '../../db/schema/knowledge.js';
 import type { Job, JobQueue } from '../../jobs/queue.js';
@@ -26,18 +27,6 @@ const MAX_CHARS = 8_000_000;
 const READ_BATCH = 500;
 
 const NO_LEXICON: LearnedLexicon = { pairs: [], twins: 0, units: 0 };
-
-// A source still pending will settle and schedule the lexicon itself: building now would be undone.
-async function hasPendingSource(db: Db, workspaceId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('knowledge_sources')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'pending')
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
 
 /** The print of a workspace's ready sources: what its lexicon was learned from. */
 async function sourcePrint(db: Db, workspaceId: string): Promise<{ print: string; rows: SourceRow[] }> {
@@ -69,6 +58,8 @@ export class LexiconBuilder {
   readonly #cache = new Map<string, { print: string; lexicon: Lexicon }>();
   /** One build per workspace at a time in this process; the next waits for it. */
   readonly #running = new Map<string, Promise<void>>();
+  /** Whether a source of the workspace is still pending: asked by every settling transaction, compiled once. */
+  readonly #pending: PreparedQuery<{ workspaceId: string }, { id: string }>;
 
   constructor(
     private readonly deps: {
@@ -81,7 +72,18 @@ export class LexiconBuilder {
       changed: (trx: Tx, workspaceId: string) => void;
       log: (message: string, error?: unknown) => void;
     },
-  ) {}
+  ) {
+    const { db } = deps;
+    this.#pending = prepareQuery(db, (p) =>
+      db.selectFrom('knowledge_sources').select('id').where('workspace_id', '=', p('workspaceId')).where('status', '=', 'pending').limit(1),
+    );
+  }
+
+  // A source still pending will settle and schedule the lexicon itself: building now would be undone.
+  async #hasPendingSource(db: Db, workspaceId: string): Promise<boolean> {
+    const rows = await this.#pending.execute({ workspaceId }, db);
+    return rows.length > 0;
+  }
 
   register(): void {
     this.deps.jobs.register(LEXICON_JOB, (job) => this.#build(job));
@@ -95,7 +97,7 @@ export class LexiconBuilder {
    */
   async schedule(trx: Db, workspaceId: string, event: string): Promise<void> {
     if (!this.deps.shared) {
-      if (await hasPendingSource(trx, workspaceId)) return;
+      if (await this.#hasPendingSource(trx, workspaceId)) return;
     }
     await this.deps.jobs.enqueue(trx, { id: `job_lexicon_${sha256Hex(`${workspaceId}\n${event}`).slice(0, 20)}`, workspaceId, kind: LEXICON_JOB, payload: {} });
   }
@@ -161,7 +163,7 @@ export class LexiconBuilder {
 
   async #learn(workspaceId: string): Promise<void> {
     const db = this.deps.db;
-    if (await hasPendingSource(db, workspaceId)) return;
+    if (await this.#hasPendingSource(db, workspaceId)) return;
     const { print, rows } = await sourcePrint(db, workspaceId);
     const stored = await db.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirst();
     if (stored?.print === print) return;

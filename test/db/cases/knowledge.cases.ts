@@ -4,6 +4,8 @@ import { createEmulator, type Emulator } from '../../../emulator/emulator.js';
 import { client, walk } from '../../support/client.js';
 import { quiet } from '../../support/emulator.js';
 import { GOLDEN, fingerprint } from '../../knowledge/golden.js';
+import { transaction } from '../../../src/db/transaction.js';
+import { TermDictionary } from '../../../src/knowledge/term-dictionary.js';
 
 /** Ingestion output, full-text search and state round trips of knowledge on one backend. */
 export function knowledgeCases(db: () => DatabaseOptions): void {
@@ -91,5 +93,21 @@ export function knowledgeCases(db: () => DatabaseOptions): void {
     await emulator.deleteWorkspace(workspaceId);
     expect(await emulator.service.knowledge.index.searchLexical(workspaceId, agentId, 'kayak', 10)).toEqual([]);
     expect(await emulator.service.knowledge.count(workspaceId)).toBe(0);
+  });
+
+  it('terms given ids in one go, more than one insert holds, are stored with exactly those ids', async () => {
+    const { workspaceId } = await fresh();
+    const db = emulator.service.db;
+    const letters = (n: number) => Array.from({ length: 3 }, (_, k) => String.fromCharCode(97 + (Math.floor(n / 26 ** k) % 26))).join('');
+    // 1,123 terms: two full inserts of 500, then 123 split into inserts of 64, 32, 16, 8 and 3 rows.
+    const terms = Array.from({ length: 1123 }, (_, i) => `zq${letters(i)}`);
+    const first = new TermDictionary(db);
+    const given = new Map(await transaction(db, (trx) => first.assign(trx, workspaceId, [...terms.slice(0, 7), ...terms])));
+    expect(given.size).toBe(1123);
+    // Then one more term, and a few: the statements compiled for those counts are used again.
+    await transaction(db, (trx) => first.assign(trx, workspaceId, ['zqlast']));
+    const stored = await new TermDictionary(db).get(workspaceId);
+    expect(new Map(stored)).toEqual(new Map([...given, ['zqlast', 1123]]));
+    expect([...given.values()].sort((a, b) => a - b)).toEqual(Array.from({ length: 1123 }, (_, i) => i));
   });
 }
