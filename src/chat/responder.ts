@@ -3,30 +3,15 @@ import { fromTokens, tokenize, type ChatModel, type ChatReply, type ChatTurnInpu
 import type { Passage } from '../retrieval/retrieval.schema.js';
 import type { Language } from '../text/language.js';
 import { sentences } from '../text/sentences.js';
+import { GREETING_WORDS, THANKING_WORDS } from '../text/search-words.js';
 import { termSet } from '../text/terms.js';
 import { accentedWords, fold } from '../text/words.js';
 
-const GREETINGS = new Set([
-  'hi',
-  'hello',
-  'hey',
-  'hola',
-  'buenas',
-  'buenos',
-  'dias',
-  'tardes',
-  'noches',
-  'good',
-  'morning',
-  'afternoon',
-  'evening',
-  'saludos',
-  'greetings',
-  'there',
-]);
+// A greeting, whole: the shared greeting words, and "good" and "there" ("good morning", "hi there").
+const GREETINGS: ReadonlySet<string> = new Set([...GREETING_WORDS, 'good', 'there']);
 /** A thank-you, whole: "Thanks!", "Thank you so much", "¡Muchas gracias!" (D-1066); one of `THANKING` at least. */
-const THANKS = new Set(['thanks', 'thank', 'you', 'so', 'much', 'very', 'a', 'lot', 'many', 'thx', 'ty', 'cheers', 'gracias', 'muchas', 'mil', 'muchisimas']);
-const THANKING = new Set(['thanks', 'thank', 'thx', 'ty', 'cheers', 'gracias']);
+const THANKING: ReadonlySet<string> = new Set([...THANKING_WORDS, 'thx', 'ty']);
+const THANKS: ReadonlySet<string> = new Set([...THANKING, ...'you so much very a lot many muchas mil muchisimas'.split(' ')]);
 
 /** Passages scored below this are not used to answer. */
 const MIN_PASSAGE_SCORE = 0.15;

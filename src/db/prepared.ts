@@ -4,6 +4,21 @@ const SENTINEL = '\u0000param:';
 
 type Executor = Pick<Kysely<unknown>, 'executeQuery'>;
 
+/** A table's row as a prepared statement's values, by column (a table's interface has no index signature). */
+export type RowParams<T> = { [K in keyof T]: T[K] };
+
+/** An insert's values with each of `columns` a parameter of the same name (`prepareQuery`'s `param`). */
+export function columnParams<T>(columns: readonly (keyof T & string)[], param: (name: keyof T & string) => never): T {
+  return Object.fromEntries(columns.map((c) => [c, param(c)])) as T;
+}
+
+/** A row's values for its prepared insert: a value left undefined is written as null, as kysely leaves the column out. */
+export function rowParams<T extends object>(row: T): RowParams<T> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row)) out[name] = value ?? null;
+  return out as RowParams<T>;
+}
+
 export interface PreparedQuery<P, R> {
   /** Runs with these values, on `on` when given (a transaction of the same database), else on the database it was built for. */
   execute(params: P, on?: Executor): Promise<R[]>;

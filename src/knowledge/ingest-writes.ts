@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { prepareInsert, prepareQuery, type PreparedInsert, type PreparedQuery } from '../db/prepared.js';
+import { prepareInsert, prepareQuery, type PreparedInsert, type PreparedQuery, type RowParams } from '../db/prepared.js';
 import type { Database } from '../db/schema/index.js';
 import type { KnowledgeChunkTable, KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import { transaction, type Tx } from '../db/transaction.js';
@@ -25,7 +25,7 @@ const INSERT_BATCH = 200;
 /** Sources written by one transaction at most. */
 const WRITE_GROUP = 64;
 
-type ChunkRow = { [K in keyof KnowledgeChunkTable]: KnowledgeChunkTable[K] };
+type ChunkRow = RowParams<KnowledgeChunkTable>;
 const CHUNK_COLUMNS: (keyof ChunkRow)[] = [
   'id',
   'workspace_id',

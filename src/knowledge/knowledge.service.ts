@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../core.js';
 import type { SqlDialect } from '../db/dialects/sql-dialect.js';
-import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
+import { columnParams, prepareQuery, rowParams, type PreparedQuery, type RowParams } from '../db/prepared.js';
 import type { Db } from '../db/schema/index.js';
 import { transaction, type Tx } from '../db/transaction.js';
 import type { KnowledgeInputTable, KnowledgeSourceTable } from '../db/schema/knowledge.js';
@@ -36,26 +36,11 @@ export interface KnowledgeDeps extends CoreDeps {
   coherence: Coherence;
 }
 
-/** A row as a prepared statement's parameters, by column (an interface has no index signature). */
-type Params<T> = { [K in keyof T]: T[K] };
-
 /** Every column of a source row (`pendingRow` sets them all): one insert, compiled once, names them all. */
 const SOURCE_COLUMNS = Object.keys(
   pendingRow({ id: '', workspace_id: '', agent_id: null, kind: '', title: '', topics: '', now: '' }),
 ) as (keyof KnowledgeSourceTable & string)[];
 const INPUT_COLUMNS: (keyof KnowledgeInputTable & string)[] = ['source_id', 'workspace_id', 'content', 'created_at'];
-
-/** An insert's values with each column a parameter of the same name. */
-function columnParams<T>(columns: readonly (keyof T & string)[], p: (name: keyof T & string) => never): T {
-  return Object.fromEntries(columns.map((c) => [c, p(c)])) as T;
-}
-
-/** A row's values for its prepared insert: a value left undefined is written as null, as kysely leaves the column out. */
-function rowParams<T extends object>(row: T): Params<T> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(row)) out[name] = value ?? null;
-  return out as Params<T>;
-}
 
 /** A title from the start of a text, cut at a word when it is too long. */
 function titleFrom(text: string): string {
@@ -75,8 +60,8 @@ export class KnowledgeService {
   readonly #index: SqlKnowledgeIndex;
   /** The statements every add runs, compiled once (D-1055): kysely builds and compiles a query on each call otherwise. */
   readonly #count: PreparedQuery<{ workspaceId: string }, { n: number | string | bigint }>;
-  readonly #insertSource: PreparedQuery<Params<KnowledgeSourceTable>, unknown>;
-  readonly #insertInput: PreparedQuery<Params<KnowledgeInputTable>, unknown>;
+  readonly #insertSource: PreparedQuery<RowParams<KnowledgeSourceTable>, unknown>;
+  readonly #insertInput: PreparedQuery<RowParams<KnowledgeInputTable>, unknown>;
   /** Each workspace's bilingual lexicon, learned from its own translations (D-785). */
   readonly lexicons: LexiconBuilder;
 
@@ -88,10 +73,10 @@ export class KnowledgeService {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('workspace_id', '=', p('workspaceId')),
     );
-    this.#insertSource = prepareQuery<Params<KnowledgeSourceTable>, unknown>(db, (p) =>
+    this.#insertSource = prepareQuery<RowParams<KnowledgeSourceTable>, unknown>(db, (p) =>
       db.insertInto('knowledge_sources').values(columnParams<KnowledgeSourceTable>(SOURCE_COLUMNS, p)),
     );
-    this.#insertInput = prepareQuery<Params<KnowledgeInputTable>, unknown>(db, (p) =>
+    this.#insertInput = prepareQuery<RowParams<KnowledgeInputTable>, unknown>(db, (p) =>
       db.insertInto('knowledge_inputs').values(columnParams<KnowledgeInputTable>(INPUT_COLUMNS, p)),
     );
     const shared = deps.coherence.shared;

@@ -2,6 +2,7 @@ import { accentedForms } from '../text/accents.js';
 import { isSearchStopword, snowballStem } from '../text/analyze.js';
 import { COMMON_EN, COMMON_ES } from '../text/common-words.js';
 import { isGeneralWord } from '../text/general-words.js';
+import { GREETING_WORDS, THANKING_WORDS } from '../text/search-words.js';
 import { fold } from '../text/words.js';
 
 /*
@@ -199,13 +200,13 @@ export function namePhrases(text: string): string[][] {
   return out;
 }
 
-// Words a greeting or a sign-off is made of (folded): "Hi Sam!", "Thanks, John", "Thank
-// you, Ada", "¡Hola, María!", "Buenos días, Sam".
-const GREETINGS: ReadonlySet<string> = new Set(
-  'hi hello hey dear thanks thank you cheers regards greetings morning afternoon evening hola gracias saludos saludo querido querida estimado estimada buenos buenas buen dias tardes noches'.split(
-    ' ',
-  ),
-);
+// Words a greeting or a sign-off is made of (folded): "Hi Sam!", "Thanks, John", "Dear
+// Ada", "¡Hola, María!", "Buenos días, Sam", "Un saludo,\nMaría".
+const GREETINGS: ReadonlySet<string> = new Set([
+  ...GREETING_WORDS,
+  ...THANKING_WORDS,
+  ...'dear you regards saludo querido querida estimado estimada buen'.split(' '),
+]);
 /** A person's name as written: a capital, then lowercase letters only (Sam, María, O'Neil is two). */
 const PERSON_NAME = /^\p{Lu}\p{Ll}+$/u;
 // Words that may come between a greeting and the name: "Thank you so much, Sam", "Thanks in

@@ -52,6 +52,16 @@ const CHAT_WORDS =
   'please thanks thank hello hi hey cheers pls plz plox thx thnx thanx tks ty btw fyi imo imho afaik iirc idk tbh rn ur cuz coz urgent urgently asap ' +
   'gracias hola saludos antemano urgente urgentemente ' +
   'xq pq porq xfa porfa tb tmb tambn grax grcs';
+/**
+ * Words a greeting is made of, folded ("hi", "hello", "buenos días", "good morning"
+ * without its "good"): the chat greets back a message of them (D-101), and retrieval
+ * reads a name right after one as the person spoken to (D-1063).
+ */
+export const GREETING_WORDS: ReadonlySet<string> = new Set(
+  'hi hello hey hola buenas buenos dias tardes noches morning afternoon evening saludos greetings'.split(' '),
+);
+/** Words that thank, folded: the chat answers a message of them (D-1066); a name right after one is who is thanked (D-1063). */
+export const THANKING_WORDS: ReadonlySet<string> = new Set('thanks thank cheers gracias'.split(' '));
 const QUESTION_WORDS: ReadonlySet<string> = new Set([
   ...ENGLISH,
   ...SPANISH,
