@@ -242,3 +242,19 @@ describe('links pasted into a question (D-1065)', () => {
     expect(await first('https://wiki.debian.org/FAQ')).toBe(ids[0]);
   });
 });
+
+describe('what a mail client appends to a question (D-1067)', () => {
+  it('answers a question sent from a phone or signed under a signature delimiter as it answers the question alone', async () => {
+    const docs = [
+      { title: 'The hostname', text: 'The machine keeps its hostname in /etc/hostname; hostnamectl set-hostname changes it.' },
+      { title: 'Services at boot', text: 'systemctl enable starts a service at boot; systemctl disable stops that.' },
+    ];
+    const { ids, first } = await notes(docs);
+    // Each was refused: the device ("iPhone") or the employer ("Initech") read as a name the knowledge lacks.
+    expect(await first('How do I change the hostname?\n\nSent from my iPhone')).toBe(ids[0]);
+    expect(await first('¿Cómo cambio el hostname?\n\nEnviado desde mi iPhone')).toBe(ids[0]);
+    expect(await first('How do I start a service at boot?\n\n-- \nJohn Smith\nSystems Administrator, Initech')).toBe(ids[1]);
+    // The question's own names still count.
+    expect(await first('How do I install Kubernetes?\n\nSent from my iPhone')).toBeUndefined();
+  });
+});

@@ -50,6 +50,8 @@ const ENGLISH: Record<string, Rewrite> = {
   read: (q) => `${q} (I read the wiki but it did not help)`,
   code: (q) => `${q} I already tried \`sudo apt update\`.`,
   markdown: (q) => `**${q}**`,
+  signature: (q) => `${q}\n\n-- \nJohn Smith\nSystems Administrator, Initech`,
+  boss: (q) => `My boss asked me to look into this today. ${q}`,
 };
 const SPANISH: Record<string, Rewrite> = {
   lower: (q) => q.toLowerCase(),
@@ -67,6 +69,8 @@ const SPANISH: Record<string, Rewrite> = {
   urgente: (q) => `¡URGENTE! ${q}`,
   email: (q) => `Buenos días:\n\n${q}\n\nUn saludo,\nMaría`,
   named: (q) => `¡Hola, Sam! ${q}`,
+  phone: (q) => `${q}\n\nEnviado desde mi iPhone`,
+  boss: (q) => `Mi jefe me ha pedido que lo mire hoy. ${q}`,
   chat: (q) =>
     q
       .toLowerCase()

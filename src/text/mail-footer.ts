@@ -1,0 +1,32 @@
+/*
+ * What a mail client or a phone appends to a message (decisions, D-1067): "Sent from my
+ * iPhone", "Get Outlook for Android", "Enviado desde mi Samsung", and everything under a
+ * signature delimiter ("-- ", RFC 3676 section 4.3). A question forwarded from a mailbox
+ * carries them; their words name the user's device or mail client, never the subject, and
+ * a device the knowledge never mentions reads as a name it lacks.
+ */
+
+// The signature delimiter: a line of two hyphens, with or without its trailing space.
+const SIGNATURE = /\n--[ \t]?\r?\n/u;
+// A client's footer line: "Sent from/with/via/using ...", "Get Outlook for ...", and the
+// same in Spanish, French, Italian, German and Portuguese as those clients write them.
+// Anchored, no nested repetition: linear on any line.
+const FOOTER =
+  /^(?:(?:sent|enviado|enviada|envoy[ée]|inviato|gesendet)\s+(?:from|with|via|using|desde|con|de|da|von|mit|do)\s|(?:get|obtener|descargar|obtenez|holen sie sich)\s+outlook\s)/iu;
+/** A footer is one short line: a sentence of the question is longer or not last. */
+const MAX_FOOTER_WORDS = 10;
+
+/**
+ * `text` without what a mail client appended: everything from a signature delimiter on,
+ * then a last line written as a client's footer ("Sent from my iPhone") when another line
+ * is before it. `text` itself when nothing is left or nothing was appended.
+ */
+export function withoutMailFooter(text: string): string {
+  let rest = text;
+  const delimiter = SIGNATURE.exec(rest);
+  if (delimiter) rest = rest.slice(0, delimiter.index);
+  const lines = rest.trimEnd().split('\n');
+  const last = lines.at(-1)!.trim();
+  if (lines.length >= 2 && FOOTER.test(last) && last.split(/\s+/u).length <= MAX_FOOTER_WORDS) rest = lines.slice(0, -1).join('\n');
+  return /[\p{L}\p{N}]/u.test(rest) ? rest : text;
+}
