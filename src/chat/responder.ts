@@ -3,6 +3,7 @@ import { fromTokens, tokenize, type ChatModel, type ChatReply, type ChatTurnInpu
 import type { Passage } from '../retrieval/retrieval.schema.js';
 import type { Language } from '../text/language.js';
 import { sentences } from '../text/sentences.js';
+import { withoutMailFooter } from '../text/mail-footer.js';
 import { GREETING_WORDS, THANKING_WORDS } from '../text/search-words.js';
 import { termSet } from '../text/terms.js';
 import { accentedWords, fold } from '../text/words.js';
@@ -142,8 +143,10 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
 
 /** The reply text and the sources it draws on. */
 export function compose(input: ChatTurnInput): { text: string; sourceIds: string[] } {
-  if (isOnly(input.message, GREETINGS, input.agent.name)) return { text: greeting(input), sourceIds: [] };
-  if (isOnly(input.message, THANKS, input.agent.name) && accentedWords(input.message).some((w) => THANKING.has(fold(w)))) {
+  // "Thanks!" sent from a phone is a thank-you still (D-1067).
+  const message = withoutMailFooter(input.message);
+  if (isOnly(message, GREETINGS, input.agent.name)) return { text: greeting(input), sourceIds: [] };
+  if (isOnly(message, THANKS, input.agent.name) && accentedWords(message).some((w) => THANKING.has(fold(w)))) {
     return { text: welcome(input), sourceIds: [] };
   }
   const { sentences: chosen, foreign } = extract(input);

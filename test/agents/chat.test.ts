@@ -42,6 +42,8 @@ describe('POST /v1/agents/{id}/chat (JSON)', () => {
     const thanked = await chat({ message: 'Thank you so much, Ada!' });
     expect(thanked.body).toMatchObject({ reply: "You're welcome! Is there anything else I can help you with?", components: [] });
     expect((await chat({ message: '¡Muchas gracias!' })).body.reply).toBe('¡De nada! ¿Puedo ayudarte en algo más?');
+    // Sent from a phone, it is a thank-you still (D-1067).
+    expect((await chat({ message: 'Thanks!\n\nSent from my iPhone' })).body.reply).toBe("You're welcome! Is there anything else I can help you with?");
     // A name alone, or "you" alone, is no thank-you.
     expect((await chat({ message: 'you' })).body.reply).toMatch(/^I'm sorry/);
   });
