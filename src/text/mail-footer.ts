@@ -13,6 +13,8 @@ const SIGNATURE = /\n--[ \t]?\r?\n/u;
 // Anchored, no nested repetition: linear on any line.
 const FOOTER =
   /^(?:(?:sent|enviado|enviada|envoy[ée]|inviato|gesendet)\s+(?:from|with|via|using|desde|con|de|da|von|mit|do)\s|(?:get|obtener|descargar|obtenez|holen sie sich)\s+outlook\s)/iu;
+/** The most lines a signature under its delimiter has. */
+const MAX_SIGNATURE_LINES = 6;
 /** A footer is one short line: a sentence of the question is longer or not last. */
 const MAX_FOOTER_WORDS = 10;
 
@@ -24,7 +26,13 @@ const MAX_FOOTER_WORDS = 10;
 export function withoutMailFooter(text: string): string {
   let rest = text;
   const delimiter = SIGNATURE.exec(rest);
-  if (delimiter) rest = rest.slice(0, delimiter.index);
+  // A signature is a few lines that ask nothing (RFC 3676 suggests four at most); a line
+  // of two hyphens with more under it is something pasted (grep's separator between matches).
+  if (delimiter) {
+    const signature = rest.slice(delimiter.index + delimiter[0].length);
+    const lines = signature.split('\n').filter((line) => line.trim()).length;
+    if (!signature.includes('?') && lines <= MAX_SIGNATURE_LINES) rest = rest.slice(0, delimiter.index);
+  }
   const lines = rest.trimEnd().split('\n');
   const last = lines.at(-1)!.trim();
   if (lines.length >= 2 && FOOTER.test(last) && last.split(/\s+/u).length <= MAX_FOOTER_WORDS) rest = lines.slice(0, -1).join('\n');

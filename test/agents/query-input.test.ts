@@ -256,5 +256,7 @@ describe('what a mail client appends to a question (D-1067)', () => {
     expect(await first('How do I start a service at boot?\n\n-- \nJohn Smith\nSystems Administrator, Initech')).toBe(ids[1]);
     // The question's own names still count.
     expect(await first('How do I install Kubernetes?\n\nSent from my iPhone')).toBeUndefined();
+    // Two hyphens between pasted lines (grep's separator) with the question under them start no signature.
+    expect(await first('grep says:\nboot.log: error one\n--\nboot.log: error two\nWhere is the hostname kept?')).toBe(ids[0]);
   });
 });
