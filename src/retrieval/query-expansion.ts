@@ -1,7 +1,11 @@
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
-import { bothStems, snowballStem, type QueryWord } from '../text/analyze.js';
+import { bothStems, isSearchStopword, snowballStem, type QueryWord } from '../text/analyze.js';
+import { isQuestionWord } from '../text/search-words.js';
+import { fold } from '../text/words.js';
 import { accentedForms } from '../text/accents.js';
+import { isGeneralWord } from '../text/general-words.js';
 import { otherSpellings } from '../text/spelling.js';
+import { MIN_TYPO_LENGTH, slipsOf, withinOneSlip } from '../text/typos.js';
 
 /*
  * The query pipeline's expansion step (decisions, D-791): before ranking, each content
@@ -42,12 +46,45 @@ function otherNumber(word: string): string | undefined {
   return word.length >= 2 ? `${word}s` : undefined;
 }
 
+/** Whether `word` is `stem` and a final d: a daemon's name ("systemd", "journald"), not "systemed" mistyped. */
+function isDaemonOf(word: string, stem: string): boolean {
+  return word.length === stem.length + 1 && word.endsWith('d') && word.startsWith(stem);
+}
+
+/**
+ * The scope's term a word mistyped by one slip of the keyboard stands for (D-1069): of the
+ * words one slip away (`slipsOf`), the one whose stem the scope uses in the most chunks,
+ * ties to the alphabetically first stem; none when the scope uses none. The slip must be
+ * in the word's stem (the two stems one slip apart) or in the ending the stemmer takes off
+ * (the typed word starts with the stem): a stemmer cuts a made-up word anywhere
+ * ("anosible", one letter from "ansible", is `anos`). Nor is the scope's stem with a d after
+ * it a slip: Unix names its daemons so ("systemd", "crond", "httpd").
+ */
+function mistypedTerm(word: string, slips: readonly string[], id: (stem: string) => number | undefined, df: (id: number) => number): number | undefined {
+  let best: { id: number; df: number; stem: string } | undefined;
+  for (const lang of ['en', 'es'] as const) {
+    const typed = snowballStem(word, lang);
+    for (const candidate of slips) {
+      const stem = snowballStem(candidate, lang);
+      // The slip in the stem ("hostnme"), or in the ending the stemmer takes off ("cachig", `cach`).
+      if (!(withinOneSlip(stem, typed) || word.startsWith(stem)) || isDaemonOf(word, stem)) continue;
+      const found = id(stem);
+      if (found === undefined) continue;
+      const n = df(found);
+      if (!best || n > best.df || (n === best.df && stem < best.stem)) best = { id: found, df: n, stem };
+    }
+  }
+  return best?.id;
+}
+
 /** A query word's alternatives: its own forms' term ids (weight 1), then its translations'. */
 export interface ExpandedWord {
   ids: number[];
   weights: number[];
   /** Whether the scope uses one of the word's own forms. */
   own: boolean;
+  /** A function word mistyped ("shoud"): no subject word, known or not (D-1069). */
+  functionWord?: true;
 }
 
 /**
@@ -63,6 +100,7 @@ export function expandWord(
   lexicon: Lexicon | undefined,
   balance: number,
   spanishHeld = true,
+  typos?: { df(id: number): number; mayCorrect(): boolean },
 ): ExpandedWord {
   const ids: number[] = [];
   const weights: number[] = [];
@@ -86,6 +124,18 @@ export function expandWord(
     for (const form of accentedForms(word.word)) {
       addOwn([snowballStem(form, 'es')]);
       if (ids.length) break;
+    }
+  }
+  // A word of no general language met nowhere may be a slip of the keyboard (D-1069):
+  // "hostnme" is "hostname" when the scope uses that; a general word ("form") is no slip.
+  if (ids.length === 0 && typos && word.word.length >= MIN_TYPO_LENGTH && !isGeneralWord(word.word) && typos.mayCorrect()) {
+    const slips = slipsOf(word.word);
+    // "shoud", "wich", "porqeu": a function word mistyped says nothing of the subject.
+    if (slips.some((slip) => isSearchStopword(slip) || isQuestionWord(fold(slip)))) return { ids, weights, own: false, functionWord: true };
+    const meant = mistypedTerm(word.word, slips, id, typos.df);
+    if (meant !== undefined) {
+      ids.push(meant);
+      weights.push(1);
     }
   }
   const out = { ids, weights, own: ids.length > 0 };

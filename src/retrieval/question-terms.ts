@@ -15,6 +15,9 @@ export interface TermScope {
   languageShare?(lang: Language): number;
 }
 
+/** The most words of one question looked for as slips of the keyboard (D-1069). */
+const MAX_CORRECTED_WORDS = 4;
+
 /** A question as retrieval ranks and judges it. */
 export interface QuestionTerms {
   /** Per word of the question the scope knows, the term ids it is known by (its stems in both languages). */
@@ -69,8 +72,12 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
   const phrases = namePhrases(query).filter((phrase) => !phrase.some((w) => addressed.has(w)));
   const named = new Set(phrases.flat());
   const tails = hyphenatedNameTails(query);
+  // At most a few words of one question are looked for as slips of the keyboard (D-1069):
+  // each costs up to a thousand lookups.
+  let corrections = MAX_CORRECTED_WORDS;
+  const typos = { df: (term: number) => scope.lexical.df(term), mayCorrect: () => corrections-- > 0 };
   for (const word of queryWords(query)) {
-    const expanded = expandWord(word, id, lexicon, balance, spanish);
+    const expanded = expandWord(word, id, lexicon, balance, spanish, typos);
     const fresh: number[] = [];
     const freshWeights: number[] = [];
     expanded.ids.forEach((term, i) => {
@@ -85,7 +92,7 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
     }
     // "Wi-Fi" is one subject word (D-1021): its "Fi" neither counts nor weighs apart.
     // Nor is a word holding a digit ("12", "2.10", eth0: an instance, D-910), known or not (D-1064).
-    if (isQuestionWord(fold(word.word)) || tails.has(word.word) || addressed.has(word.word) || /\d/u.test(word.word)) continue;
+    if (isQuestionWord(fold(word.word)) || expanded.functionWord || tails.has(word.word) || addressed.has(word.word) || /\d/u.test(word.word)) continue;
     words += 1;
     if (expanded.ids.length) continue;
     unknown += 1;

@@ -71,7 +71,8 @@ export const QueryResultSchema = named(
           'holds together) for more than about one subject word in six, an ordinary word it never uses counting half and a verb form a ' +
           'quarter, an everyday word nothing; or its best passage holds under 5% of the question. Words a question is put in count ' +
           'neither way: function words, greetings, courtesies and the name they address, chat shorthand, numbers; a link it cites ' +
-          'and what a mail client appends ("Sent from my iPhone", a signature after "-- ") are not searched. Answering is the default: the rule refuses at most a few percent of answerable questions on the corpora measured.',
+          'and what a mail client adds ("Sent from my iPhone", a signature after "-- ", "Re: ") are not searched. A word mistyped by one ' +
+          'slip of the keyboard ("hostnme") counts as the word of the knowledge it is one slip from. Answering is the default: the rule refuses at most a few percent of answerable questions on the corpora measured.',
       ),
     ),
     strategies: v.object({ topics: v.number(), vector: v.number() }),

@@ -3,6 +3,7 @@ import { fileEmulator, workspace } from '../support/emulator.js';
 import { createAgent, ingest } from './support.js';
 import { accentedForms } from '../../src/text/accents.js';
 import { otherSpellings } from '../../src/text/spelling.js';
+import { slipsOf } from '../../src/text/typos.js';
 
 // What a user notices of /query on a small manual: a question in a section's own words
 // finds that section first, scores tell the best from the rest, and no question a
@@ -254,9 +255,50 @@ describe('what a mail client appends to a question (D-1067)', () => {
     expect(await first('How do I change the hostname?\n\nSent from my iPhone')).toBe(ids[0]);
     expect(await first('¿Cómo cambio el hostname?\n\nEnviado desde mi iPhone')).toBe(ids[0]);
     expect(await first('How do I start a service at boot?\n\n-- \nJohn Smith\nSystems Administrator, Initech')).toBe(ids[1]);
+    // A reply's marks before it are the mail client's too.
+    expect(await first('RE: Fwd: Where is the hostname kept?')).toBe(ids[0]);
     // The question's own names still count.
     expect(await first('How do I install Kubernetes?\n\nSent from my iPhone')).toBeUndefined();
     // Two hyphens between pasted lines (grep's separator) with the question under them start no signature.
     expect(await first('grep says:\nboot.log: error one\n--\nboot.log: error two\nWhere is the hostname kept?')).toBe(ids[0]);
+  });
+});
+
+describe('words mistyped by one slip of the keyboard (D-1069)', () => {
+  const docs = [
+    { title: 'The hostname', text: 'The machine keeps its hostname in /etc/hostname; hostnamectl set-hostname changes it.' },
+    { title: 'Services at boot', text: 'systemctl enable starts a service at boot; the init system runs it then.' },
+    { title: 'Nombre del equipo', text: 'El nombre del equipo se guarda en /etc/hostname y se cambia con hostnamectl.' },
+    { title: 'Copias', text: 'Las copias de seguridad de hace años se guardan en cinta.' },
+  ];
+
+  it('answers a question whose word is mistyped as the question spelled right', async () => {
+    const { ids, first } = await notes(docs);
+    // Each was refused: the slip met nothing and read as a name the knowledge lacks.
+    expect(await first('How do I change the hostnme?')).toBe(ids[0]);
+    expect(await first('How do I start a servcie at boot?')).toBe(ids[1]);
+    expect(await first('¿Cómo cambio el nombre del equpio?')).toBe(ids[2]);
+    // A function word mistyped says nothing of the subject.
+    expect(await first('Shoud I start a service at boot?')).toBe(ids[1]);
+  });
+
+  it('takes no name for a slip: a daemon named after a word, or a word a stemmer cuts into another', async () => {
+    const { first } = await notes(docs);
+    // "systemd" is no "systemed" (`system`) mistyped; "Ansible" no "anosible" (Spanish `anos`, of "años").
+    expect(await first('How do I configure systemd?')).toBeUndefined();
+    expect(await first('How do I use Ansible?')).toBeUndefined();
+    expect(await first('How do I install Kubernetes?')).toBeUndefined();
+  });
+
+  it('offers the slips a hand makes inside a word: a neighbouring key, a letter left out or doubled, two swapped', () => {
+    expect(slipsOf('hostnme')).toContain('hostname');
+    expect(slipsOf('servcie')).toContain('service');
+    expect(slipsOf('servixe')).toContain('service');
+    expect(slipsOf('serrvice')).toContain('service');
+    // f and o are far apart; the first and the last letters are kept.
+    expect(slipsOf('nftables')).not.toContain('notables');
+    expect(slipsOf('dervice')).not.toContain('service');
+    expect(slipsOf('servicw')).not.toContain('service');
+    expect(slipsOf('wifi')).toEqual([]);
   });
 });

@@ -22,6 +22,17 @@ type Rewrite = (q: string) => string;
 
 const STOP = new Set('how do i can you the a an to of in on for with my is what where which why when does it be this that and or from by'.split(' '));
 
+/** The question with its longest word (of six letters or more) mistyped by `typo`: a letter dropped or two swapped, as a hurried hand does. */
+const mistyped = (typo: (w: string) => string) => (q: string) => {
+  const longest = (q.match(/\p{L}{6,}/gu) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
+  return longest ? q.replace(longest, typo(longest)) : q;
+};
+const dropped = mistyped((w) => w.slice(0, -2) + w.slice(-1));
+const swapped = mistyped((w) => {
+  const i = Math.floor(w.length / 2);
+  return w.slice(0, i - 1) + w[i] + w[i - 1] + w.slice(i + 1);
+});
+
 const ENGLISH: Record<string, Rewrite> = {
   lower: (q) => q.toLowerCase(),
   nopunct: (q) => q.replace(/[?!]+/gu, ''),
@@ -52,6 +63,9 @@ const ENGLISH: Record<string, Rewrite> = {
   markdown: (q) => `**${q}**`,
   signature: (q) => `${q}\n\n-- \nJohn Smith\nSystems Administrator, Initech`,
   boss: (q) => `My boss asked me to look into this today. ${q}`,
+  typo: dropped,
+  swap: swapped,
+  re: (q) => `Re: ${q}`,
 };
 const SPANISH: Record<string, Rewrite> = {
   lower: (q) => q.toLowerCase(),
@@ -71,6 +85,8 @@ const SPANISH: Record<string, Rewrite> = {
   named: (q) => `¡Hola, Sam! ${q}`,
   phone: (q) => `${q}\n\nEnviado desde mi iPhone`,
   boss: (q) => `Mi jefe me ha pedido que lo mire hoy. ${q}`,
+  typo: dropped,
+  swap: swapped,
   chat: (q) =>
     q
       .toLowerCase()
