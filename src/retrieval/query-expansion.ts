@@ -46,6 +46,21 @@ function otherNumber(word: string): string | undefined {
   return word.length >= 2 ? `${word}s` : undefined;
 }
 
+/**
+ * Whether `candidate`, one slip from the typed `word`, is a word its `stem` stands for
+ * rather than a made-up one a stemmer happened to cut into a known stem ("anosible", one
+ * letter from "ansible", is Spanish and English `anos`): the two stems are one slip
+ * apart ("hostnme", "hostname"); or the slip fell in the ending the stemmer takes off
+ * (the typed word starts with the stem: "cachig", `cach`); or it fell inside a stem of
+ * five letters or more ("diffreence", `differ`).
+ */
+function slipKept(word: string, typed: string, candidate: string, stem: string): boolean {
+  if (withinOneSlip(stem, typed) || word.startsWith(stem)) return true;
+  let i = 0;
+  while (i < word.length && word[i] === candidate[i]) i++;
+  return stem.length >= 5 && i < stem.length;
+}
+
 /** Whether `word` is `stem` and a final d: a daemon's name ("systemd", "journald"), not "systemed" mistyped. */
 function isDaemonOf(word: string, stem: string): boolean {
   return word.length === stem.length + 1 && word.endsWith('d') && word.startsWith(stem);
@@ -54,11 +69,9 @@ function isDaemonOf(word: string, stem: string): boolean {
 /**
  * The scope's term a word mistyped by one slip of the keyboard stands for (D-1069): of the
  * words one slip away (`slipsOf`), the one whose stem the scope uses in the most chunks,
- * ties to the alphabetically first stem; none when the scope uses none. The slip must be
- * in the word's stem (the two stems one slip apart) or in the ending the stemmer takes off
- * (the typed word starts with the stem): a stemmer cuts a made-up word anywhere
- * ("anosible", one letter from "ansible", is `anos`). Nor is the scope's stem with a d after
- * it a slip: Unix names its daemons so ("systemd", "crond", "httpd").
+ * ties to the alphabetically first stem; none when the scope uses none. The candidate
+ * must be a word its stem stands for (`slipKept`), and the scope's stem with a d after it
+ * is no slip: Unix names its daemons so ("systemd", "crond", "httpd").
  */
 function mistypedTerm(word: string, slips: readonly string[], id: (stem: string) => number | undefined, df: (id: number) => number): number | undefined {
   let best: { id: number; df: number; stem: string } | undefined;
@@ -66,10 +79,8 @@ function mistypedTerm(word: string, slips: readonly string[], id: (stem: string)
     const typed = snowballStem(word, lang);
     for (const candidate of slips) {
       const stem = snowballStem(candidate, lang);
-      // The slip in the stem ("hostnme"), or in the ending the stemmer takes off ("cachig", `cach`).
-      if (!(withinOneSlip(stem, typed) || word.startsWith(stem)) || isDaemonOf(word, stem)) continue;
       const found = id(stem);
-      if (found === undefined) continue;
+      if (found === undefined || !slipKept(word, typed, candidate, stem) || isDaemonOf(word, stem)) continue;
       const n = df(found);
       if (!best || n > best.df || (n === best.df && stem < best.stem)) best = { id: found, df: n, stem };
     }

@@ -28,6 +28,26 @@ const mistyped = (typo: (w: string) => string) => (q: string) => {
   return longest ? q.replace(longest, typo(longest)) : q;
 };
 const dropped = mistyped((w) => w.slice(0, -2) + w.slice(-1));
+// The key right of a letter on a QWERTY keyboard (its row's last key: the one left of it).
+const RIGHT: Record<string, string> = Object.fromEntries(
+  ['qwertyuiop', 'asdfghjklñ', 'zxcvbnm'].flatMap((row) => [...row].map((c, i) => [c, row[i + 1] ?? row[i - 1]!])),
+);
+const struck = mistyped((w) => {
+  const i = Math.floor(w.length / 2);
+  return w.slice(0, i) + (RIGHT[w[i]!.toLowerCase()] ?? w[i]) + w.slice(i + 1);
+});
+const doubled = mistyped((w) => {
+  const i = Math.floor(w.length / 2);
+  return w.slice(0, i) + w[i] + w.slice(i);
+});
+/** Both of the question's two longest words (six letters or more) with their middle letters swapped. */
+const twoSwapped = (q: string) => {
+  const words = [...new Set(q.match(/\p{L}{6,}/gu) ?? [])].sort((a, b) => b.length - a.length).slice(0, 2);
+  return words.reduce((text, w) => {
+    const i = Math.floor(w.length / 2);
+    return text.replace(w, w.slice(0, i - 1) + w[i] + w[i - 1] + w.slice(i + 1));
+  }, q);
+};
 const swapped = mistyped((w) => {
   const i = Math.floor(w.length / 2);
   return w.slice(0, i - 1) + w[i] + w[i - 1] + w.slice(i + 1);
@@ -65,6 +85,9 @@ const ENGLISH: Record<string, Rewrite> = {
   boss: (q) => `My boss asked me to look into this today. ${q}`,
   typo: dropped,
   swap: swapped,
+  key: struck,
+  double: doubled,
+  twotypos: twoSwapped,
   re: (q) => `Re: ${q}`,
 };
 const SPANISH: Record<string, Rewrite> = {
@@ -87,6 +110,9 @@ const SPANISH: Record<string, Rewrite> = {
   boss: (q) => `Mi jefe me ha pedido que lo mire hoy. ${q}`,
   typo: dropped,
   swap: swapped,
+  key: struck,
+  double: doubled,
+  twotypos: twoSwapped,
   chat: (q) =>
     q
       .toLowerCase()
