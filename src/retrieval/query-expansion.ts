@@ -1,6 +1,6 @@
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
 import { bothStems, isSearchStopword, snowballStem, type QueryWord } from '../text/analyze.js';
-import { isQuestionWord } from '../text/search-words.js';
+import { isQuestionWord, LONGEST_QUESTION_WORD } from '../text/search-words.js';
 import { fold } from '../text/words.js';
 import { accentedForms } from '../text/accents.js';
 import { isGeneralWord } from '../text/general-words.js';
@@ -111,7 +111,7 @@ export function expandWord(
   lexicon: Lexicon | undefined,
   balance: number,
   spanishHeld = true,
-  typos?: { df(id: number): number; mayCorrect(): boolean },
+  typos?: { df(id: number): number; left: number },
 ): ExpandedWord {
   const ids: number[] = [];
   const weights: number[] = [];
@@ -139,10 +139,12 @@ export function expandWord(
   }
   // A word of no general language met nowhere may be a slip of the keyboard (D-1069):
   // "hostnme" is "hostname" when the scope uses that; a general word ("form") is no slip.
-  if (ids.length === 0 && typos && word.word.length >= MIN_TYPO_LENGTH && !isGeneralWord(word.word) && typos.mayCorrect()) {
+  if (ids.length === 0 && typos && typos.left > 0 && word.word.length >= MIN_TYPO_LENGTH && !isGeneralWord(word.word)) {
+    typos.left -= 1;
     const slips = slipsOf(word.word);
     // "shoud", "wich", "porqeu": a function word mistyped says nothing of the subject.
-    if (slips.some((slip) => isSearchStopword(slip) || isQuestionWord(fold(slip)))) return { ids, weights, own: false, functionWord: true };
+    if (word.word.length <= LONGEST_QUESTION_WORD + 1 && slips.some((slip) => isSearchStopword(slip) || isQuestionWord(fold(slip))))
+      return { ids, weights, own: false, functionWord: true };
     const meant = mistypedTerm(word.word, slips, id, typos.df);
     if (meant !== undefined) {
       ids.push(meant);

@@ -16,7 +16,7 @@ export interface TermScope {
 }
 
 /** The most words of one question looked for as slips of the keyboard (D-1069). */
-const MAX_CORRECTED_WORDS = 4;
+const MAX_CORRECTED_WORDS = 3;
 
 /** A question as retrieval ranks and judges it. */
 export interface QuestionTerms {
@@ -74,8 +74,7 @@ export function questionTerms(scope: TermScope, query: string, lexicon?: Lexicon
   const tails = hyphenatedNameTails(query);
   // At most a few words of one question are looked for as slips of the keyboard (D-1069):
   // each costs up to a thousand lookups.
-  let corrections = MAX_CORRECTED_WORDS;
-  const typos = { df: (term: number) => scope.lexical.df(term), mayCorrect: () => corrections-- > 0 };
+  const typos = { df: (term: number) => scope.lexical.df(term), left: MAX_CORRECTED_WORDS };
   for (const word of queryWords(query)) {
     const expanded = expandWord(word, id, lexicon, balance, spanish, typos);
     const fresh: number[] = [];

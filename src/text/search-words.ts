@@ -70,6 +70,9 @@ const QUESTION_WORDS: ReadonlySet<string> = new Set([
   ...CHAT_WORDS.split(' '),
 ]);
 
+/** The longest word `isQuestionWord` knows: a slip of the keyboard changes a word's length by one letter at most (D-1069). */
+export const LONGEST_QUESTION_WORD = Math.max(...[...QUESTION_WORDS].map((w) => w.length));
+
 /**
  * True for a folded word that names no subject: a function word of either language, a
  * word questions are put in ("whether", "how", "cómo", "puedo"), a piece of an English

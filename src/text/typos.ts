@@ -18,8 +18,8 @@ const ACCENTED: Record<string, string> = { a: 'á', e: 'é', i: 'í', o: 'ó', u
 const WORD = /^[a-záéíóúüñ]+$/u;
 /** Shorter words are one slip from too many others to tell which was meant. */
 export const MIN_TYPO_LENGTH = 5;
-/** Longer ones are no word anyone types (and their candidates grow with their length). */
-const MAX_TYPO_LENGTH = 24;
+/** Longer ones are seldom typed, and their candidates grow with their length: every word looked up costs the serving thread. */
+const MAX_TYPO_LENGTH = 20;
 
 /** Each key's neighbours on the keyboard: the same row's, and the rows above and below. */
 const NEIGHBOURS: ReadonlyMap<string, ReadonlySet<string>> = (() => {
@@ -53,7 +53,7 @@ function near(a: string, b: string): boolean {
 /**
  * The words one slip away from `word` (lowercase), each once, in a fixed order (a letter
  * left out, an extra one, a changed one, two swapped; left to right), `word` itself left
- * out; none for a word shorter than five letters, longer than 24, or holding anything but
+ * out; none for a word shorter than five letters, longer than 20, or holding anything but
  * letters. The first and the last letter are never the slip's.
  */
 export function slipsOf(word: string): string[] {
