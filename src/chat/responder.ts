@@ -3,7 +3,7 @@ import { fromTokens, tokenize, type ChatModel, type ChatReply, type ChatTurnInpu
 import type { Passage } from '../retrieval/retrieval.schema.js';
 import type { Language } from '../text/language.js';
 import { sentences } from '../text/sentences.js';
-import { withoutMailFooter } from '../text/mail-footer.js';
+import { withoutMailMarks } from '../text/mail-marks.js';
 import { GREETING_WORDS, THANKING_WORDS } from '../text/search-words.js';
 import { termSet } from '../text/terms.js';
 import { accentedWords, fold } from '../text/words.js';
@@ -144,7 +144,7 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
 /** The reply text and the sources it draws on. */
 export function compose(input: ChatTurnInput): { text: string; sourceIds: string[] } {
   // "Thanks!" sent from a phone is a thank-you still (D-1067).
-  const message = withoutMailFooter(input.message);
+  const message = withoutMailMarks(input.message);
   if (isOnly(message, GREETINGS, input.agent.name)) return { text: greeting(input), sourceIds: [] };
   if (isOnly(message, THANKS, input.agent.name) && accentedWords(message).some((w) => THANKING.has(fold(w)))) {
     return { text: welcome(input), sourceIds: [] };

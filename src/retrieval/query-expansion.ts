@@ -1,5 +1,5 @@
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
-import { bothStems, isSearchStopword, snowballStem, type QueryWord } from '../text/analyze.js';
+import { bothStems, snowballStem, type QueryWord } from '../text/analyze.js';
 import { isQuestionWord, LONGEST_QUESTION_WORD } from '../text/search-words.js';
 import { fold } from '../text/words.js';
 import { accentedForms } from '../text/accents.js';
@@ -143,7 +143,7 @@ export function expandWord(
     typos.left -= 1;
     const slips = slipsOf(word.word);
     // "shoud", "wich", "porqeu": a function word mistyped says nothing of the subject.
-    if (word.word.length <= LONGEST_QUESTION_WORD + 1 && slips.some((slip) => isSearchStopword(slip) || isQuestionWord(fold(slip))))
+    if (word.word.length <= LONGEST_QUESTION_WORD + 1 && slips.some((slip) => isQuestionWord(fold(slip))))
       return { ids, weights, own: false, functionWord: true };
     const meant = mistypedTerm(word.word, slips, id, typos.df);
     if (meant !== undefined) {

@@ -10,7 +10,7 @@ import type { LexicalHit } from './lexical-index.js';
 import { DamagedScopeIndex } from './postings-bytes.js';
 import { queryWords } from '../text/analyze.js';
 import { withoutLinks } from '../text/links.js';
-import { withoutMailFooter } from '../text/mail-footer.js';
+import { withoutMailMarks } from '../text/mail-marks.js';
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
 import type { LexiconLookup } from './query-expansion.js';
 
@@ -112,7 +112,7 @@ export class RetrievalService {
   async #rank(index: ScopeIndex, input: SearchInput, lexicon: Lexicon | undefined, options: SearchOptions): Promise<QueryResult> {
     if (index.size === 0) return EMPTY;
     // A link in the question is cited, not asked about (D-1065); a mail client's footer is no part of it (D-1067).
-    const query = withoutMailFooter(withoutLinks(input.query));
+    const query = withoutMailMarks(withoutLinks(input.query));
     // The question's words, each with the term ids the scope knows it by, then their
     // translations weighing less (D-791): the one step where a query's terms are chosen.
     const { groups, weights, words, unknown, strong, weak, names, language } = questionTerms(index, query, lexicon);

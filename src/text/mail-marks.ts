@@ -1,9 +1,10 @@
 /*
  * What a mail client or a phone adds to a message (decisions, D-1067): "Sent from my
  * iPhone", "Get Outlook for Android", "Enviado desde mi Samsung", everything under a
- * signature delimiter ("-- ", RFC 3676 section 4.3), and "Re: " or "Fwd: " before a subject. A question forwarded from a mailbox
- * carries them; their words name the user's device or mail client, never the subject, and
- * a device the knowledge never mentions reads as a name it lacks.
+ * signature delimiter ("-- ", RFC 3676 section 4.3), and "Re: " or "Fwd: " before a
+ * subject. A question forwarded from a mailbox carries them; their words name the user's
+ * device or mail client, never the subject, and a device the knowledge never mentions
+ * reads as a name it lacks.
  */
 
 // The signature delimiter: a line of two hyphens, with or without its trailing space.
@@ -27,7 +28,7 @@ const MAX_FOOTER_WORDS = 10;
  * a client's footer ("Sent from my iPhone") when another line is before it. `text` itself
  * when nothing is left or nothing was added.
  */
-export function withoutMailFooter(text: string): string {
+export function withoutMailMarks(text: string): string {
   let rest = text.replace(REPLY_MARKS, '');
   const delimiter = SIGNATURE.exec(rest);
   // A signature is a few lines that ask nothing (RFC 3676 suggests four at most); a line
