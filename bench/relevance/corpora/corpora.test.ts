@@ -13,7 +13,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Question } from '../metrics.js';
 import { ABS_INSTALL_HINT, absDocuments, absInstalled, absQuestions } from './abs-guide.js';
+import { aptitude } from './aptitude.js';
 import { FAQ_INSTALL_HINT, faqDocuments, faqInstalled, faqQuestions } from './debian-faq.js';
+import { freedombox } from './freedombox.js';
 import { KERNEL_INSTALL_HINT, kernelDocuments, kernelInstalled, kernelQuestions } from './kernel-handbook.js';
 import {
   ENGLISH_ONLY,
@@ -173,3 +175,17 @@ it.runIf(!faqInstalled() || !manpagesInstalled() || !securingInstalled() || !ker
     expect(missing.length).toBeGreaterThan(0);
   },
 );
+
+describe.each([freedombox, aptitude])('the bilingual check corpus $name (its packages installed)', (corpus) => {
+  it.skipIf(!corpus.installed())('reads one document per page and language, every third page Spanish only, and every label is one of them', () => {
+    const docs = corpus.documents();
+    expect(new Set(docs.map((d) => d.key)).size).toBe(docs.length);
+    for (const d of docs) expect(d.html, d.key).toContain('<title>');
+    const questions = corpus.questions(docs);
+    const c = counts(questions);
+    expect(c.answerable).toBeGreaterThanOrEqual(40);
+    expect(c.noAnswer).toBeGreaterThanOrEqual(12);
+    expect(c.englishCross).toBeGreaterThanOrEqual(6);
+    expect(Math.min(c.sameWords, c.paraphrased, c.spanish)).toBeGreaterThan(10);
+  });
+});
