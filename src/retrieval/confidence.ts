@@ -1,7 +1,7 @@
 import { accentedForms } from '../text/accents.js';
 import { isSearchStopword, snowballStem } from '../text/analyze.js';
 import { COMMON_EN, COMMON_ES } from '../text/common-words.js';
-import { isGeneralWord } from '../text/general-words.js';
+import { isGeneralWord, isGeneralWordIn } from '../text/general-words.js';
 import { GREETING_WORDS, THANKING_WORDS } from '../text/search-words.js';
 import { fold } from '../text/words.js';
 
@@ -70,7 +70,9 @@ const VERB_ES = /(?:[aei]r(?:lo|la|los|las|se|me|te)?|ando|iendo|ad[oa]s?|id[oa]
  * of those, of the question's language (`balance`: `languageBalance` of the question,
  * positive for Spanish, 0 when it cannot tell), and the stemmer of that language takes
  * something off ("speed" and "mil" are not; "wallpaper" or "server" in an English
- * question is no Spanish infinitive). Such a word says how the user puts the action
+ * question is no Spanish infinitive), and that language's general words hold it (D-1071):
+ * "syncthing" or "docker" ends like a verb form of no verb, so it is what it is, a name or
+ * a word of another language. Such a word says how the user puts the action
  * ("eating my disk space", "flooding my console", "sin arriesgar"), not what the
  * question is about: the knowledge saying it in other words is no sign that it lacks
  * the subject.
@@ -78,7 +80,8 @@ const VERB_ES = /(?:[aei]r(?:lo|la|los|las|se|me|te)?|ando|iendo|ad[oa]s?|id[oa]
 export function isInflectedForm(word: string, balance = 0): boolean {
   const folded = fold(word);
   return (
-    (balance <= 0 && VERB_EN.test(word) && snowballStem(word, 'en') !== folded) || (balance >= 0 && VERB_ES.test(word) && snowballStem(word, 'es') !== folded)
+    (balance <= 0 && VERB_EN.test(word) && snowballStem(word, 'en') !== folded && isGeneralWordIn(word, 'en')) ||
+    (balance >= 0 && VERB_ES.test(word) && snowballStem(word, 'es') !== folded && isGeneralWordIn(word, 'es'))
   );
 }
 

@@ -28,6 +28,16 @@ function decode(coded: string): Set<string> {
 let lists: { en: Set<string>; es: Set<string> } | undefined;
 
 /**
+ * True when `word` (lowercase, accents kept) is a word of general `lang`: its Snowball stem
+ * in that language is the stem of a listed word (for Spanish, or a present-tense form of a
+ * listed verb).
+ */
+export function isGeneralWordIn(word: string, lang: 'en' | 'es'): boolean {
+  lists ??= { en: decode(GENERAL_EN), es: decode(GENERAL_ES) };
+  return lang === 'en' ? lists.en.has(snowballStem(word, 'en')) : lists.es.has(snowballStem(word, 'es')) || isPresentOfListedVerb(word, lists.es);
+}
+
+/**
  * True when `word` (lowercase, accents kept) is a word of general English or Spanish:
  * its Snowball stem in either language is the stem of a listed word. Decoded on first
  * use (about 76,000 stems).

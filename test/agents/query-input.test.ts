@@ -302,3 +302,19 @@ describe('words mistyped by one slip of the keyboard (D-1069)', () => {
     expect(slipsOf('wifi')).toEqual([]);
   });
 });
+
+describe('a name that ends like a verb form, written in lowercase (D-1071)', () => {
+  const docs = [
+    { title: 'Photos from the phone', text: 'Copy the photos from your phone to the laptop over USB, then keep both folders in sync with rsync.' },
+    { title: 'Backups', text: 'Back up your home folder to an external disk every week.' },
+  ];
+
+  it('refuses "syncthing" as a name the knowledge lacks, however it is written, and still answers a verb form of a word', async () => {
+    const { ids, first } = await notes(docs);
+    // Read as a form of a verb "syncth" (weighing a quarter of a name): it was answered.
+    expect(await first('how do i sync the photos from my phone with syncthing?')).toBeUndefined();
+    expect(await first('How do I sync the photos from my phone with Syncthing?')).toBeUndefined();
+    // "travelling" is a form of a general word: how the user puts it, not a subject the knowledge lacks.
+    expect(await first('how do i copy the photos from my phone when travelling?')).toBe(ids[0]);
+  });
+});
