@@ -30,22 +30,16 @@ let lists: { en: Set<string>; es: Set<string> } | undefined;
 /**
  * True when `word` (lowercase, accents kept) is a word of general `lang`: its Snowball stem
  * in that language is the stem of a listed word (for Spanish, or a present-tense form of a
- * listed verb).
+ * listed verb). Decoded on first use (about 76,000 stems).
  */
 export function isGeneralWordIn(word: string, lang: 'en' | 'es'): boolean {
   lists ??= { en: decode(GENERAL_EN), es: decode(GENERAL_ES) };
   return lang === 'en' ? lists.en.has(snowballStem(word, 'en')) : lists.es.has(snowballStem(word, 'es')) || isPresentOfListedVerb(word, lists.es);
 }
 
-/**
- * True when `word` (lowercase, accents kept) is a word of general English or Spanish:
- * its Snowball stem in either language is the stem of a listed word. Decoded on first
- * use (about 76,000 stems).
- */
+/** True when `word` (lowercase, accents kept) is a word of general English or Spanish (`isGeneralWordIn` either). */
 export function isGeneralWord(word: string): boolean {
-  lists ??= { en: decode(GENERAL_EN), es: decode(GENERAL_ES) };
-  const { en, es } = lists;
-  return en.has(snowballStem(word, 'en')) || es.has(snowballStem(word, 'es')) || isPresentOfListedVerb(word, es);
+  return isGeneralWordIn(word, 'en') || isGeneralWordIn(word, 'es');
 }
 
 // The endings of the Spanish present tense (and the imperative), longest first.
