@@ -20,7 +20,8 @@ const BUNDLED = new Set([
   'linkedom',
 ]);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const external = [...Object.keys(pkg.dependencies ?? {}).filter((name) => !BUNDLED.has(name)), 'canvas'];
+// Peers (vitest, msw) are the user's own: the entries that use them import them.
+const external = [...Object.keys(pkg.dependencies ?? {}).filter((name) => !BUNDLED.has(name)), ...Object.keys(pkg.peerDependencies ?? {}), 'canvas'];
 
 // linkedom's EventTarget gives every node, attribute and text it creates a listener map
 // in a module-wide WeakMap, though a page read for its text never gets a listener: a
@@ -65,13 +66,24 @@ if (twice) throw new Error(`two worker modules are named ${twice}: the bundle ne
 const dist = new URL('../dist', import.meta.url).pathname;
 for (const name of existsSync(dist) ? readdirSync(dist) : []) if (/^chunk-\w+\.js(\.map)?$/.test(name)) rmSync(join(dist, name));
 
+// The library's entries (package.json `exports`), bundled as the CLI is: importing the
+// compiled sources (`tsc`'s output, several hundred ES modules with kysely's and hono's)
+// cost a process about three times as long as this bundle (decisions, D-1072). Beside the
+// CLI, so that they share its chunks (one class per export whatever the entry imported)
+// and `workerModule` finds the workers from any of them. Types stay `tsc`'s.
+const LIBRARY = { 'lib-main': 'main.ts', 'lib-emulator': 'index.ts', 'lib-vitest': 'vitest.ts', 'lib-msw': 'msw.ts' };
+
 // Split: what a start does not need (the emulator's code behind the command line, heavy
 // parts imported on first use) is in chunks loaded when imported, `dist/chunk-*.js`,
 // beside the entries so that `workerModule` finds the workers from any of them. The
 // bin, `dist/cli.js`, is a few lines that read the parent pid before anything loads
 // (decisions, D-742).
 await build({
-  entryPoints: { cli: new URL('./cli.ts', import.meta.url).pathname, ...Object.fromEntries(workers.map((f) => [basename(f, '.ts'), f])) },
+  entryPoints: {
+    cli: new URL('./cli.ts', import.meta.url).pathname,
+    ...Object.fromEntries(Object.entries(LIBRARY).map(([name, file]) => [name, new URL(`./${file}`, import.meta.url).pathname])),
+    ...Object.fromEntries(workers.map((f) => [basename(f, '.ts'), f])),
+  },
   outdir: dist,
   entryNames: '[name]',
   chunkNames: 'chunk-[hash]',
@@ -87,3 +99,4 @@ await build({
   // CommonJS code inside the bundle may call require().
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
 });
+

@@ -21,7 +21,7 @@ export const INPUT_DIRS = ['src', 'emulator', 'fixtures', 'scripts'];
  */
 export const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'node_modules/.package-lock.json'];
 /** What a build always leaves; missing, dist/ is not current whatever the stamp says. */
-export const OUTPUTS = ['cli.js', 'demo-state.json', 'emulator/main.js', 'emulator/main.d.ts'];
+export const OUTPUTS = ['cli.js', 'lib-main.js', 'demo-state.json', 'emulator/main.js', 'emulator/main.d.ts'];
 const STAMP = '.build-stamp.json';
 
 function filesUnder(root, dir) {

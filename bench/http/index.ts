@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { packageRoot } from '../../emulator/package-info.js';
 import { fmt, median, startServer, stop } from '../support.js';
+import { libraryStart } from './library-start.js';
 
 const CLI = join(packageRoot(), 'dist', 'cli.js');
 const BARE = join(packageRoot(), 'bench', 'http', 'bare-server.mjs');
@@ -98,4 +99,5 @@ export async function run(): Promise<void> {
     console.log(`  ratio (--fixtures none)     ${fmt(ce / cb, 2)}x the bare server`);
     console.log(`  ratio (demo fixtures)       ${fmt(cd / cb, 2)}x the bare server`);
   }
+  await libraryStart();
 }

@@ -64,12 +64,68 @@ async function compileConsumer(files: string[]): Promise<Diagnostic[]> {
   return compile(join(project, 'node_modules', 'typescript', 'bin', 'tsc'), join(project, 'tsconfig.json'), project);
 }
 
+/** Installed once for the file: both tests read the same packed package. */
+let packed: Promise<void> | undefined;
+const installedOnce = () => (packed ??= installPacked());
+
+/**
+ * What a user's test does with the package at run time, from the consumer project: each
+ * entry imported by its name (the bundled library, D-1072), one class whatever the entry,
+ * and the work that runs in the package's worker threads (a page read, the bilingual
+ * lexicon, a hosted site's Markdown) ending well. It prints one JSON line.
+ */
+const RUNTIME = `
+import * as main from 'svc-emulator';
+import * as emulatorEntry from 'svc-emulator/emulator';
+import { emulatorHandlers } from 'svc-emulator/msw';
+import { setupEmulator } from 'svc-emulator/vitest';
+const logged = [];
+const emulator = await main.createEmulator({ fixtures: 'demo', seed: 1, log: (message) => logged.push(String(message)) });
+const key = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
+const auth = { authorization: 'Bearer ' + key };
+const agents = await (await emulator.fetch(new Request('http://localhost/v1/agents', { headers: auth }))).json();
+const form = new FormData();
+form.set('file', new File(['<html><body><main><h1>Parking</h1><p>Guests park free of charge in the garage on Calle Mayor.</p></main></body></html>'], 'parking.html', { type: 'text/html' }));
+form.set('agentId', agents.data[0].id);
+const upload = await emulator.fetch(new Request('http://localhost/v1/knowledge/uploads', { method: 'POST', headers: auth, body: form }));
+await emulator.drain();
+const source = await (await emulator.fetch(new Request('http://localhost/v1/knowledge/sources/' + (await upload.json()).id, { headers: auth }))).json();
+const query = await (await emulator.fetch(new Request('http://localhost/v1/agents/' + agents.data[0].id + '/query', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'where can guests park?' }) }))).json();
+const site = await emulator.fetch(new Request('http://cafe-aurora.localhost/'));
+await emulator.close();
+console.log(JSON.stringify({
+  same: main.createEmulator === emulatorEntry.createEmulator && main.Emulator === emulatorEntry.Emulator,
+  entries: [typeof emulatorHandlers, typeof setupEmulator],
+  status: source.status,
+  chunks: source.chunkCount,
+  firstPassage: query.passages[0]?.sourceId === source.id,
+  site: [site.status, (await site.text()).includes('</html>')],
+  logged,
+}));
+`;
+
 describe('a consumer project', () => {
+  it('runs the packed package: every entry by its name, and the work of its worker threads', { timeout: 300_000 }, async () => {
+    expect(existsSync(join(ROOT, 'dist', 'lib-main.js')), 'dist is missing: run npm run build').toBe(true);
+    await installedOnce();
+    writeFileSync(join(project, 'runtime.mjs'), RUNTIME);
+    const { stdout } = await run(process.execPath, ['runtime.mjs'], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      same: true,
+      entries: ['function', 'function'],
+      status: 'ready',
+      chunks: 1,
+      firstPassage: true,
+      site: [200, true],
+      logged: [],
+    });
+  });
+
   it("compiles what users write, and the docs' examples, against the packed package under tsc --strict, and refuses each mistake marked in it", {
     timeout: 300_000,
   }, async () => {
     expect(existsSync(join(ROOT, 'dist', 'emulator', 'main.d.ts')), 'dist is missing: run npm run build').toBe(true);
-    await installPacked();
+    await installedOnce();
     const source = readFileSync(CONSUMER, 'utf8');
     const expected = markedErrors(source, 'consumer.ts');
     expect(expected.length).toBeGreaterThanOrEqual(12);
