@@ -1,6 +1,6 @@
 // Bundles the CLI: loading kysely's and hono's hundreds of small ESM modules costs more
 // start-up time than everything else the emulator does.
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -100,3 +100,11 @@ await build({
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
 });
 
+// The tokenizer's vocabulary as JSON beside the chunks (`src/knowledge/pipeline/tokens.ts`
+// reads it there): each thread that counts tokens parses it for about a third less than
+// it compiles gpt-tokenizer's module of the same ranks (decisions, D-1073). Written from
+// the installed package, so it is the package's vocabulary whatever its version.
+const { default: ranks } = await import('gpt-tokenizer/esm/bpeRanks/o200k_base');
+if (!Array.isArray(ranks) || ranks.length < 199_000 || Object.keys(ranks).length !== ranks.length)
+  throw new Error('gpt-tokenizer: o200k_base ranks are not the array D-1073 was written for');
+writeFileSync(join(dist, 'o200k_base.ranks.json'), JSON.stringify(ranks));

@@ -1,6 +1,8 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHUNKING, chunkMarkdown } from '../../src/knowledge/pipeline/chunk.js';
-import { countByParagraphs, countJoined, loadTokenizer, remembering } from '../../src/knowledge/pipeline/tokens.js';
+import { countByParagraphs, countJoined, loadTokenizer, RANKS_FILE, remembering, tokenizerFromRanks } from '../../src/knowledge/pipeline/tokens.js';
 
 const tokenizer = await loadTokenizer();
 
@@ -14,6 +16,25 @@ describe('token counts', () => {
     expect(tokenizer.name).toBe('o200k_base');
     expect(tokenizer.count('hello world')).toBe(2);
     expect(tokenizer.count('<|endoftext|>')).toBeGreaterThan(1);
+  });
+});
+
+describe('the vocabulary the bundle reads as JSON (D-1073)', () => {
+  const built = join(import.meta.dirname, '..', '..', 'dist', RANKS_FILE);
+  it.runIf(existsSync(built))("is the package's own, and counts every text as the package's module does", async () => {
+    const ranks = JSON.parse(readFileSync(built, 'utf8')) as (string | number[])[];
+    const { default: packaged } = await import('gpt-tokenizer/esm/bpeRanks/o200k_base');
+    expect(ranks).toEqual(packaged);
+    const fromJson = await tokenizerFromRanks(ranks);
+    const texts = [
+      'hello world',
+      '<|endoftext|> as text',
+      '¿Cómo configuro la red? Ñandú, pingüino, acción.',
+      'Box-drawing ─┼─ and CJK 中文字符 and emoji 🙂🚀 and a lone \uD83D surrogate',
+      `${'x'.repeat(300)} then a long run and \u00e9\u0301 combining marks`,
+      readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8'),
+    ];
+    for (const text of texts) expect(fromJson.count(text), text.slice(0, 40)).toBe(tokenizer.count(text));
   });
 });
 
