@@ -48,6 +48,26 @@ await emulator.fetch(new Request('http://localhost/v1/knowledge/uploads', { meth
 await emulator.drain();
 `);
 
+/** Two emulators, one Markdown upload each read to \`ready\`: the second one's, timed alone (D-1074: on the first one's threads). */
+const SECOND_EMULATOR = (entry: string) => `
+const { createEmulator } = await import(${JSON.stringify(entry)});
+const read = async () => {
+  const emulator = await createEmulator({ fixtures: 'none' });
+  const { apiKey } = await emulator.createWorkspace();
+  const form = new FormData();
+  form.set('file', new File(['# Opening hours\\n\\nWe open from 9:00 to 17:00 on weekdays.'], 'hours.md', { type: 'text/markdown' }));
+  await emulator.fetch(new Request('http://localhost/v1/knowledge/uploads', { method: 'POST', headers: { authorization: 'Bearer ' + apiKey.secret }, body: form }));
+  await emulator.drain();
+};
+await read();
+const u0 = process.cpuUsage();
+const t0 = performance.now();
+await read();
+const u = process.cpuUsage(u0);
+console.log(JSON.stringify({ ms: performance.now() - t0, cpu: (u.user + u.system) / 1000 }));
+process.exit(0);
+`;
+
 async function once(script: string): Promise<{ ms: number; cpu: number }> {
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as { ms: number; cpu: number };
@@ -72,6 +92,7 @@ export async function libraryStart(): Promise<void> {
     tsc: EMULATOR(compiled),
     entryDocument: FIRST_DOCUMENT(bundled),
     tscDocument: FIRST_DOCUMENT(compiled),
+    secondEmulator: SECOND_EMULATOR(bundled),
   };
   const times = Object.fromEntries(Object.keys(cases).map((k) => [k, [] as { ms: number; cpu: number }[]])) as Record<
     keyof typeof cases,
@@ -87,6 +108,7 @@ export async function libraryStart(): Promise<void> {
   line("tsc's output (dist/emulator/main.js)", 'tsc');
   line('entry, then one document ready', 'entryDocument');
   line("tsc's output, then one document ready", 'tscDocument');
+  line("a second emulator's first document", 'secondEmulator');
   console.log(
     `  ratio                                    ${fmt(ms('entry') / ms('bare'), 2)}x the bare app (tsc's output: ${fmt(ms('tsc') / ms('bare'), 2)}x)`,
   );

@@ -94,26 +94,50 @@ export function movable(bytes: Uint8Array): ArrayBuffer[] {
 // registers tsx there first and then imports the task's module.
 const TS_BOOTSTRAP = fileURLToPath(new URL('./ts-worker.mjs', import.meta.url));
 
+/** Threads and their queues, shared by every pool of the process built with the same options (D-1074). */
+interface SharedThreads {
+  readonly all: PQueue;
+  readonly background: PQueue;
+  piscina: Promise<Piscina> | undefined;
+  /** Pools holding them: a pool holds them from its construction (again from its next task after a `close`) until `close`. */
+  holders: number;
+}
+
+const SHARED = new Map<string, SharedThreads>();
+
+/** The options that make two pools' threads interchangeable, in one spelling. */
+function keyOf(options: WorkerPoolOptions): string {
+  return JSON.stringify(
+    Object.keys(options)
+      .sort()
+      .map((k) => [k, options[k as keyof WorkerPoolOptions]]),
+  );
+}
+
 /**
  * One pool of worker threads (piscina) for everything whose cost grows with what a
  * client sends: parts declare their own worker modules and name them per task; the
  * pool knows none of them. Threads start on the first task (or on `warm`, which a
- * server calls once it listens, D-1000) and exit when idle. A task runs under a
- * wall-time limit, V8 heap limits and a buffer limit; going over one is a
- * `WorkerLimitError` (the thread is ended on a time limit). Failures a
- * worker function expects come back as the `ServiceError` it threw.
+ * server calls once it listens, D-1000) and exit when idle. The pools of one process
+ * built with the same options share their threads and queues (D-1074): a second
+ * emulator's first document finds the threads the first one started, their modules
+ * and the tokenizer's vocabulary loaded, and the process has at most `maxThreads` of
+ * them however many emulators it runs. A task runs under a wall-time limit, V8 heap
+ * limits and a buffer limit; going over one is a `WorkerLimitError` (the thread is
+ * ended on a time limit). Failures a worker function expects come back as the
+ * `ServiceError` it threw.
  */
 export class WorkerPool {
   readonly #options: WorkerPoolOptions;
-  readonly #all: PQueue;
-  readonly #background: PQueue;
-  #piscina: Promise<Piscina> | undefined;
+  readonly #key: string;
+  #held: SharedThreads | undefined;
 
   constructor(options: Partial<WorkerPoolOptions> = {}) {
     this.#options = { ...DEFAULT_WORKER_POOL, ...options };
-    const threads = Math.max(1, Math.floor(this.#options.maxThreads));
-    this.#all = new PQueue({ concurrency: threads });
-    this.#background = new PQueue({ concurrency: Math.max(1, threads - 1) });
+    this.#key = keyOf(this.#options);
+    // Held from the start (no thread starts before a task): the threads another emulator
+    // starts stay for this one until it closes.
+    this.#hold();
   }
 
   get options(): Readonly<WorkerPoolOptions> {
@@ -122,19 +146,42 @@ export class WorkerPool {
 
   /** Background tasks that run at once at most (the threads less the one kept for interactive tasks). */
   get backgroundThreads(): number {
-    return this.#background.concurrency;
+    return Math.max(1, this.#threadCount() - 1);
+  }
+
+  #threadCount(): number {
+    return Math.max(1, Math.floor(this.#options.maxThreads));
+  }
+
+  /** The threads this pool runs on, held until `close`. */
+  #hold(): SharedThreads {
+    if (this.#held) return this.#held;
+    let shared = SHARED.get(this.#key);
+    if (!shared) {
+      shared = {
+        all: new PQueue({ concurrency: this.#threadCount() }),
+        background: new PQueue({ concurrency: this.backgroundThreads }),
+        piscina: undefined,
+        holders: 0,
+      };
+      SHARED.set(this.#key, shared);
+    }
+    shared.holders += 1;
+    this.#held = shared;
+    return shared;
   }
 
   #started = 0;
 
-  /** Tasks handed to a thread so far (diagnostics: a cached answer starts none). */
+  /** Tasks this pool handed to a thread so far (diagnostics: a cached answer starts none). */
   get tasksStarted(): number {
     return this.#started;
   }
 
-  /** Threads alive now (0 before the first task and after the idle timeout). */
+  /** Threads alive now for this pool's options, whichever pool of the process started them (0 before the first task and after the idle timeout). */
   async threads(): Promise<number> {
-    return this.#piscina ? (await this.#piscina).threads.length : 0;
+    const piscina = SHARED.get(this.#key)?.piscina;
+    return piscina ? (await piscina).threads.length : 0;
   }
 
   /**
@@ -143,9 +190,11 @@ export class WorkerPool {
    */
   run<M, N extends TaskNames<M>>(module: WorkerModule<M>, name: N, input: TaskInput<M, N>, options: RunOptions = {}): Promise<TaskOutput<M, N>> {
     type R = TaskOutput<M, N>;
+    const shared = this.#hold();
     // Tasks wait here, not in piscina's queue, so that the time limit counts running time only.
-    const start = () => this.#all.add(() => this.#exec<R>(module, name, input, options.transfer ?? []), { priority: options.background ? 0 : 1 }) as Promise<R>;
-    return options.background ? (this.#background.add(start) as Promise<R>) : start();
+    const start = () =>
+      shared.all.add(() => this.#exec<R>(shared, module, name, input, options.transfer ?? []), { priority: options.background ? 0 : 1 }) as Promise<R>;
+    return options.background ? (shared.background.add(start) as Promise<R>) : start();
   }
 
   /**
@@ -161,9 +210,9 @@ export class WorkerPool {
     await Promise.allSettled(runs);
   }
 
-  async #exec<R>(module: string, name: string, input: unknown, transferList: ArrayBuffer[]): Promise<R> {
-    this.#piscina ??= this.#create();
-    const piscina = await this.#piscina;
+  async #exec<R>(shared: SharedThreads, module: string, name: string, input: unknown, transferList: ArrayBuffer[]): Promise<R> {
+    shared.piscina ??= this.#create();
+    const piscina = await shared.piscina;
     this.#started += 1;
     const envelope: TaskEnvelope<unknown> = { input, limits: { maxBufferBytes: this.#options.maxBufferMb * 1024 * 1024 } };
     const ts = module.endsWith('.ts');
@@ -210,10 +259,20 @@ export class WorkerPool {
     return pool;
   }
 
-  /** Ends every thread (a later task starts them again, as after a service restart). */
+  /**
+   * Lets go of the threads: the last pool of the process holding them ends them (a later
+   * task starts them again, as after a service restart); while another emulator holds
+   * them they stay for it.
+   */
   async close(): Promise<void> {
-    const piscina = this.#piscina;
-    this.#piscina = undefined;
+    const shared = this.#held;
+    this.#held = undefined;
+    if (!shared) return;
+    shared.holders -= 1;
+    if (shared.holders > 0) return;
+    if (SHARED.get(this.#key) === shared) SHARED.delete(this.#key);
+    const piscina = shared.piscina;
+    shared.piscina = undefined;
     if (piscina) await (await piscina).destroy();
   }
 }

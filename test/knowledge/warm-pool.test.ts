@@ -25,7 +25,8 @@ describe('ingestion threads started ahead (D-1000)', () => {
   });
 
   it('started ahead, the background threads read a document exactly as threads started by it do', async () => {
-    const cold = await fileEmulator({ seed: 3 });
+    // Other limits, so threads of its own: the emulators of a process share theirs (D-1074).
+    const cold = await fileEmulator({ seed: 3, workers: { idleTimeoutMs: 29_000 } });
     const warm = await fileEmulator({ seed: 3 });
     await warm.service.warmIngestion();
     expect(await warm.service.workers.threads()).toBe(warm.service.workers.backgroundThreads);
