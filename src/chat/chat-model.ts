@@ -56,9 +56,14 @@ export async function tokenize(text: string): Promise<string[]> {
   tokenizer ??= import('gpt-tokenizer');
   const { decodeGenerator, encode } = await tokenizer;
   const out: string[] = [];
-  for (const piece of decodeGenerator(encode(text))) if (piece) out.push(piece);
+  for (const piece of decodeGenerator(encode(text, AS_TEXT))) if (piece) out.push(piece);
   return out;
 }
+
+// A reply quoting knowledge about language models ("<|endoftext|>", "<|im_start|>") holds
+// text, not control tokens: encoded as text (D-1075), where the encoder's default refuses
+// such text with an exception, which was a 500 for a chat turn.
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 let tokenizer: Promise<typeof import('gpt-tokenizer')> | undefined;
 

@@ -2,7 +2,7 @@ import { expectedAnswers } from './answer-types.js';
 import { fromTokens, tokenize, type ChatModel, type ChatReply, type ChatTurnInput } from './chat-model.js';
 import type { Passage } from '../retrieval/retrieval.schema.js';
 import type { Language } from '../text/language.js';
-import { sentences } from '../text/sentences.js';
+import { sentenceReader, type SentenceReader } from '../text/sentences.js';
 import { withoutMailMarks } from '../text/mail-marks.js';
 import { GREETING_WORDS, THANKING_WORDS } from '../text/search-words.js';
 import { termSet } from '../text/terms.js';
@@ -72,11 +72,18 @@ function isOnly(message: string, set: ReadonlySet<string>, agentName: string): b
 }
 
 /** Every sentence of the usable passages that holds a term of the question, scored. */
-function score(input: ChatTurnInput, weights: Map<string, number>, focus: Set<string>, shapes: RegExp[], needFocus: boolean): Candidate[] {
+function score(
+  input: ChatTurnInput,
+  read: SentenceReader,
+  weights: Map<string, number>,
+  focus: Set<string>,
+  shapes: RegExp[],
+  needFocus: boolean,
+): Candidate[] {
   const all: Candidate[] = [];
   input.passages.forEach((passage, passageRank) => {
     if (passage.score < MIN_PASSAGE_SCORE) return;
-    sentences(passage.text, passage.lang).forEach(({ text, heading }, order) => {
+    read(passage.text, passage.lang).forEach(({ text, heading }, order) => {
       const st = termSet(text);
       let match = 0;
       let focusHits = 0;
@@ -110,7 +117,7 @@ function score(input: ChatTurnInput, weights: Map<string, number>, focus: Set<st
  * shape of the answer asked for, divided by a gentle length penalty and multiplied by
  * its passage's score. The best few, kept in reading order, are the reply.
  */
-export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign: boolean } {
+export function extract(input: ChatTurnInput, read: SentenceReader): { sentences: Candidate[]; foreign: boolean } {
   const focus = termSet(input.message);
   const context = termSet(input.query);
   for (const t of focus) context.delete(t);
@@ -121,13 +128,13 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
   const shapes = expectedAnswers(input.message);
   if (!shapes.length && input.query !== input.message) shapes.push(...expectedAnswers(input.query));
 
-  let all = score(input, weights, focus, shapes, true);
+  let all = score(input, read, weights, focus, shapes, true);
   // A follow-up may ask about what the knowledge leaves out ("and on Sundays?" of hours
   // that name no Sunday): the sentences about the earlier question that have the shape
   // asked for (hours) are then the answer. A follow-up asking for no shape gets none.
   const asked = expectedAnswers(input.message);
   if (!all.length && context.size && focus.size && asked.length) {
-    all = score(input, weights, focus, shapes, false).filter((c) => asked.some((shape) => shape.test(c.text)));
+    all = score(input, read, weights, focus, shapes, false).filter((c) => asked.some((shape) => shape.test(c.text)));
   }
   const own = all.filter((c) => c.passage.lang === input.lang);
   const pool = own.length ? own : all;
@@ -142,14 +149,14 @@ export function extract(input: ChatTurnInput): { sentences: Candidate[]; foreign
 }
 
 /** The reply text and the sources it draws on. */
-export function compose(input: ChatTurnInput): { text: string; sourceIds: string[] } {
+export function compose(input: ChatTurnInput, read: SentenceReader): { text: string; sourceIds: string[] } {
   // "Thanks!" sent from a phone is a thank-you still (D-1067).
   const message = withoutMailMarks(input.message);
   if (isOnly(message, GREETINGS, input.agent.name)) return { text: greeting(input), sourceIds: [] };
   if (isOnly(message, THANKS, input.agent.name) && accentedWords(message).some((w) => THANKING.has(fold(w)))) {
     return { text: welcome(input), sourceIds: [] };
   }
-  const { sentences: chosen, foreign } = extract(input);
+  const { sentences: chosen, foreign } = extract(input, read);
   if (!chosen.length) return { text: fallback(input), sourceIds: [] };
   const body = chosen.map((c) => c.text).join(' ');
   return {
@@ -168,7 +175,7 @@ export function createResponder(): ChatModel {
   return {
     id: 'svc-extractive-1',
     async reply(input, { signal }): Promise<ChatReply> {
-      const { text, sourceIds } = compose(input);
+      const { text, sourceIds } = compose(input, await sentenceReader());
       return { tokens: fromTokens(await tokenize(text), signal), sourceIds };
     },
   };

@@ -1,3 +1,4 @@
+import type { Token } from 'marked';
 import { codeLines, HEADING_MARKS } from './code-fences.js';
 import type { Language } from './language.js';
 
@@ -11,13 +12,47 @@ export interface Sentence {
   heading: string;
 }
 
+/** Reads one line's inline Markdown into tokens (marked's inline lexer). */
+export type InlineLexer = (line: string) => Token[];
+
+let inlineLexer: Promise<InlineLexer> | undefined;
+
+/** The text a reader sees of inline Markdown tokens: emphasis and links unwrapped, code and escapes as written. */
+function plain(tokens: readonly Token[]): string {
+  let out = '';
+  for (const t of tokens) {
+    if (t.type === 'codespan' || t.type === 'escape' || t.type === 'image') out += t.text;
+    else if (t.type === 'br') out += ' ';
+    else if (t.type === 'html') out += t.raw;
+    else if ('tokens' in t && t.tokens) out += plain(t.tokens);
+    else out += 'text' in t && typeof t.text === 'string' ? t.text : t.raw;
+  }
+  return out;
+}
+
+/** Reads passages into sentences (`sentences`), once marked is loaded (on first use: a start does not need it). */
+export type SentenceReader = (text: string, lang: Language) => Sentence[];
+
+/** A `SentenceReader` over marked's inline lexer, loaded once per thread. */
+export async function sentenceReader(): Promise<SentenceReader> {
+  inlineLexer ??= import('marked').then(
+    ({ Lexer }) =>
+      (line: string) =>
+        Lexer.lexInline(line),
+  );
+  const lex = await inlineLexer;
+  return (text, lang) => sentences(text, lang, lex);
+}
+
 /**
  * The sentences of a passage. Markdown line structure counts: a list item is a
  * sentence of its own even without a full stop, and a heading is no sentence but the
  * `heading` of the sentences under it, which says what they are about. A line of a
- * fenced code block is a sentence as written (D-1012).
+ * fenced code block is a sentence as written (D-1012). Inline Markdown is read by
+ * marked (`lex`): emphasis marks go, `my_var_name`, `/var/log/*.gz` and `5 * 3` stay as
+ * written (D-1076).
  */
-export function sentences(text: string, lang: Language): Sentence[] {
+export function sentences(text: string, lang: Language, lex: InlineLexer): Sentence[] {
   const out: Sentence[] = [];
   let heading = '';
   const lines = text.split('\n');
@@ -29,11 +64,7 @@ export function sentences(text: string, lang: Language): Sentence[] {
       return;
     }
     const isHeading = HEADING_MARKS.test(rawLine);
-    const line = rawLine
-      .replace(/^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, '')
-      .replace(/[*_`]+/g, '')
-      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .trim();
+    const line = plain(lex(rawLine.replace(/^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, ''))).trim();
     if (!line) return;
     if (isHeading) {
       heading = line;

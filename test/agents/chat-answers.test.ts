@@ -178,3 +178,17 @@ describe('streamed answers from knowledge', () => {
     expect(done.data.components).toEqual(json.body.components);
   });
 });
+
+describe('answers quote technical text as written (D-1076)', () => {
+  it('underscores and stars inside names, paths and globs stay; emphasis marks go', async () => {
+    const ws = await workspace(emulator);
+    const agentId = await createAgent(ws.api, 'Ada', 'Ops');
+    await ingest(ws.api, ws.control, [
+      { title: 'Settings', text: 'Set the variable **my_var_name** in the file snake_case_name.txt before you start.', agentId },
+      { title: 'Logs', text: 'Old logs are removed with rm /var/log/*.gz every week.', agentId },
+    ]);
+    const chat = async (message: string) => (await ws.api.post(`/v1/agents/${agentId}/chat`, { message })).body.reply as string;
+    expect(await chat('Which variable do I set in the file?')).toBe('Set the variable my_var_name in the file snake_case_name.txt before you start.');
+    expect(await chat('How are old logs removed?')).toBe('Old logs are removed with rm /var/log/*.gz every week.');
+  });
+});

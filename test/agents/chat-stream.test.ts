@@ -120,6 +120,23 @@ async function agentThatKnows(ws: Awaited<ReturnType<typeof workspace>>): Promis
   return agentId;
 }
 
+describe('a reply quoting special-token text (D-1075)', () => {
+  it('answers as JSON and streams it: "<|endoftext|>" and "<|im_start|>" in the knowledge are text, token events joined give them back', async () => {
+    const { api, control, stream } = await setup();
+    const marker = 'The log files of the model end with <|endoftext|> and every prompt opens with <|im_start|> system.';
+    await ingest(api, control, [{ title: 'Model logs', text: marker }]);
+    const json = await api.post(`/v1/agents/${(await api.get('/v1/agents')).body.data[0].id}/chat`, { message: 'How do the log files of the model end?' });
+    expect(json.status).toBe(200);
+    expect(json.body.reply).toContain('<|endoftext|>');
+    const events = await readEvents(await stream({ message: 'How does every prompt open in the model logs?' }));
+    expect(events.map((e) => e.event).at(-1)).toBe('done');
+    const tokens = events.filter((e) => e.event === 'token').map((e) => e.data.text as string);
+    const done = events.at(-1)!.data;
+    expect(tokens.join('')).toBe(done.reply);
+    expect(done.reply).toContain('<|im_start|>');
+  });
+});
+
 describe('a stream and its model', () => {
   it('a client that disconnects stops the work; the unanswered question keeps its credit spent', async () => {
     const { model, state } = slowModel(200);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { keyTerms } from '../../src/knowledge/pipeline/summary.js';
-import { sentences } from '../../src/text/sentences.js';
+import { sentenceReader } from '../../src/text/sentences.js';
+
+const sentences = await sentenceReader();
 import { fileEmulator, workspace } from '../support/emulator.js';
 import { settled, upload } from './support.js';
 
@@ -65,6 +67,14 @@ describe('code blocks read as code, not as Markdown (D-1012)', () => {
       { text: '```', heading: 'Upgrades' },
       { text: '# not a heading either', heading: 'Upgrades' },
       { text: 'Done.', heading: 'Real heading' },
+    ]);
+  });
+
+  it('inline Markdown is read as Markdown (D-1076): emphasis marks go, underscores and stars inside words and paths stay', () => {
+    const prose =
+      'Set **my_var_name** in _snake_case_name.txt_, then run `rm /var/log/*.gz` or rm /var/log/*.gz; 5 * 3 = 15, a \\* star, [the guide](https://x.org/a_b) and --no_color_output.';
+    expect(sentences(prose, 'en').map((s) => s.text)).toEqual([
+      'Set my_var_name in snake_case_name.txt, then run rm /var/log/*.gz or rm /var/log/*.gz; 5 * 3 = 15, a * star, the guide and --no_color_output.',
     ]);
   });
 
