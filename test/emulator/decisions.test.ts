@@ -42,6 +42,18 @@ describe('docs/decisions', () => {
     expect(missing, 'ids without a row of the index naming their file').toEqual([]);
   });
 
+  it("gives each area's count of decisions as its file holds them", () => {
+    const index = readFileSync(join(dir, 'README.md'), 'utf8');
+    const areas = index.slice(index.indexOf('## Areas'), index.indexOf('\n## ', index.indexOf('## Areas') + 1));
+    const rows = [...areas.matchAll(/^\| \[[^\]]+\]\(([a-z-]+\.md)\) \| (.*)$/gm)].map(([, file, rest]) => ({ file: file!, cells: rest!.split(' | ') }));
+    expect(rows.map((r) => r.file).sort()).toEqual([...areaFiles].sort());
+    for (const { file, cells } of rows) {
+      const held = [...readFileSync(join(dir, file), 'utf8').matchAll(ITEM)].length;
+      expect(cells, `${file}: a description and a count`).toHaveLength(2);
+      expect(cells[1], file).toBe(`${held} |`);
+    }
+  });
+
   it('names only decisions that exist, in the code and in superseded marks', () => {
     const cited = new Set<string>();
     for (const folder of ['src', 'emulator', 'test', 'scripts'])
