@@ -9,12 +9,16 @@ const run = promisify(execFile);
 const ROOT = packageRoot();
 const STARTS = Number(process.env.BENCH_STARTS ?? 10);
 
-// Each script runs in a fresh `node` and prints its wall time from the import to the
-// answer, and the process's CPU (every thread's), in milliseconds.
-const TIMED = (body: string) => `
+// Each script runs in a fresh \`node\` and prints its wall time from the import to the
+// answer, and the process's CPU (every thread's), in milliseconds; with \`setup\`, work run
+// before the clock starts, both count from its end. \`defs\` only defines (nothing runs).
+const TIMED = (body: string, { defs = '', setup = '' } = {}) => `
+${defs}
+${setup}
+const u0 = ${setup ? 'process.cpuUsage()' : 'undefined'};
 const t0 = performance.now();
 ${body}
-const u = process.cpuUsage();
+const u = process.cpuUsage(u0);
 console.log(JSON.stringify({ ms: performance.now() - t0, cpu: (u.user + u.system) / 1000 }));
 process.exit(0);
 `;
@@ -27,46 +31,39 @@ app.get('/v1/me', (c) => c.json({ workspaceId: 'ws_bare' }));
 await (await app.request('/v1/me')).json();
 `);
 
-/** `entry` imported, an emulator created, one request answered (a user's test file, up to its first call). */
-const EMULATOR = (entry: string) =>
-  TIMED(`
-const { createEmulator } = await import(${JSON.stringify(entry)});
-const emulator = await createEmulator({ fixtures: 'none' });
-const { apiKey } = await emulator.createWorkspace();
-await (await emulator.fetch(new Request('http://localhost/v1/me', { headers: { authorization: 'Bearer ' + apiKey.secret } }))).json();
-`);
-
-/** The same, then one Markdown upload read to \`ready\` (the first one starts the worker threads). */
-const FIRST_DOCUMENT = (entry: string) =>
-  TIMED(`
-const { createEmulator } = await import(${JSON.stringify(entry)});
-const emulator = await createEmulator({ fixtures: 'none' });
-const { apiKey } = await emulator.createWorkspace();
-const form = new FormData();
-form.set('file', new File(['# Opening hours\\n\\nWe open from 9:00 to 17:00 on weekdays.'], 'hours.md', { type: 'text/markdown' }));
-await emulator.fetch(new Request('http://localhost/v1/knowledge/uploads', { method: 'POST', headers: { authorization: 'Bearer ' + apiKey.secret }, body: form }));
-await emulator.drain();
-`);
-
-/** Two emulators, one Markdown upload each read to \`ready\`: the second one's, timed alone (D-1074: on the first one's threads). */
-const SECOND_EMULATOR = (entry: string) => `
-const { createEmulator } = await import(${JSON.stringify(entry)});
-const read = async () => {
+/**
+ * What the scripts of \`entry\` do, defined before the clock starts (nothing runs): \`start\`
+ * imports the entry (once) and creates an emulator and a workspace; \`readOne\` uploads one
+ * Markdown document and waits until it is \`ready\`.
+ */
+const WITH = (entry: string) => `
+const start = async () => {
+  const { createEmulator } = await import(${JSON.stringify(entry)});
   const emulator = await createEmulator({ fixtures: 'none' });
   const { apiKey } = await emulator.createWorkspace();
+  return { emulator, auth: { authorization: 'Bearer ' + apiKey.secret } };
+};
+const readOne = async ({ emulator, auth }) => {
   const form = new FormData();
   form.set('file', new File(['# Opening hours\\n\\nWe open from 9:00 to 17:00 on weekdays.'], 'hours.md', { type: 'text/markdown' }));
-  await emulator.fetch(new Request('http://localhost/v1/knowledge/uploads', { method: 'POST', headers: { authorization: 'Bearer ' + apiKey.secret }, body: form }));
+  await emulator.fetch(new Request('http://localhost/v1/knowledge/uploads', { method: 'POST', headers: auth, body: form }));
   await emulator.drain();
 };
-await read();
-const u0 = process.cpuUsage();
-const t0 = performance.now();
-await read();
-const u = process.cpuUsage(u0);
-console.log(JSON.stringify({ ms: performance.now() - t0, cpu: (u.user + u.system) / 1000 }));
-process.exit(0);
 `;
+
+/** \`entry\` imported, an emulator created, one request answered (a user's test file, up to its first call). */
+const EMULATOR = (entry: string) =>
+  TIMED(
+    `const { emulator, auth } = await start();
+await (await emulator.fetch(new Request('http://localhost/v1/me', { headers: auth }))).json();`,
+    { defs: WITH(entry) },
+  );
+
+/** The same, then one Markdown upload read to \`ready\` (the first one starts the worker threads). */
+const FIRST_DOCUMENT = (entry: string) => TIMED('await readOne(await start());', { defs: WITH(entry) });
+
+/** Two emulators, one Markdown upload each read to \`ready\`: the second one's, timed alone (D-1074: on the first one's threads). */
+const SECOND_EMULATOR = (entry: string) => TIMED('await readOne(await start());', { defs: WITH(entry), setup: 'await readOne(await start());' });
 
 async function once(script: string): Promise<{ ms: number; cpu: number }> {
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });

@@ -1,3 +1,4 @@
+import { AS_TEXT, loadEncoding } from '../knowledge/pipeline/tokens.js';
 import type { Passage } from '../retrieval/retrieval.schema.js';
 import type { Language } from '../text/language.js';
 
@@ -51,21 +52,13 @@ export interface ChatModel {
  * pieces are exactly `text`.
  */
 export async function tokenize(text: string): Promise<string[]> {
-  // Loaded on first use: the encoding's tables take a fifth of a second to load, a cost
-  // the emulator's start-up should not pay.
-  tokenizer ??= import('gpt-tokenizer');
-  const { decodeGenerator, encode } = await tokenizer;
+  // The encoding ingestion counts with, loaded on first use, once per thread; a reply
+  // quoting "<|endoftext|>" holds text, not a control token (D-1075).
+  const { decodeGenerator, encode } = await loadEncoding();
   const out: string[] = [];
   for (const piece of decodeGenerator(encode(text, AS_TEXT))) if (piece) out.push(piece);
   return out;
 }
-
-// A reply quoting knowledge about language models ("<|endoftext|>", "<|im_start|>") holds
-// text, not control tokens: encoded as text (D-1075), where the encoder's default refuses
-// such text with an exception, which was a 500 for a chat turn.
-const AS_TEXT = { disallowedSpecial: new Set<string>() };
-
-let tokenizer: Promise<typeof import('gpt-tokenizer')> | undefined;
 
 /** Yields `tokens` one by one, stopping as soon as `signal` aborts. */
 export async function* fromTokens(tokens: Iterable<string>, signal: AbortSignal): AsyncGenerator<string> {

@@ -8,8 +8,11 @@ export interface Tokenizer {
 
 let loading: Promise<Tokenizer> | undefined;
 
-// Text such as "<|endoftext|>" in a document is text, not a control token.
-const AS_TEXT = { disallowedSpecial: new Set<string>() };
+/**
+ * Text such as "<|endoftext|>" is text, not a control token: in a document counted, and
+ * in a chat reply cut into tokens (D-1075), where the encoder's default throws on it.
+ */
+export const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 // BPE merging is quadratic in the length of one run without spaces: 200,000 letters
 // in a row would take minutes. Runs that long (hashes, base64, junk) are counted in
@@ -37,12 +40,16 @@ function sliced(count: (text: string) => number, text: string): number {
   return total + count(text.slice(last));
 }
 
-/** What counting needs of gpt-tokenizer's encoding API. */
-interface CountingApi {
+/** What the service uses of gpt-tokenizer's o200k_base API: counting, and cutting a reply into tokens. */
+export interface Encoding {
   countTokens(text: string, options: typeof AS_TEXT): number;
+  encode(text: string, options: typeof AS_TEXT): number[];
+  decodeGenerator(tokens: Iterable<number>): Generator<string, void, void>;
 }
 
-function tokenizerOf(api: CountingApi): Tokenizer {
+let encoding: Promise<Encoding> | undefined;
+
+function tokenizerOf(api: Encoding): Tokenizer {
   const count = (text: string) => (text ? api.countTokens(text, AS_TEXT) : 0);
   return { name: 'o200k_base', count: (text: string) => sliced(count, text) };
 }
@@ -51,28 +58,40 @@ function tokenizerOf(api: CountingApi): Tokenizer {
  * o200k_base from `ranks`, the package's own ranks as JSON (D-1073): the same encoding
  * `gpt-tokenizer` builds from its module of ranks, at a third less of a thread's start.
  */
-export async function tokenizerFromRanks(ranks: readonly (string | number[])[]): Promise<Tokenizer> {
+async function encodingFromRanks(ranks: readonly (string | number[])[]): Promise<Encoding> {
   const { GptEncoding } = await import('gpt-tokenizer/GptEncoding');
-  return tokenizerOf(GptEncoding.getEncodingApi('o200k_base', () => ranks as (string | number[])[]));
+  return GptEncoding.getEncodingApi('o200k_base', () => ranks as (string | number[])[]);
+}
+
+/** The token counter of `encodingFromRanks(ranks)`. */
+export async function tokenizerFromRanks(ranks: readonly (string | number[])[]): Promise<Tokenizer> {
+  return tokenizerOf(await encodingFromRanks(ranks));
 }
 
 /** Where the bundle keeps the ranks as JSON (`emulator/bundle.mjs` writes them); sources and `tsc`'s output have none. */
 export const RANKS_FILE = 'o200k_base.ranks.json';
 
 /**
- * The tokenizer, loaded on first use: its vocabulary takes a few hundred milliseconds
- * of each thread that counts, which start-up should not pay. Parsing the ranks as JSON
- * costs a thread about a third less than compiling `gpt-tokenizer`'s 2 MB module of them
- * (D-1073), so the file beside the bundle is read when there is one.
+ * The o200k_base encoding, loaded on first use and once per thread (the pipeline's
+ * counts and the chat's tokens share it): its vocabulary takes a few hundred
+ * milliseconds of each thread that uses it, which start-up should not pay. Parsing the
+ * ranks as JSON costs a thread about a third less than compiling `gpt-tokenizer`'s 2 MB
+ * module of them (D-1073), so the file beside the bundle is read when there is one.
  */
-export function loadTokenizer(): Promise<Tokenizer> {
-  loading ??= readFile(new URL(`./${RANKS_FILE}`, import.meta.url), 'utf8').then(
-    (json) => tokenizerFromRanks(JSON.parse(json) as (string | number[])[]),
+export function loadEncoding(): Promise<Encoding> {
+  encoding ??= readFile(new URL(`./${RANKS_FILE}`, import.meta.url), 'utf8').then(
+    (json) => encodingFromRanks(JSON.parse(json) as (string | number[])[]),
     async (error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
-      return tokenizerOf(await import('gpt-tokenizer'));
+      return import('gpt-tokenizer');
     },
   );
+  return encoding;
+}
+
+/** The token counter over `loadEncoding()`. */
+export function loadTokenizer(): Promise<Tokenizer> {
+  loading ??= loadEncoding().then(tokenizerOf);
   return loading;
 }
 
