@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type * as v from 'valibot';
 import { createApp } from '../src/app.js';
+import { closedFetchError } from './closed.js';
 import type { RouteDoc } from '../src/platform/openapi.js';
 import { isPostgresUrl, openStore, StoreOpenError, type DatabaseOptions, type Store } from '../src/db/database.js';
 import type { WebDefinition } from '../src/knowledge/fetch/offline-web.js';
@@ -107,6 +108,8 @@ export class Emulator implements EmulatorControl, FixtureHost {
   #replaySchemas: StateImportOptions['replays'];
   readonly #servers = new Set<ServerType>();
   #closed = false;
+  /** Set when `close` starts: from then on no request is answered (D-1077). */
+  #closing: Promise<void> | undefined;
   #persistTail: Promise<void> = Promise.resolve();
   readonly service: Service;
   readonly #clock: EmulatedClock;
@@ -183,6 +186,8 @@ export class Emulator implements EmulatorControl, FixtureHost {
    * `publicUrl` (`https://api.example.com/prefix`), so the caller can fetch them there.
    */
   handle(request: Request, options?: { publicUrl?: string }): Promise<Response> {
+    // A stopped server refuses the connection; a closed store would answer a 500 (D-1077).
+    if (this.#closing) return Promise.reject(closedFetchError());
     return Promise.resolve(this.app.fetch(request, options?.publicUrl === undefined ? undefined : { publicUrl: options.publicUrl }));
   }
 
@@ -433,9 +438,17 @@ export class Emulator implements EmulatorControl, FixtureHost {
     return written;
   }
 
-  /** Stops servers and jobs, records a clean shutdown, and closes the store intact. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Stops servers and jobs, records a clean shutdown, and closes the store intact.
+   * Requests from then on are refused as a stopped server's (D-1077); calling it again
+   * answers the same promise.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     await Promise.all([...this.#servers].map((s) => this.#closeServer(s)));
     await this.service.stop();
     await this.#persist().catch(() => {});

@@ -1,6 +1,7 @@
 export { createEmulator, Emulator, SEED_EPOCH } from './emulator.js';
 export type { EmulatorOptions, CreatedWorkspace, ListeningServer } from './emulator.js';
 export { EmulatorOptionsError } from './options-schema.js';
+export { EmulatorClosedError } from './closed.js';
 export type { Fixture, FixtureInput } from './fixtures.js';
 export { FixtureError } from './fixtures.js';
 export type { StateDocument } from './state.js';

@@ -1,5 +1,6 @@
 import { http, type HttpHandler } from 'msw';
 import type { Emulator } from './emulator.js';
+import { isClosedFetchError } from './closed.js';
 
 export interface EmulatorHandlersOptions {
   /**
@@ -81,7 +82,14 @@ export function emulatorHandlers(emulator: Pick<Emulator, 'handle'>, options: Em
       signal: request.signal,
       ...(bytes && bytes.byteLength > 0 && { body: bytes }),
     });
-    const response = await emulator.handle(inner, { publicUrl });
+    let response: Response;
+    try {
+      response = await emulator.handle(inner, { publicUrl });
+    } catch (error) {
+      // A closed emulator is a server that stopped: the client sees a network error (D-1077).
+      if (isClosedFetchError(error)) return Response.error();
+      throw error;
+    }
     return response.body && /^text\/event-stream/i.test(response.headers.get('content-type') ?? '') ? cancelOnAbort(response, request.signal) : response;
   });
   return [handler];

@@ -39,3 +39,33 @@ describe('emulator.fetch takes what global fetch takes', () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe('a closed emulator answers no more requests (D-1077)', () => {
+  it('refuses them as a stopped server does, from the moment close() is called, with the reason and nothing logged', async () => {
+    const closing = await fileEmulator({ seed: 18 });
+    const { apiKey: key } = await closing.createWorkspace();
+    const headers = { authorization: `Bearer ${key.secret}` };
+    expect((await closing.fetch('/v1/me', { headers })).status).toBe(200);
+    const logged: unknown[] = [];
+    closing.service.settings.log = (...args: unknown[]) => void logged.push(args);
+    const closed = closing.close();
+    // Closing twice is one close.
+    expect(closing.close()).toBe(closed);
+    // Refused from the moment close() is called, not only once the store is shut.
+    const during = closing.fetch('/v1/me', { headers });
+    await closed;
+    for (const attempt of [during, closing.fetch('/v1/agents', { method: 'POST', headers, body: '{"name":"x"}' })]) {
+      const error = await attempt.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as TypeError).message).toBe('fetch failed');
+      const cause = (error as TypeError).cause as { name: string; code: string; message: string };
+      expect(cause).toMatchObject({ name: 'EmulatorClosedError', code: 'ECONNREFUSED' });
+      expect(cause.message).toContain('emulator.close()');
+    }
+    // No 500 with a stack in the log for a request the emulator was never going to answer.
+    expect(logged).toEqual([]);
+  });
+});

@@ -206,3 +206,15 @@ describe('emulatorHandlers (MSW)', () => {
     expect(() => emulatorHandlers(emulator, { baseUrl: '/v1' })).toThrow(TypeError);
   });
 });
+
+describe('a closed emulator behind the adapter (D-1077)', () => {
+  it('is a network error to the client, as a stopped server is', async () => {
+    const gone = await fileEmulator({ seed: 41 });
+    server.use(...emulatorHandlers(gone, { baseUrl: 'https://gone.example.com' }));
+    expect((await fetch('https://gone.example.com/v1/me')).status).toBe(401);
+    await gone.close();
+    await expect(fetch('https://gone.example.com/v1/me')).rejects.toThrow(TypeError);
+    // The other emulator's handlers still answer.
+    expect((await fetch(`${API}/v1/me`, { headers: auth })).status).toBe(200);
+  });
+});
