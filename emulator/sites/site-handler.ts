@@ -133,7 +133,9 @@ export function createSiteHandler(deps: SiteDeps): SiteHandler {
 async function serve(deps: SiteDeps, rendered: RenderedPages, styles: ThemeStyles, c: Context<AppEnv>, slug: string, url: URL): Promise<Response> {
   const { service } = deps;
   const site = slug && !slug.includes('.') ? await service.projects.getBySlug(slug) : undefined;
-  if (!site) throw notFound();
+  // A site with nothing published answers as an unknown host does, whatever is asked of
+  // it (its robots.txt, llms.txt, chat): the two must not be told apart (API.md, Errors).
+  if (!site || !(await service.pages.hasPublished(site.project.id))) throw notFound();
   const { project, workspaceId } = site;
   const origin = `${url.protocol}//${url.host}`;
   const method = c.req.method;

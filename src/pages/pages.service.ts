@@ -172,6 +172,12 @@ export class PagesService {
     return row && toPage(row);
   }
 
+  /** Whether any page of a site is published: a site with none is no site to its visitors (hosted sites). */
+  async hasPublished(projectId: string, db: Db = this.deps.db): Promise<boolean> {
+    const row = await db.selectFrom('pages').select('id').where('project_id', '=', projectId).where('status', '=', 'published').limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** Every published page of a site, by path (hosted sites: sitemap, navigation). */
   async listPublished(projectId: string, db: Db = this.deps.db): Promise<Page[]> {
     const rows = await db.selectFrom('pages').selectAll().where('project_id', '=', projectId).where('status', '=', 'published').orderBy('path').execute();

@@ -162,6 +162,34 @@ describe('hosted sites', () => {
     expect(res.text).toContain('<changefreq>daily</changefreq>');
   });
 
+  it('answer a site with nothing published as an unknown host, whatever is asked of it', async () => {
+    const { api } = ws;
+    const quiet = (await api.post('/v1/projects', { name: 'Quiet Roasters', slug: 'quiet-site' })).body;
+    await api.patch(`/v1/projects/${quiet.id}`, { robots: { raw: 'User-agent: SecretBot' } });
+    const draft = (await api.post(`/v1/projects/${quiet.id}/pages`, { name: 'About', kind: 'document', path: '/about', body: { es: 'Hola', en: '' } })).body;
+    const strip = (r: { status: number; body: Record<string, unknown> }) => ({ status: r.status, ...r.body, requestId: undefined, instance: undefined });
+    const ask = (host: string, path: string, body?: unknown) => send(emulator, body ? 'POST' : 'GET', `http://${host}.localhost${path}`, body ? { body } : {});
+    const paths = ['/', '/robots.txt', '/llms.txt', '/sitemap.xml', '/_site/widget.js', '/_site/theme.css', '/about'];
+    for (const path of paths) {
+      const quietAnswer = await ask('quiet-site', path);
+      expect(quietAnswer.status, path).toBe(404);
+      expect(strip(quietAnswer), path).toEqual(strip(await ask('nobody-here', path)));
+      expect(quietAnswer.text).not.toMatch(/Quiet Roasters|SecretBot/);
+    }
+    for (const body of [
+      { path: '/', message: 'hi' },
+      { path: '/', message: '' },
+    ]) {
+      expect(strip(await ask('quiet-site', '/_site/chat', body))).toEqual(strip(await ask('nobody-here', '/_site/chat', body)));
+    }
+    // Once a page is published, the site's files are served.
+    await api.post(`/v1/pages/${draft.id}/publish`);
+    const robots = await ask('quiet-site', '/robots.txt');
+    expect(robots.status).toBe(200);
+    expect(robots.text).toContain('User-agent: SecretBot');
+    expect((await ask('quiet-site', '/about')).status).toBe(200);
+  });
+
   it('serve llms.txt from the project', async () => {
     const res = await site('/llms.txt');
     expect(res.status).toBe(200);
