@@ -35,12 +35,25 @@ export const SYNC_TTL_DEFAULT = 1440;
 // No re-crawl further apart than ten years: past that, `nextSyncAt` stops being a date.
 const SYNC_TTL_MAX = 10 * 365 * 24 * 60;
 
+/** API.md, Limits: crawled URL length. */
+const URL_MAX = 2048;
+
+/** The address a URL source stores and crawls: the URL as parsed (percent-encoded), without its fragment. */
+export function crawledUrl(input: string): string {
+  const url = new URL(input);
+  url.hash = '';
+  return url.href;
+}
+
 export const UrlAddSchema = named(
   'UrlSourceCreate',
   v.strictObject({
     url: v.pipe(
-      clientText({ trim: true, max: 2048 }),
+      clientText({ trim: true, max: URL_MAX }),
       v.check((s) => URL.canParse(s), 'must be an absolute URL'),
+      // The limit holds for the URL stored and crawled too (D-1083): "é" is sent as one
+      // character and crawled as six ("%C3%A9").
+      v.check((s) => !URL.canParse(s) || crawledUrl(s).length <= URL_MAX, `must be at most ${URL_MAX} characters once percent-encoded`),
     ),
     syncTtlMinutes: v.optional(
       v.pipe(

@@ -13,7 +13,7 @@ import { judgeUrl } from './fetch/url-policy.js';
 import { INGEST_JOB, Ingestion, type IngestPayload } from './ingestion.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import type { KnowledgeIndex } from './knowledge-index.js';
-import type { ClaimAdd, Source, TextAdd, UploadAdd, UrlAdd } from './knowledge.schema.js';
+import { crawledUrl, type ClaimAdd, type Source, type TextAdd, type UploadAdd, type UrlAdd } from './knowledge.schema.js';
 import { guessUploadFormat, MEDIA_TYPES, type DocFormat } from './pipeline/formats.js';
 import { TITLE_MAX } from './pipeline/pipeline.js';
 import type { AgentLookup, Embedder, IngestFaultHook, Web } from './ports.js';
@@ -214,8 +214,7 @@ export class KnowledgeService {
 
   /** A web page, fetched on the queue; literal blocked addresses and `localhost` are refused at once. */
   async addUrl(workspaceId: string, input: UrlAdd): Promise<Source> {
-    const url = new URL(input.url);
-    url.hash = '';
+    const url = new URL(crawledUrl(input.url));
     const verdict = judgeUrl(url);
     if (!verdict.ok) throw new ServiceError('svc.knowledge.url_not_allowed', { errors: [{ field: 'url', reason: 'not allowed' }] });
     return this.#accept(workspaceId, input.agentId, {

@@ -62,10 +62,19 @@ describe('URL sources: accepted', () => {
   it('enforces the URL length (2048) and syncTtlMinutes (minimum 60) at their boundaries', async () => {
     const { api } = await workspace(emulator);
     const base = 'https://example.com/';
-    const ok = [{ url: base + 'a'.repeat(2048 - base.length) }, { url: base, syncTtlMinutes: 60 }, { url: base, syncTtlMinutes: 61 }];
+    const ok = [
+      { url: base + 'a'.repeat(2048 - base.length) },
+      // 2,048 characters once encoded (20 + 338 × 6), and a fragment, which is never stored.
+      { url: `${base}${'é'.repeat(338)}#${'x'.repeat(100)}` },
+      { url: base, syncTtlMinutes: 60 },
+      { url: base, syncTtlMinutes: 61 },
+    ];
     for (const body of ok) expect((await api.post('/v1/knowledge/urls', body)).status).toBe(202);
     const refused: [object, string][] = [
       [{ url: base + 'a'.repeat(2049 - base.length) }, 'url'],
+      // Short as sent, 6,020 characters as stored and crawled ("é" is "%C3%A9").
+      [{ url: base + 'é'.repeat(1000) }, 'url'],
+      [{ url: base + 'é'.repeat(339) }, 'url'],
       [{ url: 'example.com/page' }, 'url'],
       [{ url: '' }, 'url'],
       [{ url: base, syncTtlMinutes: 59 }, 'syncTtlMinutes'],
