@@ -160,7 +160,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
           router,
           serviceInspector(service, () => this.fixtureKeys),
         );
-        registerUi(app);
+        registerUi(router);
         registerHomePage(router, service);
         registerErrorPages(router);
       },

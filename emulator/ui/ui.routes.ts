@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../../src/platform/context.js';
 import { sha256Hex } from '../../src/platform/crypto.js';
+import type { Router } from '../../src/platform/route.js';
 import { packageRoot, packageVersion } from '../package-info.js';
 import { renderUiPage } from './page.js';
 import { UI_PATH, uiSectionOf, type UiSection } from './ui-paths.js';
@@ -77,7 +78,7 @@ function uiFiles(): Map<string, UiFile> {
  * under `UI_PATH`. They are not API routes (not in the OpenAPI description); the
  * control-plane guard runs before them.
  */
-export function registerUi(app: Hono<AppEnv>): void {
+export function registerUi(router: Router): void {
   // One page per section (D-850): the same panels, the named one shown first.
   const pages = new Map<UiSection, string>();
   const page = (c: Context<AppEnv>, section: UiSection) => {
@@ -88,13 +89,15 @@ export function registerUi(app: Hono<AppEnv>): void {
     }
     return c.body(html, 200, { ...UI_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
   };
-  app.get(UI_PATH, (c) => page(c, 'workspaces'));
-  app.get(`${UI_PATH}/*`, (c, next) => {
+  // Through the router's shell (D-1081): a request id on every answer, and on a site's
+  // host the site's own 404, as for every other emulator route.
+  router.page(UI_PATH, (c) => page(c, 'workspaces'));
+  router.page(`${UI_PATH}/*`, (c) => {
     const rest = c.req.path.slice(UI_PATH.length + 1);
     const section = uiSectionOf(rest);
     if (section) return page(c, section);
     const file = uiFiles().get(rest);
-    if (!file) return next();
+    if (!file) return undefined;
     const headers = { ...UI_HEADERS, 'content-type': file.type, 'cache-control': 'no-cache', etag: file.etag };
     if (c.req.header('if-none-match') === file.etag) return c.body(null, 304, headers);
     return c.body(file.body, 200, headers);

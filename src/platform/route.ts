@@ -149,6 +149,25 @@ export class Router {
     this.app.on(spec.method, spec.path, route);
   }
 
+  /**
+   * A GET route the OpenAPI description leaves out (the UI's pages and files). It passes
+   * the shell as every route does (a request id, a site host's answer first), with no
+   * gate and no body; `undefined` from the handler is a 404.
+   */
+  page(path: string, handler: (c: Context<AppEnv>) => Response | undefined): void {
+    const { shell } = this;
+    const answer = (c: Context<AppEnv>, early: Response | undefined): Response | Promise<Response> => {
+      const res = early ?? handler(c);
+      if (!res) throw new ServiceError('svc.resource.not_found');
+      return shell.finish(c, res);
+    };
+    this.app.get(path, (c): Response | Promise<Response> => {
+      shell.begin(c);
+      const early = shell.intercept(c);
+      return early instanceof Promise ? early.then((r) => answer(c, r)) : answer(c, early);
+    });
+  }
+
   #run(
     c: Context<AppEnv>,
     spec: AnyRouteSpec,

@@ -348,4 +348,19 @@ describe('the UI behind the guard', () => {
     expect((await send(emulator, 'GET', '/_emulator/ui', { headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
     expect((await send(emulator, 'GET', '/_emulator/ui', { headers: { 'sec-fetch-site': 'none' } })).status).toBe(200);
   });
+
+  it('is not served on a site’s host, which answers it as any path it does not have; every answer has a request id', async () => {
+    for (const path of ['/_emulator/ui', '/_emulator/ui/ui.js', '/_emulator/ui/knowledge']) {
+      const own = await send(emulator, 'GET', path);
+      expect(own.status, path).toBe(200);
+      expect(own.headers.get('x-request-id'), path).toMatch(/^req_/);
+      for (const host of ['cafe-aurora.localhost', 'nobody-here.localhost']) {
+        const onSite = await send(emulator, 'GET', `http://${host}${path}`);
+        expect(onSite.status, `${host}${path}`).toBe(404);
+        expect(onSite.body.code).toBe('svc.host.not_found');
+        expect(onSite.headers.get('x-request-id')).toMatch(/^req_/);
+      }
+    }
+    expect((await send(emulator, 'GET', '/_emulator/ui/nope.js')).headers.get('x-request-id')).toMatch(/^req_/);
+  });
 });
