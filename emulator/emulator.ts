@@ -8,15 +8,16 @@ import type { RouteDoc } from '../src/platform/openapi.js';
 import { isPostgresUrl, openStore, StoreOpenError, type DatabaseOptions, type Store } from '../src/db/database.js';
 import type { WebDefinition } from '../src/knowledge/fetch/offline-web.js';
 import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
-import { EmulatedClock, type ClockState } from '../src/platform/clock.js';
+import { EmulatedClock, LATEST_INSTANT, type ClockState } from '../src/platform/clock.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { resolveSettings } from '../src/platform/settings.js';
 import type { IngestFailureCode } from '../src/platform/ingest-failures.js';
 import { iso } from '../src/platform/time.js';
+import { ServiceError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import { createService, type Service } from '../src/service.js';
-import { WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
+import { WorkspaceCreateSchema, WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
 import { registerControlPlane, type CreatedWorkspace, type EmulatorControl, type LexiconView } from './control-plane.routes.js';
 import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
@@ -199,15 +200,24 @@ export class Emulator implements EmulatorControl, FixtureHost {
   readonly clock = {
     now: (): number => this.#clock.now(),
     get: () => ({ now: iso(this.#clock.now()), frozen: this.#clock.frozen }),
-    /** Moves time forward and runs what came due before resolving. */
+    /**
+     * Moves time forward and runs what came due before resolving. A move back, or past
+     * the year 9000 (`LATEST_INSTANT`), is refused with `400 svc.request.validation_failed`
+     * and moves nothing (D-1080).
+     */
     advance: async (ms: number) => {
+      if (!Number.isFinite(ms) || ms < 0) throw clockRefusal('advanceMs', 'time only moves forward');
+      if (this.#clock.now() + ms > LATEST_INSTANT) throw clockRefusal('advanceMs', `moves the clock past ${iso(LATEST_INSTANT)}`);
       this.#clock.advance(ms);
       await this.#persist();
       await this.drain();
       return this.clock.get();
     },
     set: async (instant: number | string) => {
-      this.#clock.set(typeof instant === 'string' ? Date.parse(instant) : instant);
+      const target = typeof instant === 'string' ? Date.parse(instant) : instant;
+      if (!Number.isFinite(target) || target < this.#clock.now()) throw clockRefusal('now', `time only moves forward; it is ${iso(this.#clock.now())}`);
+      if (target > LATEST_INSTANT) throw clockRefusal('now', `must not be after ${iso(LATEST_INSTANT)}`);
+      this.#clock.set(target);
       await this.#persist();
       await this.drain();
       return this.clock.get();
@@ -218,8 +228,10 @@ export class Emulator implements EmulatorControl, FixtureHost {
   async createWorkspace(
     input: { name?: string | undefined; scopes?: Scope[] | undefined; plan?: string | undefined; credits?: number | undefined } = {},
   ): Promise<CreatedWorkspace> {
-    const ws = await this.service.workspaces.create(input);
-    const key = await this.service.auth.createKey(ws.id, { name: 'default', scopes: input.scopes ?? [...SCOPES], env: 'test' });
+    // Checked as the control plane checks it: a caller of the library gets the same 400.
+    const checked = parseOrThrow(WorkspaceCreateSchema, input, 'svc.request.validation_failed');
+    const ws = await this.service.workspaces.create(checked);
+    const key = await this.service.auth.createKey(ws.id, { name: 'default', scopes: checked.scopes ?? [...SCOPES], env: 'test' });
     return { workspaceId: ws.id, apiKey: { id: key.id, prefix: key.prefix, scopes: key.scopes, secret: key.secret } };
   }
 
@@ -461,6 +473,11 @@ export class Emulator implements EmulatorControl, FixtureHost {
 }
 
 /** The 2xx answers of every route under `Idempotency-Key`, by status. */
+/** A clock move refused, naming the field of `POST /_emulator/clock` at fault. */
+function clockRefusal(field: 'advanceMs' | 'now', reason: string): ServiceError {
+  return new ServiceError('svc.request.validation_failed', { errors: [{ field, reason }] });
+}
+
 function replaySchemas(routes: readonly RouteDoc[]): NonNullable<StateImportOptions['replays']> {
   const out = new Map<number, v.GenericSchema<unknown, unknown>[]>();
   for (const route of routes) {

@@ -6,7 +6,7 @@ import { TABLES } from '../src/db/schema/index.js';
 import { transaction } from '../src/db/transaction.js';
 import type { ClockState, EmulatedClock } from '../src/platform/clock.js';
 import type { IdState } from '../src/platform/ids.js';
-import { ServiceError } from '../src/platform/service-error.js';
+import { ServiceError, type FieldError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import type { Service } from '../src/service.js';
 import { createSealer } from './seal.js';
@@ -56,6 +56,32 @@ export const StateDocumentSchema = named(
     ),
   }),
 );
+
+// Names valibot's records and strict objects pass over without a word (it never copies
+// them, so no prototype is touched): a document holding one as a table or a column name
+// would import as if it did not, so it is refused like any other unknown name (D-1082).
+const UNSEEN_NAMES: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor']);
+
+const ownNames = (value: unknown): string[] => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : []);
+
+/**
+ * The first place a state document names a table, a row's column or a top-level field
+ * `__proto__`, `prototype` or `constructor`, as a validation error entry; undefined when
+ * it names none. Read on the document as given, before any schema copies it.
+ */
+export function unseenNameFault(input: unknown): FieldError | undefined {
+  for (const name of ownNames(input)) if (UNSEEN_NAMES.has(name)) return { field: name, reason: 'unknown field' };
+  const tables = (input as { tables?: unknown } | null)?.tables;
+  for (const table of ownNames(tables)) {
+    if (UNSEEN_NAMES.has(table)) return { field: `tables.${table}`, reason: 'unknown table' };
+    const rows = (tables as Record<string, unknown>)[table];
+    if (!Array.isArray(rows)) continue;
+    for (const [i, row] of rows.entries()) {
+      for (const column of ownNames(row)) if (UNSEEN_NAMES.has(column)) return { field: `tables.${table}.${i}.${column}`, reason: 'unknown column' };
+    }
+  }
+  return undefined;
+}
 
 // Bytes travel as { $bytes: base64 } so the document stays JSON (the gate reads them back).
 function encodeValue(value: unknown): unknown {
@@ -147,6 +173,8 @@ const INSERT_BATCH = 100;
  * by this emulator's secret, or, with `plainHashes`, may also be in the clear.
  */
 export async function importState(service: Service, clock: EmulatedClock, input: unknown, options: StateImportOptions): Promise<void> {
+  const unseen = unseenNameFault(input);
+  if (unseen) throw new ServiceError('svc.request.validation_failed', { errors: [unseen] });
   const parsed = parseOrThrow(StateDocumentSchema, input, 'svc.request.validation_failed');
   // The caller's document is left as it was: hashes are opened in a copy of the rows.
   const doc = { ...parsed, tables: migrateTables(parsed.tables) };

@@ -8,7 +8,7 @@ import { toFieldErrors } from '../../src/platform/validation.js';
 import type { Emulator } from '../emulator.js';
 import { createSealer, seedSecret } from '../seal.js';
 import { writeFileSafely } from './safe-file.js';
-import { PLAIN_HASH, SEALED_COLUMNS, STATE_FORMAT, STATE_VERSION, StateDocumentSchema, type StateDocument } from '../state.js';
+import { PLAIN_HASH, SEALED_COLUMNS, STATE_FORMAT, STATE_VERSION, StateDocumentSchema, unseenNameFault, type StateDocument } from '../state.js';
 import { gateState, MAX_FAULTS } from '../state-gate/gate.js';
 import { migrateTables } from '../state-gate/migrate.js';
 
@@ -77,6 +77,8 @@ export async function readStateFile(path: string, target: { db: string | undefin
       `${path} is state version ${doc.version}, newer than this svc-emulator reads (version ${STATE_VERSION}); upgrade svc-emulator to import it`,
     );
   }
+  const unseen = unseenNameFault(raw);
+  if (unseen) throw new StateFileError(`${path}: field ${unseen.field}: ${unseen.reason}`);
   const parsed = v.safeParse(StateDocumentSchema, raw);
   if (!parsed.success) {
     const first = toFieldErrors(parsed.issues)[0]!;

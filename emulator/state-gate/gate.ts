@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { TABLES } from '../../src/db/schema/index.js';
+import { LATEST_INSTANT } from '../../src/platform/clock.js';
 import { ServiceError, type FieldError } from '../../src/platform/service-error.js';
 import { toFieldErrors } from '../../src/platform/validation.js';
 import { crossFaults } from './references.js';
@@ -39,11 +40,8 @@ function replayFault(row: Row, replays: GateOptions['replays']): { column: strin
 /** A refusal lists at most this many faults (the first ones, in table order). */
 export const MAX_FAULTS = 50;
 
-/**
- * The latest instant a state's clock may stand at: the year 9000, so that a running clock
- * has a thousand years before a timestamp needs a fifth year digit (decisions, D-723).
- */
-export const MAX_CLOCK = Date.UTC(9000, 0, 1);
+/** The latest instant a state's clock may stand at: the clock's own (decisions, D-723). */
+export const MAX_CLOCK = LATEST_INSTANT;
 
 // The 80-bit random part of the last id, with the top bit clear (the generator's headroom).
 const MAX_RANDOM = 2n ** 79n - 1n;

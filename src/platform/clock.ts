@@ -16,6 +16,13 @@ type Listener = (now: number) => void;
  * emulator), stands still until told to move. Time only moves forward; listeners run
  * after each move so that whatever came due (re-crawls) runs.
  */
+/**
+ * The latest instant the emulated clock may reach: the year 9000, so that a running clock
+ * has a thousand years before a timestamp needs a fifth year digit, and every instant it
+ * shows is an RFC 3339 timestamp a state document can carry (decisions, D-723, D-1080).
+ */
+export const LATEST_INSTANT = Date.UTC(9000, 0, 1);
+
 export class EmulatedClock implements Clock {
   #frozen: boolean;
   #value: number;
@@ -40,9 +47,12 @@ export class EmulatedClock implements Clock {
     return this.#last;
   }
 
-  /** Moves the clock forward by `ms` (>= 0) and returns the new instant. */
+  /** Moves the clock forward by `ms` (>= 0, up to `LATEST_INSTANT`) and returns the new instant. */
   advance(ms: number): number {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance must be a non-negative number of milliseconds');
+    // Refused before anything moves: a clock past every date the service can write
+    // would fail every later request (D-1080).
+    if (this.now() + ms > LATEST_INSTANT) throw new RangeError('the clock cannot pass the year 9000');
     this.#value += ms;
     return this.#moved();
   }

@@ -6,7 +6,11 @@ import { clientText } from '../platform/validation.js';
 
 const Name = clientText({ min: 1, max: 80 });
 const Plan = clientText({ min: 1, max: 40 });
-const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+// Every number a workspace keeps is a safe integer: what a state document may carry
+// back (D-1080), and what both stores hold exactly.
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer'));
+const RateLimit = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer'));
+const RateWindow = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400));
 const NullableCount = v.nullable(Count);
 
 export const CapsPatchSchema = v.strictObject(
@@ -24,8 +28,8 @@ export const WorkspaceSettingsPatchSchema = named(
     plan: v.optional(Plan),
     rateLimit: v.optional(
       v.strictObject({
-        limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-        windowSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400))),
+        limit: v.optional(RateLimit),
+        windowSeconds: v.optional(RateWindow),
       }),
     ),
     dailyActivityCap: v.optional(NullableCount),
@@ -76,7 +80,7 @@ export const StoredCapsSchema = v.strictObject(
 export const StoredWorkspaceFields = {
   name: Name,
   plan: Plan,
-  rateLimit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER)),
-  rateWindowSeconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400)),
-  count: v.pipe(Count, v.maxValue(Number.MAX_SAFE_INTEGER)),
+  rateLimit: RateLimit,
+  rateWindowSeconds: RateWindow,
+  count: Count,
 };

@@ -191,6 +191,11 @@ describe('--import of a bad state file: one line naming the file, exit 1, nothin
     ],
     ['an unknown table', JSON.stringify({ ...valid(), tables: { nope: [] } }), (f) => `${f}: field tables: unknown table`],
     [
+      'a column named __proto__',
+      changed(() => {}).replace('"workspaces":[{', '"workspaces":[{"__proto__":{"credits":1},'),
+      (f) => `${f}: field tables.workspaces.0.__proto__: unknown column`,
+    ],
+    [
       'rows that do not fit their table',
       JSON.stringify({ ...valid(), tables: { agents: [{ colour: 'red' }] } }),
       (f) => `${f}: tables.agents.0.id: required; and 7 other faults`,

@@ -46,6 +46,30 @@ describe('control plane', () => {
     expect((await control.patch('/_emulator/workspaces/ws_nope', { credits: 1 })).status).toBe(404);
   });
 
+  it('keeps every workspace number a state document can carry back, so a snapshot always restores', async () => {
+    const { workspaceId } = await workspace(emulator);
+    const huge = [
+      ['rateLimit.limit', { rateLimit: { limit: 1e300 } }],
+      ['dailyActivityCap', { dailyActivityCap: 1e300 }],
+      ['credits', { credits: Number.MAX_SAFE_INTEGER + 2 }],
+      ['caps.agents', { caps: { agents: 1e300 } }],
+    ] as const;
+    for (const [field, body] of huge) {
+      const r = await control.patch(`/_emulator/workspaces/${workspaceId}`, body);
+      expect(r.status, field).toBe(400);
+      expect(r.body.errors[0].field, field).toBe(field);
+    }
+    expect((await control.post('/_emulator/workspaces', { credits: 1e300 })).status).toBe(400);
+    await expect(emulator.createWorkspace({ credits: 1e300 })).rejects.toMatchObject({ status: 400, code: 'svc.request.validation_failed' });
+    await expect(emulator.createWorkspace({ scopes: [] })).rejects.toMatchObject({ status: 400, code: 'svc.request.validation_failed' });
+    // The largest numbers allowed are kept exactly and come back through an export.
+    const largest = { rateLimit: { limit: Number.MAX_SAFE_INTEGER }, dailyActivityCap: Number.MAX_SAFE_INTEGER, credits: Number.MAX_SAFE_INTEGER };
+    expect((await control.patch(`/_emulator/workspaces/${workspaceId}`, largest)).body).toMatchObject(largest);
+    const snapshot = (await control.get('/_emulator/state')).body;
+    expect((await control.put('/_emulator/state', snapshot)).body).toEqual({ imported: true });
+    expect((await control.get(`/_emulator/workspaces/${workspaceId}`)).body).toMatchObject(largest);
+  });
+
   it('the agents cap refuses with 402 naming the field', async () => {
     const ws = await workspace(emulator);
     await control.patch(`/_emulator/workspaces/${ws.workspaceId}`, { caps: { agents: 1 } });
@@ -78,6 +102,26 @@ describe('control plane', () => {
     expect(back.body.errors[0].field).toBe('now');
     expect((await control.post('/_emulator/clock', { advanceMs: -1 })).status).toBe(400);
     expect((await control.get('/_emulator/clock')).body.now).toBe(target);
+  });
+
+  it('the clock stops at the year 9000: a move past it is refused and moves nothing', async () => {
+    const before = (await control.get('/_emulator/clock')).body.now;
+    for (const body of [{ advanceMs: 1e300 }, { advanceMs: 300_000_000_000_000 }, { now: '9500-01-01T00:00:00.000Z' }]) {
+      const r = await control.post('/_emulator/clock', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.code).toBe('svc.request.validation_failed');
+      expect(r.body.errors[0].field).toBe(Object.keys(body)[0]);
+      expect((await control.get('/_emulator/clock')).body.now).toBe(before);
+    }
+    await expect(emulator.clock.advance(1e300)).rejects.toMatchObject({ status: 400 });
+    expect((await client(emulator, DEMO_KEY).get('/v1/me')).status).toBe(200);
+    // A state exported now imports again.
+    expect((await control.put('/_emulator/state', (await control.get('/_emulator/state')).body)).status).toBe(200);
+    // The year 9000 itself is reachable; past it, nothing.
+    expect((await control.post('/_emulator/clock', { now: '9000-01-01T00:00:00.000Z' })).body.now).toBe('9000-01-01T00:00:00.000Z');
+    expect((await control.post('/_emulator/clock', { advanceMs: 1 })).status).toBe(400);
+    expect((await control.get('/_emulator/state')).status).toBe(200);
+    expect((await control.post('/_emulator/reset')).status).toBe(200);
   });
 
   it('reports the process memory (after a full GC when node runs with --expose-gc)', async () => {
@@ -189,6 +233,29 @@ describe('control plane', () => {
       expect(res.body.code).toBe('svc.request.validation_failed');
     }
     expect(JSON.stringify((await control.get('/_emulator/state')).body)).toBe(before);
+  });
+
+  it('refuses a table or column named __proto__, prototype or constructor rather than passing over it', async () => {
+    const before = JSON.stringify((await control.get('/_emulator/state')).body);
+    const put = (text: string) =>
+      emulator.fetch(new Request('http://localhost/_emulator/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: text }));
+    const cases = [
+      ['"tables":{', '"tables":{"__proto__":[],', 'tables.__proto__'],
+      ['"tables":{', '"tables":{"constructor":[],', 'tables.constructor'],
+      ['"format":', '"prototype":1,"format":', 'prototype'],
+      ['"agents":[{', '"agents":[{"__proto__":{"name":"x"},', 'tables.agents.0.__proto__'],
+      ['"agents":[{', '"agents":[{"constructor":"x",', 'tables.agents.0.constructor'],
+    ] as const;
+    for (const [at, with_, field] of cases) {
+      expect(before).toContain(at);
+      const res = await put(before.replace(at, with_));
+      expect(res.status, field).toBe(400);
+      const body = (await res.json()) as { code: string; errors: { field: string }[] };
+      expect(body.code).toBe('svc.request.validation_failed');
+      expect(body.errors[0]?.field).toBe(field);
+    }
+    expect(JSON.stringify((await control.get('/_emulator/state')).body)).toBe(before);
+    expect((await put(before)).status).toBe(200);
   });
 
   it('reset returns to exactly the loaded fixtures', async () => {
