@@ -29,6 +29,11 @@ export interface ChatReply {
   /** The reply, one token at a time; joined they are the whole reply. */
   tokens: AsyncIterable<string>;
   /**
+   * The whole reply, when the model has it at once: a JSON turn takes it and never reads
+   * `tokens` (joined, they must equal it). A streamed turn always reads `tokens`.
+   */
+  text?: string;
+  /**
    * The sources the reply draws on, in order, for the `sources` component. When absent,
    * every passage given counts as used.
    */
@@ -58,6 +63,14 @@ export async function tokenize(text: string): Promise<string[]> {
   const out: string[] = [];
   for (const piece of decodeGenerator(encode(text, AS_TEXT))) if (piece) out.push(piece);
   return out;
+}
+
+/**
+ * `text` cut into tokens only when they are read (`tokenize`): a JSON turn, which takes
+ * the reply whole, never loads the encoding on the thread that serves requests (D-1084).
+ */
+export async function* tokensOf(text: string, signal: AbortSignal): AsyncGenerator<string> {
+  yield* fromTokens(await tokenize(text), signal);
 }
 
 /** Yields `tokens` one by one, stopping as soon as `signal` aborts. */

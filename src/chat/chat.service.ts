@@ -9,7 +9,7 @@ import type { Passage, QueryResult, SearchInput } from '../retrieval/retrieval.s
 import { detectMessageLanguage } from '../text/detect-language.js';
 import type { Language } from '../text/language.js';
 import { accentedWords, fold } from '../text/words.js';
-import { tokenize, type ChatHistoryTurn, type ChatModel, type ChatTurnInput } from './chat-model.js';
+import { tokenize, type ChatHistoryTurn, type ChatModel, type ChatReply, type ChatTurnInput } from './chat-model.js';
 import type { ChatAnswer, ChatBody, SourcesComponent } from './chat.schema.js';
 import { ConversationStore, type StoredAnswer } from './conversations.js';
 import { resolveQuery } from './follow-up.js';
@@ -141,7 +141,7 @@ export class ChatService {
     let reply = '';
     let components: SourcesComponent[] = (turn.stored?.components as SourcesComponent[] | undefined) ?? [];
     const source = async (signal: AbortSignal): Promise<Iterable<string> | AsyncIterable<string>> =>
-      turn.stored ? tokenize(turn.stored.reply) : this.#startModel(turn, signal, (c) => (components = c));
+      turn.stored ? tokenize(turn.stored.reply) : (await this.#startModel(turn, signal, (c) => (components = c))).tokens;
     return {
       conversationId: opened.conversationId,
       async *tokens(signal) {
@@ -181,7 +181,7 @@ export class ChatService {
     return { workspaceId, agent, conversationId: conversation?.id, message: body.message, lang, history, query, cacheKey, knowledgeVersion, stored, passages };
   }
 
-  async #startModel(turn: PreparedTurn, signal: AbortSignal, onSources: (components: SourcesComponent[]) => void): Promise<AsyncIterable<string>> {
+  async #startModel(turn: PreparedTurn, signal: AbortSignal, onSources: (components: SourcesComponent[]) => void): Promise<ChatReply> {
     const input: ChatTurnInput = {
       agent: turn.agent,
       message: turn.message,
@@ -193,14 +193,15 @@ export class ChatService {
     const model = turn.passages.length ? this.deps.model : this.#nothingFound;
     const reply = await model.reply(input, { signal });
     onSources(sourcesComponents(turn.passages, reply.sourceIds));
-    return reply.tokens;
+    return reply;
   }
 
   async #generate(turn: PreparedTurn, signal: AbortSignal): Promise<StoredAnswer> {
     let components: SourcesComponent[] = [];
-    const tokens = await this.#startModel(turn, signal, (c) => (components = c));
-    let reply = '';
-    for await (const token of tokens) reply += token;
+    const started = await this.#startModel(turn, signal, (c) => (components = c));
+    // A model that has the reply at once hands it over whole: no tokens to cut (D-1084).
+    let reply = started.text ?? '';
+    if (started.text === undefined) for await (const token of started.tokens) reply += token;
     if (signal.aborted) {
       throw new ServiceError('svc.service.unavailable', { detail: { en: 'The turn was cancelled.', es: 'El turno se canceló.' } });
     }

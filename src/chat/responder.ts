@@ -1,5 +1,5 @@
 import { expectedAnswers } from './answer-types.js';
-import { fromTokens, tokenize, type ChatModel, type ChatReply, type ChatTurnInput } from './chat-model.js';
+import { tokensOf, type ChatModel, type ChatReply, type ChatTurnInput } from './chat-model.js';
 import type { Passage } from '../retrieval/retrieval.schema.js';
 import type { Language } from '../text/language.js';
 import { sentenceReader, type SentenceReader } from '../text/sentences.js';
@@ -176,7 +176,7 @@ export function createResponder(): ChatModel {
     id: 'svc-extractive-1',
     async reply(input, { signal }): Promise<ChatReply> {
       const { text, sourceIds } = compose(input, await sentenceReader());
-      return { tokens: fromTokens(await tokenize(text), signal), sourceIds };
+      return { text, tokens: tokensOf(text, signal), sourceIds };
     },
   };
 }

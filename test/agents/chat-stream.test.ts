@@ -204,4 +204,28 @@ describe('a stream and its model', () => {
     expect(res.body.code).toBe('svc.internal.error');
     expect((await messages(ws.api)).used).toBe(0);
   });
+
+  it('a model that has the reply at once hands it over whole: a JSON turn takes its text, a stream its tokens', async () => {
+    const read = { tokens: 0 };
+    const model: ChatModel = {
+      id: 'whole-test-model',
+      reply: () => ({
+        text: 'Stories on Fridays.',
+        tokens: (async function* () {
+          read.tokens++;
+          yield 'Stories ';
+          yield 'on Fridays.';
+        })(),
+      }),
+    };
+    const emu = await fileEmulator({ chatModel: model });
+    const ws = await workspace(emu);
+    const agentId = await agentThatKnows(ws);
+    const json = await ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'When are the stories?' });
+    expect(json.body.reply).toBe('Stories on Fridays.');
+    expect(read.tokens).toBe(0);
+    const events = await readEvents(await streamRequest(emu, ws.key, agentId, { message: 'Are there stories this week?' }));
+    expect(events.filter((e) => e.event === 'token').map((e) => e.data.text)).toEqual(['Stories ', 'on Fridays.']);
+    expect(read.tokens).toBe(1);
+  });
 });
