@@ -37,6 +37,22 @@ export interface Client extends TypedCalls {
   delete<T = unknown>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
 }
 
+// A scheme first (`http:`, `https:`): the path is a whole URL. Anchored, one pass.
+const ABSOLUTE = /^[A-Za-z][A-Za-z\d+.-]*:/;
+
+/**
+ * `path` under `base`, keeping the base's own path (D-1085): `https://api.example.com/prefix`
+ * and `/v1/me` are `https://api.example.com/prefix/v1/me`, as a client library joins them
+ * (`new URL(path, base)` would drop `/prefix`). A whole URL (a site's host) is taken as it is.
+ */
+function under(base: string, path: string): URL {
+  if (ABSOLUTE.test(path)) return new URL(path);
+  const root = new URL(base);
+  let prefix = root.pathname;
+  while (prefix.endsWith('/')) prefix = prefix.slice(0, -1);
+  return new URL(`${prefix}${path.startsWith('/') ? '' : '/'}${path}`, root.origin);
+}
+
 function dispatch(target: Target, method: string, path: string, options: SendOptions): Promise<Response> {
   const headers: Record<string, string> = {};
   if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -49,7 +65,7 @@ function dispatch(target: Target, method: string, path: string, options: SendOpt
   }
   Object.assign(headers, options.headers);
   const base = typeof target === 'string' ? target : 'http://localhost';
-  const request = new Request(new URL(path, base), { method, headers, ...(body !== undefined && { body }) });
+  const request = new Request(under(base, path), { method, headers, ...(body !== undefined && { body }) });
   return typeof target === 'string' ? fetch(request) : target.fetch(request);
 }
 

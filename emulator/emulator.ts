@@ -6,7 +6,7 @@ import { createApp } from '../src/app.js';
 import { closedFetchError } from './closed.js';
 import type { RouteDoc } from '../src/platform/openapi.js';
 import { isPostgresUrl, openStore, StoreOpenError, type DatabaseOptions, type Store } from '../src/db/database.js';
-import type { WebDefinition } from '../src/knowledge/fetch/offline-web.js';
+import type { WebDefinition, WebDefinitionInput } from '../src/knowledge/fetch/offline-web.js';
 import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
 import { EmulatedClock, LATEST_INSTANT, type ClockState } from '../src/platform/clock.js';
 import { createIdGenerator, type IdState } from '../src/platform/ids.js';
@@ -178,7 +178,12 @@ export class Emulator implements EmulatorControl, FixtureHost {
   fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     // A Request from another copy of undici is not `instanceof Request`; Hono reads it all the same.
     if (init === undefined && typeof input === 'object' && !(input instanceof URL)) return this.handle(input);
-    return this.handle(new Request(typeof input === 'string' ? new URL(input, 'http://localhost') : input, init));
+    // A URL or init that cannot make a request rejects, as global fetch does (D-1085).
+    try {
+      return this.handle(new Request(typeof input === 'string' ? new URL(input, 'http://localhost') : input, init));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
 
   /**
@@ -194,7 +199,11 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   /** Like `fetch`, with a path relative to `http://localhost`. */
   request(path: string, init?: RequestInit): Promise<Response> {
-    return this.fetch(new Request(new URL(path, 'http://localhost'), init));
+    try {
+      return this.fetch(new Request(new URL(path, 'http://localhost'), init));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   readonly clock = {
@@ -236,12 +245,15 @@ export class Emulator implements EmulatorControl, FixtureHost {
   }
 
   /** A workspace's settings, or `404 svc.tenant.not_found`. */
-  getWorkspace(workspaceId: string): Promise<WorkspaceRecord> {
+  async getWorkspace(workspaceId: string): Promise<WorkspaceRecord> {
     return this.service.workspaces.getWorkspaceOrThrow(workspaceId);
   }
 
-  /** Changes a workspace's settings (rate limit, daily cap, credits, plan caps). */
-  updateWorkspace(workspaceId: string, patch: WorkspaceSettingsPatch): Promise<WorkspaceRecord> {
+  /**
+   * Changes a workspace's settings (rate limit, daily cap, credits, plan caps). Like every
+   * member answering a promise, a refusal rejects it, never throws (D-1085).
+   */
+  async updateWorkspace(workspaceId: string, patch: WorkspaceSettingsPatch): Promise<WorkspaceRecord> {
     return this.service.workspaces.update(workspaceId, parseOrThrow(WorkspaceSettingsPatchSchema, patch, 'svc.request.validation_failed'));
   }
 
@@ -253,7 +265,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
   }
 
   /** Drops a workspace and everything in it. */
-  deleteWorkspace(workspaceId: string): Promise<void> {
+  async deleteWorkspace(workspaceId: string): Promise<void> {
     return this.service.workspaces.delete(workspaceId);
   }
 
@@ -285,7 +297,12 @@ export class Emulator implements EmulatorControl, FixtureHost {
   }
 
   /** Replaces the offline web that URL sources are fetched from (see `PUT /_emulator/web`). */
-  setWeb(definition: unknown): Promise<{ pages: number; hosts: number }> {
+  async setWeb(definition: WebDefinitionInput): Promise<{ pages: number; hosts: number }> {
+    return this.#setWeb(definition);
+  }
+
+  /** `setWeb` of a definition not typed yet (a fixture's JSON): the schema checks it all the same. */
+  async #setWeb(definition: unknown): Promise<{ pages: number; hosts: number }> {
     return this.#web.set(parseOrThrow(WebDefinitionSchema, definition, 'svc.request.validation_failed'));
   }
 
@@ -295,17 +312,17 @@ export class Emulator implements EmulatorControl, FixtureHost {
   }
 
   /** Resolves once every queued job has finished; answers how many ran. */
-  drain(): Promise<number> {
+  async drain(): Promise<number> {
     return this.service.jobs.drain();
   }
 
   /** The whole state; key hashes sealed unless `plainHashes` (a file for the operator's own disk). */
-  exportState(options: StateTransferOptions = {}): Promise<StateDocument> {
+  async exportState(options: StateTransferOptions = {}): Promise<StateDocument> {
     return exportState(this.service, this.#clock, options);
   }
 
   /** Replaces the whole state; a document with rows this service could not have written is refused with 400 and changes nothing. */
-  importState(doc: unknown, options: StateTransferOptions = {}): Promise<void> {
+  async importState(doc: unknown, options: StateTransferOptions = {}): Promise<void> {
     return this.#import(doc, options);
   }
 
@@ -389,7 +406,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
    * calls on this run's id generators, their ids and the current time put in the rows.
    */
   async #startPrebuilt(fixtures: Fixture, prebuilt: PrebuiltState, tap: IdTap): Promise<void> {
-    if (fixtures.web) await this.setWeb(fixtures.web);
+    if (fixtures.web) await this.#setWeb(fixtures.web);
     const now = this.#clock.now();
     const outputs = tap.replay(prebuilt.calls);
     const tables = relocateTables(prebuilt.state.tables, outputs, prebuilt.epoch, now);

@@ -5,6 +5,36 @@ const emulator = await fileEmulator({ seed: 17 });
 const { apiKey } = await emulator.createWorkspace();
 const auth = { authorization: `Bearer ${apiKey.secret}` };
 
+describe('members answering a promise', () => {
+  it('reject bad input, as global fetch does, and never throw where they are called', async () => {
+    const calls: [string, () => Promise<unknown>][] = [
+      ['setWeb', () => emulator.setWeb({ page: [] } as never)],
+      ['updateWorkspace', () => emulator.updateWorkspace('ws_missing', { credits: -1 })],
+      ['createWorkspace', () => emulator.createWorkspace({ scopes: [] })],
+      ['importState', () => emulator.importState({})],
+      ['fetch', () => emulator.fetch('http://[not-a-host/v1/me')],
+      ['request', () => emulator.request('http://[not-a-host/v1/me')],
+      ['clock.advance', () => emulator.clock.advance(-1)],
+    ];
+    for (const [name, call] of calls) {
+      let answer: Promise<unknown> | undefined;
+      expect(() => {
+        answer = call();
+      }, name).not.toThrow();
+      await expect(answer, name).rejects.toBeInstanceOf(Error);
+    }
+    await expect(emulator.setWeb({ page: [] } as never)).rejects.toMatchObject({ status: 400, code: 'svc.request.validation_failed' });
+  });
+
+  it("the package's entry exports the errors a caller checks with instanceof", async () => {
+    const entry = await import('../../emulator/main.js');
+    const emulatorEntry = await import('../../emulator/index.js');
+    expect(entry.EmulatorClosedError).toBe(emulatorEntry.EmulatorClosedError);
+    expect(entry.FixtureError).toBe(emulatorEntry.FixtureError);
+    expect(entry.EmulatorOptionsError).toBe(emulatorEntry.EmulatorOptionsError);
+  });
+});
+
 describe('emulator.fetch takes what global fetch takes', () => {
   it('a string (absolute, or relative to http://localhost), a URL, a Request, each with init', async () => {
     const answers = await Promise.all([

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ChatModel } from '../../src/chat/chat-model.js';
+import { createClient } from '../../emulator/client.js';
 import { emulatorHandlers } from '../../emulator/msw.js';
 import { fixture } from '../assets/support.js';
 import { createParser } from 'eventsource-parser';
@@ -127,6 +128,18 @@ describe('emulatorHandlers (MSW)', () => {
     const near = await fetch(`${realOrigin}/prefixed/v1/me`);
     expect(await near.text()).toBe('real /prefixed/v1/me');
     expect(unhandled).toEqual([`${realOrigin}/v1/me`, `${realOrigin}/prefixed/v1/me`]);
+  });
+
+  it("the package's client under a prefixed base URL keeps the prefix, typed and untyped", async () => {
+    for (const base of [GATEWAY, `${GATEWAY}/`]) {
+      const api = createClient(base, apiKey.secret);
+      const typed = await api.GET('/v1/me');
+      expect(typed.status).toBe(200);
+      expect(typed.data?.scopes).toContain('assets:write');
+      expect((await api.get('/v1/me')).status).toBe(200);
+    }
+    // A whole URL is sent where it says.
+    expect((await createClient(GATEWAY).get(`${realOrigin}/elsewhere`)).text).toBe('real /elsewhere');
   });
 
   it("other hosts stay unhandled: MSW's onUnhandledRequest decides (here: an error, nothing sent)", async () => {

@@ -49,6 +49,8 @@ export const WebDefinitionSchema = named(
 );
 
 export type WebDefinition = v.InferOutput<typeof WebDefinitionSchema>;
+/** What `PUT /_emulator/web` and `emulator.setWeb` take (`headers`, `dns` and the rest may be left out). */
+export type WebDefinitionInput = v.InferInput<typeof WebDefinitionSchema>;
 
 export const WebSummarySchema = named('OfflineWebSummary', v.object({ pages: v.number(), hosts: v.number() }));
 
