@@ -84,6 +84,8 @@ describe('text that is not a readable SVG is 415 svc.brand.format_unsupported', 
     ['an undefined entity', '<svg xmlns="http://www.w3.org/2000/svg"><text>&nbsp;</text></svg>'],
     ['two roots', '<svg xmlns="http://www.w3.org/2000/svg"/><svg xmlns="http://www.w3.org/2000/svg"/>'],
     ['plain text', 'just a logo, honest'],
+    // Read in milliseconds, not the worker's 30 s (D-1086).
+    ['elements nested 200,000 deep', `<svg xmlns="http://www.w3.org/2000/svg">${'<g>'.repeat(200_000)}${'</g>'.repeat(200_000)}</svg>`],
   ])('%s', async (_label, text) => {
     const site = await newSite(api);
     const res = await api.put(`/v1/projects/${site}/brand/logo`, fileForm(encode(text)));
@@ -98,6 +100,12 @@ describe('text that is not a readable SVG is 415 svc.brand.format_unsupported', 
     const bytes = Uint8Array.from([0x3c, 0x73, 0x76, 0x67, 0xff, 0xfe, 0x3e]);
     const res = await api.put(`/v1/projects/${site}/brand/logo`, fileForm(bytes));
     expect(res.status).toBe(415);
+  });
+
+  it('a drawing nested as deep as drawing tools nest is read', async () => {
+    const site = await newSite(api);
+    const text = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1">${'<g>'.repeat(200)}<rect width="1" height="1"/>${'</g>'.repeat(200)}</svg>`;
+    expect((await api.put(`/v1/projects/${site}/brand/logo`, fileForm(encode(text)))).status).toBe(200);
   });
 
   it('UTF-16 with a byte order mark is read', async () => {

@@ -79,6 +79,16 @@ describe('knowledge sources over a limit end failed with the limit named', () =>
     expect(source).toMatchObject({ status: 'failed', error: 'unsupported_document:too_much_text', chunkCount: 0 });
   });
 
+  it('a small JSON document whose paths repeat long keys at every depth: too_much_text, the process unharmed', async () => {
+    const { api } = await workspace(emulator);
+    // 333 KB whose leaf paths would add up to about 470 million characters.
+    let doc = '"v"';
+    for (let i = 0; i < 3000; i++) doc = `{"${'k'.repeat(100)}":[${doc},"w"]}`;
+    const source = await uploadSource(api, emulator, 'deep.json', 'application/json', doc);
+    expect(source).toMatchObject({ status: 'failed', error: 'unsupported_document:too_much_text', chunkCount: 0 });
+    expect((await api.get('/v1/me')).status).toBe(200);
+  });
+
   it('a document read past the time limit: ingest_failed:time_limit; the queue goes on', async () => {
     const { api } = await workspace(tight);
     const source = await uploadSource(
@@ -322,7 +332,11 @@ describe('the built CLI on a port (worker modules bundled beside dist/cli.js)', 
         headers: auth,
         body: upload({ name: 'bomb.pdf', type: 'application/pdf', content: await fontBombPdf(1024 * 1024 * 1024) }),
       });
-      expect(await settle(bomb.body.id)).toMatchObject({ status: 'failed', error: 'ingest_failed:memory_limit' });
+      // On a machine busy with other work the time limit can come first (a CI run beside
+      // other processes saw it): either limit ends it; what this checks is the process.
+      const failed = await settle(bomb.body.id);
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toMatch(/^ingest_failed:(memory_limit|time_limit)$/);
       expect(peakRss(cli.child.pid!)).toBeLessThan(1024 * 1024 * 1024);
     } finally {
       cli.child.kill('SIGTERM');

@@ -157,6 +157,26 @@ describe('text extraction', () => {
 
 describe('upload formats', () => {
   const pdf = readFileSync(join(FIXTURES, 'warranty.pdf'));
+  it('fails with unsupported_document on a PDF whose page tree loops: the file is at fault (D-1086)', async () => {
+    const objects = [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 5 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+      '<< /Length 42 >>\nstream\nBT /F1 12 Tf 72 720 Td (hello world) Tj ET\nendstream',
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ];
+    let file = '%PDF-1.7\n';
+    const offsets = objects.map((body, i) => {
+      const at = file.length;
+      file += `${i + 1} 0 obj\n${body}\nendobj\n`;
+      return at;
+    });
+    const xref = file.length;
+    file += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+    file += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+    expect(await failure(extractText('pdf', bytes(file)))).toBe('unsupported_document');
+  });
+
   it('judges by the bytes first, then the extension, then the declared type', () => {
     expect(detectUploadFormat('notes.md', 'text/plain', bytes('# x'))).toBe('markdown');
     expect(detectUploadFormat('notes', 'text/markdown', bytes('# x'))).toBe('markdown');
@@ -180,6 +200,17 @@ describe('upload formats', () => {
     expect(decodeText(Uint8Array.from([0x41, 0xf1, 0x6f]))).toBe('Año');
     expect(decodeText(Uint8Array.from([0x41, 0xf1, 0x6f]), 'iso-8859-1')).toBe('Año');
   });
+
+  it('reads UTF-16 text a byte-order mark announces, little- or big-endian, as text (D-1086)', () => {
+    const le = Uint8Array.from([0xff, 0xfe, ...Buffer.from('Año café', 'utf16le')]);
+    const be = Uint8Array.from([0xfe, 0xff, ...Buffer.from('Año café', 'utf16le').swap16()]);
+    for (const text of [le, be]) {
+      expect(decodeText(text, 'windows-1252')).toBe('Año café');
+      expect(detectUploadFormat('notes.txt', 'text/plain', text)).toBe('text');
+    }
+    // Without the mark, NUL bytes still say binary.
+    expect(detectUploadFormat('notes.txt', 'text/plain', le.subarray(2))).toBeUndefined();
+  });
 });
 
 describe('HTML without a body', () => {
@@ -193,6 +224,15 @@ describe('HTML without a body', () => {
       title: 'X',
     });
     expect((await extractText('html', bytes('plain words, no tags'))).text).toBe('plain words, no tags');
+  });
+
+  it('reads pages that leave out the optional <html> tag as the same page with it (D-1086)', async () => {
+    const page = '<head><title>Rentals</title></head><body><p>Kayaks by the hour.</p></body>';
+    const whole = await extractText('html', bytes(`<!doctype html><html>${page}</html>`));
+    expect(whole).toEqual({ text: 'Kayaks by the hour.', title: 'Rentals' });
+    for (const html of [`<!doctype html>${page}`, `<!DOCTYPE html>\n${page}`, page, '<title>Rentals</title><body><p>Kayaks by the hour.</p>']) {
+      expect(await extractText('html', bytes(html)), html).toEqual(whole);
+    }
   });
 });
 

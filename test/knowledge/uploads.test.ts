@@ -104,6 +104,10 @@ describe('uploads', () => {
       [upload({ name: 'a.txt', content: 'x' }, { topics: '["bad tag"]' }), 'topics.0'],
       [upload({ name: 'a.txt', content: 'x' }, { title: 't'.repeat(121) }), 'title'],
       [upload({ name: 'a.txt', content: 'x' }, { colour: 'red' }), 'colour'],
+      // A name a source could not keep and show (D-1086).
+      [upload({ name: `${'n'.repeat(252)}.txt`, type: 'text/plain', content: 'x' }), 'file'],
+      [upload({ name: `${'n'.repeat(1_000_000)}.txt`, type: 'text/plain', content: 'x' }), 'file'],
+      [upload({ name: 'bell\u0007.txt', type: 'text/plain', content: 'x' }), 'file'],
     ];
     const stringFile = new FormData();
     stringFile.append('file', 'just a string');
@@ -117,6 +121,11 @@ describe('uploads', () => {
     expect((await api.post('/v1/knowledge/uploads', upload({ name: 'a.txt', content: 'x' }, { agentId: 'agt_nope' }))).body.code).toBe('svc.agent.not_found');
     expect((await api.post('/v1/knowledge/uploads', { file: 'json is not multipart' })).body.code).toBe('svc.request.invalid');
     expect(await walk(api, '/v1/knowledge/sources')).toEqual([]);
+    // 255 characters, astral ones counted once, is kept as sent.
+    const longest = `${'😀'.repeat(251)}.txt`;
+    const kept = await api.post('/v1/knowledge/uploads', upload({ name: longest, type: 'text/plain', content: 'Kayaks by the hour.' }));
+    expect(kept.status).toBe(202);
+    expect(kept.body.fileName).toBe(longest);
   });
 
   it('refuse formats the pipeline cannot read with 415 svc.knowledge.format_unsupported', async () => {

@@ -195,6 +195,21 @@ function lowercaseAttributes(document: { querySelectorAll(selector: string): Ite
   }
 }
 
+// A doctype at the start of a page (anchored, one pass: `[^>]*` stops at the first `>`).
+const DOCTYPE = /^\s*<!doctype[^>]*>/i;
+
+/**
+ * `html` as linkedom reads a whole page. It reads a fragment (`<main>...</main>`, or a
+ * page whose optional `<body>` tag was left out) without a body, so one is given; and a
+ * page whose optional `<html>` tag was left out (`<!doctype html><head>...<body>...`) as
+ * its head alone, dropping the body, so that tag is put back (D-1086).
+ */
+function asDocument(html: string): string {
+  if (!/<body[\s>]/i.test(html)) return `<!doctype html><html><head></head><body>${html}</body></html>`;
+  if (/<html[\s>]/i.test(html)) return html;
+  return `<!doctype html><html>${html.replace(DOCTYPE, '')}</html>`;
+}
+
 /**
  * The main content of an HTML page as Markdown, through a real HTML parser (linkedom):
  * navigation, scripts, styles and site chrome are dropped. A page that marks its main
@@ -204,9 +219,7 @@ function lowercaseAttributes(document: { querySelectorAll(selector: string): Ite
  */
 export async function extractHtml(html: string): Promise<HtmlText> {
   const [{ parseHTML }, td] = await Promise.all([loadLinkedom(), loadTurndown()]);
-  // linkedom reads a fragment (`<main>...</main>`, or a page whose optional <body> tag
-  // was left out) without a body: give it one.
-  const { document } = parseHTML(/<body[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`);
+  const { document } = parseHTML(asDocument(html));
   if (UPPERCASE_ATTRIBUTE.test(html)) lowercaseAttributes(document);
   const title =
     clean(document.querySelector('title')?.textContent) ||

@@ -7,6 +7,27 @@ interface TextItem {
   transform: number[];
 }
 
+/** What `readPage` needs of an open pdf.js document. */
+interface PdfDocument {
+  getPage(n: number): Promise<{ getTextContent(): Promise<{ items: object[] }>; cleanup(): void }>;
+}
+
+/**
+ * Page `n` and its text. A page pdf.js cannot read (a page tree that loops, a broken
+ * content stream) makes the file unreadable, as one it cannot open (D-1086): the file's
+ * fault, not the service's (`ingest_failed` logged as an error before). The buffer
+ * guard's own error still ends the task as a memory limit.
+ */
+async function readPage(doc: PdfDocument, n: number) {
+  try {
+    const page = await doc.getPage(n);
+    return { page, content: await page.getTextContent() };
+  } catch (error) {
+    if (error instanceof IngestError || (error instanceof RangeError && error.name === 'BufferLimitError')) throw error;
+    throw new IngestError('unsupported_document', `unreadable PDF page ${n}: ${(error as Error).message}`);
+  }
+}
+
 /**
  * The text of a PDF through pdf.js (no rendering, no fonts, no script): lines as the
  * file lays them out, a blank line where the vertical gap says a paragraph ends. A
@@ -27,8 +48,7 @@ export async function extractPdf(bytes: Uint8Array): Promise<string> {
     const pages: string[] = [];
     let length = 0;
     for (let n = 1; n <= doc.numPages; n++) {
-      const page = await doc.getPage(n);
-      const content = await page.getTextContent();
+      const { page, content } = await readPage(doc, n);
       let text = '';
       let lastY: number | undefined;
       let lineHeight = 0;

@@ -45,7 +45,8 @@ export async function extractText(format: DocFormat, bytes: Uint8Array, charset?
     else if (format === 'json') {
       try {
         text = extractJson(decoded);
-      } catch {
+      } catch (error) {
+        if (error instanceof IngestError) throw error;
         throw new IngestError('unsupported_document', 'invalid JSON');
       }
     } else {

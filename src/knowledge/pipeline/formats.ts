@@ -64,16 +64,29 @@ export function isPdf(bytes: Uint8Array): boolean {
   return bytes.length >= 5 && Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-';
 }
 
-/** A NUL byte near the start: binary data, whatever the name says. */
-export function looksBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 8192).includes(0);
+/** The UTF-16 encoding a byte-order mark at the start names, if any (D-1086). */
+function utf16Of(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return undefined;
 }
 
 /**
- * Text from bytes: the declared charset when the platform knows it, else UTF-8, else
+ * A NUL byte near the start: binary data, whatever the name says. Text that opens with
+ * a UTF-16 byte-order mark holds NUL bytes as part of its letters: it is text.
+ */
+export function looksBinary(bytes: Uint8Array): boolean {
+  return utf16Of(bytes) === undefined && bytes.subarray(0, 8192).includes(0);
+}
+
+/**
+ * Text from bytes: UTF-16 when a byte-order mark says so (it outranks a declared charset,
+ * as in browsers), else the declared charset when the platform knows it, else UTF-8, else
  * Windows-1252 (old spreadsheets and pages), without a byte-order mark.
  */
 export function decodeText(bytes: Uint8Array, charset?: string): string {
+  const utf16 = utf16Of(bytes);
+  if (utf16) return new TextDecoder(utf16).decode(bytes);
   let text: string | undefined;
   if (charset && charset !== 'utf-8' && charset !== 'utf8') {
     try {
