@@ -6,10 +6,13 @@ import { clientText } from '../platform/validation.js';
 
 const Name = clientText({ min: 1, max: 80 });
 const Plan = clientText({ min: 1, max: 40 });
-// Every number a workspace keeps is a safe integer: what a state document may carry
-// back (D-1080), and what both stores hold exactly.
-const Count = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer'));
-const RateLimit = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer'));
+/**
+ * The largest number a workspace keeps: PostgreSQL's `integer` columns hold no more, and
+ * a state document carries no more back (D-1080); the same bound on every store.
+ */
+export const WORKSPACE_NUMBER_MAX = 2_147_483_647;
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(WORKSPACE_NUMBER_MAX, `must be at most ${WORKSPACE_NUMBER_MAX}`));
+const RateLimit = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(WORKSPACE_NUMBER_MAX, `must be at most ${WORKSPACE_NUMBER_MAX}`));
 const RateWindow = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400));
 const NullableCount = v.nullable(Count);
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
+import { WORKSPACE_NUMBER_MAX } from '../../src/workspaces/workspaces.schema.js';
 import { client, send } from '../support/client.js';
 import { fileEmulator, quiet, workspace } from '../support/emulator.js';
 
@@ -51,7 +52,7 @@ describe('control plane', () => {
     const huge = [
       ['rateLimit.limit', { rateLimit: { limit: 1e300 } }],
       ['dailyActivityCap', { dailyActivityCap: 1e300 }],
-      ['credits', { credits: Number.MAX_SAFE_INTEGER + 2 }],
+      ['credits', { credits: WORKSPACE_NUMBER_MAX + 1 }],
       ['caps.agents', { caps: { agents: 1e300 } }],
     ] as const;
     for (const [field, body] of huge) {
@@ -63,7 +64,7 @@ describe('control plane', () => {
     await expect(emulator.createWorkspace({ credits: 1e300 })).rejects.toMatchObject({ status: 400, code: 'svc.request.validation_failed' });
     await expect(emulator.createWorkspace({ scopes: [] })).rejects.toMatchObject({ status: 400, code: 'svc.request.validation_failed' });
     // The largest numbers allowed are kept exactly and come back through an export.
-    const largest = { rateLimit: { limit: Number.MAX_SAFE_INTEGER }, dailyActivityCap: Number.MAX_SAFE_INTEGER, credits: Number.MAX_SAFE_INTEGER };
+    const largest = { rateLimit: { limit: WORKSPACE_NUMBER_MAX }, dailyActivityCap: WORKSPACE_NUMBER_MAX, credits: WORKSPACE_NUMBER_MAX };
     expect((await control.patch(`/_emulator/workspaces/${workspaceId}`, largest)).body).toMatchObject(largest);
     const snapshot = (await control.get('/_emulator/state')).body;
     expect((await control.put('/_emulator/state', snapshot)).body).toEqual({ imported: true });
