@@ -9,6 +9,8 @@ import { INJECTABLE_INGEST_FAILURE, type IngestFailureCode } from '../src/platfo
 import { clientText } from '../src/platform/validation.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/** The most times one fault may answer. */
+export const MAX_FAULT_TIMES = 10_000;
 
 export const FaultSchema = named(
   'FaultCreate',
@@ -28,7 +30,9 @@ export const FaultSchema = named(
           v.check((s: string) => isErrorCode(s), 'must be a problem code of the registry'),
         ),
       ),
-      times: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+      // Bounded (D-1087): a queued ingest failure is one entry per time, and a shared
+      // store counts them in an integer column; no test needs more.
+      times: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_FAULT_TIMES, `must be at most ${MAX_FAULT_TIMES}`))),
       ingest: v.optional(v.pipe(v.string(), v.regex(INJECTABLE_INGEST_FAILURE, 'must be a source error code such as fetch_timeout'))),
     }),
     v.check(

@@ -76,6 +76,9 @@ describe('fault injection', () => {
       { ingest: 'fetch_timeout', status: 500 },
       { status: 500, match: { method: 'TRACE' } },
       { status: 500, times: 0 },
+      // One time more than a fault may answer: refused at once, nothing queued (D-1087).
+      { status: 500, times: 10_001 },
+      { ingest: 'fetch_timeout', times: 1e9 },
     ]) {
       const res = await control.post('/_emulator/faults', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
