@@ -489,12 +489,12 @@ export class Emulator implements EmulatorControl, FixtureHost {
   }
 }
 
-/** The 2xx answers of every route under `Idempotency-Key`, by status. */
 /** A clock move refused, naming the field of `POST /_emulator/clock` at fault. */
 function clockRefusal(field: 'advanceMs' | 'now', reason: string): ServiceError {
   return new ServiceError('svc.request.validation_failed', { errors: [{ field, reason }] });
 }
 
+/** The 2xx answers of every route under `Idempotency-Key`, by status. */
 function replaySchemas(routes: readonly RouteDoc[]): NonNullable<StateImportOptions['replays']> {
   const out = new Map<number, v.GenericSchema<unknown, unknown>[]>();
   for (const route of routes) {

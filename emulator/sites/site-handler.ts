@@ -130,12 +130,18 @@ export function createSiteHandler(deps: SiteDeps): SiteHandler {
   };
 }
 
+/** The site's own files and chat, which a site shows only once it has a published page. */
+const SITE_FILES: ReadonlySet<string> = new Set(['/robots.txt', '/llms.txt', '/sitemap.xml']);
+const isPagePath = (path: string) => !SITE_FILES.has(path) && !path.startsWith('/_site/');
+
 async function serve(deps: SiteDeps, rendered: RenderedPages, styles: ThemeStyles, c: Context<AppEnv>, slug: string, url: URL): Promise<Response> {
   const { service } = deps;
   const site = slug && !slug.includes('.') ? await service.projects.getBySlug(slug) : undefined;
+  if (!site) throw notFound();
   // A site with nothing published answers as an unknown host does, whatever is asked of
   // it (its robots.txt, llms.txt, chat): the two must not be told apart (API.md, Errors).
-  if (!site || !(await service.pages.hasPublished(site.project.id))) throw notFound();
+  // A page path needs no asking: only a published page is served (D-1078).
+  if (!isPagePath(url.pathname) && !(await service.pages.hasPublished(site.project.id))) throw notFound();
   const { project, workspaceId } = site;
   const origin = `${url.protocol}//${url.host}`;
   const method = c.req.method;

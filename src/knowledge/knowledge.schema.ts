@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { named, namedListPage } from '../platform/named-schema.js';
 import { listQuery } from '../platform/pagination.js';
 import { TopicSchema } from '../platform/topic-tag.js';
-import { charCount, clientText, minChars } from '../platform/validation.js';
+import { clientText, minChars } from '../platform/validation.js';
 import { MAX_PAIRS } from './lexicon/learn.js';
 
 export const TOPICS_MAX = 12;
@@ -96,18 +96,16 @@ const TopicsField = v.pipe(
 
 /** The longest file name an upload keeps (a file system's, in characters). */
 export const FILE_NAME_MAX = 255;
-const CONTROL = /\p{Cc}/u;
 
 /**
- * A file name the source may keep and show (`fileName`, D-1086): at most 255 characters
- * once trimmed, no control character. The multipart body's limit alone let a name of
- * 18 million characters through, stored and sent back by every list of sources.
+ * A file name the source may keep and show (`fileName`, D-1086): client text of at most
+ * 255 characters once trimmed, no control character. The multipart body's limit alone
+ * let a name of 18 million characters through, stored and sent back by every list of sources.
  */
-function keepableName(name: string): boolean {
-  const trimmed = name.trim();
-  // A character is at most two UTF-16 units: a longer text is too long, uncounted.
-  return trimmed.length <= 2 * FILE_NAME_MAX && charCount(trimmed) <= FILE_NAME_MAX && !CONTROL.test(trimmed);
-}
+const KeepableName = v.pipe(
+  clientText({ trim: true, max: FILE_NAME_MAX }),
+  v.check((name) => !/\p{Cc}/u.test(name)),
+);
 
 export const UploadAddSchema = named(
   'UploadSourceCreate',
@@ -115,7 +113,7 @@ export const UploadAddSchema = named(
     file: v.pipe(
       v.instance(File, 'must be a file'),
       v.check((f) => f.size > 0, 'must not be empty'),
-      v.check((f) => keepableName(f.name), `must have a name of at most ${FILE_NAME_MAX} characters, without control characters`),
+      v.check((f) => v.is(KeepableName, f.name), `must have a name of at most ${FILE_NAME_MAX} characters, without control characters`),
     ),
     title: v.optional(Title),
     topics: v.optional(TopicsField, '[]'),

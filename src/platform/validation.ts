@@ -30,9 +30,10 @@ export function charCount(text: string): number {
   return count;
 }
 
-// A code point count is never above the UTF-16 length: most strings need no counting.
+// A code point count is never above the UTF-16 length, nor below half of it: most
+// strings need no counting, and a long one is refused without reading it through.
 const atLeast = (min: number) => (text: string) => text.length >= min && (text.length <= min * 2 ? charCount(text) >= min : true);
-const atMost = (max: number) => (text: string) => text.length <= max || charCount(text) <= max;
+const atMost = (max: number) => (text: string) => text.length <= max || (text.length <= max * 2 && charCount(text) <= max);
 
 const checkText = (test: (text: string) => boolean, message: string | undefined) =>
   message === undefined ? v.check<string>(test) : v.check<string, string>(test, message);
