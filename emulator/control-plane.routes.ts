@@ -1,3 +1,4 @@
+import { setImmediate as nextTask } from 'node:timers/promises';
 import * as v from 'valibot';
 import { WebDefinitionSchema, WebSummarySchema, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
 import { named } from '../src/platform/named-schema.js';
@@ -177,9 +178,9 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       summary: 'Memory of the emulator process in bytes; after a full garbage collection when node runs with --expose-gc (then `collected` is true)',
       responses: { 200: { description: 'process.memoryUsage()', schema: MemorySchema } },
     },
-    () => {
+    async () => {
       const gc = (globalThis as { gc?: () => void }).gc;
-      gc?.();
+      if (gc) await collectFully(gc);
       const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
       return { status: 200, body: { rss, heapTotal, heapUsed, external, arrayBuffers, collected: gc !== undefined } };
     },
@@ -436,4 +437,21 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
     },
     async ({ query }) => ({ status: 200, body: { data: await emulator.requests(query.limit) } }),
   );
+}
+
+/**
+ * Collects until the heap stops shrinking (at most five rounds). One collection is not
+ * enough: what undici's requests and responses hold is freed by FinalizationRegistry
+ * callbacks, which run as tasks after the collection that found them, so a heap read
+ * right after one gc() still counts the streams of every request of the last cycle.
+ */
+async function collectFully(gc: () => void): Promise<void> {
+  let before = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 5; round++) {
+    gc();
+    const used = process.memoryUsage().heapUsed;
+    if (used >= before) return;
+    before = used;
+    await nextTask();
+  }
 }
