@@ -41,8 +41,11 @@ async function installPacked(): Promise<void> {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }, null, 2));
 }
 
+/** The libs of a Node project, and of a browser app whose tests run in Node (MSW's users). */
+const LIBS = { node: ['ES2023'], browser: ['ES2023', 'DOM', 'DOM.Iterable'] };
+
 /** `tsc --strict` in the consumer project, with its own TypeScript. */
-async function compileConsumer(files: string[]): Promise<Diagnostic[]> {
+async function compileConsumer(files: string[], lib: string[]): Promise<Diagnostic[]> {
   const tsconfig = {
     compilerOptions: {
       strict: true,
@@ -53,7 +56,7 @@ async function compileConsumer(files: string[]): Promise<Diagnostic[]> {
       // As most projects do: checking every library's declarations (msw's want the DOM
       // lib) takes five times as long. A type of ours that resolved to `any` would still
       // show, as an unused @ts-expect-error.
-      lib: ['ES2023'],
+      lib,
       types: ['node'],
       verbatimModuleSyntax: true,
       skipLibCheck: true,
@@ -121,7 +124,7 @@ describe('a consumer project', () => {
     });
   });
 
-  it("compiles what users write, and the docs' examples, against the packed package under tsc --strict, and refuses each mistake marked in it", {
+  it("compiles what users write, and the docs' examples, against the packed package under tsc --strict (a Node project and a browser app's, DOM lib), and refuses each mistake marked in it", {
     timeout: 300_000,
   }, async () => {
     expect(existsSync(join(ROOT, 'dist', 'emulator', 'main.d.ts')), 'dist is missing: run npm run build').toBe(true);
@@ -137,8 +140,13 @@ describe('a consumer project', () => {
       .filter((name) => name.endsWith('.ts'))
       .map((name) => `examples/${name}`);
     expect(examples.length).toBeGreaterThanOrEqual(6);
-    const errors = await compileConsumer(['consumer.ts', 'loose.ts', ...examples]);
-    expect(errors.filter((e) => e.file.startsWith('examples/'))).toEqual([]);
-    expectMarkedErrors(errors, { written: 'consumer.ts', loose: 'loose.ts' }, expected);
+    for (const [kind, lib] of Object.entries(LIBS)) {
+      const errors = await compileConsumer(['consumer.ts', 'loose.ts', ...examples], lib);
+      expect(
+        errors.filter((e) => e.file.startsWith('examples/')),
+        `${kind} project`,
+      ).toEqual([]);
+      expectMarkedErrors(errors, { written: 'consumer.ts', loose: 'loose.ts' }, expected);
+    }
   });
 });

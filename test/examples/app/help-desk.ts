@@ -29,7 +29,7 @@ export class HelpDesk {
     return this.#call('POST', '/v1/knowledge/text', { title, text });
   }
 
-  uploadImage(bytes: Uint8Array, fileName: string): Promise<{ id: string; url: string; contentType: string }> {
+  uploadImage(bytes: Uint8Array<ArrayBuffer>, fileName: string): Promise<{ id: string; url: string; contentType: string }> {
     const form = new FormData();
     form.set('file', new File([bytes], fileName));
     return this.#call('POST', '/v1/assets', form);
@@ -51,7 +51,10 @@ export class HelpDesk {
     });
     if (!res.ok || !res.body) throw new Error(`chat: ${res.status}`);
     const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
-    for await (const event of events) {
+    // A reader, not `for await`: the DOM lib types a ReadableStream without async iteration.
+    const reader = events.getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      const event = next.value;
       const data = JSON.parse(event.data);
       if (event.event === 'token') onToken(data.text);
       if (event.event === 'done') return data.reply;
