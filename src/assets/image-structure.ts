@@ -46,6 +46,8 @@ async function gif(bytes: Uint8Array): Promise<string | undefined> {
   const pixels = new Uint8Array(reader.width * reader.height * 4);
   for (let i = 0; i < frames; i++) {
     const frame = reader.frameInfo(i);
+    // A frame of no area draws nothing: an image of nothing but such frames shows nothing.
+    if (frame.width === 0 || frame.height === 0) return 'a GIF frame has no pixels';
     if (frame.x + frame.width > reader.width || frame.y + frame.height > reader.height) return 'a GIF frame lies outside the image';
     reader.decodeAndBlitFrameRGBA(i, pixels);
   }

@@ -70,6 +70,12 @@ describe('POST /v1/assets judges the bytes', () => {
     expect(await count(api)).toBe(0);
   });
 
+  // `bytes` with `values` written at `at` (image.gif: its screen's width and height at 6, its frame's at 813).
+  const patched = (bytes: Uint8Array, at: number, values: number[]) => {
+    const copy = Uint8Array.from(bytes);
+    copy.set(values, at);
+    return copy;
+  };
   const NOT_MEDIA = 'not a PNG, JPEG, WebP, GIF or AVIF image, nor an MP4 or WebM video';
   it.each([
     ['text named .png', fixture('not-an-image.png'), NOT_MEDIA],
@@ -82,6 +88,8 @@ describe('POST /v1/assets judges the bytes', () => {
     ['SVG', new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'), NOT_MEDIA],
     ['PDF', new TextEncoder().encode('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n'), NOT_MEDIA],
     ['empty file', new Uint8Array(0), NOT_MEDIA],
+    ['GIF of 0 × 0 pixels', patched(fixture('image.gif'), 6, [0, 0, 0, 0]), 'image size unreadable'],
+    ['GIF whose frame has no pixels', patched(fixture('image.gif'), 813, [0, 0, 0, 0]), 'a GIF frame has no pixels'],
   ])('refuses %s with 415 svc.asset.format_unsupported and stores nothing', async (_label, bytes, reason) => {
     const { api } = await workspace(emulator);
     const res = await upload(api, bytes);
