@@ -169,12 +169,13 @@ export class AuthService {
   }
 
   /**
-   * Resolves `Authorization: Bearer <key>`. Missing, malformed, bad-checksum, unknown,
+   * Resolves `Authorization: Bearer <key>` (the scheme in any case). Missing, malformed, bad-checksum, unknown,
    * revoked and expired keys all get the same `401 svc.api_key.invalid`; a bad checksum
    * is refused before any lookup.
    */
   authenticate(authorization: string | undefined): Caller | Promise<Caller> {
-    const key = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+    // The scheme is a case-insensitive token (RFC 9110, 11.1): `bearer <key>` is the same credential.
+    const key = authorization?.slice(0, 7).toLowerCase() === 'bearer ' ? authorization.slice(7).trim() : undefined;
     if (!key) throw invalidKey();
     const cached = this.#cache.get(key);
     // A hit answers synchronously: this runs on every request.

@@ -137,6 +137,14 @@ describe('authentication', () => {
     expect(JSON.parse([...bodies][0]!).code).toBe('svc.api_key.invalid');
   });
 
+  it('takes the scheme in any case, as HTTP does (bearer, BEARER)', async () => {
+    const ws = await workspace(emulator);
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+      const res = await send(emulator, 'GET', '/v1/me', { headers: { authorization: `${scheme} ${ws.apiKey.secret}` } });
+      expect(res.status, scheme).toBe(200);
+    }
+  });
+
   it('revocation is effective at once', async () => {
     const ws = await workspace(emulator);
     expect((await ws.api.get('/v1/me')).status).toBe(200);
