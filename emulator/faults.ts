@@ -122,11 +122,16 @@ export function pathMatcher(pattern: string): (path: string) => boolean {
   };
 }
 
+/** What an injected rate-limit answer asks a client to wait: no window to run out, so the least a whole second allows. */
+const FAULT_RETRY_AFTER_SECONDS = '1';
+
 /** The fault a request faults with, as a problem to throw. */
 export function faultProblem(fault: Fault): ServiceError {
   return new ServiceError(fault.code, {
     status: fault.status,
     detail: { en: 'Failure injected by the emulator control plane.', es: 'Fallo inyectado por el plano de control del emulador.' },
+    // The rate-limit problem always carries it (API.md): a client's backoff reads it (D-1089).
+    ...(fault.code === 'svc.rate_limit.exceeded' && { headers: { 'Retry-After': FAULT_RETRY_AFTER_SECONDS } }),
   });
 }
 

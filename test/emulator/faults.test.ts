@@ -33,6 +33,16 @@ describe('fault injection', () => {
     expect((await control.get('/_emulator/faults')).body.data).toEqual([]);
   });
 
+  it("a rate-limit fault says when to retry, as the service's 429 does; the daily cap's says nothing (D-1089)", async () => {
+    const { api } = await workspace(emulator);
+    await control.post('/_emulator/faults', { match: { path: '/v1/me' }, status: 429, times: 1 });
+    const limited = await api.get('/v1/me');
+    expect([limited.status, limited.body.code, limited.headers.get('retry-after')]).toEqual([429, 'svc.rate_limit.exceeded', '1']);
+    await control.post('/_emulator/faults', { match: { path: '/v1/me' }, code: 'svc.usage.budget_exceeded', times: 1 });
+    const capped = await api.get('/v1/me');
+    expect([capped.status, capped.body.code, capped.headers.get('retry-after')]).toEqual([429, 'svc.usage.budget_exceeded', null]);
+  });
+
   it('matches paths with * (one segment) and ** (any), and any method when none is given', async () => {
     const { api } = await workspace(emulator);
     const created = (await api.post('/v1/agents', agent)).body;
