@@ -65,15 +65,19 @@ export async function readJson(c: Context, limit: number = BODY_LIMITS.json, cod
   return value;
 }
 
-/** Reads a `multipart/form-data` body with the platform's (undici) parser. */
-export async function readMultipart(c: Context, limit: number = BODY_LIMITS.upload): Promise<FormData> {
+/**
+ * Reads a `multipart/form-data` body with the platform's (undici) parser. An empty body
+ * reads as `undefined`, whatever its `Content-Type`, as for JSON (D-1079).
+ */
+export async function readMultipart(c: Context, limit: number = BODY_LIMITS.upload): Promise<FormData | undefined> {
   const type = c.req.header('content-type') ?? '';
+  const bytes = await readBody(c, limit);
+  if (bytes.byteLength === 0) return undefined;
   if (mediaType(c) !== 'multipart/form-data') {
     throw new ServiceError('svc.request.invalid', {
       detail: { en: 'Send the body as multipart/form-data.', es: 'Envíe el cuerpo como multipart/form-data.' },
     });
   }
-  const bytes = await readBody(c, limit);
   try {
     return await new Response(bytes, { headers: { 'content-type': type } }).formData();
   } catch {

@@ -21,8 +21,10 @@ export interface ListParams {
 /** Query entries every list takes: `limit` (1..100, default 50), `after`, `before`. */
 export const ListQueryEntries = {
   limit: v.optional(integerText(1, 100, 'How many items to answer'), '50'),
-  after: v.optional(v.pipe(v.string(), v.minLength(1), v.description('A `nextCursor`: the items after it'))),
-  before: v.optional(v.pipe(v.string(), v.minLength(1), v.description('A `nextCursor` of a backward walk: the items just before it, still newest first'))),
+  after: v.optional(v.pipe(v.string(), v.minLength(1, 'malformed cursor'), v.description('A `nextCursor`: the items after it'))),
+  before: v.optional(
+    v.pipe(v.string(), v.minLength(1, 'malformed cursor'), v.description('A `nextCursor` of a backward walk: the items just before it, still newest first')),
+  ),
 };
 
 /** The query schema of a list: the page entries plus the list's own filters. */

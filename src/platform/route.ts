@@ -89,9 +89,17 @@ const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, st
 
 const IdempotencyKeySchema = clientText({ min: 1, max: 255 });
 
-function formToObject(form: FormData): Record<string, unknown> {
+/**
+ * The fields of a form by name. A name sent twice is refused with the route's `code`
+ * (D-1097): which of two files or titles the client meant cannot be told,
+ * and keeping one would drop the other without a word.
+ */
+function formToObject(form: FormData, code: ErrorCode): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, value] of form.entries()) out[name] = value;
+  for (const [name, value] of form.entries()) {
+    if (Object.hasOwn(out, name)) throw new ServiceError(code, { errors: [{ field: name, reason: 'sent more than once' }] });
+    out[name] = value;
+  }
   return out;
 }
 
@@ -220,7 +228,7 @@ export class Router {
     if (spec.body) {
       if (spec.bodyKind === 'multipart') {
         form = await readMultipart(c, spec.bodyLimit ?? BODY_LIMITS.upload);
-        input = formToObject(form);
+        input = form && formToObject(form, spec.invalid ?? 'svc.request.validation_failed');
       } else {
         input = await readJson(c, spec.bodyLimit ?? BODY_LIMITS.json, spec.invalid ?? 'svc.request.validation_failed');
       }

@@ -165,10 +165,25 @@ function issuePath(issue: v.BaseIssue<unknown>): string {
   return (issue.path ?? []).map((item) => String((item as { key: unknown }).key)).join('.');
 }
 
+/** What a value of the wrong type is told, by the type its schema wants (D-003's short phrases, not valibot's). */
+const TYPE_REASONS: Readonly<Record<string, string>> = {
+  object: 'must be an object',
+  strict_object: 'must be an object',
+  loose_object: 'must be an object',
+  object_with_rest: 'must be an object',
+  record: 'must be an object',
+  array: 'must be an array',
+  string: 'must be a string',
+  number: 'must be a number',
+  boolean: 'must be true or false',
+};
+
 function issueReason(issue: v.BaseIssue<unknown>): string {
   // Valibot phrases a missing key and an unknown key as key issues; say it plainly.
   if (issue.kind === 'schema' && issue.received === 'undefined' && issue.path?.length) return 'required';
   if (issue.type === 'strict_object' && issue.expected === 'never') return 'unknown field';
+  // Its own message only when the schema gave one (valibot's default starts so).
+  if (issue.kind === 'schema' && issue.message.startsWith('Invalid type:')) return TYPE_REASONS[issue.type] ?? issue.message;
   return issue.message;
 }
 

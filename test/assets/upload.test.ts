@@ -127,6 +127,26 @@ describe('POST /v1/assets validates its fields first', () => {
     ['key of 65 characters', () => form(fixture('image.png'), 'a.png', { key: 'k'.repeat(65) }), 'key', expect.stringContaining('1 to 64')],
     ['empty key', () => form(fixture('image.png'), 'a.png', { key: '' }), 'key', expect.stringContaining('1 to 64')],
     ['alt of 501 characters', () => form(fixture('image.png'), 'a.png', { alt: 'a'.repeat(501) }), 'alt', 'must be at most 500 characters'],
+    [
+      'two files (which one was meant cannot be told, D-1097)',
+      () => {
+        const f = form(fixture('image.png'), 'a.png');
+        f.append('file', new File([fixture('image.gif')], 'b.gif'));
+        return f;
+      },
+      'file',
+      'sent more than once',
+    ],
+    [
+      'a key sent twice',
+      () => {
+        const f = form(fixture('image.png'), 'a.png', { key: 'hero' });
+        f.append('key', 'logo');
+        return f;
+      },
+      'key',
+      'sent more than once',
+    ],
   ])('%s is 400 svc.asset.invalid naming the field', async (_label, body, field, reason) => {
     const { api } = await workspace(emulator);
     const res = await api.post('/v1/assets', body());
@@ -149,6 +169,16 @@ describe('POST /v1/assets validates its fields first', () => {
     const res = await api.post('/v1/assets', { file: 'x' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('svc.request.invalid');
+  });
+
+  it('an empty body, whatever its Content-Type, is no body: 400 svc.asset.invalid naming (body) (D-1079)', async () => {
+    const { api } = await workspace(emulator);
+    for (const type of ['multipart/form-data; boundary=x', 'application/json', 'text/plain']) {
+      const res = await api.post('/v1/assets', '', { 'content-type': type });
+      expect([res.status, res.body.code], type).toEqual([400, 'svc.asset.invalid']);
+      expect(res.body.errors).toEqual([{ field: '(body)', reason: 'must be an object' }]);
+    }
+    expect(await count(api)).toBe(0);
   });
 
   it('an upload over 20 MiB is 413 and stores nothing; a large one under it is judged', async () => {

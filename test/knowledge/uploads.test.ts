@@ -112,6 +112,13 @@ describe('uploads', () => {
     const stringFile = new FormData();
     stringFile.append('file', 'just a string');
     cases.push([stringFile, 'file']);
+    // Two files or two titles: keeping one would drop the other without a word (D-1097).
+    const twoFiles = upload({ name: 'refunds.txt', content: 'Refunds within 14 days.' });
+    twoFiles.append('file', new File(['Parking behind the shop.'], 'parking.txt', { type: 'text/plain' }));
+    cases.push([twoFiles, 'file']);
+    const twoTitles = upload({ name: 'a.txt', content: 'x' }, { title: 'First' });
+    twoTitles.append('title', 'Second');
+    cases.push([twoTitles, 'title']);
     for (const [form, field] of cases) {
       const res = await api.post('/v1/knowledge/uploads', form);
       expect(res.status, field).toBe(400);

@@ -64,6 +64,17 @@ describe('problem documents', () => {
     const agent = (await api.post('/v1/agents', { name: 'A', identity: { businessName: 'B' } })).body;
     expect((await api.patch(`/v1/agents/${agent.id}`, [])).status).toBe(400);
   });
+
+  it("say in plain words what type a field must be, never the validator's own phrase", async () => {
+    const res = await api.post('/v1/agents', { name: 5, identity: { businessName: true } });
+    expect(res.status).toBe(400);
+    const reasons = Object.fromEntries(res.body.errors.map((e: { field: string; reason: string }) => [e.field, e.reason]));
+    expect(reasons.name).toBe('must be a string');
+    expect(reasons['identity.businessName']).toBe('must be a string');
+    expect(res.body.errors.map((e: { reason: string }) => e.reason).join(' ')).not.toMatch(/Invalid type|Expected|received/);
+    const none = await send(emulator, 'POST', '/v1/agents', { key, body: 'null', headers: { 'content-type': 'application/json' } });
+    expect(none.body.errors).toEqual([{ field: '(body)', reason: 'must be an object' }]);
+  });
 });
 
 describe('request ids', () => {

@@ -56,11 +56,14 @@ describe('cursor pagination', () => {
       [`after=${cursor}&before=${cursor}`, 'before'],
       ['after=garbage', 'after'],
       [`before=${cursor.slice(0, -2)}xx`, 'before'],
+      ['after=', 'after'],
+      ['before=', 'before'],
     ]) {
       const res = await ws.api.get(`/v1/agents?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.code).toBe('svc.request.validation_failed');
       expect(res.body.errors[0].field).toBe(field);
+      if (query.includes('=garbage') || query.endsWith('=')) expect(res.body.errors[0].reason, query).toBe('malformed cursor');
     }
   });
 
