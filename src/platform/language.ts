@@ -10,7 +10,7 @@ export function preferredLanguage(header: string | null | undefined): Language {
   let bestQ = -1;
   for (const part of header.split(',')) {
     const [tag = '', ...params] = part.trim().toLowerCase().split(';');
-    const primary = tag.split('-')[0];
+    const primary = tag.trim().split('-')[0];
     if (primary !== 'es' && primary !== 'en' && primary !== '*') continue;
     let q = 1;
     for (const p of params) {

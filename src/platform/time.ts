@@ -3,10 +3,29 @@ export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** Parses an RFC 3339 timestamp to epoch milliseconds, or undefined. */
+const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
+}
+
+/**
+ * Parses an RFC 3339 timestamp to epoch milliseconds, or undefined. Every field must be
+ * in its range (D-1099): `Date.parse` rolls an impossible date over (February 30 reads
+ * as March 2), so a key would expire on another day than the one asked for. `t` and `z`
+ * may be lowercase (RFC 3339, 5.6); a leap second (`:60`) is not taken.
+ */
 export function parseIso(value: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return undefined;
-  const ms = Date.parse(value);
+  const m = RFC_3339.exec(value);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second, offsetHours = 0, offsetMinutes = 0] = m
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part)));
+  if (month! < 1 || month! > 12 || day! < 1 || day! > daysIn(year!, month!)) return undefined;
+  if (hour! > 23 || minute! > 59 || second! > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const ms = Date.parse(value.toUpperCase());
   return Number.isNaN(ms) ? undefined : ms;
 }
 

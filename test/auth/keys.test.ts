@@ -82,6 +82,10 @@ describe('console key routes', () => {
       [{ name: '', scopes: ['knowledge:read'] }, 'name'],
       [{ name: 'x', scopes: ['knowledge:read'], expiresAt: '2000-01-01T00:00:00.000Z' }, 'expiresAt'],
       [{ name: 'x', scopes: ['knowledge:read'], expiresAt: 'tomorrow' }, 'expiresAt'],
+      // No such day: it was read as March 2 (D-1099).
+      [{ name: 'x', scopes: ['knowledge:read'], expiresAt: '2030-02-30T00:00:00Z' }, 'expiresAt'],
+      [{ name: 'x', scopes: ['knowledge:read'], expiresAt: '2030-04-31T12:00:00.000Z' }, 'expiresAt'],
+      [{ name: 'x', scopes: ['knowledge:read'], expiresAt: '2030-01-01T24:00:00Z' }, 'expiresAt'],
     ] as const;
     for (const [body, field] of cases) {
       const res = await control.post(`/workspaces/${ws}/keys`, body);
@@ -91,6 +95,19 @@ describe('console key routes', () => {
     }
     const list = await control.get(`/workspaces/${ws}/keys`);
     expect(list.body.data.filter((k: { revokedAt: string | null }) => !k.revokedAt)).toHaveLength(0);
+  });
+
+  it('takes an expiry as RFC 3339 writes it: an offset, lowercase t and z, February 29 of a leap year', async () => {
+    const ws = await freshWorkspace();
+    const year = new Date(emulator.clock.now()).getUTCFullYear() + 4 - (new Date(emulator.clock.now()).getUTCFullYear() % 4);
+    for (const [expiresAt, stored] of [
+      [`${year + 1}-03-01t10:00:00z`, `${year + 1}-03-01T10:00:00.000Z`],
+      [`${year}-02-29T12:00:00+02:00`, `${year}-02-29T10:00:00.000Z`],
+    ]) {
+      const res = await control.post(`/workspaces/${ws}/keys`, { name: 'x', scopes: ['knowledge:read'], expiresAt });
+      expect([res.status, res.body.expiresAt], expiresAt).toEqual([201, stored]);
+      await control.delete(`/workspaces/${ws}/keys/${res.body.id}`);
+    }
   });
 
   it('unknown workspace is 404 svc.tenant.not_found; unknown key 404', async () => {

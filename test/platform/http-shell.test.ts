@@ -37,6 +37,12 @@ describe('problem documents', () => {
     expect(es.body.title).toBe('Agent not found');
     const en = await api.get('/v1/agents/agt_missing', { 'accept-language': 'es;q=0.4, en;q=0.8' });
     expect(en.body.detail).toBe('No such agent in this workspace.');
+    // Whitespace around `;` is allowed (RFC 9110, 12.4.2: OWS ";" OWS "q=").
+    for (const header of ['es ; q=1', 'en;q=0.5, es ;q=0.9']) {
+      expect((await api.get('/v1/agents/agt_missing', { 'accept-language': header })).body.detail, header).toBe(
+        'No existe ese agente en este espacio de trabajo.',
+      );
+    }
   });
 
   it('registry holds exactly the codes API.md lists, each with its status', () => {
