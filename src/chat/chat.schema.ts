@@ -59,7 +59,7 @@ export const CHAT_STREAM: EventStreamDoc = {
     '- `start`: `ChatStarted` `{ conversationId }`, first.',
     '- `token`: `ChatToken` `{ text }`, one per token; the texts joined are the reply.',
     '- `done`: `ChatAnswer`, the whole answer, last.',
-    '- `error`: `Problem`, a failure after the start (the turn is undone), last.',
+    '- `error`: `Problem`, a failure after the start (the turn is undone; the conversation `start` named stays, for a retry), last.',
     '',
     'What can be refused before the first byte (auth, scope, validation, an unknown agent or conversation, credits) is a problem document with its status instead. A client that disconnects stops the turn.',
   ].join('\n'),

@@ -55,7 +55,10 @@ export interface StreamedTurn {
   tokens(signal: AbortSignal): AsyncIterable<string>;
   /** Records the reply (every token was sent) and answers the whole chat answer. */
   finish(): Promise<ChatAnswer>;
-  /** The turn failed after it started: the credit comes back and the turn leaves no trace. */
+  /**
+   * The turn failed after it started: the credit comes back and the question goes; the
+   * conversation, announced at the start, stays for the retry (D-1090).
+   */
   fail(): Promise<void>;
 }
 
@@ -79,6 +82,14 @@ const TURN_PASSAGES = 5;
 /** How a turn may spend: `reserve` credits stay unspent (the owner's share, for hosted pages' visitors). */
 export interface TurnOptions {
   reserve?: number | undefined;
+}
+
+/**
+ * What a reply reads of the agent, exactly as written: the responder its name and
+ * business, a plugged model its description too. Part of the `cached` key (D-1091).
+ */
+function agentPrint(agent: ChatAgent): string {
+  return JSON.stringify([agent.name, agent.identity.businessName, agent.identity.description]);
 }
 
 /** A message's form for "the same message" comparisons (the `cached` key): folded, words only. */
@@ -158,7 +169,7 @@ export class ChatService {
         }),
       fail: () =>
         this.deps.db.transaction().execute(async (trx) => {
-          await this.conversations.removeMessage(trx, opened.conversationId, opened.questionId);
+          await this.conversations.removeMessage(trx, opened.questionId);
           await this.#refund(trx, workspaceId);
         }),
     };
@@ -166,7 +177,9 @@ export class ChatService {
 
   async #prepare(workspaceId: string, agentId: string, body: ChatBody, options: TurnOptions = {}): Promise<PreparedTurn> {
     if (body.agentId !== undefined) throw new ServiceError('svc.chat.agent_scope_conflict');
-    const agent = await this.deps.agents.getAgentOrThrow(workspaceId, agentId);
+    // The model gets what the `cached` key covers, and nothing else of the agent.
+    const { id, name, identity } = await this.deps.agents.getAgentOrThrow(workspaceId, agentId);
+    const agent: ChatAgent = { id, name, identity: { businessName: identity.businessName, description: identity.description } };
     const conversation = body.conversationId ? await this.conversations.getConversationOrThrow(workspaceId, agentId, body.conversationId) : undefined;
     // Checked again when spending; refusing here saves the work of an answer nobody may have.
     if ((await this.deps.credits.messages(workspaceId)).remaining <= (options.reserve ?? 0)) throw quotaExhausted();
@@ -174,7 +187,7 @@ export class ChatService {
     const lastQuestion = [...history].reverse().find((t) => t.role === 'user');
     const lang = detectMessageLanguage(body.message, lastQuestion ? detectMessageLanguage(lastQuestion.content) : 'en');
     const { query, context } = resolveQuery(body.message, history);
-    const cacheKey = sha256Hex(`${this.deps.model.id}\n${normaliseMessage(body.message)}\n${normaliseMessage(context)}`);
+    const cacheKey = sha256Hex(`${this.deps.model.id}\n${agentPrint(agent)}\n${normaliseMessage(body.message)}\n${normaliseMessage(context)}`);
     const knowledgeVersion = await this.deps.knowledge.version(workspaceId, agentId);
     const stored = await this.conversations.findAnswer(workspaceId, agentId, cacheKey, knowledgeVersion);
     const passages = stored ? [] : (await this.deps.retrieval.search(workspaceId, agentId, { query, topics: [], limit: TURN_PASSAGES })).passages;

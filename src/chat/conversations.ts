@@ -117,11 +117,12 @@ export class ConversationStore {
     return id;
   }
 
-  /** Removes one message, and the conversation when nothing else is left in it. */
-  async removeMessage(trx: Transaction<Database>, conversationId: string, messageId: string): Promise<void> {
+  /**
+   * Removes one message. The conversation stays, even empty: its id was announced (a
+   * stream's `start`), and a client retries with it (D-1090).
+   */
+  async removeMessage(trx: Transaction<Database>, messageId: string): Promise<void> {
     await trx.deleteFrom('chat_messages').where('id', '=', messageId).execute();
-    const left = await trx.selectFrom('chat_messages').select('id').where('conversation_id', '=', conversationId).limit(1).executeTakeFirst();
-    if (!left) await trx.deleteFrom('conversations').where('id', '=', conversationId).execute();
   }
 
   /** Deletes every conversation of an agent (the agent is being deleted). */

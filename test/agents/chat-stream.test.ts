@@ -190,8 +190,54 @@ describe('a stream and its model', () => {
     });
     expect(JSON.stringify(events.at(-1)!.data)).not.toContain('model crashed');
     expect((await messages(ws.api)).used).toBe(0);
-    const left = await emu.service.db.selectFrom('conversations').select('id').where('workspace_id', '=', ws.workspaceId).execute();
+    // The question is gone; the conversation `start` announced stays, empty (D-1090).
+    const left = await emu.service.db.selectFrom('chat_messages').select('id').where('workspace_id', '=', ws.workspaceId).execute();
     expect(left).toEqual([]);
+  });
+
+  it('the conversation a failed stream announced takes the retry and continues, with no trace of the failed turn (D-1090)', async () => {
+    let fail = true;
+    const model: ChatModel = {
+      id: 'flaky-test-model',
+      reply: () => {
+        const failing = fail;
+        return {
+          tokens: (async function* () {
+            yield 'Stories ';
+            if (failing) throw new Error('provider dropped');
+            yield 'on Fridays.';
+          })(),
+        };
+      },
+    };
+    const emu = await fileEmulator({ chatModel: model });
+    const ws = await workspace(emu);
+    const agentId = await agentThatKnows(ws);
+    const question = { message: 'When are the stories?' };
+    const failed = await readEvents(await streamRequest(emu, ws.key, agentId, question));
+    expect(failed.map((e) => e.event)).toEqual(['start', 'token', 'error']);
+    const { conversationId } = failed[0]!.data;
+    expect((await messages(ws.api)).used).toBe(0);
+    fail = false;
+    const retry = await ws.api.post(`/v1/agents/${agentId}/chat`, { ...question, conversationId });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ conversationId, reply: 'Stories on Fridays.', components: expect.any(Array), cached: false });
+    // A streamed retry continues it too.
+    const streamed = await readEvents(await streamRequest(emu, ws.key, agentId, { message: 'And next week?', conversationId }));
+    expect(streamed.at(-1)).toMatchObject({ event: 'done', data: { conversationId, reply: 'Stories on Fridays.' } });
+    const history = await emu.service.db
+      .selectFrom('chat_messages')
+      .select(['role', 'content'])
+      .where('conversation_id', '=', conversationId)
+      .orderBy('id')
+      .execute();
+    expect(history).toEqual([
+      { role: 'user', content: 'When are the stories?' },
+      { role: 'assistant', content: 'Stories on Fridays.' },
+      { role: 'user', content: 'And next week?' },
+      { role: 'assistant', content: 'Stories on Fridays.' },
+    ]);
+    expect((await messages(ws.api)).used).toBe(2);
   });
 
   it('the JSON turn of a failing model is a 500 that spends nothing', async () => {
@@ -203,6 +249,9 @@ describe('a stream and its model', () => {
     expect(res.status).toBe(500);
     expect(res.body.code).toBe('svc.internal.error');
     expect((await messages(ws.api)).used).toBe(0);
+    // No id was announced: nothing is left behind, no conversation either (D-1090).
+    const left = await emu.service.db.selectFrom('conversations').select('id').where('workspace_id', '=', ws.workspaceId).execute();
+    expect(left).toEqual([]);
   });
 
   it('a model that has the reply at once hands it over whole: a JSON turn takes its text, a stream its tokens', async () => {

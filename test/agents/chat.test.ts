@@ -203,6 +203,20 @@ describe('cached', () => {
     expect((await api.post(`/v1/agents/${other}/chat`, { message: 'Do you have gift cards?' })).body.cached).toBe(false);
   });
 
+  it('a change to the agent a reply reads (name, business, description) is a new answer, not a cached one (D-1091)', async () => {
+    const { api, chat, agentId } = await setup();
+    expect((await chat({ message: 'Hello' })).body).toMatchObject({ reply: "Hello! I'm Ada, the assistant of Acme. How can I help you?", cached: false });
+    expect((await api.patch(`/v1/agents/${agentId}`, { name: 'Zed', identity: { businessName: 'NewCo' } })).status).toBe(200);
+    expect((await chat({ message: 'Hello' })).body).toMatchObject({ reply: "Hello! I'm Zed, the assistant of NewCo. How can I help you?", cached: false });
+    expect((await chat({ message: 'hello!' })).body).toMatchObject({ reply: "Hello! I'm Zed, the assistant of NewCo. How can I help you?", cached: true });
+    // A plugged model reads the description: a new one is a new answer too.
+    await api.patch(`/v1/agents/${agentId}`, { identity: { description: 'Bikes for rent in Valencia.' } });
+    expect((await chat({ message: 'Hello' })).body.cached).toBe(false);
+    // A PATCH that changes nothing a reply reads keeps the cached answer.
+    await api.patch(`/v1/agents/${agentId}`, { name: 'Zed' });
+    expect((await chat({ message: 'Hello' })).body).toMatchObject({ reply: "Hello! I'm Zed, the assistant of NewCo. How can I help you?", cached: true });
+  });
+
   it('a cached answer still spends its credit', async () => {
     const { api, chat } = await setup();
     await chat({ message: 'Do you have gift cards?' });

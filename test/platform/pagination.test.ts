@@ -58,7 +58,7 @@ describe('cursor pagination', () => {
       [`before=${cursor.slice(0, -2)}xx`, 'before'],
       ['after=', 'after'],
       ['before=', 'before'],
-    ]) {
+    ] as const) {
       const res = await ws.api.get(`/v1/agents?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.code).toBe('svc.request.validation_failed');
