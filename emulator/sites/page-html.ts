@@ -24,6 +24,8 @@ export interface PageView {
   lang: Language;
   /** A document page's body, rendered (`renderMarkdown`). */
   bodyHtml: string;
+  /** The language the body is written in: `lang`, or the page's source language when it has no text in `lang`. */
+  bodyLang?: Language | undefined;
 }
 
 /** Where the page's own files live (the CSP allows scripts and styles only from the site). */
@@ -148,7 +150,9 @@ export function renderPage(view: PageView, origin: string, style: InlineStyle): 
   const alternates = project.locales
     .map((l) => `<link rel="alternate" hreflang="${l}" href="${escapeHtml(`${origin}${page.path}${l === page.defaultLocale ? '' : `?lang=${l}`}`)}">`)
     .join('');
-  const body = page.kind === 'agent' ? agentMain(view) : `<main data-kind="document">${view.bodyHtml}</main>`;
+  // A body shown in another language than the page says it: screen readers and search engines read it as what it is.
+  const bodyLang = view.bodyLang && view.bodyLang !== lang ? ` lang="${view.bodyLang}"` : '';
+  const body = page.kind === 'agent' ? agentMain(view) : `<main data-kind="document"${bodyLang}>${view.bodyHtml}</main>`;
   return `<!doctype html>
 <html lang="${lang}">
 <head>

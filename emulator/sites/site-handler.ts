@@ -164,8 +164,10 @@ async function serve(deps: SiteDeps, rendered: RenderedPages, styles: ThemeStyle
   const lang = languageOf(url, project, project.locales.includes(page.defaultLocale) ? page.defaultLocale : project.defaultLocale);
   const home = page.path === '/' ? page : await service.pages.getPublishedByPath(project.id, '/');
   const [brand, theme] = await Promise.all([deps.brand(workspaceId, project.id, origin), service.theme.getTheme(workspaceId, project.id)]);
-  const bodyHtml = page.kind === 'document' ? await rendered.render(page.id, lang, page.body[lang] || page.body[page.defaultLocale]) : '';
+  // A body not written in this language shows the source language's, marked as such (D-1103).
+  const bodyLang = page.body[lang] ? lang : page.defaultLocale;
+  const bodyHtml = page.kind === 'document' ? await rendered.render(page.id, lang, page.body[bodyLang]) : '';
   // The variables and their hash come from the theme's cached style (D-871).
   const style = styles.get(theme.cssVariables);
-  return html(c, 200, renderPage({ project, page, home, brand, lang, bodyHtml }, origin, style), [style.source]);
+  return html(c, 200, renderPage({ project, page, home, brand, lang, bodyHtml, bodyLang }, origin, style), [style.source]);
 }

@@ -303,6 +303,7 @@ export class PagesService {
       name: p.name,
       title: either(p.seo.title, p.editorial.title),
       description: either(p.seo.description, p.editorial.description),
+      defaultLocale: p.defaultLocale,
     }));
   }
 }

@@ -9,6 +9,8 @@ export interface LlmsEntry {
   name: string;
   title: Texts;
   description: Texts;
+  /** The page's source language: its address without `?lang=` serves it, when the site does. */
+  defaultLocale: Language;
 }
 
 export interface LlmsSite {
@@ -47,7 +49,9 @@ export function renderLlmsTxt(site: LlmsSite, entries: readonly LlmsEntry[]): st
     if (sorted.length === 0) lines.push('No published pages yet.');
     for (const entry of sorted) {
       const title = linkText(pick(entry.title, lang, site.defaultLocale) || entry.name);
-      const href = isDefault ? entry.path : `${entry.path}?lang=${lang}`;
+      // The bare address serves the page's own language when the site serves it, else the site's (D-1104).
+      const served = site.locales.includes(entry.defaultLocale) ? entry.defaultLocale : site.defaultLocale;
+      const href = lang === served ? entry.path : `${entry.path}?lang=${lang}`;
       const description = pick(entry.description, lang, site.defaultLocale);
       lines.push(`- [${title}](${href})${description ? `: ${description}` : ''}`);
     }

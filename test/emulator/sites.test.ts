@@ -121,6 +121,14 @@ describe('hosted sites', () => {
     expect(es.text).toContain('<title>Carta</title>');
   });
 
+  it('mark a body shown in its source language where the page has none in the one asked (D-1103)', async () => {
+    const en = await site('/legal?lang=en');
+    expect(en.text).toContain('<html lang="en">');
+    expect(en.text).toMatch(/<main data-kind="document" lang="es"><p>Aviso<\/p>/);
+    const es = await site('/legal');
+    expect(es.text).toMatch(/<main data-kind="document"><p>Aviso<\/p>/);
+  });
+
   it('answer an unknown host and an unpublished page with the same 404', async () => {
     const strip = (r: { body: Record<string, unknown> }) => ({ ...r.body, requestId: undefined, instance: undefined });
     const draft = await site('/draft');

@@ -149,6 +149,17 @@ describe('llmsTxt', () => {
     expect(after).toContain('- [Acme assistant](/)');
   });
 
+  it('links each language to the address that serves it, when the page and the site differ in default (D-1104)', async () => {
+    const s = await site(emulator, { locales: ['en', 'es'], defaultLocale: 'en' });
+    const root = await s.doc('/', { defaultLocale: 'en', body: { en: 'x', es: 'y' }, seo: { title: { en: 'English title', es: 'Título español' } } });
+    await s.api.post(`/v1/pages/${root.id}/publish`);
+    await s.api.patch(`/v1/projects/${s.projectId}`, { defaultLocale: 'es' });
+    const text: string = (await s.api.get(`/v1/projects/${s.projectId}`)).body.llmsTxt.text;
+    // The page's own language (English) is what `/` serves; Spanish needs ?lang=es.
+    expect(text).toContain('## Pages\n\n- [Título español](/?lang=es)\n');
+    expect(text).toContain('## Pages (en)\n\n- [English title](/)\n');
+  });
+
   it('lists each served language, translated pages included', async () => {
     const s = await site(emulator);
     const root = await s.doc('/', { body: { en: 'x' }, seo: { title: { en: 'Home' }, description: { en: 'Welcome' } } });
