@@ -51,7 +51,7 @@ export const PassageSchema = named(
           'vectors raise a score by at most 1% of itself (by how near they rank the passage), so passages more than 1% apart keep ' +
           "the words' order, and a passage only the vectors find scores under 0.023, after every passage holding the question's words. " +
           'Strictly decreasing down the list, 6 decimals: passages with the same evidence are ordered by chunk and shown ' +
-          '0.000001 apart; only the same text twice shares a score.',
+          '0.000001 apart (past the sixth decimal, a millionth of the score above apart, never 0); only the same text twice shares a score.',
       ),
     ),
     topics: v.array(v.string()),

@@ -305,11 +305,17 @@ const SCORE_DECIMALS = 1_000_000;
  */
 export function separated(scores: readonly number[], texts: readonly string[]): number[] {
   const out: number[] = [];
+  const round = (x: number) => Math.round(x * SCORE_DECIMALS) / SCORE_DECIMALS;
   scores.forEach((score, k) => {
-    let shown = Math.round(score * SCORE_DECIMALS) / SCORE_DECIMALS;
-    if (k > 0 && shown >= out[k - 1]! && texts[k] !== texts[k - 1])
-      shown = Math.max(0, Math.round((out[k - 1]! - 1 / SCORE_DECIMALS) * SCORE_DECIMALS) / SCORE_DECIMALS);
-    if (k > 0 && texts[k] === texts[k - 1]) shown = Math.min(shown, out[k - 1]!);
+    // Under 0.0000005 six decimals say 0: such a score is shown as it is (D-1105).
+    let shown = round(score) > 0 || score <= 0 ? round(score) : score;
+    const above = out[k - 1]!;
+    if (k > 0 && shown >= above && texts[k] !== texts[k - 1]) {
+      const step = round(above - 1 / SCORE_DECIMALS);
+      // Past the sixth decimal, a millionth less than the score above: never 0 while that is positive.
+      shown = step > 0 ? step : Math.max(0, above * (1 - 1 / SCORE_DECIMALS));
+    }
+    if (k > 0 && texts[k] === texts[k - 1]) shown = Math.min(shown, above);
     out.push(shown);
   });
   return out;

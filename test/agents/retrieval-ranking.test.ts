@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentsService } from '../../src/agents/agents.service.js';
-import { RetrievalService, topPositions } from '../../src/retrieval/retrieval.service.js';
+import { RetrievalService, separated, topPositions } from '../../src/retrieval/retrieval.service.js';
 import { MemoryKnowledgeIndex } from './memory-index.js';
 
 // Retrieval against an in-memory index: the ranking, the strategies and the cache,
@@ -68,6 +68,16 @@ describe('ranking', () => {
   it('answers no passages for an agent with no knowledge', async () => {
     const empty = await retrieval.search('ws_empty', AGENT, { query: 'anything', topics: [], limit: 5 });
     expect(empty).toEqual({ passages: [], strategies: { topics: 0, vector: 0 } });
+  });
+});
+
+describe('shown scores', () => {
+  it('strictly decrease between different texts, also under the sixth decimal; the same text twice ties (D-761, D-1105)', () => {
+    expect(separated([0.5, 0.5, 0.3, 0.3], ['a', 'b', 'c', 'c'])).toEqual([0.5, 0.499999, 0.3, 0.3]);
+    // A 2,000-character question over many weak passages: scores were 0.000001, then 0, 0, 0...
+    const tiny = separated([0.000001, 0.000001, 0.000001, 0.0000004, 0.0000004, 0.00000001], ['a', 'b', 'c', 'd', 'e', 'f']);
+    for (let k = 1; k < tiny.length; k++) expect(tiny[k]!, String(k)).toBeLessThan(tiny[k - 1]!);
+    expect(Math.min(...tiny)).toBeGreaterThan(0);
   });
 });
 
