@@ -69,7 +69,11 @@ export async function readJson(c: Context, limit: number = BODY_LIMITS.json, cod
  * Reads a `multipart/form-data` body with the platform's (undici) parser. An empty body
  * reads as `undefined`, whatever its `Content-Type`, as for JSON (D-1079).
  */
-export async function readMultipart(c: Context, limit: number = BODY_LIMITS.upload): Promise<FormData | undefined> {
+export async function readMultipart(
+  c: Context,
+  limit: number = BODY_LIMITS.upload,
+  code: ErrorCode = 'svc.request.validation_failed',
+): Promise<FormData | undefined> {
   const type = c.req.header('content-type') ?? '';
   const bytes = await readBody(c, limit);
   if (bytes.byteLength === 0) return undefined;
@@ -78,11 +82,40 @@ export async function readMultipart(c: Context, limit: number = BODY_LIMITS.uplo
       detail: { en: 'Send the body as multipart/form-data.', es: 'Envíe el cuerpo como multipart/form-data.' },
     });
   }
+  let form: FormData;
   try {
-    return await new Response(bytes, { headers: { 'content-type': type } }).formData();
+    form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
   } catch {
     throw new ServiceError('svc.request.invalid', {
       detail: { en: 'The multipart body could not be read.', es: 'No se pudo leer el cuerpo multipart.' },
     });
   }
+  const garbled = garbledField(form, bytes);
+  if (garbled !== undefined) throw new ServiceError(code, { errors: [{ field: garbled, reason: 'must be UTF-8 text' }] });
+  return form;
+}
+
+const REPLACEMENT = '\uFFFD';
+const REPLACEMENT_BYTES = Buffer.from(REPLACEMENT, 'utf8');
+
+/**
+ * The first text field the parser could not read as UTF-8 (D-1106): undici decodes a
+ * field's bytes leniently, each invalid sequence becoming U+FFFD, so the text stored
+ * would not be the text sent. A field holding more U+FFFD than the whole body holds
+ * encoded ones was not sent so. (A file's bytes may hold some too: then a garbled field
+ * can pass, a well-formed one is never refused.)
+ */
+function garbledField(form: FormData, bytes: Uint8Array): string | undefined {
+  let shown = 0;
+  let first: string | undefined;
+  for (const [name, value] of form.entries()) {
+    if (typeof value !== 'string' || !value.includes(REPLACEMENT)) continue;
+    shown += value.split(REPLACEMENT).length - 1;
+    first ??= name;
+  }
+  if (first === undefined) return undefined;
+  let sent = 0;
+  const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = body.indexOf(REPLACEMENT_BYTES); at !== -1 && sent < shown; at = body.indexOf(REPLACEMENT_BYTES, at + 3)) sent += 1;
+  return sent < shown ? first : undefined;
 }

@@ -227,7 +227,7 @@ export class Router {
     let form: FormData | undefined;
     if (spec.body) {
       if (spec.bodyKind === 'multipart') {
-        form = await readMultipart(c, spec.bodyLimit ?? BODY_LIMITS.upload);
+        form = await readMultipart(c, spec.bodyLimit ?? BODY_LIMITS.upload, spec.invalid ?? 'svc.request.validation_failed');
         input = form && formToObject(form, spec.invalid ?? 'svc.request.validation_failed');
       } else {
         input = await readJson(c, spec.bodyLimit ?? BODY_LIMITS.json, spec.invalid ?? 'svc.request.validation_failed');

@@ -171,6 +171,27 @@ describe('POST /v1/assets validates its fields first', () => {
     expect(res.body.code).toBe('svc.request.invalid');
   });
 
+  it('a text field that is not UTF-8 is 400 naming it; a U+FFFD sent as such is kept (D-1106)', async () => {
+    const { api } = await workspace(emulator);
+    const multipart = (alt: Uint8Array) => {
+      const crlf = '\r\n';
+      return Buffer.concat([
+        Buffer.from(`--svc-test-boundary${crlf}Content-Disposition: form-data; name="alt"${crlf}${crlf}Logo `),
+        alt,
+        Buffer.from(`${crlf}--svc-test-boundary${crlf}Content-Disposition: form-data; name="file"; filename="a.png"${crlf}Content-Type: image/png${crlf}${crlf}`),
+        fixture('image.png'),
+        Buffer.from(`${crlf}--svc-test-boundary--${crlf}`),
+      ]);
+    };
+    const type = { 'content-type': 'multipart/form-data; boundary=svc-test-boundary' };
+    const garbled = await api.post('/v1/assets', multipart(new Uint8Array([0xff, 0xfe])), type);
+    expect([garbled.status, garbled.body.code]).toEqual([400, 'svc.asset.invalid']);
+    expect(garbled.body.errors).toEqual([{ field: 'alt', reason: 'must be UTF-8 text' }]);
+    expect(await count(api)).toBe(0);
+    const kept = await api.post('/v1/assets', multipart(Buffer.from('\uFFFD', 'utf8')), type);
+    expect([kept.status, kept.body.alt]).toEqual([201, 'Logo \uFFFD']);
+  });
+
   it('an empty body, whatever its Content-Type, is no body: 400 svc.asset.invalid naming (body) (D-1079)', async () => {
     const { api } = await workspace(emulator);
     for (const type of ['multipart/form-data; boundary=x', 'application/json', 'text/plain']) {
