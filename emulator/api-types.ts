@@ -184,7 +184,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The active faults */
+        /** The active faults: request faults, then queued ingestion failures (`ingest`) with how many ingestions each still fails */
         get: operations["listFaults"];
         put?: never;
         /** Inject a failure: requests matching method and path (`*` one segment, `**` any) answer status/code, `times` times (default: until removed); or `ingest` makes the next ingestions fail with that source error */
@@ -1154,9 +1154,11 @@ export interface components {
             ingest?: string;
         };
         FaultList: {
-            data: components["schemas"]["Fault"][];
+            /** @description The request faults, then the queued ingestion failures not spent yet (`ingest`), in the order they are taken */
+            data: (components["schemas"]["Fault"] | components["schemas"]["IngestFault"])[];
         };
         FaultsCleared: {
+            /** @description How many entries the list had: request faults and queued ingestion failures */
             cleared: number;
         };
         FixtureKey: {
@@ -1203,8 +1205,20 @@ export interface components {
             when: string;
             fix: string;
         };
-        IngestFaultsQueued: {
+        IngestFault: {
+            id: string;
+            /** @description The source error code the next ingestions fail with */
             ingest: string;
+            /** @description How many ingestions it still fails */
+            remaining: number;
+        };
+        IngestFaultsQueued: {
+            id: string;
+            /** @description The source error code the next ingestions fail with */
+            ingest: string;
+            /** @description How many ingestions it still fails */
+            remaining: number;
+            /** @description How many ingestions were queued to fail */
             times: number;
         };
         Key: {
@@ -1472,7 +1486,7 @@ export interface components {
             sourceId: string;
             title: string;
             text: string;
-            /** @description How much of the question this passage holds: its BM25 score over the highest BM25 the question could give (every word of it under each stem the knowledge uses, those it never uses included, as often as saturation allows), so 1 is out of reach and a passage holding each word once scores about 0.45 (0.15 more for a passage of a routed topic, at most 1). Comparable across questions to the same agent. With an embeddings endpoint configured the words still decide: the vectors raise a score by at most 1% of itself (by how near they rank the passage), so passages more than 1% apart keep the words' order, and a passage only the vectors find scores under 0.023, after every passage holding the question's words. Strictly decreasing down the list, 6 decimals: passages with the same evidence are ordered by chunk and shown 0.000001 apart; only the same text twice shares a score. */
+            /** @description How much of the question this passage holds: its BM25 score over the highest BM25 the question could give (every word of it under each stem the knowledge uses, those it never uses included, as often as saturation allows), so 1 is out of reach and a passage holding each word once scores about 0.45 (0.15 more for a passage of a routed topic, at most 1). Comparable across questions to the same agent. With an embeddings endpoint configured the words still decide: the vectors raise a score by at most 1% of itself (by how near they rank the passage), so passages more than 1% apart keep the words' order, and a passage only the vectors find scores under 0.023, after every passage holding the question's words. Strictly decreasing down the list, 6 decimals: passages with the same evidence are ordered by chunk and shown 0.000001 apart (past the sixth decimal, a millionth of the score above apart, never 0); only the same text twice shares a score. */
             score: number;
             topics: string[];
             /** @enum {string} */

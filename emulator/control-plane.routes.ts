@@ -15,7 +15,7 @@ import {
   type WorkspaceSettingsPatch,
 } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
-import { FaultSchema, type Fault, type FaultRequest } from './faults.js';
+import { FaultSchema, type Fault, type FaultEntry, type FaultRequest, type IngestFaultQueued } from './faults.js';
 import type { JournalEntry } from './journal.js';
 import { packageVersion } from './package-info.js';
 import { StateDocumentSchema, type StateDocument } from './state.js';
@@ -63,8 +63,9 @@ export interface EmulatorControl {
   drain(): Promise<number>;
   setWeb(definition: unknown): Promise<{ pages: number; hosts: number }>;
   getWeb(): Promise<WebDefinition>;
-  injectFault(input: FaultRequest): Promise<Fault | { ingest: string; times: number }>;
-  listFaults(): Promise<Fault[]>;
+  injectFault(input: FaultRequest): Promise<Fault | IngestFaultQueued>;
+  /** Request faults, then queued ingestion failures not spent yet (D-1093). */
+  listFaults(): Promise<FaultEntry[]>;
   clearFaults(): Promise<number>;
   requests(limit?: number): Promise<JournalEntry[]>;
 }
@@ -73,7 +74,7 @@ const ClockMoveSchema = named(
   'ClockMove',
   v.union(
     [
-      v.strictObject({ advanceMs: v.pipe(v.number(), v.integer(), v.minValue(0, 'time only moves forward')) }),
+      v.strictObject({ advanceMs: v.pipe(v.number(), v.integer('must be whole milliseconds'), v.minValue(0, 'time only moves forward')) }),
       v.strictObject({
         now: v.pipe(
           v.string(),
@@ -90,8 +91,15 @@ const MemorySchema = named(
   'Memory',
   v.object({ rss: v.number(), heapTotal: v.number(), heapUsed: v.number(), external: v.number(), arrayBuffers: v.number(), collected: v.boolean() }),
 );
+/** The most journal entries one read answers: all the journal keeps. */
+const REQUESTS_MAX = 1000;
 const RequestsQuerySchema = v.object({
-  limit: v.optional(integerText(1, 1000, 'How many requests to answer, newest first'), '100'),
+  limit: v.optional(integerText(1, REQUESTS_MAX, 'How many requests to answer, newest first'), '100'),
+});
+const REQUESTS_LIMIT = `must be an integer from 1 to ${REQUESTS_MAX}`;
+/** `emulator.requests(limit)`'s check: what the route's `?limit=` takes, as a number (D-1095). */
+export const RequestsLimitSchema = v.object({
+  limit: v.pipe(v.number(REQUESTS_LIMIT), v.integer(REQUESTS_LIMIT), v.minValue(1, REQUESTS_LIMIT), v.maxValue(REQUESTS_MAX, REQUESTS_LIMIT)),
 });
 const JournalEntrySchema = named(
   'RequestRecord',
@@ -128,9 +136,30 @@ const FaultRecordSchema = named(
     remaining: v.nullable(v.number()),
   }),
 );
-const IngestFaultsSchema = named('IngestFaultsQueued', v.object({ ingest: v.string(), times: v.number() }));
-const FaultListSchema = named('FaultList', v.object({ data: v.array(FaultRecordSchema) }));
-const FaultsClearedSchema = named('FaultsCleared', v.object({ cleared: v.number() }));
+const IngestFaultFields = {
+  id: v.string(),
+  ingest: v.pipe(v.string(), v.description('The source error code the next ingestions fail with')),
+  remaining: v.pipe(v.number(), v.description('How many ingestions it still fails')),
+};
+/** Queued ingestion failures as the list shows them (D-1093). */
+const IngestFaultRecordSchema = named('IngestFault', v.object(IngestFaultFields));
+const IngestFaultsSchema = named(
+  'IngestFaultsQueued',
+  v.object({ ...IngestFaultFields, times: v.pipe(v.number(), v.description('How many ingestions were queued to fail')) }),
+);
+const FaultListSchema = named(
+  'FaultList',
+  v.object({
+    data: v.pipe(
+      v.array(v.union([FaultRecordSchema, IngestFaultRecordSchema])),
+      v.description('The request faults, then the queued ingestion failures not spent yet (`ingest`), in the order they are taken'),
+    ),
+  }),
+);
+const FaultsClearedSchema = named(
+  'FaultsCleared',
+  v.object({ cleared: v.pipe(v.number(), v.description('How many entries the list had: request faults and queued ingestion failures')) }),
+);
 const RequestListSchema = named('RequestList', v.object({ data: v.array(JournalEntrySchema) }));
 const LexiconSchema = named(
   'Lexicon',
@@ -405,7 +434,7 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       operationId: 'listFaults',
       tags,
       security,
-      summary: 'The active faults',
+      summary: 'The active faults: request faults, then queued ingestion failures (`ingest`) with how many ingestions each still fails',
       responses: { 200: { description: 'Faults', schema: FaultListSchema } },
     },
     async () => ({ status: 200, body: { data: await emulator.listFaults() } }),

@@ -9,7 +9,7 @@ import { isPostgresUrl, openStore, StoreOpenError, type DatabaseOptions, type St
 import type { WebDefinition, WebDefinitionInput } from '../src/knowledge/fetch/offline-web.js';
 import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
 import { EmulatedClock, LATEST_INSTANT, type ClockState } from '../src/platform/clock.js';
-import { createIdGenerator, type IdState } from '../src/platform/ids.js';
+import { createIdGenerator, type IdGenerator, type IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { resolveSettings } from '../src/platform/settings.js';
 import type { IngestFailureCode } from '../src/platform/ingest-failures.js';
@@ -19,15 +19,15 @@ import { parseOrThrow } from '../src/platform/validation.js';
 import { createService, type Service } from '../src/service.js';
 import { WorkspaceCreateSchema, WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
-import { registerControlPlane, type CreatedWorkspace, type EmulatorControl, type LexiconView } from './control-plane.routes.js';
+import { registerControlPlane, RequestsLimitSchema, type CreatedWorkspace, type EmulatorControl, type LexiconView } from './control-plane.routes.js';
 import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
-import { FaultSchema, type Fault, type FaultRequest, type FaultRules, type IngestFaultQueue } from './faults.js';
+import { FaultSchema, type Fault, type FaultEntry, type FaultRequest, type FaultRules, type IngestFaultQueue, type IngestFaultQueued } from './faults.js';
 import { loadFixture, type FixtureHost, type LoadedKey } from './fixture-loader.js';
 import { readFixture, type Fixture } from './fixtures.js';
 import type { JournalEntry, JournalStore } from './journal.js';
 import { metaStore, type MetaStore } from './meta.js';
 import type { EmulatorOptions } from './options.js';
-import { checkEmulatorOptions } from './options-schema.js';
+import { checkEmulatorOptions, seedText } from './options-schema.js';
 import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { SiteChat } from './sites/site-chat.js';
 import { createSiteHandler } from './sites/site-handler.js';
@@ -117,8 +117,12 @@ export class Emulator implements EmulatorControl, FixtureHost {
   readonly #meta: MetaStore;
   readonly #web: EmulatorWeb;
   readonly #ingestFaults: IngestFaultQueue;
+  /** Names each queued ingestion failure, whatever the store keeps it in (D-1093). */
+  readonly #ingestFaultIds: IdGenerator;
   readonly #tenancy: Tenancy;
   #requestLog: RequestLog | undefined;
+  /** Jobs the drain of a clock move finished: the next `drain()` reports them (D-1094). */
+  #drainedByMoves = 0;
 
   /** @internal `createEmulator` builds the parts. */
   constructor({ service, clock, meta, web, ingestFaults, faults, journal, guard, siteChat, tenancy }: EmulatorParts) {
@@ -131,6 +135,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     this.faults = faults;
     this.journal = journal;
     this.siteChat = new SiteChat(service, service.ids.fork('site-chat'), siteChat, service.windowCounters('visitor'));
+    this.#ingestFaultIds = service.ids.fork('ingest-faults');
     const sites = createSiteHandler({
       service,
       chat: this.siteChat,
@@ -210,25 +215,27 @@ export class Emulator implements EmulatorControl, FixtureHost {
     now: (): number => this.#clock.now(),
     get: () => ({ now: iso(this.#clock.now()), frozen: this.#clock.frozen }),
     /**
-     * Moves time forward and runs what came due before resolving. A move back, or past
-     * the year 9000 (`LATEST_INSTANT`), is refused with `400 svc.request.validation_failed`
-     * and moves nothing (D-1080).
+     * Moves time forward and runs what came due before resolving. A move back, past the
+     * year 9000 (`LATEST_INSTANT`, D-1080), or by a fraction of a millisecond (D-1092) is
+     * refused with `400 svc.request.validation_failed` and moves nothing.
      */
     advance: async (ms: number) => {
       if (!Number.isFinite(ms) || ms < 0) throw clockRefusal('advanceMs', 'time only moves forward');
+      if (!Number.isInteger(ms)) throw clockRefusal('advanceMs', WHOLE_MILLISECONDS);
       if (this.#clock.now() + ms > LATEST_INSTANT) throw clockRefusal('advanceMs', `moves the clock past ${iso(LATEST_INSTANT)}`);
       this.#clock.advance(ms);
       await this.#persist();
-      await this.drain();
+      await this.#runDue();
       return this.clock.get();
     },
     set: async (instant: number | string) => {
       const target = typeof instant === 'string' ? Date.parse(instant) : instant;
       if (!Number.isFinite(target) || target < this.#clock.now()) throw clockRefusal('now', `time only moves forward; it is ${iso(this.#clock.now())}`);
+      if (!Number.isInteger(target)) throw clockRefusal('now', WHOLE_MILLISECONDS);
       if (target > LATEST_INSTANT) throw clockRefusal('now', `must not be after ${iso(LATEST_INSTANT)}`);
       this.#clock.set(target);
       await this.#persist();
-      await this.drain();
+      await this.#runDue();
       return this.clock.get();
     },
   };
@@ -269,31 +276,34 @@ export class Emulator implements EmulatorControl, FixtureHost {
     return this.service.workspaces.delete(workspaceId);
   }
 
-  /** The last requests, newest first (the journal keeps 1,000; of every process sharing the store). */
+  /**
+   * The last `limit` requests (1 to 1,000, default 100), newest first (the journal keeps
+   * 1,000; of every process sharing the store). Another limit is refused as
+   * `GET /_emulator/requests?limit=` refuses it (D-1095).
+   */
   async requests(limit = 100): Promise<JournalEntry[]> {
-    return this.journal.recent(limit);
+    return this.journal.recent(parseOrThrow(RequestsLimitSchema, { limit }, 'svc.request.validation_failed').limit);
   }
 
   /** Injects a failure (see `POST /_emulator/faults`); `ingest` queues source failures. */
-  async injectFault(input: FaultRequest): Promise<Fault | { ingest: string; times: number }> {
+  async injectFault(input: FaultRequest): Promise<Fault | IngestFaultQueued> {
     const fault = parseOrThrow(FaultSchema, input, 'svc.request.validation_failed');
     if (fault.ingest === undefined) return this.faults.add(fault);
     const times = fault.times ?? 1;
     // The schema's pattern admits registered codes only.
-    await this.#ingestFaults.add(fault.ingest as IngestFailureCode, times);
-    return { ingest: fault.ingest, times };
+    const queued = await this.#ingestFaults.add(this.#ingestFaultIds.next('flt'), fault.ingest as IngestFailureCode, times);
+    return { id: queued.id, ingest: queued.ingest, times, remaining: queued.remaining };
   }
 
-  /** The active request faults. */
-  async listFaults(): Promise<Fault[]> {
-    return this.faults.list();
+  /** The active faults: the request faults, then the queued ingestion failures not spent yet (D-1093). */
+  async listFaults(): Promise<FaultEntry[]> {
+    return [...(await this.faults.list()), ...(await this.#ingestFaults.list())];
   }
 
-  /** Removes every fault and queued ingestion failure; answers how many faults there were. */
+  /** Removes every fault and queued ingestion failure; answers how many entries `listFaults` had. */
   async clearFaults(): Promise<number> {
     const cleared = await this.faults.clear();
-    await this.#ingestFaults.clear();
-    return cleared;
+    return cleared + (await this.#ingestFaults.clear());
   }
 
   /** Replaces the offline web that URL sources are fetched from (see `PUT /_emulator/web`). */
@@ -311,9 +321,19 @@ export class Emulator implements EmulatorControl, FixtureHost {
     return this.#web.definition;
   }
 
-  /** Resolves once every queued job has finished; answers how many ran. */
+  /**
+   * Resolves once every queued job has finished; answers how many finished since the last
+   * `drain()` answered (D-713), those a clock move ran included (D-1094).
+   */
   async drain(): Promise<number> {
-    return this.service.jobs.drain();
+    const ran = (await this.service.jobs.drain()) + this.#drainedByMoves;
+    this.#drainedByMoves = 0;
+    return ran;
+  }
+
+  /** Runs what a clock move brought due; the jobs it finished are the next `drain()`'s to report (D-1094). */
+  async #runDue(): Promise<void> {
+    this.#drainedByMoves += await this.service.jobs.drain();
   }
 
   /** The whole state; key hashes sealed unless `plainHashes` (a file for the operator's own disk). */
@@ -489,6 +509,9 @@ export class Emulator implements EmulatorControl, FixtureHost {
   }
 }
 
+/** Why a fraction of a millisecond is refused: ids and state documents carry whole ones (D-723, D-1092). */
+const WHOLE_MILLISECONDS = 'must be whole milliseconds';
+
 /** A clock move refused, naming the field of `POST /_emulator/clock` at fault. */
 function clockRefusal(field: 'advanceMs' | 'now', reason: string): ServiceError {
   return new ServiceError('svc.request.validation_failed', { errors: [{ field, reason }] });
@@ -598,7 +621,8 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
   let service: Service | undefined;
   const meta = metaStore(store.db, () => service?.coherence);
   const tenancy = storeTenancy(store, meta);
-  const seed = options.seed === undefined ? undefined : String(options.seed);
+  // A string of digits is the number it writes: `"01"` is the seed 1 (D-1096).
+  const seed = options.seed === undefined ? undefined : seedText(options.seed);
 
   const readMeta = <T>(key: string): Promise<T | undefined> =>
     meta.get<T>(key).catch(() => {

@@ -30,8 +30,8 @@ export const FaultSchema = named(
           v.check((s: string) => isErrorCode(s), 'must be a problem code of the registry'),
         ),
       ),
-      // Bounded (D-1087): a queued ingest failure is one entry per time, and a shared
-      // store counts them in an integer column; no test needs more.
+      // Bounded (D-1087): a shared store counts a queued ingest failure's times in an
+      // integer column; no test needs more.
       times: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_FAULT_TIMES, `must be at most ${MAX_FAULT_TIMES}`))),
       ingest: v.optional(v.pipe(v.string(), v.regex(INJECTABLE_INGEST_FAILURE, 'must be a source error code such as fetch_timeout'))),
     }),
@@ -55,6 +55,24 @@ export interface Fault {
   /** null: until removed. */
   remaining: number | null;
 }
+
+/**
+ * Ingestion failures queued by one `POST /_emulator/faults` with `ingest`, as
+ * `GET /_emulator/faults` lists them beside the request faults (D-1093): the next
+ * `remaining` ingestions or re-crawls fail with `ingest`, oldest queue first.
+ */
+export interface IngestFault {
+  id: string;
+  ingest: IngestFailureCode;
+  /** How many ingestions it still fails (at least 1: a spent one is removed). */
+  remaining: number;
+}
+
+/** What queuing ingestion failures answers: the entry listed, and how many `times` were asked. */
+export type IngestFaultQueued = IngestFault & { times: number };
+
+/** An entry of `GET /_emulator/faults`: a request fault, or queued ingestion failures (`ingest`). */
+export type FaultEntry = Fault | IngestFault;
 
 // When only a status is given, the most generic code of the registry for it.
 const DEFAULT_CODE: Record<number, ErrorCode> = {
@@ -158,11 +176,17 @@ export interface FaultRules {
 
 /** Queued ingestion failures: in memory (`IngestFaults`) or in the store (`SharedIngestFaults`). */
 export interface IngestFaultQueue {
-  /** Queues `code` for the next `times` ingestions. */
-  add(code: IngestFailureCode, times?: number): void | Promise<void>;
-  /** The next queued failure, taken. */
+  /**
+   * Queues `code` for the next `times` ingestions, as the entry `id`. The emulator names
+   * the entry (one id stream whatever the store, D-1093) and the queue keeps it.
+   */
+  add(id: string, code: IngestFailureCode, times: number): IngestFault | Promise<IngestFault>;
+  /** The next queued failure, taken: its entry counts down, and is removed when spent. */
   take: () => IngestFailureCode | undefined | Promise<IngestFailureCode | undefined>;
-  clear(): void | Promise<void>;
+  /** The entries not spent yet, in the order they are taken. */
+  list(): IngestFault[] | Promise<IngestFault[]>;
+  /** Removes every entry; answers how many there were. */
+  clear(): number | Promise<number>;
 }
 
 /**
@@ -228,17 +252,30 @@ export class Faults implements FaultRules {
  * `ingestFaults` port.
  */
 export class IngestFaults implements IngestFaultQueue {
-  readonly #queue: IngestFailureCode[] = [];
+  readonly #queue: IngestFault[] = [];
 
-  /** Queues `code` for the next `times` ingestions. */
-  add(code: IngestFailureCode, times = 1): void {
-    for (let i = 0; i < times; i++) this.#queue.push(code);
+  /** Queues `code` for the next `times` ingestions, as the entry `id`. */
+  add(id: string, code: IngestFailureCode, times: number): IngestFault {
+    const entry = { id, ingest: code, remaining: times };
+    this.#queue.push(entry);
+    return { ...entry };
   }
 
   /** The next queued failure, taken. */
-  take = (): IngestFailureCode | undefined => this.#queue.shift();
+  take = (): IngestFailureCode | undefined => {
+    const head = this.#queue[0];
+    if (!head) return undefined;
+    if (--head.remaining === 0) this.#queue.shift();
+    return head.ingest;
+  };
 
-  clear(): void {
+  list(): IngestFault[] {
+    return this.#queue.map((entry) => ({ ...entry }));
+  }
+
+  clear(): number {
+    const cleared = this.#queue.length;
     this.#queue.length = 0;
+    return cleared;
   }
 }

@@ -43,6 +43,15 @@ const plainObject = (what: string) =>
 /** A strict object whose description lists its fields: an unknown field is refused by name. */
 const fields = <E extends v.ObjectEntries>(entries: E) => v.pipe(v.strictObject(entries), v.description(`an object of ${Object.keys(entries).join(', ')}`));
 
+/**
+ * A seed as the id generator and the signing secret take it: the digits of its number,
+ * so `"01"`, `"1"` and `1` are one seed (D-1096). Only for a seed the schema took (a
+ * whole number, or up to 15 digits: exact as a number).
+ */
+export function seedText(seed: string | number): string {
+  return String(Number(seed));
+}
+
 /** `mysql://...` is not taken for a SQLite file name (decisions, D-745). */
 const SQLITE_OR_POSTGRES = v.pipe(
   v.string(),

@@ -9,7 +9,7 @@ import type { ErrorCode } from '../src/platform/error-codes.js';
 import type { IdGenerator } from '../src/platform/ids.js';
 import type { IngestFailureCode } from '../src/platform/ingest-failures.js';
 import { iso } from '../src/platform/time.js';
-import { faultFields, faultProblem, pathMatcher, type Fault, type FaultInput, type FaultRules, type IngestFaultQueue } from './faults.js';
+import { faultFields, faultProblem, pathMatcher, type Fault, type FaultInput, type FaultRules, type IngestFault, type IngestFaultQueue } from './faults.js';
 
 type Cached = Fault & { pattern: ((path: string) => boolean) | undefined };
 
@@ -122,15 +122,18 @@ export class SharedFaults implements FaultRules {
 export class SharedIngestFaults implements IngestFaultQueue {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly ids: IdGenerator,
+    // Unused: the emulator names each entry (`IngestFaultQueue.add`, D-1093) from its own
+    // `ingest-faults` fork, the stream this one is, so ids are what they were.
+    _ids: IdGenerator,
     private readonly clock: { now(): number },
   ) {}
 
-  async add(code: IngestFailureCode, times = 1): Promise<void> {
+  async add(id: string, code: IngestFailureCode, times: number): Promise<IngestFault> {
     await this.db
       .insertInto('faults')
-      .values({ id: this.ids.next('flt'), kind: 'ingest', method: null, path: null, status: null, code, remaining: times, created_at: iso(this.clock.now()) })
+      .values({ id, kind: 'ingest', method: null, path: null, status: null, code, remaining: times, created_at: iso(this.clock.now()) })
       .execute();
+    return { id, ingest: code, remaining: times };
   }
 
   take = async (): Promise<IngestFailureCode | undefined> => {
@@ -146,7 +149,22 @@ export class SharedIngestFaults implements IngestFaultQueue {
     });
   };
 
-  async clear(): Promise<void> {
-    await this.db.deleteFrom('faults').where('kind', '=', 'ingest').execute();
+  /** The entries not spent yet, in the order `take` takes them. */
+  async list(): Promise<IngestFault[]> {
+    const rows = await this.db
+      .selectFrom('faults')
+      .select(['id', 'code', 'remaining'])
+      .where('kind', '=', 'ingest')
+      .where('remaining', '>', 0)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({ id: row.id, ingest: row.code as IngestFailureCode, remaining: Number(row.remaining) }));
+  }
+
+  async clear(): Promise<number> {
+    // A row is removed by the take that spends it: every one left still fails an ingestion.
+    const deleted = await this.db.deleteFrom('faults').where('kind', '=', 'ingest').executeTakeFirst();
+    return Number(deleted.numDeletedRows);
   }
 }

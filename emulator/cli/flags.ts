@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import * as v from 'valibot';
 import { isPostgresUrl } from '../../src/db/dialects/postgres/postgres-url.js';
 import { parseAllowedHosts, type AllowedHosts } from '../control-plane-guard.js';
+import { seedText } from '../options-schema.js';
 
 /**
  * One CLI flag (decisions, D-743): the usage, the environment variable, the default and
@@ -121,7 +122,12 @@ export const FLAGS = {
     arg: '<n>',
     env: 'SVC_EMULATOR_SEED',
     help: 'deterministic ids, keys and clock',
-    schema: v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'a whole number (up to 15 digits)')),
+    // Leading zeros do not make another seed: `--seed 01` is `--seed 1` (D-1096).
+    schema: v.pipe(
+      v.string(),
+      v.regex(/^\d{1,15}$/, 'a whole number (up to 15 digits)'),
+      v.transform((digits: string) => seedText(digits)),
+    ),
   },
   'admin-token': { arg: '<t>', env: 'SVC_EMULATOR_ADMIN_TOKEN', help: '/_emulator and the console routes need it as a Bearer token', schema: text },
   'allowed-host': {

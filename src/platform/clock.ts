@@ -34,6 +34,8 @@ export class EmulatedClock implements Clock {
     this.#realNow = options.realNow ?? Date.now;
     this.#frozen = options.frozenAt !== undefined;
     this.#value = options.frozenAt ?? options.offsetMs ?? 0;
+    // Ids and state documents carry whole milliseconds (D-723, D-1092).
+    if (!Number.isInteger(this.#value)) throw new RangeError('the clock starts at whole milliseconds');
   }
 
   get frozen(): boolean {
@@ -47,9 +49,11 @@ export class EmulatedClock implements Clock {
     return this.#last;
   }
 
-  /** Moves the clock forward by `ms` (>= 0, up to `LATEST_INSTANT`) and returns the new instant. */
+  /** Moves the clock forward by `ms` (whole, >= 0, up to `LATEST_INSTANT`) and returns the new instant. */
   advance(ms: number): number {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance must be a non-negative number of milliseconds');
+    // A fraction would put it in every id and timestamp after it (D-1092).
+    if (!Number.isInteger(ms)) throw new RangeError('the clock moves by whole milliseconds');
     // Refused before anything moves: a clock past every date the service can write
     // would fail every later request (D-1080).
     if (this.now() + ms > LATEST_INSTANT) throw new RangeError('the clock cannot pass the year 9000');

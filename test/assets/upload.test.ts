@@ -178,7 +178,9 @@ describe('POST /v1/assets validates its fields first', () => {
       return Buffer.concat([
         Buffer.from(`--svc-test-boundary${crlf}Content-Disposition: form-data; name="alt"${crlf}${crlf}Logo `),
         alt,
-        Buffer.from(`${crlf}--svc-test-boundary${crlf}Content-Disposition: form-data; name="file"; filename="a.png"${crlf}Content-Type: image/png${crlf}${crlf}`),
+        Buffer.from(
+          `${crlf}--svc-test-boundary${crlf}Content-Disposition: form-data; name="file"; filename="a.png"${crlf}Content-Type: image/png${crlf}${crlf}`,
+        ),
         fixture('image.png'),
         Buffer.from(`${crlf}--svc-test-boundary--${crlf}`),
       ]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createEmulator } from '../../emulator/emulator.js';
+import { createEmulator, SEED_EPOCH } from '../../emulator/emulator.js';
+import { EmulatedClock } from '../../src/platform/clock.js';
 import { WORKSPACE_NUMBER_MAX } from '../../src/workspaces/workspaces.schema.js';
 import { client, send } from '../support/client.js';
 import { fileEmulator, quiet, workspace } from '../support/emulator.js';
@@ -125,6 +126,39 @@ describe('control plane', () => {
     expect((await control.post('/_emulator/reset')).status).toBe(200);
   });
 
+  it('the clock moves by whole milliseconds: a fraction is refused by the control plane and the library alike, and moves nothing (D-1092)', async () => {
+    const before = (await control.get('/_emulator/clock')).body.now;
+    const refused = await control.post('/_emulator/clock', { advanceMs: 1.5 });
+    expect([refused.status, refused.body.code]).toEqual([400, 'svc.request.validation_failed']);
+    expect(refused.body.errors).toEqual([{ field: 'advanceMs', reason: 'must be whole milliseconds' }]);
+    const moves: ['advanceMs' | 'now', () => Promise<unknown>][] = [
+      ['advanceMs', () => emulator.clock.advance(1.5)],
+      ['advanceMs', () => emulator.clock.advance(0.5)],
+      ['now', () => emulator.clock.set(emulator.clock.now() + 0.5)],
+      ['now', () => emulator.clock.set(emulator.clock.now() + 60_000.25)],
+    ];
+    for (const [field, move] of moves) {
+      await expect(move(), field).rejects.toMatchObject({
+        status: 400,
+        code: 'svc.request.validation_failed',
+        errors: [{ field, reason: 'must be whole milliseconds' }],
+      });
+    }
+    expect((await control.get('/_emulator/clock')).body.now).toBe(before);
+    expect(Number.isInteger(emulator.clock.now())).toBe(true);
+    // So ids keep their shape, and the emulator's own export imports again.
+    const ws = await workspace(emulator);
+    expect((await ws.api.post('/v1/agents', { name: 'A', identity: { businessName: 'B' } })).body.id).toMatch(/^agt_[0-9a-z]{26}$/);
+    expect((await control.put('/_emulator/state', (await control.get('/_emulator/state')).body)).status).toBe(200);
+    // The clock itself takes whole milliseconds only (the service library's callers build one).
+    expect(() => new EmulatedClock({ frozenAt: SEED_EPOCH + 0.5 })).toThrow(RangeError);
+    expect(() => new EmulatedClock({ offsetMs: 0.5 })).toThrow(RangeError);
+    const clock = new EmulatedClock({ frozenAt: SEED_EPOCH });
+    expect(() => clock.advance(0.5)).toThrow(RangeError);
+    expect(() => clock.set(SEED_EPOCH + 1.5)).toThrow(RangeError);
+    expect(clock.now()).toBe(SEED_EPOCH);
+  });
+
   it('reports the process memory (after a full GC when node runs with --expose-gc)', async () => {
     const res = await control.get('/_emulator/memory');
     expect(res.status).toBe(200);
@@ -134,9 +168,11 @@ describe('control plane', () => {
   });
 
   it('queue drain answers how many jobs ran', async () => {
+    // The demo's re-crawl the move to the year 9000 above ran is this drain's to count (D-1094).
     const res = await control.post('/_emulator/queue/drain');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ran: 0 });
+    expect(res.body).toEqual({ ran: 1 });
+    expect((await control.post('/_emulator/queue/drain')).body).toEqual({ ran: 0 });
   });
 
   it('queue drain counts the jobs finished since the last drain, also one the background finished first', async () => {
@@ -149,6 +185,32 @@ describe('control plane', () => {
     // Two jobs: the source's ingestion, and the lexicon job its settling scheduled (D-790).
     expect((await control.post('/_emulator/queue/drain')).body).toEqual({ ran: 2 });
     expect((await control.post('/_emulator/queue/drain')).body).toEqual({ ran: 0 });
+  });
+
+  it('a clock move runs what came due before it answers, and the next drain still counts those jobs (D-1094)', async () => {
+    const own = await createEmulator({ seed: 9, log: quiet });
+    try {
+      const ws = await workspace(own);
+      const ownControl = client(own);
+      // Two jobs per text source: its ingestion and the lexicon job its settling schedules (D-790).
+      await ws.api.post('/v1/knowledge/text', { title: 'Returns', text: 'Returns are free within 30 days.' });
+      await own.clock.advance(1);
+      expect((await ws.api.get('/v1/knowledge/sources')).body.data[0].status).toBe('ready');
+      expect(await own.drain()).toBe(2);
+      expect(await own.drain()).toBe(0);
+      // Over the control plane, and across two moves: each move's jobs wait for the next drain.
+      await ws.api.post('/v1/knowledge/text', { title: 'Hours', text: 'We open at nine.' });
+      expect((await ownControl.post('/_emulator/clock', { advanceMs: 1 })).status).toBe(200);
+      await ws.api.post('/v1/knowledge/text', { title: 'Shipping', text: 'We ship in 48 hours.' });
+      expect((await ownControl.post('/_emulator/clock', { now: new Date(own.clock.now() + 60_000).toISOString() })).status).toBe(200);
+      expect((await ownControl.post('/_emulator/queue/drain')).body).toEqual({ ran: 4 });
+      expect((await ownControl.post('/_emulator/queue/drain')).body).toEqual({ ran: 0 });
+      // A move with nothing due adds nothing.
+      await own.clock.advance(1);
+      expect(await own.drain()).toBe(0);
+    } finally {
+      await own.close();
+    }
   });
 
   it('state export and import round-trip to identical API answers', async () => {

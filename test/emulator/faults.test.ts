@@ -102,13 +102,52 @@ describe('fault injection', () => {
     for (const code of INGEST_FAILURE_CODES) {
       const res = await control.post('/_emulator/faults', { ingest: code, times: 1 });
       expect(res.status, code).toBe(limits.includes(code) ? 400 : 201);
-      if (res.status === 201) expect(res.body).toEqual({ ingest: code, times: 1 });
+      if (res.status === 201) expect(res.body).toEqual({ id: expect.stringMatching(/^flt_[0-9a-z]{26}$/), ingest: code, times: 1, remaining: 1 });
     }
     await control.delete('/_emulator/faults');
   });
 
-  it('reset clears the faults', async () => {
+  it('lists queued ingestion failures after the request faults, counting down as ingestions spend them, and counts them cleared (D-1093)', async () => {
+    const { api } = await workspace(emulator);
+    /** Adds a text source and answers how its ingestion ended: `ready`, or the error it failed with. */
+    const ingest = async () => {
+      const source = (await api.post('/v1/knowledge/text', { title: 'Hours', text: 'We open at nine.' })).body;
+      await emulator.drain();
+      const ended = (await api.get(`/v1/knowledge/sources/${source.id}`)).body;
+      return ended.status === 'failed' ? ended.error : ended.status;
+    };
+    const request = (await control.post('/_emulator/faults', { match: { path: '/v1/nothing-here' }, status: 503 })).body;
+    const queued = await control.post('/_emulator/faults', { ingest: 'fetch_timeout', times: 3 });
+    expect(queued.status).toBe(201);
+    expect(queued.body).toEqual({ id: expect.stringMatching(/^flt_[0-9a-z]{26}$/), ingest: 'fetch_timeout', times: 3, remaining: 3 });
+    const next = await emulator.injectFault({ ingest: 'ingest_failed' });
+    expect(next).toEqual({ id: expect.stringMatching(/^flt_[0-9a-z]{26}$/), ingest: 'ingest_failed', times: 1, remaining: 1 });
+    const listed = (remaining: number) => [
+      request,
+      { id: queued.body.id, ingest: 'fetch_timeout', remaining },
+      { id: next.id, ingest: 'ingest_failed', remaining: 1 },
+    ];
+    expect((await control.get('/_emulator/faults')).body).toEqual({ data: listed(3) });
+    expect(await emulator.listFaults()).toEqual(listed(3));
+
+    // Each ingestion takes one from the oldest queue; a spent queue leaves the list.
+    expect(await ingest()).toBe('fetch_timeout');
+    expect((await control.get('/_emulator/faults')).body.data).toEqual(listed(2));
+    expect([await ingest(), await ingest()]).toEqual(['fetch_timeout', 'fetch_timeout']);
+    expect(await emulator.listFaults()).toEqual([request, { id: next.id, ingest: 'ingest_failed', remaining: 1 }]);
+
+    // Cleared: the request fault and the queue left, which the next ingestion no longer meets.
+    expect((await control.delete('/_emulator/faults')).body).toEqual({ cleared: 2 });
+    expect((await control.get('/_emulator/faults')).body.data).toEqual([]);
+    expect(await ingest()).toBe('ready');
+    await emulator.injectFault({ ingest: 'fetch_timeout', times: 2 });
+    expect(await emulator.clearFaults()).toBe(1);
+    expect(await ingest()).toBe('ready');
+  });
+
+  it('reset clears the faults, queued ingestion failures too', async () => {
     await control.post('/_emulator/faults', { status: 500 });
+    await control.post('/_emulator/faults', { ingest: 'fetch_timeout', times: 2 });
     await control.post('/_emulator/reset');
     expect((await control.get('/_emulator/faults')).body.data).toEqual([]);
   });

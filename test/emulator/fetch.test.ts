@@ -15,6 +15,9 @@ describe('members answering a promise', () => {
       ['fetch', () => emulator.fetch('http://[not-a-host/v1/me')],
       ['request', () => emulator.request('http://[not-a-host/v1/me')],
       ['clock.advance', () => emulator.clock.advance(-1)],
+      ['clock.advance', () => emulator.clock.advance(1.5)],
+      ['clock.set', () => emulator.clock.set(emulator.clock.now() + 0.5)],
+      ['requests', () => emulator.requests(0)],
     ];
     for (const [name, call] of calls) {
       let answer: Promise<unknown> | undefined;
@@ -24,6 +27,22 @@ describe('members answering a promise', () => {
       await expect(answer, name).rejects.toBeInstanceOf(Error);
     }
     await expect(emulator.setWeb({ page: [] } as never)).rejects.toMatchObject({ status: 400, code: 'svc.request.validation_failed' });
+  });
+
+  it('requests(limit) takes what GET /_emulator/requests?limit= takes, and refuses the rest with the same 400 (D-1095)', async () => {
+    for (let i = 0; i < 3; i++) await emulator.request('/v1/me', { headers: auth });
+    for (const limit of [-1, 0, Number.NaN, 2.5, 1001, 5000, Number.POSITIVE_INFINITY]) {
+      const refused = { status: 400, code: 'svc.request.validation_failed', errors: [{ field: 'limit', reason: 'must be an integer from 1 to 1000' }] };
+      await expect(emulator.requests(limit), String(limit)).rejects.toMatchObject(refused);
+      const res = await emulator.request(`/_emulator/requests?limit=${limit}`);
+      expect(res.status, String(limit)).toBe(400);
+      expect(await res.json(), String(limit)).toMatchObject({ code: refused.code, errors: refused.errors });
+    }
+    await expect(emulator.requests('2' as never)).rejects.toMatchObject({ status: 400, errors: [{ field: 'limit' }] });
+    expect(await emulator.requests(2)).toHaveLength(2);
+    const served = (await (await emulator.request('/_emulator/requests?limit=1000')).json()) as { data: unknown[] };
+    expect(await emulator.requests(1000)).toEqual(served.data);
+    expect(await emulator.requests()).toEqual(await emulator.requests(100));
   });
 
   it("the package's entry exports the errors a caller checks with instanceof", async () => {

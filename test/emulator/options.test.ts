@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator, EmulatorOptionsError, type EmulatorOptions } from '../../emulator/main.js';
+import { parseCli } from '../../emulator/cli/options.js';
 import { EMULATOR_OPTION_NAMES } from '../../emulator/options-schema.js';
 
 const quiet = () => {};
@@ -24,6 +25,35 @@ describe('createEmulator checks its options (one valibot schema) and names the o
     expect(error.message).toBe('createEmulator: seed must be a whole number from 0, or a string of its digits; got "x"');
     expect(error.errors).toEqual([{ field: 'seed', reason: 'must be a whole number from 0, or a string of its digits; got "x"' }]);
     for (const seed of [-1, 1.5, Number.NaN, '', '1e3']) expect((await refusal({ seed })).errors[0]!.field).toBe('seed');
+  });
+
+  it('a seed is its number: leading zeros make no other seed, in createEmulator, --seed and SVC_EMULATOR_SEED (D-1096)', async () => {
+    /** The first workspace id and key secret a seeded emulator hands out, and its signing secret at work in an export. */
+    const firstDraws = async (seed: string | number) => {
+      const emulator = await createEmulator({ seed, log: quiet });
+      try {
+        const { workspaceId, apiKey } = await emulator.createWorkspace();
+        return { workspaceId, secret: apiKey.secret, hash: (await emulator.exportState()).tables.api_keys![0]!.hash };
+      } finally {
+        await emulator.close();
+      }
+    };
+    const one = await firstDraws(1);
+    for (const seed of ['1', '01', '001', '000000000000001']) expect(await firstDraws(seed), seed).toEqual(one);
+    expect(await firstDraws('00')).toEqual(await firstDraws(0));
+    expect(await firstDraws('10')).not.toEqual(one);
+    // The CLI hands createEmulator (and the check of a sealed state file) the number's digits.
+    const seedOf = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+      const cli = parseCli(argv, env);
+      return cli.kind === 'start' || cli.kind === 'exec' ? cli.options.seed : undefined;
+    };
+    expect(seedOf(['--seed', '01'])).toBe('1');
+    expect(seedOf(['--seed', '000'])).toBe('0');
+    expect(seedOf(['--seed', '42'])).toBe('42');
+    expect(seedOf([], { SVC_EMULATOR_SEED: '007' })).toBe('7');
+    expect(seedOf(['exec', '--seed', '0012', '--', 'true'])).toBe('12');
+    expect(seedOf([])).toBeUndefined();
+    expect(() => seedOf(['--seed', '1e3'])).toThrow('--seed takes a whole number (up to 15 digits), got "1e3"');
   });
 
   it('an unknown option, with the near name when there is one', async () => {

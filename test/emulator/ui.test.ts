@@ -311,6 +311,30 @@ describe('GET /_emulator/ui', () => {
   it('offers only ingestion failures the control plane takes', () => {
     for (const code of INGEST_CHOICES) expect(INGEST_CODE.test(code), code).toBe(true);
   });
+
+  it('lists queued ingestion failures in the Faults table beside the request faults (D-1093)', async () => {
+    const fault = (await control.post('/_emulator/faults', { match: { method: 'GET', path: '/v1/nothing-here' }, status: 503, times: 2 })).body;
+    const queued = (await control.post('/_emulator/faults', { ingest: 'fetch_timeout', times: 3 })).body;
+    const listed = (await control.get('/_emulator/faults')).body.data;
+    await control.delete('/_emulator/faults');
+    // The page's own module, run on the served page (linkedom stands in for the browser).
+    const { document, Node } = parseHTML((await send(emulator, 'GET', '/_emulator/ui/faults')).text);
+    Object.assign(globalThis, { document, Node });
+    try {
+      const { renderFaults } = await import('../../emulator/ui/assets/faults.js' as string);
+      renderFaults(listed);
+      const rows = [...document.querySelectorAll('[data-rows="faults"] tr')].map((tr) => [
+        tr.getAttribute('data-id'),
+        ...[...tr.querySelectorAll('td')].map((td) => td.textContent),
+      ]);
+      expect(rows).toEqual([
+        [fault.id, 'GET', '/v1/nothing-here', '503 svc.service.unavailable', '2'],
+        [queued.id, '—', '(the next ingestions)', 'fails with fetch_timeout', '3'],
+      ]);
+    } finally {
+      for (const name of ['document', 'Node']) delete (globalThis as Record<string, unknown>)[name];
+    }
+  });
 });
 
 describe('the UI behind the guard', () => {

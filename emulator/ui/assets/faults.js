@@ -10,14 +10,24 @@ export function renderFaults(faults) {
   fillRows(
     panel.querySelector('[data-rows="faults"]'),
     faults.map((f) =>
-      h(
-        'tr',
-        { 'data-id': f.id },
-        h('td', {}, f.match.method ?? 'any'),
-        h('td', {}, h('code', {}, f.match.path ?? '(any path)')),
-        h('td', {}, `${f.status} `, h('code', {}, f.code)),
-        h('td', { class: 'num' }, f.remaining ?? '∞'),
-      ),
+      // Queued ingestion failures (`ingest`) are listed after the request faults.
+      f.ingest !== undefined
+        ? h(
+            'tr',
+            { 'data-id': f.id },
+            h('td', {}, '—'),
+            h('td', {}, '(the next ingestions)'),
+            h('td', {}, 'fails with ', h('code', {}, f.ingest)),
+            h('td', { class: 'num' }, f.remaining),
+          )
+        : h(
+            'tr',
+            { 'data-id': f.id },
+            h('td', {}, f.match.method ?? 'any'),
+            h('td', {}, h('code', {}, f.match.path ?? '(any path)')),
+            h('td', {}, `${f.status} `, h('code', {}, f.code)),
+            h('td', { class: 'num' }, f.remaining ?? '∞'),
+          ),
     ),
     4,
     'No faults: every request is answered normally.',
@@ -67,6 +77,6 @@ document.getElementById('fault-ingest').addEventListener('submit', (event) => {
 document.getElementById('faults-clear').addEventListener('click', () =>
   act(panel, async () => {
     const { cleared } = await api('DELETE', '/_emulator/faults');
-    return `Cleared ${cleared} fault${cleared === 1 ? '' : 's'} and any queued ingestion failures.`;
+    return `Cleared ${cleared} fault${cleared === 1 ? '' : 's'} (queued ingestion failures included).`;
   }),
 );
