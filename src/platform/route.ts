@@ -230,7 +230,9 @@ export class Router {
         form = await readMultipart(c, spec.bodyLimit ?? BODY_LIMITS.upload, spec.invalid ?? 'svc.request.validation_failed');
         input = form && formToObject(form, spec.invalid ?? 'svc.request.validation_failed');
       } else {
-        input = await readJson(c, spec.bodyLimit ?? BODY_LIMITS.json, spec.invalid ?? 'svc.request.validation_failed');
+        // CONTRACT: "Control-plane bodies may be up to 64 MiB", every route under /_emulator (D-1107).
+        const limit = spec.bodyLimit ?? (spec.path.startsWith('/_emulator/') ? BODY_LIMITS.control : BODY_LIMITS.json);
+        input = await readJson(c, limit, spec.invalid ?? 'svc.request.validation_failed');
       }
     }
 

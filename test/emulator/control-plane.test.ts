@@ -72,6 +72,19 @@ describe('control plane', () => {
     expect((await control.get(`/_emulator/workspaces/${workspaceId}`)).body).toMatchObject(largest);
   });
 
+  it('takes bodies up to 64 MiB on every route, as CONTRACT says of the control plane (D-1107)', async () => {
+    // 1.5 MiB, past the API's 1 MiB: judged by its fields, not refused for its size.
+    for (const path of ['/_emulator/workspaces', '/_emulator/faults', '/_emulator/clock']) {
+      const res = await control.post(path, { name: 'x'.repeat(1.5 * 1024 * 1024) });
+      expect([res.status, res.body.code], path).toEqual([400, 'svc.request.validation_failed']);
+    }
+    const over = await send(emulator, 'POST', '/_emulator/faults', {
+      body: 'x',
+      headers: { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024 + 1) },
+    });
+    expect(over.status).toBe(413);
+  });
+
   it('the agents cap refuses with 402 naming the field', async () => {
     const ws = await workspace(emulator);
     await control.patch(`/_emulator/workspaces/${ws.workspaceId}`, { caps: { agents: 1 } });
