@@ -226,6 +226,18 @@ describe('control plane', () => {
     }
   });
 
+  it('a restore starts every key with a fresh rate-limit window (D-1108)', async () => {
+    const ws = await workspace(emulator);
+    await control.patch(`/_emulator/workspaces/${ws.workspaceId}`, { rateLimit: { limit: 2, windowSeconds: 3600 } });
+    await ws.api.get('/v1/me');
+    await ws.api.get('/v1/me');
+    expect((await ws.api.get('/v1/me')).status).toBe(429);
+    const snapshot = (await control.get('/_emulator/state')).body;
+    expect((await control.put('/_emulator/state', snapshot)).status).toBe(200);
+    const after = await ws.api.get('/v1/me');
+    expect([after.status, after.headers.get('x-ratelimit-remaining')]).toEqual([200, '1']);
+  });
+
   it('state export and import round-trip to identical API answers', async () => {
     const ws = await workspace(emulator);
     await ws.api.post('/v1/agents', { name: 'Kept', identity: { businessName: 'B' } });
