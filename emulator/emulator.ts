@@ -659,7 +659,7 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
   });
   const siteChat = siteChatLimits(options.siteChat);
   const web = await EmulatorWeb.load(meta);
-  const ingestFaults = tenancy.ingestFaults(ids, clock);
+  const ingestFaults = tenancy.ingestFaults(clock);
   service = createService({
     db: store,
     clock,

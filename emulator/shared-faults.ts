@@ -122,9 +122,6 @@ export class SharedFaults implements FaultRules {
 export class SharedIngestFaults implements IngestFaultQueue {
   constructor(
     private readonly db: Kysely<Database>,
-    // Unused: the emulator names each entry (`IngestFaultQueue.add`, D-1093) from its own
-    // `ingest-faults` fork, the stream this one is, so ids are what they were.
-    _ids: IdGenerator,
     private readonly clock: { now(): number },
   ) {}
 

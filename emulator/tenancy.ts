@@ -32,7 +32,7 @@ export interface Tenancy {
   /** Takes a state document's id state: alone it is restored, beside others each keeps its stream (D-208). */
   restoreIds(ids: IdGenerator, state: IdState): void;
   /** Queued ingestion failures: memory alone, rows taken by whichever process ingests next (D-207). `ids`: the root generator. */
-  ingestFaults(ids: IdGenerator, clock: Clock): IngestFaultQueue;
+  ingestFaults(clock: Clock): IngestFaultQueue;
   /** Request faults: memory alone, rows counted down in the store beside others (D-207). */
   faults(ids: IdGenerator, coherence: Coherence, clock: Clock): FaultRules;
   /** The request journal: memory alone, a table every process writes beside others (D-207). */
@@ -129,8 +129,8 @@ class SharedTenancy implements Tenancy {
 
   restoreIds(): void {}
 
-  ingestFaults(ids: IdGenerator, clock: Clock): IngestFaultQueue {
-    return new SharedIngestFaults(this.store.db, ids.fork('ingest-faults'), clock);
+  ingestFaults(clock: Clock): IngestFaultQueue {
+    return new SharedIngestFaults(this.store.db, clock);
   }
 
   faults(ids: IdGenerator, coherence: Coherence, clock: Clock): FaultRules {
