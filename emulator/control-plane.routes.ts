@@ -3,7 +3,6 @@ import * as v from 'valibot';
 import { WebDefinitionSchema, WebSummarySchema, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
 import { named } from '../src/platform/named-schema.js';
 import { idParam } from '../src/platform/openapi.js';
-import { BODY_LIMITS } from '../src/platform/http-body.js';
 import type { Router } from '../src/platform/route.js';
 import type { Scope } from '../src/platform/scopes.js';
 import { parseIso } from '../src/platform/time.js';
@@ -328,7 +327,6 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       security,
       summary: 'Import a whole state (restore); a row the emulator could not have written is refused with 400 naming it, and nothing changes',
       body: v.unknown(),
-      bodyLimit: BODY_LIMITS.control,
       responses: { 200: { description: 'Imported', schema: ImportedSchema } },
       errors: ['svc.request.validation_failed', 'svc.request.payload_too_large'],
     },
@@ -393,7 +391,6 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       summary:
         'Replace the offline web URL sources are fetched from: pages ({ url, status?, headers?, body? or bodyBase64?, delayMs? }) and a dns table ({ host: [addresses] })',
       body: WebDefinitionSchema,
-      bodyLimit: BODY_LIMITS.control,
       responses: { 200: { description: 'How many pages and hosts the offline web now has', schema: WebSummarySchema } },
       errors: ['svc.request.validation_failed', 'svc.request.payload_too_large'],
     },

@@ -225,14 +225,15 @@ export class Router {
     const { auth, query, params, idemKey } = ctx;
     let input: unknown;
     let form: FormData | undefined;
+    const invalid = spec.invalid ?? 'svc.request.validation_failed';
     if (spec.body) {
       if (spec.bodyKind === 'multipart') {
-        form = await readMultipart(c, spec.bodyLimit ?? BODY_LIMITS.upload, spec.invalid ?? 'svc.request.validation_failed');
-        input = form && formToObject(form, spec.invalid ?? 'svc.request.validation_failed');
+        form = await readMultipart(c, spec.bodyLimit ?? BODY_LIMITS.upload, invalid);
+        input = form && formToObject(form, invalid);
       } else {
         // CONTRACT: "Control-plane bodies may be up to 64 MiB", every route under /_emulator (D-1107).
         const limit = spec.bodyLimit ?? (spec.path.startsWith('/_emulator/') ? BODY_LIMITS.control : BODY_LIMITS.json);
-        input = await readJson(c, limit, spec.invalid ?? 'svc.request.validation_failed');
+        input = await readJson(c, limit, invalid);
       }
     }
 
@@ -256,7 +257,7 @@ export class Router {
     }
 
     try {
-      const body = spec.body ? parseOrThrow(spec.body, input, spec.invalid ?? 'svc.request.validation_failed') : undefined;
+      const body = spec.body ? parseOrThrow(spec.body, input, invalid) : undefined;
       const result = await handler({ c, auth, params, query, body });
       if (idemKey !== undefined) {
         if (result instanceof Response || result.status < 200 || result.status >= 300) await this.idempotency.abandon(auth.keyId, idemKey);

@@ -20,11 +20,10 @@ function daysIn(year: number, month: number): number {
 export function parseIso(value: string): number | undefined {
   const m = RFC_3339.exec(value);
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second, offsetHours = 0, offsetMinutes = 0] = m
-    .slice(1)
-    .map((part) => (part === undefined ? undefined : Number(part)));
-  if (month! < 1 || month! > 12 || day! < 1 || day! > daysIn(year!, month!)) return undefined;
-  if (hour! > 23 || minute! > 59 || second! > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  // An absent offset (`Z`) reads as 0.
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m.slice(1).map((part) => Number(part ?? 0));
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
   const ms = Date.parse(value.toUpperCase());
   return Number.isNaN(ms) ? undefined : ms;
 }
