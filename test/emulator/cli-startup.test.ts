@@ -160,12 +160,21 @@ describe('the server stops when the process that started it goes', () => {
     return new Promise((resolve) => child.stdout!.once('data', (c: Buffer) => resolve({ launcher: child, ...JSON.parse(c.toString()) })));
   }
 
+  /**
+   * Whether `pid` still runs. An orphan that has exited stays a zombie until whoever
+   * adopted it reaps it, which some inits do only every second or two: a zombie has ended.
+   */
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);
-      return true;
     } catch {
       return false;
+    }
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+    } catch {
+      return !existsSync('/proc/self/stat'); // gone meanwhile, unless there is no /proc to ask
     }
   };
 
