@@ -14,7 +14,7 @@ import { INGEST_JOB, Ingestion, type IngestPayload } from './ingestion.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import type { KnowledgeIndex } from './knowledge-index.js';
 import { crawledUrl, type ClaimAdd, type Source, type TextAdd, type UploadAdd, type UrlAdd } from './knowledge.schema.js';
-import { guessUploadFormat, MEDIA_TYPES, type DocFormat } from './pipeline/formats.js';
+import { guessUploadFormat, isBlankFile, MEDIA_TYPES, type DocFormat } from './pipeline/formats.js';
 import { TITLE_MAX } from './pipeline/pipeline.js';
 import type { AgentLookup, Embedder, IngestFaultHook, Web } from './ports.js';
 import { pendingRow, toSource } from './sources.js';
@@ -175,6 +175,8 @@ export class KnowledgeService {
   /** An uploaded file: Text, Markdown, HTML, CSV, JSON or PDF, judged by its bytes and name. */
   async addUpload(workspaceId: string, input: UploadAdd): Promise<Source> {
     const bytes = new Uint8Array(await input.file.arrayBuffer());
+    // As a blank text is refused on /v1/knowledge/text, not accepted to fail later (D-071, D-1109).
+    if (isBlankFile(bytes)) throw new ServiceError('svc.knowledge.source_invalid', { errors: [{ field: 'file', reason: 'must not be blank' }] });
     const format = await this.#detectFormat(input.file, bytes);
     if (!format)
       throw new ServiceError('svc.knowledge.format_unsupported', {

@@ -100,6 +100,10 @@ describe('uploads', () => {
     const cases: [FormData, string][] = [
       [noFile, 'file'],
       [upload({ name: 'empty.txt', type: 'text/plain', content: '' }), 'file'],
+      // Blank, as a blank text on /v1/knowledge/text is (D-1109): not accepted to fail later.
+      [upload({ name: 'blank.txt', type: 'text/plain', content: ' \n\t\r\n ' }), 'file'],
+      [upload({ name: 'blank.md', type: 'text/markdown', content: '\uFEFF\n\n' }), 'file'],
+      [upload({ name: 'blank.html', type: 'text/html', content: '   ' }), 'file'],
       [upload({ name: 'a.txt', content: 'x' }, { topics: 'faq' }), 'topics'],
       [upload({ name: 'a.txt', content: 'x' }, { topics: '["bad tag"]' }), 'topics.0'],
       [upload({ name: 'a.txt', content: 'x' }, { title: 't'.repeat(121) }), 'title'],
@@ -125,6 +129,8 @@ describe('uploads', () => {
       expect(res.body.code).toBe('svc.knowledge.source_invalid');
       expect(res.body.errors[0].field).toBe(field);
     }
+    const blank = await api.post('/v1/knowledge/uploads', upload({ name: 'blank.txt', type: 'text/plain', content: '\n \n' }));
+    expect(blank.body.errors).toEqual([{ field: 'file', reason: 'must not be blank' }]);
     expect((await api.post('/v1/knowledge/uploads', upload({ name: 'a.txt', content: 'x' }, { agentId: 'agt_nope' }))).body.code).toBe('svc.agent.not_found');
     expect((await api.post('/v1/knowledge/uploads', { file: 'json is not multipart' })).body.code).toBe('svc.request.invalid');
     expect(await walk(api, '/v1/knowledge/sources')).toEqual([]);

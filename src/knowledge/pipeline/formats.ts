@@ -106,6 +106,20 @@ export function decodeText(bytes: Uint8Array, charset?: string): string {
 }
 
 /**
+ * True for a file of nothing but ASCII white space (after a UTF-8 byte order mark): the
+ * file counterpart of a blank text, refused as one (D-1109). Stops at the first other byte.
+ */
+export function isBlankFile(bytes: Uint8Array): boolean {
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  for (let i = start; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    // Tab, line feed, vertical tab, form feed, carriage return, space.
+    if (b !== 0x20 && (b < 0x09 || b > 0x0d)) return false;
+  }
+  return true;
+}
+
+/**
  * The format of an uploaded file, judged by its bytes first (a PDF signature; binary
  * data), then by its extension, then by its declared type; undefined when unreadable.
  * Cheap: looks at the first 8 KiB at most. A JSON file must still parse
