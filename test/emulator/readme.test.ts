@@ -13,7 +13,15 @@ const quotes = (doc: string, name: string) => read(doc).includes(`\`\`\`ts\n${ex
 describe('TypeScript examples in README.md and docs/', () => {
   it('quote the example files verbatim (the vitest ones run as tests of their own)', () => {
     expect(quotes('README.md', 'vitest-helper.test.ts'), 'README quotes test/examples/vitest-helper.test.ts').toBe(true);
-    for (const name of ['library.example.ts', 'vitest-helper.test.ts', 'msw-app.test.ts', 'typed-calls.test.ts', 'openapi-fetch.test.ts', 'plug-ins.test.ts']) {
+    for (const name of [
+      'library.example.ts',
+      'vitest-helper.test.ts',
+      'vitest-concurrent.test.ts',
+      'msw-app.test.ts',
+      'typed-calls.test.ts',
+      'openapi-fetch.test.ts',
+      'plug-ins.test.ts',
+    ]) {
       expect(quotes('docs/testing.md', name), `docs/testing.md quotes test/examples/${name}`).toBe(true);
     }
   });
