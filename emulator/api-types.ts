@@ -1517,6 +1517,8 @@ export interface components {
             errors?: {
                 field: string;
                 reason: string;
+                /** @description On `svc.project.slug_taken`: a free neighbouring slug */
+                suggestion?: string;
             }[];
         };
         Project: {

@@ -156,12 +156,21 @@ export function toFormIfFiles(body: unknown): unknown {
 /**
  * The headers a typed call sends: it asks for JSON (the form its answer types describe,
  * D-802) unless the caller names an `Accept` of its own or reads the body another way.
+ * An `Accept` of its own that asks for no JSON needs a `parseAs` other than `json`, or
+ * the call throws a `TypeError` before anything is sent (D-1111).
  */
 export function typedHeaders(init: UntypedInit): Record<string, string> | undefined {
   const given = init.headers;
   if (init.parseAs !== undefined && init.parseAs !== 'json') return given;
-  if (given && Object.keys(given).some((name) => name.toLowerCase() === 'accept')) return given;
-  return { accept: 'application/json', ...given };
+  const accept = given && Object.entries(given).find(([name]) => name.toLowerCase() === 'accept');
+  if (!accept) return { accept: 'application/json', ...given };
+  // The answer is typed as JSON: an Accept that asks for something else would make the type untrue (D-1111).
+  if (!/json|\*\/\*/i.test(accept[1])) {
+    throw new TypeError(
+      `a typed call reads its answer as JSON, but its Accept asks for ${JSON.stringify(accept[1])}: say how to read that answer with parseAs ('stream', 'text', 'blob' or 'arrayBuffer')`,
+    );
+  }
+  return given;
 }
 
 /** Reads an answer's body as asked; by default parsed JSON when it says JSON, else text. */

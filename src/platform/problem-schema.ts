@@ -16,7 +16,16 @@ export const ProblemSchema = named(
     code: v.pipe(v.picklist(CODES), v.description('What clients branch on')),
     requestId: v.pipe(v.string(), v.description('Equals the `x-request-id` header')),
     errors: v.optional(
-      v.pipe(v.array(v.object({ field: v.string(), reason: v.string() })), v.description('On validation failures: one entry per field, the first reason each')),
+      v.pipe(
+        v.array(
+          v.object({
+            field: v.string(),
+            reason: v.string(),
+            suggestion: v.optional(v.pipe(v.string(), v.description('On `svc.project.slug_taken`: a free neighbouring slug'))),
+          }),
+        ),
+        v.description('On validation failures: one entry per field, the first reason each'),
+      ),
     ),
   }),
 );

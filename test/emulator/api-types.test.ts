@@ -66,4 +66,22 @@ describe('generated API types', () => {
     expect(lines, JSON.stringify(errors, null, 1)).toEqual(expected);
     expect(errors.map((e) => e.message).join('\n')).toMatch(/'nam' does not exist|Object literal may only specify known properties/);
   });
+
+  it("a problem's errors type the slug suggestion svc.project.slug_taken sends (CONTRACT), so a consumer reads it without a cast", {
+    timeout: 120_000,
+  }, async () => {
+    mkdirSync(TMP, { recursive: true });
+    const file = join(TMP, 'suggestion.ts');
+    writeFileSync(
+      file,
+      [
+        "import type { components } from 'svc-emulator/emulator';",
+        "type Item = NonNullable<components['schemas']['Problem']['errors']>[number];",
+        "const taken: Item = { field: 'slug', reason: 'taken', suggestion: 'acme-coffee-2' };",
+        'export const suggestion: string | undefined = taken.suggestion;',
+        '',
+      ].join('\n'),
+    );
+    expect(await typecheck([file])).toEqual([]);
+  });
 });
