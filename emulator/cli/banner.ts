@@ -1,5 +1,6 @@
 import type { Emulator } from '../emulator.js';
 import type { Fixture } from '../fixtures.js';
+import { printable } from './stops.js';
 
 /** A key whose secret the CLI may print (and hand to `exec`'s command). */
 export interface ShownKey {
@@ -57,5 +58,6 @@ export function bannerLines(url: string, keys: ShownKey[], notes: string[]): str
     lines.push(`  key ${key.name} (${key.workspace}, ${key.workspaceId}): ${key.secret}`, `      scopes: ${key.scopes.join(' ')}`);
   }
   lines.push(...notes, `  start here: ${url}/  OpenAPI: ${url}/v1/openapi.json  health: ${url}/_emulator/health`);
-  return lines;
+  // Names come from fixtures and state files someone may hand over (D-1114).
+  return lines.map(printable);
 }
