@@ -1,8 +1,10 @@
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isPostgresUrl } from '../../src/db/dialects/postgres/postgres-url.js';
 import BetterSqlite3 from 'better-sqlite3';
 import * as v from 'valibot';
+import { BODY_LIMITS } from '../../src/platform/http-body.js';
 import { ServiceError } from '../../src/platform/service-error.js';
 import { toFieldErrors } from '../../src/platform/validation.js';
 import type { Emulator } from '../emulator.js';
@@ -60,11 +62,35 @@ async function targetSecret(db: string | undefined, seed: string | undefined): P
  * only with the secret the emulator about to start will have (same `--seed`, same `--db`
  * file or PostgreSQL database).
  */
+/**
+ * The file's text, read without blocking the thread (a pipe or a FIFO may be slow, and a
+ * signal must still be heard) and no further than `PUT /_emulator/state` reads a body
+ * (64 MiB, D-1115): `/dev/zero` or a 3 GB file is refused as soon as it passes.
+ */
+async function readLimited(path: string, limit: number): Promise<string> {
+  const file = await open(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const { bytesRead, buffer } = await file.read(Buffer.alloc(1024 * 1024), 0, 1024 * 1024, null);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+      if (size > limit) throw new StateFileError(`${path} is larger than ${limit / (1024 * 1024)} MiB, the most a state document may be`);
+      chunks.push(buffer.subarray(0, bytesRead));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    await file.close();
+  }
+}
+
 export async function readStateFile(path: string, target: { db: string | undefined; seed: string | undefined }): Promise<StateDocument> {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(await readLimited(path, BODY_LIMITS.control));
   } catch (error) {
+    if (error instanceof StateFileError) throw error;
     const e = error as NodeJS.ErrnoException;
     throw new StateFileError(e.code ? `cannot read ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}` : `${path} is not JSON: ${e.message}`);
   }

@@ -247,6 +247,12 @@ describe('--import of a bad state file: one line naming the file, exit 1, nothin
     ],
   ];
 
+  it('an endless file (/dev/zero) is refused once past 64 MiB, as PUT /_emulator/state refuses a larger body (D-1115)', async () => {
+    const refused = await runToEnd(['--import', '/dev/zero', '--port', '0'], { track: running });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe('svc-emulator: /dev/zero is larger than 64 MiB, the most a state document may be');
+  });
+
   for (const [what, content, message] of cases) {
     it(`${what}: a new --db file is not created, an existing one is not changed`, async () => {
       const file = join(dir, `${what.replaceAll(' ', '-')}.json`);
