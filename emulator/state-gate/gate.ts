@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { TABLES } from '../../src/db/schema/index.js';
 import { LATEST_INSTANT } from '../../src/platform/clock.js';
+import { iso } from '../../src/platform/time.js';
 import { ServiceError, type FieldError } from '../../src/platform/service-error.js';
 import { toFieldErrors } from '../../src/platform/validation.js';
 import { crossFaults } from './references.js';
@@ -108,7 +109,8 @@ export function clockAndIdFaults(input: { clock?: unknown; ids?: unknown }, now 
  * (`tables.api_keys.3.scopes`, with the row's id in `row`).
  */
 export function gateState(input: GateInput, options: GateOptions = {}): Record<string, Row[]> {
-  const faults: FieldError[] = clockAndIdFaults(input, options.now ?? Date.now());
+  const real = options.now ?? Date.now();
+  const faults: FieldError[] = clockAndIdFaults(input, real);
   const out: Record<string, Row[]> = {};
   for (const table of TABLES) {
     const rows = input.tables[table];
@@ -142,7 +144,10 @@ export function gateState(input: GateInput, options: GateOptions = {}): Record<s
   }
   // References and keys are compared once every row reads as a row.
   if (faults.length === 0) {
-    for (const f of crossFaults(out).slice(0, MAX_FAULTS)) {
+    // The instant the state's clock stands at (checked above): what a key's expiry is compared with.
+    const clock = v.safeParse(ClockSchema, input.clock);
+    const instant = clock.success ? (clock.output.frozen ? clock.output.value : real + clock.output.value) : real;
+    for (const f of crossFaults(out, iso(instant)).slice(0, MAX_FAULTS)) {
       const row = out[f.table]![f.index]!;
       faults.push({ field: `tables.${f.table}.${f.index}.${f.column}`, reason: f.reason, ...rowName(f.table)(row) });
     }

@@ -1,3 +1,4 @@
+import { MAX_ACTIVE_KEYS } from '../../src/auth/auth.service.js';
 import { GLOBAL_TABLES } from '../../src/db/schema/index.js';
 import type { RowFault } from './rows.js';
 
@@ -82,8 +83,12 @@ export interface CrossFault extends RowFault {
   index: number;
 }
 
-/** Every reference that does not resolve and every key used twice, in table order. */
-export function crossFaults(tables: Tables): CrossFault[] {
+/**
+ * Every reference that does not resolve, every key used twice and every active API key
+ * past a workspace's two, in table order. `now`: the state's clock, as the ISO text
+ * `expires_at` is compared with.
+ */
+export function crossFaults(tables: Tables, now: string): CrossFault[] {
   const faults: CrossFault[] = [];
   const byId = new Map<string, Map<string, Row>>();
   const index = (table: string) => {
@@ -122,7 +127,26 @@ export function crossFaults(tables: Tables): CrossFault[] {
       }
     });
   }
-  faults.push(...fileIds(tables), ...addresses(tables));
+  faults.push(...fileIds(tables), ...addresses(tables), ...activeKeys(tables, now));
+  return faults;
+}
+
+/** A workspace has at most two active keys (API.md); the service refuses a third, so a state may not hold one (D-1116). */
+function activeKeys(tables: Tables, now: string): CrossFault[] {
+  const faults: CrossFault[] = [];
+  const active = new Map<string, number>();
+  (tables.api_keys ?? []).forEach((row, index) => {
+    if (row.revoked_at !== null || (row.expires_at !== null && String(row.expires_at) <= now)) return;
+    const n = (active.get(String(row.workspace_id)) ?? 0) + 1;
+    active.set(String(row.workspace_id), n);
+    if (n > MAX_ACTIVE_KEYS)
+      faults.push({
+        table: 'api_keys',
+        index,
+        column: 'revoked_at',
+        reason: `a workspace has at most ${MAX_ACTIVE_KEYS} active keys: revoke or expire the others`,
+      });
+  });
   return faults;
 }
 

@@ -63,6 +63,31 @@ describe('PUT /_emulator/state refuses rows the service could not have written (
     expect((await api.get('/v1/me')).status).toBe(200);
   });
 
+  it('a third active key in one workspace (API.md: at most two); a revoked or expired third is taken (D-1116)', async () => {
+    // Another workspace's key moved into the demo's, which has two active keys already.
+    const other = (await control.post('/_emulator/workspaces', { name: 'other' })).body as { workspaceId: string };
+    const withOther = JSON.stringify(await exported());
+    const moved = (fields: Record<string, unknown>) => {
+      const doc = JSON.parse(withOther) as Doc;
+      const demo = row(doc, 'api_keys', (k) => k.name === 'demo-full').r.workspace_id;
+      const { i, r } = row(doc, 'api_keys', (k) => k.workspace_id === other.workspaceId);
+      Object.assign(r, { workspace_id: demo, ...fields });
+      return { doc, i };
+    };
+    const third = moved({});
+    const refused = await control.put('/_emulator/state', third.doc);
+    expectRefused(refused, `tables.api_keys.${third.i}.revoked_at`);
+    expect(refused.body.errors[0].reason).toBe('a workspace has at most 2 active keys: revoke or expire the others');
+    const at = (doc: Doc) => new Date(doc.clock.value).toISOString();
+    const revoked = moved({});
+    revoked.doc.tables.api_keys![revoked.i]!.revoked_at = at(revoked.doc);
+    expect((await control.put('/_emulator/state', revoked.doc)).status).toBe(200);
+    const expired = moved({});
+    expired.doc.tables.api_keys![expired.i]!.expires_at = at(expired.doc);
+    expect((await control.put('/_emulator/state', expired.doc)).status).toBe(200);
+    expect((await control.put('/_emulator/state', JSON.parse(baseline))).status).toBe(200);
+  });
+
   it('workspaces[].caps that is not JSON', async () => {
     expectRefused(
       await importChanged((doc) => {
