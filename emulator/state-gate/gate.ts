@@ -83,6 +83,11 @@ function rowName(table: string): (row: unknown) => { row?: string } {
 
 const prefixed = (prefix: string, errors: FieldError[]) => errors.map((e) => ({ ...e, field: e.field === '(body)' ? prefix : `${prefix}.${e.field}` }));
 
+/** The instant a state's clock stands at. Frozen: its value. Running: the offset added to real time `now`. */
+function clockInstant(clock: v.InferOutput<typeof ClockSchema>, now: number): number {
+  return clock.frozen ? clock.value : now + clock.value;
+}
+
 /**
  * The clock and the id generator: finite, whole, and within the dates the service can
  * write (D-723). Either may be left out (`undefined`) when only the other is checked.
@@ -92,8 +97,7 @@ export function clockAndIdFaults(input: { clock?: unknown; ids?: unknown }, now 
   const clock = 'clock' in input ? v.safeParse(ClockSchema, input.clock) : undefined;
   if (clock && !clock.success) faults.push(...prefixed('clock', toFieldErrors(clock.issues)));
   else if (clock) {
-    // Frozen: the instant. Running: the offset added to real time.
-    const instant = clock.output.frozen ? clock.output.value : now + clock.output.value;
+    const instant = clockInstant(clock.output, now);
     if (instant < 0 || instant > MAX_CLOCK) faults.push({ field: 'clock.value', reason: `puts the clock at ${instant}, outside 1970 to the year 9000` });
   }
   const ids = 'ids' in input ? v.safeParse(IdsSchema, input.ids) : undefined;
@@ -146,7 +150,7 @@ export function gateState(input: GateInput, options: GateOptions = {}): Record<s
   if (faults.length === 0) {
     // The instant the state's clock stands at (checked above): what a key's expiry is compared with.
     const clock = v.safeParse(ClockSchema, input.clock);
-    const instant = clock.success ? (clock.output.frozen ? clock.output.value : real + clock.output.value) : real;
+    const instant = clock.success ? clockInstant(clock.output, real) : real;
     for (const f of crossFaults(out, iso(instant)).slice(0, MAX_FAULTS)) {
       const row = out[f.table]![f.index]!;
       faults.push({ field: `tables.${f.table}.${f.index}.${f.column}`, reason: f.reason, ...rowName(f.table)(row) });
