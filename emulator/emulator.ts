@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
 import type * as v from 'valibot';
 import { createApp } from '../src/app.js';
 import { closedFetchError } from './closed.js';
@@ -36,6 +36,7 @@ import { clockAndIdFaults } from './state-gate/gate.js';
 import { checkStoreFile, GATE_MARK, GATE_VERSION } from './state-gate/store-file.js';
 import { registerErrorPages } from './docs/error-pages.js';
 import { registerHomePage } from './docs/home-page.js';
+import { createNodeServer } from './node-listener.js';
 import { RequestLog } from './request-log.js';
 import { seedSecret } from './seal.js';
 import { registerInspectRoutes } from './ui/inspect.routes.js';
@@ -443,7 +444,9 @@ export class Emulator implements EmulatorControl, FixtureHost {
   listen(options: { port?: number; host?: string; log?: (line: string) => void } = {}): Promise<ListeningServer> {
     const host = options.host ?? '127.0.0.1';
     return new Promise((resolve, reject) => {
-      const server = serve({ fetch: this.app.fetch, port: options.port ?? 0, hostname: host }, (info: AddressInfo) => {
+      const server = createNodeServer(this.app.fetch, host);
+      server.listen(options.port ?? 0, host, () => {
+        const info = server.address() as AddressInfo;
         const shownHost = host.includes(':') ? `[${host}]` : host;
         resolve({
           url: `http://${shownHost}:${info.port}`,

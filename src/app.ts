@@ -92,6 +92,13 @@ export function createApp(service: Service, options: AppOptions = {}) {
       return problem(c, error);
     }
   });
+  // Ahead of every route and middleware: a request the server could not read reaches
+  // no handler, only the problem document (D-1117).
+  app.use('*', async (c, next) => {
+    const unreadable = c.env?.unreadable;
+    if (unreadable !== undefined) throw new ServiceError('svc.request.invalid', { detail: unreadable.detail });
+    await next();
+  });
   app.use('/workspaces/*', async (c, next) => {
     shell.begin(c);
     c.set('plainJsonErrors', true);

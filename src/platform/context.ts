@@ -1,4 +1,5 @@
 import type { Scope } from './scopes.js';
+import type { Detail } from './service-error.js';
 
 /** Who is calling: set by the API-key middleware on every authenticated `/v1` request. */
 export interface AuthContext {
@@ -17,6 +18,12 @@ export interface AppEnv {
      * out (signed file URLs) point under it.
      */
     publicUrl?: string;
+    /**
+     * Set by the server, never by a client: why it could not read the request as a URL
+     * (a malformed `Host`, a backslash in the path). The answer is `400
+     * svc.request.invalid` before any route runs (D-1117).
+     */
+    unreadable?: { detail?: Detail };
   };
   Variables: {
     requestId: string;

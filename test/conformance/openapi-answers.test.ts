@@ -42,7 +42,7 @@ describe('every answer the tests received, against the served OpenAPI descriptio
     const exercised = new Set(checked.map((v) => v.operation));
     console.info(
       `OpenAPI conformance: ${answers.length} answers; ${checked.length} checked (${checked.filter((v) => v.bodyChecked).length} JSON bodies validated), ` +
-        `${count('unknown-route')} to unknown routes, ${answers.filter((a) => a.faulted && !a.site).length} injected faults checked as problems, ${count('aside')} aside (hosted sites, UI files); ` +
+        `${count('unknown-route')} to unknown routes, ${answers.filter((a) => a.faulted && !a.site).length} injected faults checked as problems, ${count('aside')} aside (hosted sites, UI files, requests the server could not read); ` +
         `${exercised.size} of ${operations} operations exercised`,
     );
   });
@@ -85,6 +85,18 @@ describe('every answer the tests received, against the served OpenAPI descriptio
       /lacks the required header X-Content-Type-Options/,
     );
     expect(wrong({ method: 'PUT', path: '/v1/nothing', status: 200, body: '{}' })).toMatch(/not an answer of an unknown route/);
+    // A request the server could not read (D-1117): 400 svc.request.invalid and nothing else.
+    const unreadable: RecordedAnswer = {
+      ...base,
+      unreadable: true,
+      status: 400,
+      contentType: 'application/problem+json',
+      headers: ['x-request-id', 'x-content-type-options'],
+      body: JSON.stringify({ ...problem, status: 400, title: 'Malformed request', code: 'svc.request.invalid' }),
+    };
+    expect(checker.check(unreadable)).toEqual({ kind: 'aside', why: 'unreadable' });
+    expect(wrong({ ...unreadable, status: 200, contentType: 'application/json', body: JSON.stringify(agent) })).toMatch(/not 400 svc.request.invalid/);
+    expect(wrong({ ...unreadable, headers: ['x-request-id'] })).toMatch(/lacks the header x-content-type-options/);
 
     // An injected fault: any status and code of the registry, as a problem with nosniff (D-874).
     const fault: RecordedAnswer = {

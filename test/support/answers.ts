@@ -23,4 +23,6 @@ export interface RecordedAnswer {
   faulted?: boolean;
   /** Answered by a hosted site (`<slug>.<siteDomain>`), not the API. */
   site?: boolean;
+  /** A request the server could not make a URL of (a malformed `Host`, a backslash): no route's answer (D-1117). */
+  unreadable?: boolean;
 }

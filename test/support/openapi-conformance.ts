@@ -23,7 +23,7 @@ export interface OpenApiDoc {
 export type Verdict =
   | { kind: 'checked'; operation: string; bodyChecked: boolean }
   | { kind: 'unknown-route' }
-  | { kind: 'aside'; why: 'site' | 'ui' }
+  | { kind: 'aside'; why: 'site' | 'ui' | 'unreadable' }
   | { kind: 'mismatch'; operation: string; reason: string };
 
 // What any request may answer on a path the description does not list (CONTRACT: an
@@ -71,6 +71,7 @@ export class ConformanceChecker {
 
   check(answer: RecordedAnswer): Verdict {
     if (answer.site) return { kind: 'aside', why: 'site' };
+    if (answer.unreadable) return this.#checkUnreadable(answer);
     if (answer.faulted) return this.#checkFault(answer);
     if (answer.path === '/_emulator/ui' || answer.path.startsWith('/_emulator/ui/')) return { kind: 'aside', why: 'ui' };
     const media = answer.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -132,6 +133,22 @@ export class ConformanceChecker {
     const errors = this.#validate('#/components/schemas/Problem', { $ref: '#/components/schemas/Problem' }, problem);
     if (errors) return mismatch(`injected ${answer.status} problem document: ${errors}`);
     return found ? { kind: 'checked', operation: name, bodyChecked: true } : { kind: 'unknown-route' };
+  }
+
+  /**
+   * A request the server could not make a URL of (D-1117): no route ran, so no route's
+   * answer applies (nor the key gate's headers); it must be `400 svc.request.invalid`, a
+   * problem document of the registry with the headers every problem carries.
+   */
+  #checkUnreadable(answer: RecordedAnswer): Verdict {
+    const media = answer.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+    const mismatch = (reason: string): Verdict => ({ kind: 'mismatch', operation: `${answer.method} ${answer.path} (unreadable)`, reason });
+    const problem = this.#problemOf(answer);
+    if (answer.status !== 400 || media !== 'application/problem+json' || problem?.code !== 'svc.request.invalid')
+      return mismatch(`${answer.status} ${media} ${problem?.code ?? 'no problem'}: not 400 svc.request.invalid`);
+    for (const header of ['x-request-id', 'x-content-type-options']) if (!answer.headers.includes(header)) return mismatch(`lacks the header ${header}`);
+    const errors = this.#validate('#/components/schemas/Problem', { $ref: '#/components/schemas/Problem' }, problem);
+    return errors ? mismatch(`problem document: ${errors}`) : { kind: 'aside', why: 'unreadable' };
   }
 
   #problemOf(answer: RecordedAnswer): { code: string } | undefined {

@@ -20,7 +20,7 @@ function where(): { file: string; test: string } {
   return { file: state.testPath ? relative(ROOT, state.testPath) : '(unknown)', test: state.currentTestName ?? '(outside a test)' };
 }
 
-function record(request: Request, response: Response, siteSuffix: string): void {
+function record(request: Request, response: Response, siteSuffix: string, unreadable: boolean): void {
   const url = new URL(request.url);
   const host = (request.headers.get('host') ?? url.host).toLowerCase().replace(/:\d+$/, '');
   const contentType = response.headers.get('content-type');
@@ -33,6 +33,7 @@ function record(request: Request, response: Response, siteSuffix: string): void 
     headers: [...response.headers.keys()],
   };
   if (faulted.has(request)) answer.faulted = true;
+  if (unreadable) answer.unreadable = true;
   if (host.endsWith(siteSuffix) && !url.pathname.startsWith('/files/')) answer.site = true;
   answers.push(answer);
   if (!contentType || !/json/i.test(contentType) || response.body === null) return;
@@ -76,8 +77,9 @@ function instrument(emulator: Emulator): void {
   const fetch = app.fetch;
   app.fetch = (request, ...rest) => {
     const answered = fetch(request, ...rest);
+    const unreadable = (rest[0] as { unreadable?: unknown } | undefined)?.unreadable !== undefined;
     const seen = (response: Response) => {
-      record(request, response, siteSuffix);
+      record(request, response, siteSuffix, unreadable);
       return response;
     };
     return answered instanceof Promise ? answered.then(seen) : seen(answered);

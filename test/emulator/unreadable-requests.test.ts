@@ -1,0 +1,78 @@
+import { request } from 'node:http';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fileEmulator, workspace } from '../support/emulator.js';
+
+// Requests node's server reads but cannot make a URL of: a problem document, no route (D-1117).
+const emulator = await fileEmulator({ fixtures: 'none', seed: 3 });
+const ws = await workspace(emulator);
+let port: number;
+
+beforeAll(async () => {
+  port = (await emulator.listen({ port: 0 })).port;
+});
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** A request on the port written as given: Host and path exactly as they are (fetch would fix both). */
+function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers, setHost: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('a request the server cannot read as a URL', () => {
+  it.each([
+    ['a Host with a user part', '/v1/agents', { host: 'user@127.0.0.1' }, 'The Host header is not a host name or address with an optional port.'],
+    ['a Host with a space', '/v1/agents', { host: 'a b' }, 'The request could not be read.'],
+    ['an unclosed IPv6 Host', '/v1/agents', { host: '[::1' }, 'The request could not be read.'],
+    ['a backslash in the path', '/v1\\agents', {}, 'The request path holds a backslash; write it as %5C.'],
+  ])('%s: 400 svc.request.invalid as a problem document with a request id', async (_, path, headers: Record<string, string>, detail) => {
+    const answer = await raw('GET', path, { host: `127.0.0.1:${port}`, ...headers, authorization: `Bearer ${ws.key}` });
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toBe('application/problem+json');
+    expect(answer.headers['x-request-id']).toMatch(/^req_/);
+    const problem = JSON.parse(answer.text);
+    expect(problem).toMatchObject({ status: 400, code: 'svc.request.invalid', title: 'Malformed request', detail, instance: path });
+    // The reference is the server's own address, never the Host it could not read.
+    expect(problem.type).toBe(`http://127.0.0.1:${port}/docs/errors/svc.request.invalid`);
+    expect(problem.requestId).toBe(answer.headers['x-request-id']);
+  });
+
+  it('in Spanish when asked', async () => {
+    const answer = await raw('GET', '/v1\\agents', { host: `127.0.0.1:${port}`, 'accept-language': 'es' });
+    expect(JSON.parse(answer.text).detail).toBe('La ruta de la solicitud contiene una barra invertida; escríbala como %5C.');
+  });
+
+  it('reaches no route: a valid key and body under a bad Host create nothing, and the control plane does not answer', async () => {
+    const body = JSON.stringify({ name: 'Should not exist' });
+    const headers = {
+      host: 'user@127.0.0.1',
+      authorization: `Bearer ${ws.key}`,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    };
+    const created = await raw('POST', '/v1/agents', headers, body);
+    expect(created.status).toBe(400);
+    expect(JSON.parse(created.text).code).toBe('svc.request.invalid');
+    expect((await ws.api.get('/v1/agents')).body.data).toEqual([]);
+    const state = await raw('GET', '/_emulator/state', { host: 'user@127.0.0.1' });
+    expect(state.status).toBe(400);
+    expect(state.text).not.toContain('tables');
+  });
+
+  it('a well-formed request on the same connection settings is answered as always', async () => {
+    const answer = await raw('GET', '/v1/agents', { host: `127.0.0.1:${port}`, authorization: `Bearer ${ws.key}` });
+    expect(answer.status).toBe(200);
+  });
+});
