@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
 import type { JobTable } from '../db/schema/core.js';
 
@@ -10,11 +10,15 @@ export interface JobClaims {
   /** At start: jobs a stop of this store's users cut off become runnable again. */
   recover(): Promise<void>;
   /**
-   * Claims at most `limit` due jobs (`run_at <= now`) for this process, oldest first,
-   * marked `running` with one more attempt; with `kind`, only jobs of that kind.
-   * `holding`: the jobs this process runs now.
+   * Claims at most `limit` due jobs (`run_at <= now`) for this process, marked `running`
+   * with one more attempt; with `kind`, only jobs of that kind. `holding`: the jobs this
+   * process runs now. Workspaces take turns (D-1118): each workspace's oldest due job
+   * comes before any workspace's second, and within a turn a workspace `served` names
+   * later goes later (`served`: workspace ids, the one served longest ago first; one not
+   * named goes first), then the oldest job; so a workspace's single upload does not wait
+   * behind another's hundreds.
    */
-  claim(now: string, limit: number, holding: ReadonlySet<string>, kind?: string): Promise<JobTable[]>;
+  claim(now: string, limit: number, holding: ReadonlySet<string>, served: readonly string[], kind?: string): Promise<JobTable[]>;
   /** The jobs ended well: they leave the table (one statement for a batch). */
   finish(ids: readonly string[]): Promise<void>;
   /** The job threw: it stays, `failed`, with the message. */
@@ -41,18 +45,23 @@ export class LocalClaims implements JobClaims {
   }
 
   /** One transaction for the whole claim (D-891): a select and one update, not an update per job. */
-  async claim(now: string, limit: number, holding: ReadonlySet<string>, kind?: string): Promise<JobTable[]> {
+  async claim(now: string, limit: number, holding: ReadonlySet<string>, served: readonly string[], kind?: string): Promise<JobTable[]> {
     if (limit <= 0) return [];
     return this.db.transaction().execute(async (trx) => {
-      let due = trx.selectFrom('jobs').selectAll().where('status', '=', 'queued').where('run_at', '<=', now);
+      let due = trx
+        .selectFrom('jobs')
+        .selectAll()
+        .select(sql<number>`row_number() over (partition by workspace_id order by run_at, id)`.as('turn'))
+        .where('status', '=', 'queued')
+        .where('run_at', '<=', now);
       if (kind !== undefined) due = due.where('kind', '=', kind);
-      const rows = (
-        await due
-          .orderBy('run_at')
-          .orderBy('id')
-          .limit(limit + holding.size)
-          .execute()
-      )
+      // No turn past `limit` (and the jobs held) can be taken: the rest stay in the store.
+      const candidates = await trx
+        .selectFrom(due.as('due'))
+        .selectAll()
+        .where('turn', '<=', limit + holding.size)
+        .execute();
+      const rows = inTurns(candidates, served)
         .filter((row) => !holding.has(row.id))
         .slice(0, limit);
       if (rows.length === 0) return [];
@@ -86,4 +95,19 @@ export class LocalClaims implements JobClaims {
     const row = await this.db.selectFrom('jobs').select('id').where('status', '=', 'queued').where('run_at', '<=', now).limit(1).executeTakeFirst();
     return row !== undefined;
   }
+}
+
+/**
+ * `rows` (each with its `turn`, its place among its workspace's due jobs) in the order
+ * workspaces take turns (D-1118), without their turns.
+ */
+export function inTurns<R extends JobTable & { turn: number | string }>(rows: readonly R[], served: readonly string[]): JobTable[] {
+  const place = new Map(served.map((id, i) => [id, i]));
+  const rank = (row: R) => place.get(row.workspace_id) ?? -1;
+  return [...rows]
+    .sort(
+      (a, b) =>
+        Number(a.turn) - Number(b.turn) || rank(a) - rank(b) || (a.run_at < b.run_at ? -1 : a.run_at > b.run_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    )
+    .map(({ turn: _, ...row }) => row);
 }

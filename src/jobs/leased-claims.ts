@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
 import type { JobTable } from '../db/schema/core.js';
 import { DB_NOW_MS, type SharedProcess } from '../platform/shared-process.js';
-import type { JobClaims } from './claims.js';
+import { inTurns, type JobClaims } from './claims.js';
 
 const QUIET_WAIT_MS = 25;
 
@@ -24,27 +24,38 @@ export class LeasedClaims implements JobClaims {
 
   async recover(): Promise<void> {}
 
-  async claim(now: string, limit: number, holding: ReadonlySet<string>, kind?: string): Promise<JobTable[]> {
+  async claim(now: string, limit: number, holding: ReadonlySet<string>, served: readonly string[], kind?: string): Promise<JobTable[]> {
     if (limit <= 0) return [];
     const me = this.process.id;
+    // Queued and due, or running under no live lease (of another process, or of this
+    // one for a job it no longer runs); nobody preparing an import; of `kind`, if given.
+    const claimable = sql`((j.status = 'queued' AND j.run_at <= ${now})
+          OR (j.status = 'running' AND NOT EXISTS (
+                SELECT 1 FROM job_leases l JOIN instances i ON i.id = l.instance_id
+                WHERE l.job_id = j.id AND i.lease_until > ${DB_NOW_MS}
+                  AND (l.instance_id <> ${me} OR j.id = ANY(${[...holding]}::text[])))))
+        AND NOT EXISTS (SELECT 1 FROM instances p WHERE p.pausing = 1 AND p.lease_until > ${DB_NOW_MS})
+        AND (${kind ?? null}::text IS NULL OR j.kind = ${kind ?? null})`;
     return this.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<JobTable>`
-        WITH picked AS (
-          SELECT j.id FROM jobs j
-          WHERE ((j.status = 'queued' AND j.run_at <= ${now})
-              OR (j.status = 'running' AND NOT EXISTS (
-                    SELECT 1 FROM job_leases l JOIN instances i ON i.id = l.instance_id
-                    WHERE l.job_id = j.id AND i.lease_until > ${DB_NOW_MS}
-                      AND (l.instance_id <> ${me} OR j.id = ANY(${[...holding]}::text[])))))
-            AND NOT EXISTS (SELECT 1 FROM instances p WHERE p.pausing = 1 AND p.lease_until > ${DB_NOW_MS})
-            AND (${kind ?? null}::text IS NULL OR j.kind = ${kind ?? null})
-          ORDER BY j.run_at, j.id
+      // Workspaces take turns (D-1118). A window function cannot share a query level
+      // with FOR UPDATE: the turns are counted first, then the rows locked, the
+      // condition checked again on each row as locked (another process may have just
+      // claimed it).
+      const { rows } = await sql<JobTable & { turn: number | string }>`
+        WITH due AS (
+          SELECT j.id, j.run_at, row_number() OVER (PARTITION BY j.workspace_id ORDER BY j.run_at, j.id) AS turn
+          FROM jobs j WHERE ${claimable}
+        ),
+        picked AS (
+          SELECT j.id, d.turn FROM jobs j JOIN due d ON d.id = j.id
+          WHERE ${claimable}
+          ORDER BY d.turn, coalesce(array_position(${[...served]}::text[], j.workspace_id), 0), d.run_at, d.id
           LIMIT ${limit}
           FOR UPDATE OF j SKIP LOCKED
         )
         UPDATE jobs SET status = 'running', attempts = jobs.attempts + 1, updated_at = ${now}
         FROM picked WHERE jobs.id = picked.id
-        RETURNING jobs.*`.execute(trx);
+        RETURNING jobs.*, picked.turn`.execute(trx);
       if (rows.length > 0) {
         await trx
           .insertInto('job_leases')
@@ -52,7 +63,7 @@ export class LeasedClaims implements JobClaims {
           .onConflict((oc) => oc.column('job_id').doUpdateSet((eb) => ({ instance_id: eb.ref('excluded.instance_id') })))
           .execute();
       }
-      return rows.sort((a, b) => (a.run_at < b.run_at ? -1 : a.run_at > b.run_at ? 1 : a.id < b.id ? -1 : 1));
+      return inTurns(rows, served);
     });
   }
 

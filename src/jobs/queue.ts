@@ -37,6 +37,9 @@ export interface ClockMoves {
   onChange(listener: () => void): () => void;
 }
 
+// How many workspaces the turns remember (D-1118): tests open thousands in one process.
+const SERVED_KEPT = 1024;
+
 // How often `drain` looks again while another process runs the last jobs.
 const DRAIN_WAIT_MS = 25;
 
@@ -54,6 +57,8 @@ export class JobQueue {
   /** The most jobs a handler of that kind takes at once (1 unless registered with `registerBatch`). */
   readonly #batches = new Map<string, number>();
   readonly #inFlight = new Set<string>();
+  /** Workspaces whose jobs this process claimed, the one served longest ago first (D-1118). */
+  readonly #served = new Map<string, true>();
   /** Slots of the concurrency in use: a batch takes one. */
   #slots = 0;
   readonly #pq: PQueue;
@@ -240,15 +245,15 @@ export class JobQueue {
     const free = this.deps.concurrency - this.#slots;
     if (!this.#running || free <= 0) return;
     const now = iso(this.deps.clock.now());
-    const claimed = await this.#claims.claim(now, free, this.#inFlight);
-    for (const row of claimed) this.#inFlight.add(row.id);
+    const claimed = await this.#claims.claim(now, free, this.#inFlight, [...this.#served.keys()]);
+    for (const row of claimed) this.#taken(row);
     for (const row of claimed) {
       const batch = [row];
       // A batch kind fills its slot with more jobs of its kind, claimed at once.
       const max = this.#batches.get(row.kind) ?? 1;
       if (max > 1 && this.#running) {
-        for (const more of await this.#claims.claim(now, max - 1, this.#inFlight, row.kind)) {
-          this.#inFlight.add(more.id);
+        for (const more of await this.#claims.claim(now, max - 1, this.#inFlight, [...this.#served.keys()], row.kind)) {
+          this.#taken(more);
           batch.push(more);
         }
       }
@@ -259,6 +264,15 @@ export class JobQueue {
       this.#slots += 1;
       void this.#pq.add(() => this.#run(row.kind, jobs));
     }
+  }
+
+  /** A claimed job: held, and its workspace served last. */
+  #taken(row: JobTable): void {
+    this.#inFlight.add(row.id);
+    this.#served.delete(row.workspace_id);
+    this.#served.set(row.workspace_id, true);
+    // A bound on the memory: a workspace forgotten goes first at its next job, as a new one.
+    if (this.#served.size > SERVED_KEPT) this.#served.delete(this.#served.keys().next().value!);
   }
 
   async #run(kind: string, batch: { job: Job; payload: string }[]): Promise<void> {

@@ -3,6 +3,9 @@ import { openStore, type Store } from '../../src/db/database.js';
 import { type Job, JobQueue } from '../../src/jobs/queue.js';
 import { EmulatedClock } from '../../src/platform/clock.js';
 import { createIdGenerator } from '../../src/platform/ids.js';
+import { LeasedClaims } from '../../src/jobs/leased-claims.js';
+import { SharedProcess } from '../../src/platform/shared-process.js';
+import { BACKENDS } from '../support/backends.js';
 
 const open: Store[] = [];
 afterEach(async () => {
@@ -95,4 +98,48 @@ describe('jobs run in batches (D-891)', () => {
     expect(most).toBeLessThanOrEqual(2);
     expect(await rows()).toEqual([]);
   });
+});
+
+describe('workspaces take turns (D-1118)', () => {
+  for (const backend of BACKENDS) {
+    it(`on ${backend.name}: each workspace's oldest job first, then each one's second, single jobs and batches alike`, async () => {
+      const store = await openStore(backend.options());
+      open.push(store);
+      const clock = new EmulatedClock({ frozenAt: Date.parse('2026-01-01T00:00:00Z') });
+      // A shared store claims under leases (LeasedClaims), as the service does there.
+      const process = store.shared ? new SharedProcess(store.db, 'ins_turns', { leaseMs: 60_000, now: () => clock.now(), log: () => {} }) : undefined;
+      await process?.start();
+      /** The order the jobs ran in (a batch's jobs in one entry) when workspace a asked first for four, b then for two, c for one. */
+      const ran = async (batch: number): Promise<string[][]> => {
+        const queue = new JobQueue({
+          db: store.db,
+          clock,
+          ids: createIdGenerator({ clock, seed: 1 }),
+          concurrency: 1,
+          log: () => {},
+          clockMoves: { frozen: true, onChange: () => () => {} },
+          claims: process && new LeasedClaims(store.db, process),
+        });
+        const order: string[][] = [];
+        queue.registerBatch('some.kind', async (jobs) => void order.push(jobs.map((j) => j.id.replace(/^.*_/, ''))), batch);
+        for (const [ws, n] of [
+          ['a', 4],
+          ['b', 2],
+          ['c', 1],
+        ] as const) {
+          for (let i = 1; i <= n; i++) await queue.enqueue(store.db, { id: `job${batch}_${ws}${i}`, workspaceId: `ws_${ws}`, kind: 'some.kind', payload: {} });
+        }
+        await queue.start();
+        await queue.drain();
+        await queue.stop();
+        return order;
+      };
+      try {
+        expect((await ran(1)).flat()).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'a4']);
+        expect(await ran(3)).toEqual([['a1', 'b1', 'c1'], ['a2', 'b2', 'a3'], ['a4']]);
+      } finally {
+        await process?.stop();
+      }
+    });
+  }
 });
