@@ -78,6 +78,8 @@ function codeOf(error: unknown): IngestFailureCode {
  */
 export class Ingestion {
   readonly #writes: IngestWrites;
+  /** The last ingestion's turn at the queued faults: each waits for the one before (D-1119). */
+  #faultTurn: Promise<unknown> = Promise.resolve();
   /** Every upload's stored document is read once: compiled once. */
   readonly #input: PreparedQuery<{ sourceId: string }, { content: Uint8Array }>;
 
@@ -104,23 +106,32 @@ export class Ingestion {
    * could not be written.
    */
   async ingest(jobs: Job<IngestPayload>[]): Promise<Map<string, unknown>> {
-    const ids = [...new Set(jobs.map((j) => j.payload.sourceId))];
-    const rows = new Map((await this.deps.db.selectFrom('knowledge_sources').selectAll().where('id', 'in', ids).execute()).map((r) => [r.id, r]));
-    const todo: { job: Job<IngestPayload>; row: KnowledgeSourceTable }[] = [];
-    for (const job of jobs) {
-      const row = rows.get(job.payload.sourceId);
-      // Gone, settled, or another job of this batch takes it: nothing to do.
-      if (row?.workspace_id !== job.workspaceId || row.status !== 'pending') continue;
-      rows.delete(row.id);
-      todo.push({ job, row });
+    // Queued faults go to ingestions in the order their jobs were claimed, this batch's
+    // before a later batch's (D-1119): the places are taken now, before any await.
+    const wanted = jobs.map(() => settleable<boolean>());
+    const faults = wanted.map((w) => this.#nextFault(w.promise));
+    const todo: { job: Job<IngestPayload>; row: KnowledgeSourceTable; fault: Promise<IngestFailureCode | undefined> }[] = [];
+    try {
+      const ids = [...new Set(jobs.map((j) => j.payload.sourceId))];
+      const rows = new Map((await this.deps.db.selectFrom('knowledge_sources').selectAll().where('id', 'in', ids).execute()).map((r) => [r.id, r]));
+      jobs.forEach((job, i) => {
+        const row = rows.get(job.payload.sourceId);
+        // Gone, settled, or another job of this batch takes it: nothing to do, no fault spent.
+        if (row?.workspace_id !== job.workspaceId || row.status !== 'pending') return;
+        rows.delete(row.id);
+        todo.push({ job, row, fault: faults[i]! });
+        wanted[i]!.resolve(true);
+      });
+    } finally {
+      for (const w of wanted) w.resolve(false);
     }
     const failures = new Map<string, unknown>();
     const writes: Promise<void>[] = [];
     let next = 0;
     const lane = async () => {
       while (next < todo.length) {
-        const { job, row } = todo[next++]!;
-        const outcome = await this.#outcome(row, job.payload.ownTitle === true);
+        const { job, row, fault } = todo[next++]!;
+        const outcome = await this.#outcome(row, job.payload.ownTitle === true, fault);
         // Only the write settles the job: it is finished once its outcome is committed.
         writes.push(this.#writes.write(outcome).catch((error: unknown) => void failures.set(job.id, error)));
       }
@@ -130,10 +141,21 @@ export class Ingestion {
     return failures;
   }
 
+  /**
+   * The next queued fault for an ingestion that `wanted` says goes ahead (none is spent
+   * for one that does not), once the ingestions before it have taken theirs.
+   */
+  #nextFault(wanted: Promise<boolean>): Promise<IngestFailureCode | undefined> {
+    const fault = this.#faultTurn.then(async () => ((await wanted) ? this.deps.takeFault() : undefined));
+    // A take that failed (the store out of reach) fails its own ingestion, not the next.
+    this.#faultTurn = fault.catch(() => undefined);
+    return fault;
+  }
+
   /** What the pipeline makes of a pending source: ready with its chunks, or failed with a code. */
-  async #outcome(row: KnowledgeSourceTable, ownTitle: boolean): Promise<IngestOutcome> {
+  async #outcome(row: KnowledgeSourceTable, ownTitle: boolean, queuedFault: Promise<IngestFailureCode | undefined>): Promise<IngestOutcome> {
     try {
-      const fault = await this.deps.takeFault();
+      const fault = await queuedFault;
       if (fault !== undefined) throw new IngestError(fault, 'injected fault');
       return { row, ...(await this.#run(row, ownTitle)) };
     } catch (error) {
@@ -230,4 +252,11 @@ export class Ingestion {
       await this.deps.settled?.(trx, row.workspace_id, `${row.id}:${result.ingested.contentHash}`);
     });
   }
+}
+
+/** A promise and its resolve, settled once (later calls do nothing). */
+function settleable<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
 }
