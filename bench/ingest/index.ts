@@ -5,6 +5,7 @@ import { tempDbPath } from '../../test/support/backends.js';
 import { fmt, median } from '../support.js';
 import { runHeldOutShape } from './debian.js';
 import { runStages } from './stages.js';
+import { runTurns } from './turns.js';
 
 const LARGE_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SMALL_DOCS = Number(process.env.BENCH_SMALL_DOCS ?? 1000);
@@ -35,11 +36,13 @@ function smallDocument(i: number): string {
  * The synthetic figures (one large document, many small ones), then the held-out-shaped
  * set of real documentation (`debian.ts`). `BENCH_INGEST_ONLY=synthetic` or `held-out`
  * runs one of them; `BENCH_INGEST_ONLY=stages`, the pipeline's stages in process
- * (`stages.ts`), which the default run leaves out.
+ * (`stages.ts`), and `BENCH_INGEST_ONLY=turns`, one workspace's upload behind another's
+ * (`turns.ts`), which the default run leaves out.
  */
 export async function run(): Promise<void> {
   const only = process.env.BENCH_INGEST_ONLY;
   if (only === 'stages') return runStages();
+  if (only === 'turns') return runTurns();
   if (only !== 'held-out') await runSynthetic();
   if (only !== 'synthetic') await runHeldOutShape();
 }
