@@ -1081,8 +1081,11 @@ export interface components {
         ChatRequest: {
             message: string;
             conversationId?: string;
-            /** @description Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict). */
-            agentId?: unknown;
+            /**
+             * @description Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict).
+             * @enum {unknown}
+             */
+            agentId?: never;
         };
         ChatStarted: {
             conversationId: string;

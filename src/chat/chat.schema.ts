@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { named } from '../platform/named-schema.js';
 import type { EventStreamDoc } from '../platform/openapi.js';
 import { ProblemSchema } from '../platform/problem-schema.js';
-import { clientText } from '../platform/validation.js';
+import { clientText, neverAccepted } from '../platform/validation.js';
 
 /**
  * The chat body. `agentId` is declared so that it reaches the service, which refuses it
@@ -16,7 +16,7 @@ export const ChatBodySchema = named(
       v.check((s) => s.trim().length > 0, 'must not be blank'),
     ),
     conversationId: v.optional(clientText({ min: 1, max: 100, minMessage: 'must not be empty', message: 'must be at most 100 characters' })),
-    agentId: v.optional(v.pipe(v.unknown(), v.description('Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict).'))),
+    agentId: v.optional(neverAccepted('Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict).')),
   }),
 );
 

@@ -86,6 +86,17 @@ export function integerText(min: number, max: number, description = '') {
   return v.pipe(v.string(), v.regex(/^\d+$/, message), shown, v.transform(Number), v.minValue(min, message), v.maxValue(max, message));
 }
 
+/**
+ * A body field the service reads only to refuse it with its own code (`agentId` in a chat
+ * body: the path names the agent): any value passes validation, so the service can say
+ * why, and the description says no value is valid (`enum: []`), which a generated client
+ * types as `never`, so passing it does not compile (D-1120).
+ */
+export function neverAccepted(description: string) {
+  const shown = { ...v.metadata<unknown, Record<never, never>>({}), type: 'never_accepted' as const, description };
+  return v.pipe(v.unknown(), shown);
+}
+
 /** Renders the text actions above in JSON Schema (the OpenAPI description, the fixture schema). */
 export const textActionsToJsonSchema: NonNullable<ConversionConfig['overrideAction']> = ({ valibotAction, jsonSchema }) => {
   const action = valibotAction as { type: string; chars?: number; minimum?: number; maximum?: number; description?: string; metadata?: object };
@@ -101,6 +112,7 @@ export const textActionsToJsonSchema: NonNullable<ConversionConfig['overrideActi
   if (action.type === 'min_chars') return { ...jsonSchema, minLength: Math.max(jsonSchema.minLength ?? 0, action.chars!) };
   if (action.type === 'max_chars') return { ...jsonSchema, maxLength: Math.min(jsonSchema.maxLength ?? Infinity, action.chars!) };
   if (action.type === 'well_formed') return jsonSchema;
+  if (action.type === 'never_accepted') return { ...jsonSchema, enum: [], description: action.description! };
   return undefined;
 };
 

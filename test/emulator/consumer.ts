@@ -68,6 +68,10 @@ if (got.status === 404 && got.error.code === 'svc.page.not_found') console.log(g
 console.log(me.data.scopes);
 // @ts-expect-error TS2339 an agent has no `title`
 if (got.ok) console.log(got.data.title);
+const reply = await api.POST('/v1/agents/{agentId}/chat', { params: { path: { agentId: agent.id } }, body: { message: 'Hello' } });
+if (reply.ok) console.log(reply.data.reply);
+// @ts-expect-error TS2322 the path names the agent: a chat body never takes `agentId`
+await api.POST('/v1/agents/{agentId}/chat', { params: { path: { agentId: agent.id } }, body: { message: 'Hello', agentId: agent.id } });
 
 // The untyped calls answer `unknown`: narrow, or name the type.
 const untyped: ApiResponse = await api.get('/v1/me');
