@@ -101,9 +101,32 @@ export type TypedAnswer<O, P extends ParseAs | undefined = undefined> =
  */
 type ParseAsOf<I> = [I] extends [{ parseAs: infer X extends ParseAs }] ? X : undefined;
 
+// The keys of every member of a union (`keyof` a union gives only the keys all share),
+// and the type a key has in the members that have it.
+type KeysOf<S> = S extends unknown ? keyof S : never;
+type AtKey<S, K extends PropertyKey> = S extends unknown ? (K extends keyof S ? S[K] : never) : never;
+type ElementOf<S> = S extends readonly (infer E)[] ? E : never;
+
+/**
+ * `T`, with each key the shape `S` does not name typed `never`, in nested objects and
+ * arrays too (D-1121). A call's init is inferred (`I`), and TypeScript checks no excess
+ * properties of an inferred type: without this a misspelt optional field (`topic` for
+ * `topics`, `limt` for `limit`) compiled and the server refused it. A shape with an
+ * index signature (`headers`) names every key; files and forms are taken as they are.
+ */
+export type NoExtraKeys<T, S> = T extends Blob | FormData | ArrayBuffer | ArrayBufferView | Date
+  ? T
+  : T extends readonly unknown[]
+    ? { [K in keyof T]: NoExtraKeys<T[K], ElementOf<NonNullable<S>>> }
+    : T extends object
+      ? { [K in keyof T]: K extends KeysOf<NonNullable<S>> ? NoExtraKeys<T[K], AtKey<NonNullable<S>, K>> : never }
+      : T;
+
 type TypedCall<M extends HttpMethod> = <P extends PathsWith<M>, I extends RequestInitFor<OperationOf<P, M>>>(
   path: P,
-  ...init: IsRequired<OperationOf<P, M>> extends true ? [init: I] : [init?: I]
+  ...init: IsRequired<OperationOf<P, M>> extends true
+    ? [init: I & NoExtraKeys<I, RequestInitFor<OperationOf<P, M>>>]
+    : [init?: I & NoExtraKeys<I, RequestInitFor<OperationOf<P, M>>>]
 ) => Promise<TypedAnswer<OperationOf<P, M>, ParseAsOf<I>>>;
 
 /** Calls typed by path and method, in the openapi-fetch style (`GET`, `POST`, ...). */

@@ -72,6 +72,17 @@ const reply = await api.POST('/v1/agents/{agentId}/chat', { params: { path: { ag
 if (reply.ok) console.log(reply.data.reply);
 // @ts-expect-error TS2322 the path names the agent: a chat body never takes `agentId`
 await api.POST('/v1/agents/{agentId}/chat', { params: { path: { agentId: agent.id } }, body: { message: 'Hello', agentId: agent.id } });
+const asked = await api.POST('/v1/agents/{agentId}/query', {
+  params: { path: { agentId: agent.id } },
+  body: { query: 'parking', topics: ['visit'], limit: 3 },
+});
+if (asked.ok) console.log(asked.data.passages.map((p) => p.score));
+// @ts-expect-error TS2322 a misspelt optional field: `topic` is no field of a query (`topics` is)
+await api.POST('/v1/agents/{agentId}/query', { params: { path: { agentId: agent.id } }, body: { query: 'parking', topic: ['visit'] } });
+// @ts-expect-error TS2322 a misspelt optional field inside another: `descripton`
+await api.POST('/v1/agents', { body: { name: 'Ada', identity: { businessName: 'Acme', descripton: 'Sells anvils' } } });
+// @ts-expect-error TS2561 a misspelt query parameter: `limt` (did you mean `limit`?)
+await api.GET('/v1/agents', { params: { query: { limt: 10 } } });
 
 // The untyped calls answer `unknown`: narrow, or name the type.
 const untyped: ApiResponse = await api.get('/v1/me');
