@@ -149,4 +149,47 @@ describe('a consumer project', () => {
       expectMarkedErrors(errors, { written: 'consumer.ts', loose: 'loose.ts' }, expected);
     }
   });
+
+  it('finds every entry and its types under the module resolution of a bundler project, and of an older one that reads no exports map (node10)', {
+    timeout: 300_000,
+  }, async () => {
+    await installedOnce();
+    writeFileSync(join(project, 'entries.ts'), ENTRIES);
+    for (const moduleResolution of ['bundler', 'node10']) {
+      const tsconfig = {
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution,
+          lib: LIBS.node,
+          types: ['node'],
+          skipLibCheck: true,
+        },
+        files: ['entries.ts'],
+      };
+      writeFileSync(join(project, `tsconfig.${moduleResolution}.json`), JSON.stringify(tsconfig, null, 2));
+      // Every line tsc prints counts, an option it refuses too (no file named): it must print nothing.
+      const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc');
+      const printed = await run(process.execPath, [tsc, '-p', `tsconfig.${moduleResolution}.json`, '--pretty', 'false'], { cwd: project }).then(
+        ({ stdout }) => stdout,
+        (error: { stdout: string }) => error.stdout || String(error),
+      );
+      expect(printed.trim(), moduleResolution).toBe('');
+    }
+  });
 });
+
+/** Each entry by its name, one typed thing from each: a name that resolved to nothing would be an error here. */
+const ENTRIES = `
+import { createEmulator, type Emulator } from 'svc-emulator';
+import type { components, TypedCalls } from 'svc-emulator/emulator';
+import { emulatorHandlers } from 'svc-emulator/msw';
+import { setupEmulator } from 'svc-emulator/vitest';
+type Agent = components['schemas']['Agent'];
+export async function check(api: TypedCalls): Promise<[Emulator, Agent | undefined, unknown, unknown]> {
+  const created = await api.POST('/v1/agents', { body: { name: 'Ada', identity: { businessName: 'Acme' } } });
+  return [await createEmulator({ seed: 1 }), created.status === 201 ? created.data : undefined, emulatorHandlers, setupEmulator];
+}
+`;
