@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
+import { rawRequest } from '../support/raw-request.js';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, exited, startCli } from '../support/cli.js';
@@ -16,17 +16,10 @@ afterEach(() => {
 const start = (args: string[], env: Record<string, string> = {}) => startCli(args, { env, track: running });
 
 /** One request on a real port with any Host header (fetch would not let us choose it). */
-function raw(url: string, method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+async function raw(url: string, method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, method, path, headers }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  const { status, text } = await rawRequest({ host: hostname, port: Number(port), method, path, headers });
+  return { status, body: text ? JSON.parse(text) : undefined };
 }
 
 async function stop(child: ChildProcess): Promise<void> {

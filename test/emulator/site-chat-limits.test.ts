@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { rawRequest, type RawAnswer } from '../support/raw-request.js';
 import { describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../emulator/emulator.js';
 import { send } from '../support/client.js';
@@ -95,11 +95,7 @@ describe('site chat visitors in process (one shared visitor)', () => {
   });
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
+type Answer = RawAnswer;
 
 /** One request to the listening emulator from a chosen local address. */
 function over(
@@ -109,26 +105,14 @@ function over(
   path: string,
   options: { from?: string; headers?: Record<string, string>; body?: unknown } = {},
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        localAddress: options.from ?? '127.0.0.1',
-        headers: { host: `${host}:${port}`, ...(body && { 'content-type': 'application/json' }), ...options.headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  return rawRequest({
+    port,
+    method,
+    path,
+    localAddress: options.from ?? '127.0.0.1',
+    headers: { host: `${host}:${port}`, ...(body && { 'content-type': 'application/json' }), ...options.headers },
+    ...(body !== undefined && { body }),
   });
 }
 

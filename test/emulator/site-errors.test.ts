@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { request } from 'node:http';
+import { rawRequest } from '../support/raw-request.js';
 import { parseHTML } from 'linkedom';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
@@ -23,22 +23,7 @@ beforeAll(async () => {
 });
 
 /** A request on the port with a Host header of our choosing (fetch would not let us). */
-function onPort(
-  path: string,
-  headers: Record<string, string>,
-  to = port,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: to, path, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const onPort = (path: string, headers: Record<string, string>, to = port) => rawRequest({ port: to, path, headers });
 
 const hashOf = (css: string) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
 const styleSrc = (csp: string | null | undefined) => /style-src ([^;]+)/.exec(csp ?? '')?.[1]?.split(' ');

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { rawRequest, type RawAnswer } from '../support/raw-request.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fileEmulator, workspace } from '../support/emulator.js';
 
@@ -11,25 +11,11 @@ beforeAll(async () => {
   port = (await emulator.listen({ port: 0 })).port;
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
+type Answer = RawAnswer;
 
 /** A request on the port written as given: Host and path exactly as they are (fetch would fix both). */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers, setHost: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = (method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> =>
+  rawRequest({ port, method, path, headers, setHost: false, ...(body !== undefined && { body }) });
 
 describe('a request the server cannot read as a URL', () => {
   it.each([
