@@ -166,6 +166,12 @@ const LexiconSchema = named(
     workspaceId: v.string(),
     twins: v.pipe(v.number(), v.description('Twin documents found (translations of each other), bilingual claims included')),
     units: v.pipe(v.number(), v.description('Aligned pieces (sections, blocks, sentences) the word pairs were learned from')),
+    twinnedSources: v.pipe(
+      v.array(v.string()),
+      v.description(
+        "The ready sources found to have a twin, by id. A question's translated words weigh as much as its own in the passages of the other sources, held in one language only (D-1123)",
+      ),
+    ),
     pairs: v.pipe(
       v.array(v.object({ es: v.string(), en: v.string(), weight: v.number() })),
       v.description('Spanish and English Snowball stems paired, with how sure (0..1), by Spanish stem'),

@@ -268,8 +268,10 @@ export class Emulator implements EmulatorControl, FixtureHost {
   /** The workspace's bilingual lexicon (empty before it learned one), or `404 svc.tenant.not_found`. */
   async getLexicon(workspaceId: string): Promise<LexiconView> {
     await this.service.workspaces.getWorkspaceOrThrow(workspaceId);
-    const { twins, units, pairs } = (await this.service.knowledge.lexicons.get(workspaceId)).learned;
-    return { workspaceId, twins, units, pairs: pairs.map(([es, en, weight]) => ({ es, en, weight })) };
+    const lexicon = await this.service.knowledge.lexicons.get(workspaceId);
+    const { twins, units, pairs } = lexicon.learned;
+    const twinnedSources = [...(await this.service.knowledge.lexicons.twinnedSources(workspaceId, lexicon))].sort();
+    return { workspaceId, twins, units, twinnedSources, pairs: pairs.map(([es, en, weight]) => ({ es, en, weight })) };
   }
 
   /** Drops a workspace and everything in it. */

@@ -215,6 +215,8 @@ export const StoredLexiconSchema = v.strictObject({
   ),
   twins: LexiconCount,
   units: LexiconCount,
+  // The content hashes of the sources found to have a twin (D-1123); absent before it.
+  twinned: v.optional(v.pipe(v.array(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a content hash (64 hex digits)'))), v.maxLength(1_000_000))),
 });
 /** The scalar fields of a source a client sets: its title and re-crawl interval. */
 export const StoredSourceFields = {

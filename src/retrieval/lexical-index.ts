@@ -286,14 +286,17 @@ export class LexicalIndex {
    * A chunk scores the sum of a group's own terms (a word's stems in both languages,
    * as the bag of stems of a BM25 does: D-1042), or its best translation when that
    * scores more. `weights[g][a]` scales alternative `a` of group `g` (default 1); an
-   * alternative weighing less is a translation (D-791). Costs the postings of the query's
-   * terms, not the scope; those of a stored index must be `load`ed first.
+   * alternative weighing less is a translation (D-791). `lone` (1 per chunk whose source
+   * has no twin, D-1123) makes a translation weigh `loneWeight` in those chunks; the
+   * ceiling stays the twins' (the confidence reads it), `most` takes the larger. Costs the
+   * postings of the query's terms, not the scope; those of a stored index must be `load`ed first.
    */
   search(
     groups: readonly TermGroup[],
     k: number,
     keep: (position: number) => boolean,
     weights?: readonly (readonly number[] | undefined)[],
+    lone?: { chunks: Uint8Array; weight: number },
   ): { hits: LexicalHit[]; ceiling: number; most: number } {
     const total = this.#total;
     const best = this.#best;
@@ -309,6 +312,7 @@ export class LexicalIndex {
       let groupCeiling = 0;
       let ownSum = 0;
       let translatedCeiling = 0;
+      let translatedMost = 0;
       for (let a = 0; a < group.length; a++) {
         const id = group[a]!;
         if (this.df(id) === 0) continue;
@@ -317,21 +321,25 @@ export class LexicalIndex {
         // ceiling only for a word none of whose own forms the scope uses.
         const weight = weights?.[g]?.[a] ?? 1;
         const idf = this.idf(id);
+        const loneWeight = weight !== 1 && lone ? lone.weight : weight;
         if (weight === 1) {
           groupCeiling = Math.max(groupCeiling, idf);
           ownSum += idf;
-        } else translatedCeiling = Math.max(translatedCeiling, weight * idf);
+        } else {
+          translatedCeiling = Math.max(translatedCeiling, weight * idf);
+          translatedMost = Math.max(translatedMost, loneWeight * idf);
+        }
         for (let j = from; j < to; j++) {
           const d = docs[j]!;
           const tf = body[j]! / this.#bodyNorm[d]!;
-          const s = (weight * idf * tf * (K1 + 1)) / (K1 + tf);
+          const s = ((lone?.chunks[d] ? loneWeight : weight) * idf * tf * (K1 + 1)) / (K1 + tf);
           if (best[d] === 0 && own[d] === 0) touched[touchedCount++] = d;
           if (weight === 1) own[d]! += s;
           else if (s > best[d]!) best[d] = s;
         }
       }
       ceiling += groupCeiling || translatedCeiling;
-      most += Math.max(ownSum, translatedCeiling);
+      most += Math.max(ownSum, translatedMost);
       for (let t = 0; t < touchedCount; t++) {
         const d = touched[t]!;
         if (total[d] === 0) matched[matchedCount++] = d;

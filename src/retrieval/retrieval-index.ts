@@ -123,6 +123,11 @@ export class ScopeIndex {
   }
 
   /** The chunk at `position` (chunk-id order), without its vector and terms. */
+  /** The source of the chunk at `position`, without making its record (a restored index's are made when asked for). */
+  sourceIdOf(position: number): string {
+    return this.#chunks[position]?.sourceId ?? this.#restored!.sourceId(position);
+  }
+
   chunk(position: number): ChunkMeta {
     let chunk = this.#chunks[position];
     if (chunk === undefined) {
@@ -419,6 +424,7 @@ export interface RestoredChunks {
   make(position: number): ChunkMeta;
   topics(position: number): string[];
   lang(position: number): Language;
+  sourceId(position: number): string;
 }
 
 export function storedChunks(data: DecodedScopeIndex): RestoredChunks {
@@ -438,6 +444,7 @@ export function storedChunks(data: DecodedScopeIndex): RestoredChunks {
       };
     },
     topics: (i) => sources[chunkSources[i]!]!.topics,
+    sourceId: (i) => sources[chunkSources[i]!]!.sourceId,
     lang: (i) => data.lang(i),
   };
 }

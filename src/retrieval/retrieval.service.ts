@@ -12,7 +12,7 @@ import { queryWords } from '../text/analyze.js';
 import { withoutLinks } from '../text/links.js';
 import { withoutMailMarks } from '../text/mail-marks.js';
 import type { Lexicon } from '../knowledge/lexicon/lexicon.js';
-import type { LexiconLookup } from './query-expansion.js';
+import { LONE_TRANSLATION_WEIGHT, type LexiconLookup } from './query-expansion.js';
 
 export { topPositions };
 
@@ -72,6 +72,8 @@ interface Candidate {
  */
 export class RetrievalService {
   readonly #cache: ScopeIndexCache;
+  /** Per scope index and lexicon, the chunks whose source has no twin (D-1123). */
+  readonly #lone = new WeakMap<ScopeIndex, { lexicon: Lexicon; lone: { chunks: Uint8Array; weight: number } | undefined }>();
 
   constructor(
     private readonly deps: {
@@ -99,17 +101,47 @@ export class RetrievalService {
     const index = await this.#cache.get(workspaceId, agentId);
     const lexicon = options.expand === false ? undefined : await this.deps.lexicons?.get(workspaceId);
     try {
-      return await this.#rank(index, input, lexicon, options);
+      return await this.#rank(index, input, lexicon, await this.#loneChunks(workspaceId, index, lexicon), options);
     } catch (error) {
       // Read back from the store unlike it was written, or replaced meanwhile by a newer
       // version's rows (D-601): the current index, built again from the chunks if need be.
       if (!(error instanceof DamagedScopeIndex)) throw error;
       this.deps.log?.('svc.retrieval: a stored scope index could not be read back whole; it is built again from the chunks', error);
-      return this.#rank(await this.#cache.rebuild(workspaceId, agentId, index), input, lexicon, options);
+      const rebuilt = await this.#cache.rebuild(workspaceId, agentId, index);
+      return this.#rank(rebuilt, input, lexicon, await this.#loneChunks(workspaceId, rebuilt, lexicon), options);
     }
   }
 
-  async #rank(index: ScopeIndex, input: SearchInput, lexicon: Lexicon | undefined, options: SearchOptions): Promise<QueryResult> {
+  /**
+   * The chunks of `index` whose source the lexicon found no twin for, where a translation
+   * weighs as the word itself (D-1123); none without a lexicon, with one learned before
+   * D-1123 (it names no twins), or when every source has a twin. Once per index and lexicon:
+   * a change of the knowledge is a new index.
+   */
+  async #loneChunks(workspaceId: string, index: ScopeIndex, lexicon: Lexicon | undefined) {
+    if (!lexicon?.size || !lexicon.twinned || !this.deps.lexicons?.twinnedSources) return undefined;
+    const known = this.#lone.get(index);
+    if (known?.lexicon === lexicon) return known.lone;
+    const twinned = await this.deps.lexicons.twinnedSources(workspaceId, lexicon);
+    const chunks = new Uint8Array(index.size);
+    let any = false;
+    for (let position = 0; position < index.size; position++) {
+      if (twinned.has(index.sourceIdOf(position))) continue;
+      chunks[position] = 1;
+      any = true;
+    }
+    const lone = any ? { chunks, weight: LONE_TRANSLATION_WEIGHT } : undefined;
+    this.#lone.set(index, { lexicon, lone });
+    return lone;
+  }
+
+  async #rank(
+    index: ScopeIndex,
+    input: SearchInput,
+    lexicon: Lexicon | undefined,
+    lone: { chunks: Uint8Array; weight: number } | undefined,
+    options: SearchOptions,
+  ): Promise<QueryResult> {
     if (index.size === 0) return EMPTY;
     // A link in the question is cited, not asked about (D-1065); a mail client's footer is no part of it (D-1067).
     const query = withoutMailMarks(withoutLinks(input.query));
@@ -126,7 +158,7 @@ export class RetrievalService {
     const lexical = index.lexical;
     const fused = options.vectors !== false && !(this.deps.knowledge.embedder instanceof HashingEmbedder);
     const pool = Math.max(input.limit * 4, fused ? FUSION_DEPTH : POOL);
-    const { hits, ceiling, most } = lexical.search(groups, pool, eligible, weights);
+    const { hits, ceiling, most } = lexical.search(groups, pool, eligible, weights, lone);
     const sure = confidence({
       best: hits[0]?.score ?? 0,
       ceiling,

@@ -58,7 +58,7 @@ export async function updateScopeIndex(update: ScopeIndexUpdate): Promise<ScopeI
   if (added.some((c) => !changed.has(c.sourceId))) return undefined;
 
   // The new order: the kept chunks and the added ones merged by chunk id, as a build sorts them.
-  const { make, topics: oldTopicsOf, lang: oldLangOf } = storedChunks(old);
+  const { make, topics: oldTopicsOf, lang: oldLangOf, sourceId: oldSourceOf } = storedChunks(old);
   const remap = new Int32Array(old.size).fill(-1);
   const from: number[] = [];
   const dropped: number[] = [];
@@ -124,7 +124,12 @@ export async function updateScopeIndex(update: ScopeIndexUpdate): Promise<ScopeI
     loader,
     topics,
     prints: update.prints,
-    restored: { make: (p) => make(from[p]!), topics: topicsOf, lang: (p) => (from[p]! >= 0 ? oldLangOf(from[p]!) : added[-1 - from[p]!]!.lang) },
+    restored: {
+      make: (p) => make(from[p]!),
+      topics: topicsOf,
+      lang: (p) => (from[p]! >= 0 ? oldLangOf(from[p]!) : added[-1 - from[p]!]!.lang),
+      sourceId: (p) => (from[p]! >= 0 ? oldSourceOf(from[p]!) : added[-1 - from[p]!]!.sourceId),
+    },
   });
 }
 

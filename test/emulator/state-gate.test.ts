@@ -219,6 +219,11 @@ describe('the workspace lexicon (knowledge_lexicons) is gated like every table',
     const doc = JSON.parse(baseline) as Doc;
     const { r } = row(doc, 'knowledge_lexicons');
     expect(JSON.parse(r.data).pairs.length).toBeGreaterThan(0);
+    expect(JSON.parse(r.data).twinned.length).toBeGreaterThan(0);
+    expect((await control.put('/_emulator/state', doc)).status).toBe(200);
+    // One written before D-1123 names no twinned sources: it imports too.
+    const { twinned: _, ...before } = JSON.parse(r.data);
+    r.data = JSON.stringify(before);
     expect((await control.put('/_emulator/state', doc)).status).toBe(200);
   });
 
@@ -251,6 +256,12 @@ describe('the workspace lexicon (knowledge_lexicons) is gated like every table',
       'a fractional count',
       (r: Record<string, any>) => {
         r.data = JSON.stringify({ ...JSON.parse(r.data), twins: 1.5 });
+      },
+    ],
+    [
+      'a twinned source that is no content hash',
+      (r: Record<string, any>) => {
+        r.data = JSON.stringify({ ...JSON.parse(r.data), twinned: ['src_01'] });
       },
     ],
     [

@@ -14,7 +14,7 @@ const demoWorkspace = (await demo.get('/v1/me')).body.workspaceId as string;
 
 type Pair = { es: string; en: string; weight: number };
 const lexiconOf = async (workspaceId: string) =>
-  (await control.get(`/_emulator/workspaces/${workspaceId}/lexicon`)).body as { twins: number; units: number; pairs: Pair[] };
+  (await control.get(`/_emulator/workspaces/${workspaceId}/lexicon`)).body as { twins: number; units: number; twinnedSources: string[]; pairs: Pair[] };
 const agentNamed = async (api: Client, name: string) =>
   ((await api.get('/v1/agents')).body.data as { id: string; name: string }[]).find((a) => a.name === name)!.id;
 
@@ -45,6 +45,44 @@ describe("the lexicon learned from the demo workspace's twin documents", () => {
       expect(pairs, pair).toContain(pair);
     }
     for (const p of lexicon.pairs) expect(p.weight > 0 && p.weight <= 1).toBe(true);
+    // The sources it found a twin for: the twelve texts and the claim, not the crawled page.
+    const sources = (await demo.get('/v1/knowledge/sources?limit=100')).body.data as { id: string; kind: string }[];
+    expect(lexicon.twinnedSources).toEqual(
+      sources
+        .filter((s) => s.kind !== 'url')
+        .map((s) => s.id)
+        .sort(),
+    );
+  });
+
+  it('weighs a translated word as the word itself in a source held in one language only, and answers from the twin once there is one (D-1123)', async () => {
+    const ws = await workspace(emulator);
+    const agent = (await ws.api.post('/v1/agents', { name: 'Aurora', identity: { businessName: 'Café Aurora' } })).body.id as string;
+    for (const doc of DEMO_TEXTS) expect((await ws.api.post('/v1/knowledge/text', { ...doc, agentId: agent })).status).toBe(202);
+    const water = await ws.api.post('/v1/knowledge/text', {
+      title: 'Water for brewing',
+      agentId: agent,
+      text: '# Water for brewing\n\nSoft filtered water makes a sweeter cup. Hard water leaves scale in the espresso machine: descale it every month.',
+    });
+    await emulator.drain();
+    expect((await lexiconOf(ws.workspaceId)).twinnedSources).not.toContain(water.body.id);
+    // Its own words find Spanish pages ("agua" in the V60 guide, "máquina" for espresso);
+    // "water" and "machine" are its words only in translation. At a twin's weight (0.3)
+    // the page came fourth, after three Spanish ones.
+    const question = { query: '¿El agua dura daña la máquina?', limit: 4 };
+    const lone = (await ws.api.post(`/v1/agents/${agent}/query`, question)).body;
+    expect(lone.passages[0]).toMatchObject({ sourceId: water.body.id, lang: 'en' });
+    for (const p of lone.passages) expect(p.score > 0 && p.score <= 1).toBe(true);
+    // With its Spanish twin the page is no longer alone: the question's own words answer first.
+    const agua = await ws.api.post('/v1/knowledge/text', {
+      title: 'Agua para preparar café',
+      agentId: agent,
+      text: '# Agua para preparar café\n\nEl agua blanda filtrada da una taza más dulce. El agua dura deja cal en la máquina de espresso: descalcifícala cada mes.',
+    });
+    await emulator.drain();
+    expect((await lexiconOf(ws.workspaceId)).twinnedSources).toEqual(expect.arrayContaining([water.body.id, agua.body.id]));
+    const twinned = (await ws.api.post(`/v1/agents/${agent}/query`, question)).body;
+    expect(twinned.passages[0]).toMatchObject({ sourceId: agua.body.id, lang: 'es' });
   });
 
   it("ranks first a Spanish question's answer that only English text holds, which it did not rank without the lexicon", async () => {
@@ -104,8 +142,9 @@ describe('where the lexicon lives', () => {
       const ws = await workspace(emulator);
       for (const doc of docs) expect((await ws.api.post('/v1/knowledge/text', doc)).status).toBe(202);
       await emulator.drain();
-      const { workspaceId: _, ...lexicon } = (await control.get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).body;
-      return lexicon as { twins: number; pairs: Pair[] };
+      // Source ids are the workspace's own: the twins are counted, not named.
+      const { workspaceId: _, twinnedSources, ...lexicon } = (await control.get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).body;
+      return { ...lexicon, twinnedSources: twinnedSources.length } as { twins: number; pairs: Pair[] };
     };
     const forward = await learned(DEMO_TEXTS);
     const reversed = await learned([...DEMO_TEXTS].reverse());

@@ -22,6 +22,8 @@ export interface LexiconSource {
   lang: Language;
   /** A bilingual claim: its two texts are twins by construction. */
   claim?: { es: string; en: string } | undefined;
+  /** What names it in `twinned` (its content hash: no id, so the same content learns the same lexicon). */
+  key?: string | undefined;
 }
 
 /** What was learned, and from how much. */
@@ -32,6 +34,12 @@ export interface LearnedLexicon {
   twins: number;
   /** Aligned pieces Model 1 learned from. */
   units: number;
+  /**
+   * The keys of the sources found to have a twin (claims included), sorted: a source
+   * not named here holds its text in one language only, which the query's expansion
+   * step weighs its translations by (D-1123). Absent in a lexicon learned before.
+   */
+  twinned?: string[];
 }
 
 /** At most this many pairs, the strongest first (a memory and storage bound). */
@@ -42,6 +50,7 @@ const MIN_FIT = -1;
 interface Doc extends DocumentFeatures {
   names: readonly string[];
   text: string;
+  key: string | undefined;
 }
 
 /**
@@ -52,15 +61,17 @@ export function learnLexicon(sources: readonly LexiconSource[]): LearnedLexicon 
   const units: UnitPair[] = [];
   let twins = 0;
   const docs: Doc[] = [];
+  const twinned = new Set<string>();
   for (const source of sources) {
     if (source.claim) {
       const pair = unitPair(segment(source.claim.en), segment(source.claim.es));
       if (pair) units.push(pair);
       twins += 1;
+      if (source.key !== undefined) twinned.add(source.key);
       continue;
     }
     const text = documentText(source.chunks);
-    if (text) docs.push({ ...documentFeatures(text, source.lang), names: source.names, text });
+    if (text) docs.push({ ...documentFeatures(text, source.lang), names: source.names, text, key: source.key });
   }
   // Content order, not arrival order: ids and timing must not move a bit of the result.
   docs.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : a.names.join('\n') < b.names.join('\n') ? -1 : 1));
@@ -68,14 +79,17 @@ export function learnLexicon(sources: readonly LexiconSource[]): LearnedLexicon 
   if (docs.some((d) => d.lang === 'en') && docs.some((d) => d.lang === 'es')) {
     const found = findTwins(docs);
     twins += found.length;
-    for (const [e, s] of found) units.push(...alignDocuments(docs[e]!, docs[s]!));
+    for (const [e, s] of found) {
+      units.push(...alignDocuments(docs[e]!, docs[s]!));
+      for (const doc of [docs[e]!, docs[s]!]) if (doc.key !== undefined) twinned.add(doc.key);
+    }
   }
   const pairs = learnWordPairs(units)
     .filter(usable)
     .sort((a, b) => b.weight - a.weight || (a.es < b.es ? -1 : a.es > b.es ? 1 : a.en < b.en ? -1 : 1))
     .slice(0, MAX_PAIRS)
     .sort((a, b) => (a.es < b.es ? -1 : a.es > b.es ? 1 : a.en < b.en ? -1 : 1));
-  return { pairs: pairs.map((p) => [p.es, p.en, Math.round(p.weight * 1000) / 1000]), twins, units: units.length };
+  return { pairs: pairs.map((p) => [p.es, p.en, Math.round(p.weight * 1000) / 1000]), twins, units: units.length, twinned: [...twinned].sort() };
 }
 
 /** Numbers and one-letter stems translate themselves or nothing. */

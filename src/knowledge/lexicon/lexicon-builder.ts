@@ -140,6 +140,22 @@ export class LexiconBuilder {
     }
   }
 
+  /**
+   * The ready sources of the workspace `lexicon` found a twin for (by content hash: a
+   * source added since, or one whose twin is gone, is not among them), by id (D-1123).
+   */
+  async twinnedSources(workspaceId: string, lexicon: Lexicon): Promise<ReadonlySet<string>> {
+    const hashes = lexicon.twinned;
+    if (!hashes?.size) return new Set();
+    const rows = await this.deps.db
+      .selectFrom('knowledge_sources')
+      .select(['id', 'content_hash'])
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'ready')
+      .execute();
+    return new Set(rows.filter((r) => r.content_hash !== null && hashes.has(r.content_hash)).map((r) => r.id));
+  }
+
   /** Forgets what memory holds of the workspace's lexicon (it was rewritten, or the state replaced). */
   forget(workspaceId?: string): void {
     if (workspaceId === undefined) this.#cache.clear();
@@ -210,6 +226,7 @@ export class LexiconBuilder {
         names: [r.file_name, r.resolved_url ?? r.url].filter((n): n is string => !!n),
         lang: r.lang === 'es' ? ('es' as const) : ('en' as const),
         ...(r.kind === 'claim' && r.claim ? { claim: JSON.parse(r.claim) as { es: string; en: string } } : {}),
+        ...(r.content_hash !== null && { key: r.content_hash }),
         langs: [] as Language[],
       };
       out.push(source);

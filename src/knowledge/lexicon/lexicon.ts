@@ -10,12 +10,15 @@ import type { LearnedLexicon } from './learn.js';
 export class Lexicon {
   readonly #toEnglish = new Map<string, [string, number][]>();
   readonly #toSpanish = new Map<string, [string, number][]>();
+  /** The content hashes of the sources found to have a twin; undefined for a lexicon learned before D-1123. */
+  readonly twinned: ReadonlySet<string> | undefined;
 
   constructor(readonly learned: LearnedLexicon) {
     for (const [es, en, weight] of learned.pairs) {
       add(this.#toEnglish, es, en, weight);
       add(this.#toSpanish, en, es, weight);
     }
+    this.twinned = learned.twinned && new Set(learned.twinned);
   }
 
   /** How many pairs it holds. */
