@@ -1274,6 +1274,8 @@ export interface components {
             twins: number;
             /** @description Aligned pieces (sections, blocks, sentences) the word pairs were learned from */
             units: number;
+            /** @description The ready sources found to have a twin, by id. A question's translated words weigh as much as its own in the passages of the other sources, held in one language only (D-1123) */
+            twinnedSources: string[];
             /** @description Spanish and English Snowball stems paired, with how sure (0..1), by Spanish stem */
             pairs: {
                 es: string;
