@@ -37,6 +37,12 @@ export interface LexicalHit {
   score: number;
 }
 
+/** The chunks whose source has no twin (1 each), and what a translation weighs in them (D-1123). */
+export interface LoneChunks {
+  chunks: Uint8Array;
+  weight: number;
+}
+
 /**
  * Okapi BM25 over one scope's chunks (D-760), assembled from their stored terms. The
  * stored format keeps two fields per posting (a heading field once weighed twice,
@@ -296,7 +302,7 @@ export class LexicalIndex {
     k: number,
     keep: (position: number) => boolean,
     weights?: readonly (readonly number[] | undefined)[],
-    lone?: { chunks: Uint8Array; weight: number },
+    lone?: LoneChunks,
   ): { hits: LexicalHit[]; ceiling: number; most: number } {
     const total = this.#total;
     const best = this.#best;

@@ -6,7 +6,7 @@ import { ScopeIndexCache } from './scope-index-cache.js';
 import { confidence, SCORE_THRESHOLD } from './confidence.js';
 import { questionTerms } from './question-terms.js';
 import { topPositions } from './top-positions.js';
-import type { LexicalHit } from './lexical-index.js';
+import type { LexicalHit, LoneChunks } from './lexical-index.js';
 import { DamagedScopeIndex } from './postings-bytes.js';
 import { queryWords } from '../text/analyze.js';
 import { withoutLinks } from '../text/links.js';
@@ -73,7 +73,7 @@ interface Candidate {
 export class RetrievalService {
   readonly #cache: ScopeIndexCache;
   /** Per scope index and lexicon, the chunks whose source has no twin (D-1123). */
-  readonly #lone = new WeakMap<ScopeIndex, { lexicon: Lexicon; lone: { chunks: Uint8Array; weight: number } | undefined }>();
+  readonly #lone = new WeakMap<ScopeIndex, { lexicon: Lexicon; lone: LoneChunks | undefined }>();
 
   constructor(
     private readonly deps: {
@@ -118,7 +118,7 @@ export class RetrievalService {
    * D-1123 (it names no twins), or when every source has a twin. Once per index and lexicon:
    * a change of the knowledge is a new index.
    */
-  async #loneChunks(workspaceId: string, index: ScopeIndex, lexicon: Lexicon | undefined) {
+  async #loneChunks(workspaceId: string, index: ScopeIndex, lexicon: Lexicon | undefined): Promise<LoneChunks | undefined> {
     if (!lexicon?.size || !lexicon.twinned || !this.deps.lexicons?.twinnedSources) return undefined;
     const known = this.#lone.get(index);
     if (known?.lexicon === lexicon) return known.lone;
@@ -135,13 +135,7 @@ export class RetrievalService {
     return lone;
   }
 
-  async #rank(
-    index: ScopeIndex,
-    input: SearchInput,
-    lexicon: Lexicon | undefined,
-    lone: { chunks: Uint8Array; weight: number } | undefined,
-    options: SearchOptions,
-  ): Promise<QueryResult> {
+  async #rank(index: ScopeIndex, input: SearchInput, lexicon: Lexicon | undefined, lone: LoneChunks | undefined, options: SearchOptions): Promise<QueryResult> {
     if (index.size === 0) return EMPTY;
     // A link in the question is cited, not asked about (D-1065); a mail client's footer is no part of it (D-1067).
     const query = withoutMailMarks(withoutLinks(input.query));
