@@ -1274,7 +1274,7 @@ export interface components {
             twins: number;
             /** @description Aligned pieces (sections, blocks, sentences) the word pairs were learned from */
             units: number;
-            /** @description The ready sources found to have a twin, by id. A question's translated words weigh as much as its own in the passages of the other sources, held in one language only (D-1123) */
+            /** @description The ready sources with a ready twin in the workspace, by id. In an agent's query a question's translated words weigh as much as its own in the passages of a source whose twin the agent's scope does not hold (D-1123, D-1124) */
             twinnedSources: string[];
             /** @description Spanish and English Snowball stems paired, with how sure (0..1), by Spanish stem */
             pairs: {

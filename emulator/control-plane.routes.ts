@@ -169,7 +169,7 @@ const LexiconSchema = named(
     twinnedSources: v.pipe(
       v.array(v.string()),
       v.description(
-        "The ready sources found to have a twin, by id. A question's translated words weigh as much as its own in the passages of the other sources, held in one language only (D-1123)",
+        "The ready sources with a ready twin in the workspace, by id. In an agent's query a question's translated words weigh as much as its own in the passages of a source whose twin the agent's scope does not hold (D-1123, D-1124)",
       ),
     ),
     pairs: v.pipe(

@@ -270,7 +270,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     await this.service.workspaces.getWorkspaceOrThrow(workspaceId);
     const lexicon = await this.service.knowledge.lexicons.get(workspaceId);
     const { twins, units, pairs } = lexicon.learned;
-    const twinnedSources = [...(await this.service.knowledge.lexicons.twinnedSources(workspaceId, lexicon))].sort();
+    const twinnedSources = [...(await this.service.knowledge.lexicons.twinsOf(workspaceId, lexicon)).keys()].sort();
     return { workspaceId, twins, units, twinnedSources, pairs: pairs.map(([es, en, weight]) => ({ es, en, weight })) };
   }
 

@@ -283,7 +283,7 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
       workspace_id: workspaceId,
       // The print of the sources it was learned from (a stale one is learned again).
       print: v.pipe(v.string(), v.regex(/^lx_[0-9a-f]{24}$/, 'must be a lexicon print (lx_ and 24 hex digits)')),
-      data: json(StoredLexiconSchema, 'a lexicon { pairs: [es, en, weight], twins, units, twinned? }'),
+      data: json(StoredLexiconSchema, 'a lexicon { pairs: [es, en, weight], twins, units, twinned?, twinPairs? }'),
     }),
     name: (row) => String(row.workspace_id),
   },

@@ -197,6 +197,9 @@ const LexiconStem = v.pipe(
   v.check((s) => s.isWellFormed(), 'must be well-formed Unicode'),
 );
 const LexiconCount = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'), v.maxValue(Number.MAX_SAFE_INTEGER));
+const ContentHash = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a content hash (64 hex digits)'));
+/** A bound on the twins a lexicon names, well above any workspace's sources. */
+const MAX_TWIN_ROWS = 1_000_000;
 export const StoredLexiconSchema = v.strictObject({
   pairs: v.pipe(
     v.array(
@@ -215,8 +218,10 @@ export const StoredLexiconSchema = v.strictObject({
   ),
   twins: LexiconCount,
   units: LexiconCount,
-  // The content hashes of the sources found to have a twin (D-1123); absent before it.
-  twinned: v.optional(v.pipe(v.array(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a content hash (64 hex digits)'))), v.maxLength(1_000_000))),
+  // The content hashes of the sources found to have a twin (written from D-1123 to D-1124).
+  twinned: v.optional(v.pipe(v.array(ContentHash), v.maxLength(MAX_TWIN_ROWS))),
+  // The twins found, as pairs of content hashes (D-1124); absent before it.
+  twinPairs: v.optional(v.pipe(v.array(v.tuple([ContentHash, ContentHash])), v.maxLength(MAX_TWIN_ROWS))),
 });
 /** The scalar fields of a source a client sets: its title and re-crawl interval. */
 export const StoredSourceFields = {

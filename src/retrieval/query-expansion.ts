@@ -22,8 +22,8 @@ export interface LexiconLookup {
   get(workspaceId: string): Promise<Lexicon>;
   /** Changes whenever the lexicon does ('' without one). */
   print(workspaceId: string): Promise<string>;
-  /** The ids of the ready sources `lexicon` found a twin for (D-1123). */
-  twinnedSources?(workspaceId: string, lexicon: Lexicon): Promise<ReadonlySet<string>>;
+  /** Each ready source `lexicon` found a twin for, by id, to its twins' ids (D-1123, D-1124). */
+  twinsOf?(workspaceId: string, lexicon: Lexicon): Promise<ReadonlyMap<string, readonly string[]>>;
 }
 
 /**

@@ -113,20 +113,24 @@ export class RetrievalService {
   }
 
   /**
-   * The chunks of `index` whose source the lexicon found no twin for, where a translation
-   * weighs as the word itself (D-1123); none without a lexicon, with one learned before
-   * D-1123 (it names no twins), or when every source has a twin. Once per index and lexicon:
-   * a change of the knowledge is a new index.
+   * The chunks of `index` whose source has no twin in it (D-1123, D-1124): none found, or
+   * only outside this scope (another agent's), where a translation weighs as the word
+   * itself; none without a lexicon, with one learned before D-1123 (it names no twins),
+   * or when every source has its twin here. Once per index and lexicon: a change of the
+   * knowledge or of the scope is a new index.
    */
   async #loneChunks(workspaceId: string, index: ScopeIndex, lexicon: Lexicon | undefined): Promise<LoneChunks | undefined> {
-    if (!lexicon?.size || !lexicon.twinned || !this.deps.lexicons?.twinnedSources) return undefined;
+    if (!lexicon?.size || !lexicon.twins || !this.deps.lexicons?.twinsOf) return undefined;
     const known = this.#lone.get(index);
     if (known?.lexicon === lexicon) return known.lone;
-    const twinned = await this.deps.lexicons.twinnedSources(workspaceId, lexicon);
+    const twins = await this.deps.lexicons.twinsOf(workspaceId, lexicon);
+    const inScope = new Set<string>();
+    for (let position = 0; position < index.size; position++) inScope.add(index.sourceIdOf(position));
+    const twinnedHere = new Set([...inScope].filter((id) => twins.get(id)?.some((twin) => inScope.has(twin))));
     const chunks = new Uint8Array(index.size);
     let any = false;
     for (let position = 0; position < index.size; position++) {
-      if (twinned.has(index.sourceIdOf(position))) continue;
+      if (twinnedHere.has(index.sourceIdOf(position))) continue;
       chunks[position] = 1;
       any = true;
     }

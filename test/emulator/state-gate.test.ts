@@ -219,10 +219,14 @@ describe('the workspace lexicon (knowledge_lexicons) is gated like every table',
     const doc = JSON.parse(baseline) as Doc;
     const { r } = row(doc, 'knowledge_lexicons');
     expect(JSON.parse(r.data).pairs.length).toBeGreaterThan(0);
-    expect(JSON.parse(r.data).twinned.length).toBeGreaterThan(0);
+    const learned = JSON.parse(r.data);
+    expect(learned.twinPairs.length).toBeGreaterThan(0);
     expect((await control.put('/_emulator/state', doc)).status).toBe(200);
-    // One written before D-1123 names no twinned sources: it imports too.
-    const { twinned: _, ...before } = JSON.parse(r.data);
+    // One written between D-1123 and D-1124 names twinned sources, not pairs; one written
+    // before D-1123 names neither: both import.
+    const { twinPairs, ...before } = learned;
+    r.data = JSON.stringify({ ...before, twinned: [...new Set((twinPairs as string[][]).flat())].sort() });
+    expect((await control.put('/_emulator/state', doc)).status).toBe(200);
     r.data = JSON.stringify(before);
     expect((await control.put('/_emulator/state', doc)).status).toBe(200);
   });
@@ -262,6 +266,18 @@ describe('the workspace lexicon (knowledge_lexicons) is gated like every table',
       'a twinned source that is no content hash',
       (r: Record<string, any>) => {
         r.data = JSON.stringify({ ...JSON.parse(r.data), twinned: ['src_01'] });
+      },
+    ],
+    [
+      'a twin pair of one content hash',
+      (r: Record<string, any>) => {
+        r.data = JSON.stringify({ ...JSON.parse(r.data), twinPairs: [['a'.repeat(64)]] });
+      },
+    ],
+    [
+      'a twin pair naming a source id, not its content hash',
+      (r: Record<string, any>) => {
+        r.data = JSON.stringify({ ...JSON.parse(r.data), twinPairs: [['a'.repeat(64), 'src_01']] });
       },
     ],
     [

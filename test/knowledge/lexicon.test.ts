@@ -23,6 +23,15 @@ const DEMO = JSON.parse(readFileSync(new URL('../../fixtures/demo.json', import.
 };
 const DEMO_TEXTS = DEMO.workspaces[0]!.knowledge.filter((k) => k.kind === 'text').map((k) => ({ title: k.title!, text: k.text! }));
 
+const WATER = {
+  title: 'Water for brewing',
+  text: '# Water for brewing\n\nSoft filtered water makes a sweeter cup. Hard water leaves scale in the espresso machine: descale it every month.',
+};
+const AGUA = {
+  title: 'Agua para preparar café',
+  text: '# Agua para preparar café\n\nEl agua blanda filtrada da una taza más dulce. El agua dura deja cal en la máquina de espresso: descalcifícala cada mes.',
+};
+
 describe("the lexicon learned from the demo workspace's twin documents", () => {
   it('pairs the Spanish and English words its translations use', async () => {
     const lexicon = await lexiconOf(demoWorkspace);
@@ -59,11 +68,7 @@ describe("the lexicon learned from the demo workspace's twin documents", () => {
     const ws = await workspace(emulator);
     const agent = (await ws.api.post('/v1/agents', { name: 'Aurora', identity: { businessName: 'Café Aurora' } })).body.id as string;
     for (const doc of DEMO_TEXTS) expect((await ws.api.post('/v1/knowledge/text', { ...doc, agentId: agent })).status).toBe(202);
-    const water = await ws.api.post('/v1/knowledge/text', {
-      title: 'Water for brewing',
-      agentId: agent,
-      text: '# Water for brewing\n\nSoft filtered water makes a sweeter cup. Hard water leaves scale in the espresso machine: descale it every month.',
-    });
+    const water = await ws.api.post('/v1/knowledge/text', { ...WATER, agentId: agent });
     await emulator.drain();
     expect((await lexiconOf(ws.workspaceId)).twinnedSources).not.toContain(water.body.id);
     // Its own words find Spanish pages ("agua" in the V60 guide, "máquina" for espresso);
@@ -74,15 +79,31 @@ describe("the lexicon learned from the demo workspace's twin documents", () => {
     expect(lone.passages[0]).toMatchObject({ sourceId: water.body.id, lang: 'en' });
     for (const p of lone.passages) expect(p.score > 0 && p.score <= 1).toBe(true);
     // With its Spanish twin the page is no longer alone: the question's own words answer first.
-    const agua = await ws.api.post('/v1/knowledge/text', {
-      title: 'Agua para preparar café',
-      agentId: agent,
-      text: '# Agua para preparar café\n\nEl agua blanda filtrada da una taza más dulce. El agua dura deja cal en la máquina de espresso: descalcifícala cada mes.',
-    });
+    const agua = await ws.api.post('/v1/knowledge/text', { ...AGUA, agentId: agent });
     await emulator.drain();
     expect((await lexiconOf(ws.workspaceId)).twinnedSources).toEqual(expect.arrayContaining([water.body.id, agua.body.id]));
     const twinned = (await ws.api.post(`/v1/agents/${agent}/query`, question)).body;
     expect(twinned.passages[0]).toMatchObject({ sourceId: agua.body.id, lang: 'es' });
+  });
+
+  it("counts a twin only where the scope searched holds it: a page whose translation is another agent's is held in one language for this one (D-1124)", async () => {
+    const ws = await workspace(emulator);
+    const aurora = (await ws.api.post('/v1/agents', { name: 'Aurora', identity: { businessName: 'Café Aurora' } })).body.id as string;
+    const other = (await ws.api.post('/v1/agents', { name: 'Other', identity: { businessName: 'Café Aurora' } })).body.id as string;
+    for (const doc of DEMO_TEXTS) expect((await ws.api.post('/v1/knowledge/text', { ...doc, agentId: aurora })).status).toBe(202);
+    const water = await ws.api.post('/v1/knowledge/text', { ...WATER, agentId: aurora });
+    const agua = await ws.api.post('/v1/knowledge/text', { ...AGUA, agentId: other });
+    await emulator.drain();
+    // The workspace holds both: the lexicon found them twins, and learned from them.
+    expect((await lexiconOf(ws.workspaceId)).twinnedSources).toEqual(expect.arrayContaining([water.body.id, agua.body.id]));
+    // Aurora's scope holds the English page only: the Spanish question reaches it through
+    // its translations, at the word's own weight. Counted as a twin (0.3), it came fourth.
+    const question = { query: '¿El agua dura daña la máquina?', limit: 4 };
+    const mine = (await ws.api.post(`/v1/agents/${aurora}/query`, question)).body;
+    expect(mine.passages[0]).toMatchObject({ sourceId: water.body.id, lang: 'en' });
+    // The other agent's scope holds the Spanish page, in the question's own words.
+    const theirs = (await ws.api.post(`/v1/agents/${other}/query`, question)).body;
+    expect(theirs.passages[0]).toMatchObject({ sourceId: agua.body.id, lang: 'es' });
   });
 
   it("ranks first a Spanish question's answer that only English text holds, which it did not rank without the lexicon", async () => {

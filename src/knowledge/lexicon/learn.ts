@@ -22,7 +22,7 @@ export interface LexiconSource {
   lang: Language;
   /** A bilingual claim: its two texts are twins by construction. */
   claim?: { es: string; en: string } | undefined;
-  /** What names it in `twinned` (its content hash: no id, so the same content learns the same lexicon). */
+  /** What names it in `twinPairs` (its content hash: no id, so the same content learns the same lexicon). */
   key?: string | undefined;
 }
 
@@ -35,11 +35,17 @@ export interface LearnedLexicon {
   /** Aligned pieces Model 1 learned from. */
   units: number;
   /**
-   * The keys of the sources found to have a twin (claims included), sorted: a source
-   * not named here holds its text in one language only, which the query's expansion
-   * step weighs its translations by (D-1123). Absent in a lexicon learned before.
+   * The keys of the sources found to have a twin, sorted (D-1123): written between D-1123
+   * and D-1124 only, read as `twinPairs` of each key with itself.
    */
   twinned?: string[];
+  /**
+   * The twins found, as pairs of keys (each pair and the list sorted; a bilingual claim is
+   * paired with itself): a source with no twin in the scope a query searches holds its text
+   * there in one language only, which the query's expansion step weighs its translations by
+   * (D-1123, D-1124). Absent in a lexicon learned before D-1124.
+   */
+  twinPairs?: [string, string][];
 }
 
 /** At most this many pairs, the strongest first (a memory and storage bound). */
@@ -61,13 +67,18 @@ export function learnLexicon(sources: readonly LexiconSource[]): LearnedLexicon 
   const units: UnitPair[] = [];
   let twins = 0;
   const docs: Doc[] = [];
-  const twinned = new Set<string>();
+  const twinPairs = new Map<string, [string, string]>();
+  const pairUp = (a: string | undefined, b: string | undefined) => {
+    if (a === undefined || b === undefined) return;
+    const pair: [string, string] = a < b ? [a, b] : [b, a];
+    twinPairs.set(pair.join(' '), pair);
+  };
   for (const source of sources) {
     if (source.claim) {
       const pair = unitPair(segment(source.claim.en), segment(source.claim.es));
       if (pair) units.push(pair);
       twins += 1;
-      if (source.key !== undefined) twinned.add(source.key);
+      pairUp(source.key, source.key);
       continue;
     }
     const text = documentText(source.chunks);
@@ -81,7 +92,7 @@ export function learnLexicon(sources: readonly LexiconSource[]): LearnedLexicon 
     twins += found.length;
     for (const [e, s] of found) {
       units.push(...alignDocuments(docs[e]!, docs[s]!));
-      for (const doc of [docs[e]!, docs[s]!]) if (doc.key !== undefined) twinned.add(doc.key);
+      pairUp(docs[e]!.key, docs[s]!.key);
     }
   }
   const pairs = learnWordPairs(units)
@@ -89,12 +100,21 @@ export function learnLexicon(sources: readonly LexiconSource[]): LearnedLexicon 
     .sort((a, b) => b.weight - a.weight || (a.es < b.es ? -1 : a.es > b.es ? 1 : a.en < b.en ? -1 : 1))
     .slice(0, MAX_PAIRS)
     .sort((a, b) => (a.es < b.es ? -1 : a.es > b.es ? 1 : a.en < b.en ? -1 : 1));
-  return { pairs: pairs.map((p) => [p.es, p.en, Math.round(p.weight * 1000) / 1000]), twins, units: units.length, twinned: [...twinned].sort() };
+  return {
+    pairs: pairs.map((p) => [p.es, p.en, Math.round(p.weight * 1000) / 1000]),
+    twins,
+    units: units.length,
+    twinPairs: [...twinPairs.values()].sort(comparePairs),
+  };
 }
 
 /** Numbers and one-letter stems translate themselves or nothing. */
 function usable(pair: WordPair): boolean {
   return pair.es.length > 1 && pair.en.length > 1 && !/^\d+$/.test(pair.es) && !/^\d+$/.test(pair.en);
+}
+
+function comparePairs(a: [string, string], b: [string, string]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
 }
 
 function compareUnits(a: UnitPair, b: UnitPair): number {

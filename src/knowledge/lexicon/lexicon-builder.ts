@@ -141,19 +141,34 @@ export class LexiconBuilder {
   }
 
   /**
-   * The ready sources of the workspace `lexicon` found a twin for (by content hash: a
-   * source added since, or one whose twin is gone, is not among them), by id (D-1123).
+   * Each ready source of the workspace `lexicon` found a twin for, by id, to the ids of
+   * its ready twins (D-1123, D-1124), by content hash: a source added since, or one whose
+   * twins are gone, is not among them. A bilingual claim is its own twin.
    */
-  async twinnedSources(workspaceId: string, lexicon: Lexicon): Promise<ReadonlySet<string>> {
-    const hashes = lexicon.twinned;
-    if (!hashes?.size) return new Set();
+  async twinsOf(workspaceId: string, lexicon: Lexicon): Promise<ReadonlyMap<string, readonly string[]>> {
+    const twins = lexicon.twins;
+    if (!twins?.size) return new Map();
     const rows = await this.deps.db
       .selectFrom('knowledge_sources')
       .select(['id', 'content_hash'])
       .where('workspace_id', '=', workspaceId)
       .where('status', '=', 'ready')
       .execute();
-    return new Set(rows.filter((r) => r.content_hash !== null && hashes.has(r.content_hash)).map((r) => r.id));
+    // Sources may share a content (the same file uploaded twice): a hash names them all.
+    const idsOf = new Map<string, string[]>();
+    for (const { id, content_hash: hash } of rows) {
+      if (hash === null || !twins.has(hash)) continue;
+      const ids = idsOf.get(hash);
+      if (ids) ids.push(id);
+      else idsOf.set(hash, [id]);
+    }
+    const out = new Map<string, string[]>();
+    for (const [hash, ids] of idsOf) {
+      const partners = twins.get(hash)!.flatMap((partner) => idsOf.get(partner) ?? []);
+      if (!partners.length) continue;
+      for (const id of ids) out.set(id, partners);
+    }
+    return out;
   }
 
   /** Forgets what memory holds of the workspace's lexicon (it was rewritten, or the state replaced). */

@@ -10,15 +10,19 @@ import type { LearnedLexicon } from './learn.js';
 export class Lexicon {
   readonly #toEnglish = new Map<string, [string, number][]>();
   readonly #toSpanish = new Map<string, [string, number][]>();
-  /** The content hashes of the sources found to have a twin; undefined for a lexicon learned before D-1123. */
-  readonly twinned: ReadonlySet<string> | undefined;
+  /**
+   * The content hash of each source found to have a twin, to its twins' (D-1124); undefined
+   * for a lexicon learned before D-1123. One learned between D-1123 and D-1124 names no
+   * partners: each of its twinned sources is its own twin, wherever it is searched.
+   */
+  readonly twins: ReadonlyMap<string, readonly string[]> | undefined;
 
   constructor(readonly learned: LearnedLexicon) {
     for (const [es, en, weight] of learned.pairs) {
       add(this.#toEnglish, es, en, weight);
       add(this.#toSpanish, en, es, weight);
     }
-    this.twinned = learned.twinned && new Set(learned.twinned);
+    this.twins = twinMap(learned);
   }
 
   /** How many pairs it holds. */
@@ -35,6 +39,23 @@ export class Lexicon {
   serialize(): string {
     return JSON.stringify(this.learned);
   }
+}
+
+function twinMap(learned: LearnedLexicon): Map<string, string[]> | undefined {
+  const pairs = learned.twinPairs ?? learned.twinned?.map((key): [string, string] => [key, key]);
+  if (!pairs) return undefined;
+  const map = new Map<string, string[]>();
+  for (const [a, b] of pairs) {
+    append(map, a, b);
+    if (b !== a) append(map, b, a);
+  }
+  return map;
+}
+
+function append(map: Map<string, string[]>, key: string, value: string): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 function add(map: Map<string, [string, number][]>, from: string, to: string, weight: number): void {
