@@ -107,6 +107,25 @@ console.log(JSON.stringify({
 }));
 `;
 
+/** What a CommonJS user's script does (a Mocha suite, a plain Node script): every entry by `require()`. */
+const REQUIRED = `
+const main = require('svc-emulator');
+const emulatorEntry = require('svc-emulator/emulator');
+const { emulatorHandlers } = require('svc-emulator/msw');
+const { setupEmulator } = require('svc-emulator/vitest');
+(async () => {
+  const emulator = await main.createEmulator({ fixtures: 'demo', seed: 1 });
+  const auth = { authorization: 'Bearer svc_test_DemoFullAccessKey000000000000001_0k1rIW' };
+  const agents = await emulator.fetch(new Request('http://localhost/v1/agents', { headers: auth }));
+  await emulator.close();
+  console.log(JSON.stringify({
+    same: main.createEmulator === emulatorEntry.createEmulator && main.Emulator === emulatorEntry.Emulator,
+    entries: [typeof emulatorHandlers, typeof setupEmulator],
+    agents: agents.status,
+  }));
+})();
+`;
+
 describe('a consumer project', () => {
   it('runs the packed package: every entry by its name, and the work of its worker threads', { timeout: 300_000 }, async () => {
     expect(existsSync(join(ROOT, 'dist', 'lib-main.js')), 'dist is missing: run npm run build').toBe(true);
@@ -122,6 +141,15 @@ describe('a consumer project', () => {
       site: [200, true],
       logged: [],
     });
+  });
+
+  it('loads every entry by require() from a CommonJS file, one class whatever the entry (D-1125)', { timeout: 300_000 }, async () => {
+    await installedOnce();
+    writeFileSync(join(project, 'runtime.cjs'), REQUIRED);
+    const { stdout, stderr } = await run(process.execPath, ['runtime.cjs'], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ same: true, entries: ['function', 'function'], agents: 200 });
+    // Node 20.19 and later load an ES module by require() without a flag or a warning.
+    expect(stderr).toBe('');
   });
 
   it("compiles what users write, and the docs' examples, against the packed package under tsc --strict (a Node project and a browser app's, DOM lib), and refuses each mistake marked in it", {
