@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createEmulator, SEED_EPOCH } from '../../emulator/emulator.js';
 import { EmulatedClock } from '../../src/platform/clock.js';
@@ -8,6 +9,7 @@ import { fileEmulator, quiet, workspace } from '../support/emulator.js';
 const emulator = await fileEmulator({ seed: 9, fixtures: 'demo' });
 const control = client(emulator);
 const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
  * The id state an import (or reset) leaves: the document's, on a store the emulator holds
@@ -20,6 +22,25 @@ describe('control plane', () => {
     const res = await control.get('/_emulator/health');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', version: '0.1.0' });
+  });
+
+  it('docs/control-plane.md lists every operation of the control plane its OpenAPI description declares, and no other', async () => {
+    const doc = (await control.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const declared = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/_emulator/'))
+      .flatMap(([path, item]) =>
+        Object.keys(item).flatMap((m) => (METHODS.includes(m.toUpperCase()) ? [`${m.toUpperCase()} ${path.replaceAll('{workspaceId}', '{id}')}`] : [])),
+      );
+    // The table's first cell: its methods, then the path (`GET` / `PATCH /_emulator/workspaces/{id}`).
+    const listed = readFileSync(new URL('../../docs/control-plane.md', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => {
+        const cell = line.split(' | ')[0]!;
+        const path = cell.match(/\/_emulator\/[^\s`?]*/)?.[0];
+        return path ? (cell.match(/\b(GET|POST|PUT|PATCH|DELETE)\b/g) ?? []).map((m) => `${m} ${path}`) : [];
+      });
+    expect(new Set(listed)).toEqual(new Set(declared));
   });
 
   it('creates isolated workspaces with one key, all scopes by default', async () => {
