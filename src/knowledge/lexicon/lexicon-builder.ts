@@ -220,12 +220,26 @@ export class LexiconBuilder {
     }
     const data = new Lexicon(learned).serialize();
     await transaction(db, async (trx) => {
-      // The sources changed while it learned: the job of that change writes.
-      if ((await sourcePrint(trx, workspaceId)).print !== print) return;
+      // Processes sharing a store may write one workspace's lexicon at once (each runs the
+      // job of its own change): its row is their lock (D-1126), claimed first, inserted
+      // empty when there is none yet, so that the second waits for the first and then
+      // sees what it wrote. Nothing else is locked: a workspace deletion under way, which
+      // deletes this row before the workspace's, waits or is waited for, never both.
+      await trx
+        .insertInto('knowledge_lexicons')
+        .values({ workspace_id: workspaceId, print: '', data: '' })
+        .onConflict((oc) => oc.column('workspace_id').doUpdateSet((eb) => ({ print: eb.ref('knowledge_lexicons.print') })))
+        .execute();
+      const stored = await trx.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+      if (stored.print === print) return;
       const workspace = await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst();
-      if (!workspace) return;
-      await trx.deleteFrom('knowledge_lexicons').where('workspace_id', '=', workspaceId).execute();
-      await trx.insertInto('knowledge_lexicons').values({ workspace_id: workspaceId, print, data }).execute();
+      // The sources changed while it learned (the job of that change writes), or the
+      // workspace is gone: the row claimed empty goes again.
+      if (!workspace || (await sourcePrint(trx, workspaceId)).print !== print) {
+        if (stored.print === '') await trx.deleteFrom('knowledge_lexicons').where('workspace_id', '=', workspaceId).execute();
+        return;
+      }
+      await trx.updateTable('knowledge_lexicons').set({ print, data }).where('workspace_id', '=', workspaceId).execute();
       afterCommit(trx, () => this.#cache.delete(workspaceId));
       this.deps.changed(trx, workspaceId);
     });
