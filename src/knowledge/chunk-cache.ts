@@ -253,6 +253,7 @@ export class ChunkCache {
     const out = new Map<string, ChunkTerms>();
     try {
       await this.deps.db.transaction().execute(async (trx) => {
+        await this.deps.terms.lockFor(trx, [workspaceId]);
         const ids = await this.deps.terms.assign(
           trx,
           workspaceId,

@@ -128,10 +128,14 @@ export class IngestWrites {
 
   /** A transaction that adds terms to the dictionary: when it fails, memory forgets what the store did not keep. */
   async transaction<T>(workspaceIds: Iterable<string>, work: (trx: Tx) => Promise<T>): Promise<T> {
+    const ids = [...new Set(workspaceIds)];
     try {
-      return await transaction(this.deps.db, work);
+      return await transaction(this.deps.db, async (trx) => {
+        await this.deps.terms.lockFor(trx, ids);
+        return work(trx);
+      });
     } catch (error) {
-      for (const id of new Set(workspaceIds)) this.deps.terms.forget(id);
+      for (const id of ids) this.deps.terms.forget(id);
       throw error;
     }
   }

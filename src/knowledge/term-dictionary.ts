@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { prepareInsert, prepareQuery, type PreparedInsert, type PreparedQuery } from '../db/prepared.js';
+import { lockWorkspaceRows } from '../db/row-locks.js';
 import type { Database, Db } from '../db/schema/index.js';
 
 const INSERT_BATCH = 500;
@@ -35,6 +36,15 @@ export class TermDictionary {
     );
   }
 
+  /**
+   * At the start of a transaction that may add terms to these workspaces: on a shared
+   * store, takes their rows' locks now, in id order, before the transaction holds any
+   * other row of theirs (D-1127). Alone, nothing.
+   */
+  async lockFor(trx: Transaction<Database>, workspaceIds: Iterable<string>): Promise<void> {
+    if (this.options.shared) await lockWorkspaceRows(trx, workspaceIds);
+  }
+
   /** The workspace's dictionary as it stands (with a shared store, also what other processes added). */
   async get(workspaceId: string): Promise<ReadonlyMap<string, number>> {
     const loaded = await this.#load(this.db, workspaceId);
@@ -51,16 +61,10 @@ export class TermDictionary {
     const loaded = await this.#load(trx, workspaceId);
     let missing = [...new Set(terms)].filter((t) => !loaded.terms.has(t));
     if (missing.length === 0) return loaded.terms;
-    if (this.options.shared) {
-      // Processes sharing the store give ids one at a time per workspace: an update of the
-      // workspace's row holds its lock until this transaction ends, and what the previous
-      // holder added is read after it.
-      await trx
-        .updateTable('workspaces')
-        .set((eb) => ({ id: eb.ref('id') }))
-        .where('id', '=', workspaceId)
-        .execute();
-    }
+    // Processes sharing the store give ids one at a time per workspace: the workspace's
+    // row stays locked until this transaction ends, and what the previous holder added is
+    // read after it. A writer usually took it already (`lockFor`): then this is a no-op.
+    if (this.options.shared) await lockWorkspaceRows(trx, [workspaceId]);
     // Another process sharing the store may have added terms since this one read them.
     await this.#readNewer(trx, workspaceId, loaded);
     missing = missing.filter((t) => !loaded.terms.has(t));

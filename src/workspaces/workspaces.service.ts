@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import { WORKSPACE_TABLES } from '../db/schema/index.js';
+import { lockWorkspaceRows } from '../db/row-locks.js';
 import type { WorkspaceTable } from '../db/schema/core.js';
 import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
 import { afterCommit, transaction, type Tx } from '../db/transaction.js';
@@ -158,6 +159,10 @@ export class WorkspacesService {
   async delete(id: string): Promise<void> {
     this.activity.forget(id);
     await transaction(this.deps.db, async (trx) => {
+      // The workspace's row first: a writer under way in another process that locked it
+      // (ingestion, a chat turn's credit) commits before the cascades, rather than each
+      // waiting on a row the other holds (D-1127).
+      await lockWorkspaceRows(trx, [id]);
       await this.getWorkspaceOrThrow(id, trx);
       for (const table of WORKSPACE_TABLES) {
         await trx

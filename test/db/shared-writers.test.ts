@@ -5,9 +5,11 @@ import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
 import { freshDatabase } from '../support/postgres.js';
 
-// Processes sharing one PostgreSQL database each run the lexicon job of their own change
-// (D-790): two may write one workspace's lexicon at the same moment (D-1126).
-describe('PostgreSQL shared by processes: one lexicon written twice at once', () => {
+// Processes sharing one PostgreSQL database write one workspace at the same moment: each
+// runs the lexicon job of its own change (D-790, D-1126), and one deletes the workspace
+// while another commits ingested sources (D-1127). A second connection plays the other
+// process, holding its transaction open at the point that matters.
+describe('PostgreSQL shared by processes: writers meeting on one workspace', () => {
   let emulator: Emulator;
   let pool: pg.Pool;
 
@@ -16,6 +18,20 @@ describe('PostgreSQL shared by processes: one lexicon written twice at once', ()
     emulator = await createEmulator({ db: url, fixtures: 'none', log: quiet });
     pool = new pg.Pool({ connectionString: url, max: 2 });
   }, 60_000);
+
+  /** Once some statement whose text matches `like` waits on a lock (or 20 s have passed): how many do. */
+  async function waitersOnLock(like: string): Promise<number> {
+    let waiting = 0;
+    for (const until = Date.now() + 20_000; waiting === 0 && Date.now() < until; ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const { rows } = await pool.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE $1`,
+        [like],
+      );
+      waiting = rows[0].n;
+    }
+    return waiting;
+  }
 
   afterAll(async () => {
     await emulator?.close();
@@ -32,16 +48,7 @@ describe('PostgreSQL shared by processes: one lexicon written twice at once', ()
       const added = await client(emulator, ws.apiKey.secret).post('/v1/knowledge/text', { title: 'Returns', text: 'Returns are free within 30 days.' });
       expect(added.status).toBe(202);
       // This process's lexicon job reaches the same row and waits on it.
-      let waiting = 0;
-      for (const until = Date.now() + 20_000; waiting === 0 && Date.now() < until; ) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        waiting = (
-          await pool.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%knowledge_lexicons%'`,
-          )
-        ).rows[0].n;
-      }
-      expect(waiting).toBe(1);
+      expect(await waitersOnLock('%knowledge_lexicons%')).toBe(1);
       await other.query('COMMIT');
     } finally {
       other.release();
@@ -67,16 +74,7 @@ describe('PostgreSQL shared by processes: one lexicon written twice at once', ()
       await other.query('BEGIN');
       expect((await other.query('DELETE FROM knowledge_lexicons WHERE workspace_id = $1', [ws.workspaceId])).rowCount).toBe(1);
       expect((await api.post('/v1/knowledge/text', { title: 'Shipping', text: 'Shipping takes two days.' })).status).toBe(202);
-      let waiting = 0;
-      for (const until = Date.now() + 20_000; waiting === 0 && Date.now() < until; ) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        waiting = (
-          await pool.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%knowledge_lexicons%'`,
-          )
-        ).rows[0].n;
-      }
-      expect(waiting).toBe(1);
+      expect(await waitersOnLock('%knowledge_lexicons%')).toBe(1);
       const { rows: tables } = await other.query(
         `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'workspace_id' AND table_name <> 'knowledge_lexicons' ORDER BY table_name`,
       );
@@ -89,5 +87,36 @@ describe('PostgreSQL shared by processes: one lexicon written twice at once', ()
     await emulator.drain();
     expect((await pool.query('SELECT print FROM knowledge_lexicons WHERE workspace_id = $1', [ws.workspaceId])).rows).toEqual([]);
     expect((await pool.query('SELECT id FROM jobs WHERE workspace_id = $1', [ws.workspaceId])).rows).toEqual([]);
+  }, 60_000);
+
+  it('a workspace deleted while another process commits its sources: the deletion waits, then answers 200, never a 500', async () => {
+    const ws = await emulator.createWorkspace();
+    const api = client(emulator, ws.apiKey.secret);
+    expect((await api.post('/v1/knowledge/text', { title: 'Returns', text: 'Returns are free within 30 days.' })).status).toBe(202);
+    await emulator.drain();
+    // The other process's ingestion commit: the workspace's row first (its term
+    // dictionary), then the sources it makes ready.
+    const other = await pool.connect();
+    let otherError: unknown;
+    let deletion: Promise<{ status: number }>;
+    try {
+      await other.query('BEGIN');
+      await other.query('UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]);
+      deletion = client(emulator).delete(`/_emulator/workspaces/${ws.workspaceId}`);
+      expect(await waitersOnLock('%')).toBe(1);
+      try {
+        await other.query(`UPDATE knowledge_sources SET updated_at = updated_at WHERE workspace_id = $1`, [ws.workspaceId]);
+        await other.query('COMMIT');
+      } catch (error) {
+        otherError = error;
+        await other.query('ROLLBACK');
+      }
+    } finally {
+      other.release();
+    }
+    expect(otherError).toBeUndefined();
+    expect((await deletion!).status).toBe(200);
+    expect((await api.get('/v1/me')).status).toBe(401);
+    expect((await pool.query('SELECT id FROM knowledge_sources WHERE workspace_id = $1', [ws.workspaceId])).rows).toEqual([]);
   }, 60_000);
 });
