@@ -169,8 +169,9 @@ export class ChatService {
         }),
       fail: () =>
         this.deps.db.transaction().execute(async (trx) => {
-          await this.conversations.removeMessage(trx, opened.questionId);
+          // The workspace's row before its other rows, as its deletion takes them (D-1127).
           await this.#refund(trx, workspaceId);
+          await this.conversations.removeMessage(trx, opened.questionId);
         }),
     };
   }
