@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
 import type { Database, Db } from '../db/schema/index.js';
 import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
+import { lockWorkspaceRows } from '../db/row-locks.js';
 import { transaction, type Tx } from '../db/transaction.js';
 import type { AgentTable } from '../db/schema/core.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
@@ -98,8 +99,10 @@ export class AgentsService {
 
   async delete(workspaceId: string, agentId: string): Promise<{ agentId: string; sourcesDeleted: number }> {
     return transaction(this.deps.db, async (trx) => {
+      // The workspace's row before the agent's sources' rows, as an ingestion commit takes them (D-1128).
+      await lockWorkspaceRows(trx, [workspaceId]);
       await this.getAgentOrThrow(workspaceId, agentId, trx);
-      // The row goes first: its lock makes a dependent's write under way in another
+      // The agent's row goes first: its lock makes a dependent's write under way in another
       // process (a stored scope index, D-603) commit before the cascades delete its rows,
       // or find the agent gone. A blocker rolls it back with the rest.
       await trx.deleteFrom('agents').where('workspace_id', '=', workspaceId).where('id', '=', agentId).execute();

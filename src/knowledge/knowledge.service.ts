@@ -2,6 +2,7 @@ import type { CoreDeps } from '../core.js';
 import type { SqlDialect } from '../db/dialects/sql-dialect.js';
 import { columnParams, prepareQuery, rowParams, type PreparedQuery, type RowParams } from '../db/prepared.js';
 import type { Db } from '../db/schema/index.js';
+import { lockWorkspaceRows } from '../db/row-locks.js';
 import { transaction, type Tx } from '../db/transaction.js';
 import type { KnowledgeInputTable, KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
@@ -267,6 +268,8 @@ export class KnowledgeService {
   /** Deletes a source with its chunks: they leave answers at once. */
   async delete(workspaceId: string, sourceId: string): Promise<{ sourceId: string; deleted: true }> {
     await transaction(this.deps.db, async (trx) => {
+      // The workspace's row before any of its sources' rows, as an ingestion commit takes them (D-1128).
+      await lockWorkspaceRows(trx, [workspaceId]);
       await this.getSourceOrThrow(workspaceId, sourceId, trx);
       await trx.deleteFrom('knowledge_chunks').where('workspace_id', '=', workspaceId).where('source_id', '=', sourceId).execute();
       await trx.deleteFrom('knowledge_inputs').where('workspace_id', '=', workspaceId).where('source_id', '=', sourceId).execute();
@@ -306,6 +309,7 @@ export class KnowledgeService {
       throw new ServiceError('svc.knowledge.topic_invalid', { errors: [{ field: 'into', reason: 'must differ from from' }] });
     }
     const updated = await transaction(this.deps.db, async (trx) => {
+      await lockWorkspaceRows(trx, [workspaceId]);
       if (input.agentId !== null) await this.deps.agents.getAgentOrThrow(workspaceId, input.agentId, trx);
       const updated = await mergeTopics(trx, workspaceId, input.agentId, input.from, input.into, iso(this.deps.clock.now()));
       this.#index.changed(trx, workspaceId, updated);

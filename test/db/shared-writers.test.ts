@@ -7,7 +7,8 @@ import { freshDatabase } from '../support/postgres.js';
 
 // Processes sharing one PostgreSQL database write one workspace at the same moment: each
 // runs the lexicon job of its own change (D-790, D-1126), and one deletes the workspace
-// while another commits ingested sources (D-1127). A second connection plays the other
+// while another commits ingested sources (D-1127), and requests that delete or update
+// sources meet such a commit (D-1128). A second connection plays the other
 // process, holding its transaction open at the point that matters.
 describe('PostgreSQL shared by processes: writers meeting on one workspace', () => {
   let emulator: Emulator;
@@ -118,5 +119,97 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     expect((await deletion!).status).toBe(200);
     expect((await api.get('/v1/me')).status).toBe(401);
     expect((await pool.query('SELECT id FROM knowledge_sources WHERE workspace_id = $1', [ws.workspaceId])).rows).toEqual([]);
+  }, 60_000);
+
+  /**
+   * Another process commits the first ingestion of `sourceId` the way the service does
+   * (the workspace's row, the source made ready, then its stored document deleted) while
+   * `request` runs here, started once the source is updated; resolves with the other
+   * process's error, if any, and the request's answer.
+   */
+  async function againstIngestionCommit(workspaceId: string, sourceId: string, request: () => Promise<{ status: number }>) {
+    // The source as it is before its first commit: pending, its document stored.
+    await pool.query(`UPDATE knowledge_sources SET status = 'pending' WHERE id = $1`, [sourceId]);
+    await pool.query(`INSERT INTO knowledge_inputs (source_id, workspace_id, content, created_at) VALUES ($1, $2, $3, '2026-01-01T00:00:00.000Z')`, [
+      sourceId,
+      workspaceId,
+      Buffer.from('stored document'),
+    ]);
+    const other = await pool.connect();
+    let otherError: unknown;
+    let answer: Promise<{ status: number }>;
+    try {
+      await other.query('BEGIN');
+      await other.query('UPDATE workspaces SET id = id WHERE id = $1', [workspaceId]);
+      await other.query(`UPDATE knowledge_sources SET status = 'ready' WHERE id = $1`, [sourceId]);
+      answer = request();
+      expect(await waitersOnLock('%')).toBe(1);
+      try {
+        await other.query('DELETE FROM knowledge_inputs WHERE source_id = $1', [sourceId]);
+        await other.query('COMMIT');
+      } catch (error) {
+        otherError = error;
+        await other.query('ROLLBACK');
+      }
+    } finally {
+      other.release();
+    }
+    return { otherError, answer: await answer! };
+  }
+
+  it('a source deleted while another process commits its ingestion: the deletion waits, then answers 200, never a 500', async () => {
+    const ws = await emulator.createWorkspace();
+    const api = client(emulator, ws.apiKey.secret);
+    const added = await api.post('/v1/knowledge/text', { title: 'Returns', text: 'Returns are free within 30 days.' });
+    await emulator.drain();
+    const { otherError, answer } = await againstIngestionCommit(ws.workspaceId, added.body.id, () => api.delete(`/v1/knowledge/sources/${added.body.id}`));
+    expect(otherError).toBeUndefined();
+    expect(answer.status).toBe(200);
+    expect((await api.get(`/v1/knowledge/sources/${added.body.id}`)).status).toBe(404);
+    expect((await pool.query('SELECT source_id FROM knowledge_inputs WHERE workspace_id = $1', [ws.workspaceId])).rows).toEqual([]);
+  }, 60_000);
+
+  it('an agent deleted while another process commits its sources: the deletion waits, then answers 200, never a 500', async () => {
+    const ws = await emulator.createWorkspace();
+    const api = client(emulator, ws.apiKey.secret);
+    const agent = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body;
+    const added = await api.post('/v1/knowledge/text', { title: 'Returns', text: 'Returns are free within 30 days.', agentId: agent.id });
+    await emulator.drain();
+    const { otherError, answer } = await againstIngestionCommit(ws.workspaceId, added.body.id, () => api.delete(`/v1/agents/${agent.id}`));
+    expect(otherError).toBeUndefined();
+    expect(answer.status).toBe(200);
+    expect((await api.get(`/v1/agents/${agent.id}`)).status).toBe(404);
+    expect((await pool.query('SELECT id FROM knowledge_sources WHERE workspace_id = $1', [ws.workspaceId])).rows).toEqual([]);
+  }, 60_000);
+
+  it('topics merged while another process commits the same sources in another order: the merge waits, then answers 200', async () => {
+    const ws = await emulator.createWorkspace();
+    const api = client(emulator, ws.apiKey.secret);
+    const first = await api.post('/v1/knowledge/text', { title: 'Returns', text: 'Returns are free within 30 days.', topics: ['policy'] });
+    const second = await api.post('/v1/knowledge/text', { title: 'Shipping', text: 'Shipping takes two days.', topics: ['policy'] });
+    await emulator.drain();
+    // The other process's commit takes the sources in the order opposite to the one the merge reads them in.
+    const other = await pool.connect();
+    let otherError: unknown;
+    let merge: Promise<{ status: number; body: { sourcesUpdated: number } }>;
+    try {
+      await other.query('BEGIN');
+      await other.query('UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]);
+      await other.query('UPDATE knowledge_sources SET updated_at = updated_at WHERE id = $1', [second.body.id]);
+      merge = api.post('/v1/knowledge/topics/merge', { from: 'policy', into: 'policies' });
+      expect(await waitersOnLock('%')).toBe(1);
+      try {
+        await other.query('UPDATE knowledge_sources SET updated_at = updated_at WHERE id = $1', [first.body.id]);
+        await other.query('COMMIT');
+      } catch (error) {
+        otherError = error;
+        await other.query('ROLLBACK');
+      }
+    } finally {
+      other.release();
+    }
+    expect(otherError).toBeUndefined();
+    expect((await merge!).status).toBe(200);
+    expect((await merge!).body.sourcesUpdated).toBe(2);
   }, 60_000);
 });
