@@ -40,6 +40,10 @@ const UNAVAILABLE = {
   en: 'The database is out of reach; nothing was changed. Retry shortly.',
   es: 'La base de datos no responde; no se cambió nada. Reintente en un momento.',
 };
+const CONFLICTED = {
+  en: 'Another writer needed the same records at the same moment; nothing was changed. Retry the request.',
+  es: 'Otra escritura necesitaba los mismos registros en el mismo momento; no se cambió nada. Repita la solicitud.',
+};
 
 /**
  * The HTTP shell: request ids, RFC 9457 problems for every failure, the `/v1` key gate,
@@ -75,6 +79,9 @@ export function createApp(service: Service, options: AppOptions = {}) {
     // The database is out of reach: the request wrote nothing (its transaction did not
     // commit), and a retry once the database is back will do (D-206).
     if (service.store.unavailable(error)) return problem(c, new ServiceError('svc.service.unavailable', { detail: UNAVAILABLE }));
+    // The database rolled the request's transaction back to let another writer through
+    // (PostgreSQL shared by processes): the same promise, nothing written, retry (D-1129).
+    if (service.store.conflicted(error)) return problem(c, new ServiceError('svc.service.unavailable', { detail: CONFLICTED }));
     service.settings.log(`unexpected error on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error);
     return problem(c, new ServiceError('svc.internal.error'));
   });

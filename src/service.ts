@@ -137,7 +137,8 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
     clockMoves: ports.clockMoves,
     claims,
     pollMs: shared && Math.min(1000, settings.leaseMs / 3),
-    transient: (error) => store.unavailable(error),
+    // A job whose transaction lost a deadlock runs again, as one cut off from the store does.
+    transient: (error) => store.unavailable(error) || store.conflicted(error),
   });
   const workspaces = new WorkspacesService({ db, clock, ids, defaults: workspaceDefaults, activity, coherence });
   const core: CoreDeps = {

@@ -37,6 +37,11 @@ export interface Store {
   exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** Whether `error` says the database cannot be reached right now (answer 503, not 500). */
   unavailable(error: unknown): boolean;
+  /**
+   * Whether `error` says the database rolled the transaction back to let another writer
+   * through (a deadlock): nothing was written, and running it again can succeed (D-1129).
+   */
+  conflicted(error: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -78,6 +83,7 @@ export async function openStore(options: DatabaseOptions = { kind: 'memory' }, l
     where: backend.where ?? (options.kind === 'file' ? options.path : options.kind === 'pglite' ? (options.dataDir ?? 'memory') : 'memory'),
     exclusive: (name, fn) => exclusive(name, () => fn()),
     unavailable: (error) => backend.unavailable?.(error) ?? false,
+    conflicted: (error) => backend.conflicted?.(error) ?? false,
     async close() {
       if (closed) return;
       closed = true;

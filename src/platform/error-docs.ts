@@ -52,7 +52,7 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
     fix: 'Use a new key for a new request. For a 409, wait for the first request to finish, then retry with the same key to get its answer.',
   },
   'svc.service.unavailable': {
-    when: 'A dependency is unavailable (the chat model failed, a turn was cancelled), or a fault was injected; or a stored row cannot be read (it was written into the store by hand): `errors[0].field` names it (`pages.pg_....editorial`).',
+    when: 'A dependency is unavailable (the chat model failed, a turn was cancelled; the database is out of reach, or aborted the request to let another writer through), or a fault was injected; or a stored row cannot be read (it was written into the store by hand): `errors[0].field` names it (`pages.pg_....editorial`).',
     fix: 'Retry later, with backoff. Nothing was charged. For a stored row: reset the emulator, or import a state it exported.',
   },
   'svc.internal.error': {

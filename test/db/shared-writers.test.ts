@@ -8,7 +8,8 @@ import { freshDatabase } from '../support/postgres.js';
 // Processes sharing one PostgreSQL database write one workspace at the same moment: each
 // runs the lexicon job of its own change (D-790, D-1126), and one deletes the workspace
 // while another commits ingested sources (D-1127), and requests that delete or update
-// sources meet such a commit (D-1128). A second connection plays the other
+// sources meet such a commit (D-1128); a deadlock nobody foresaw answers 503 and a job it
+// aborts runs again (D-1129). A second connection plays the other
 // process, holding its transaction open at the point that matters.
 describe('PostgreSQL shared by processes: writers meeting on one workspace', () => {
   let emulator: Emulator;
@@ -211,5 +212,66 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     expect(otherError).toBeUndefined();
     expect((await merge!).status).toBe(200);
     expect((await merge!).body.sourcesUpdated).toBe(2);
+  }, 60_000);
+
+  it("a request the database aborts as a deadlock's victim answers 503 svc.service.unavailable and changes nothing", async () => {
+    const ws = await emulator.createWorkspace();
+    const api = client(emulator, ws.apiKey.secret);
+    const added = await api.post('/v1/knowledge/text', { title: 'Returns', text: 'Returns are free within 30 days.', topics: ['policy'] });
+    await emulator.drain();
+    // A writer that takes a source's row and then the workspace's, against the order every
+    // writer here keeps: the database must abort one of the two, and lets this one wait longest.
+    const other = await pool.connect();
+    let merge: Promise<{ status: number; body: { code: string; detail: string } }>;
+    try {
+      await other.query('BEGIN');
+      await other.query(`SET LOCAL deadlock_timeout = '10s'`);
+      await other.query('UPDATE knowledge_sources SET updated_at = updated_at WHERE id = $1', [added.body.id]);
+      merge = api.post('/v1/knowledge/topics/merge', { from: 'policy', into: 'policies' });
+      expect(await waitersOnLock('%')).toBe(1);
+      await other.query('UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]);
+      await other.query('COMMIT');
+    } finally {
+      other.release();
+    }
+    const answer = await merge!;
+    expect(answer.status).toBe(503);
+    expect(answer.body.code).toBe('svc.service.unavailable');
+    expect(answer.body.detail).toMatch(/nothing was changed/);
+    expect((await api.get(`/v1/knowledge/sources/${added.body.id}`)).body.topics).toEqual(['policy']);
+    // Run again, it goes through.
+    expect((await api.post('/v1/knowledge/topics/merge', { from: 'policy', into: 'policies' })).status).toBe(200);
+  }, 60_000);
+
+  it("an ingestion commit aborted as a deadlock's victim runs again: the source ends ready, no failed job", async () => {
+    const ws = await emulator.createWorkspace();
+    const api = client(emulator, ws.apiKey.secret);
+    let sourceId: string | undefined;
+    // The other writer must hold the source's stored document before the commit reaches
+    // it; when ingestion wins that race, try again with another source.
+    for (let attempt = 0; attempt < 5 && !sourceId; attempt++) {
+      const added = await api.post('/v1/knowledge/text', { title: `Returns ${attempt}`, text: 'Returns are free within 30 days.' });
+      const other = await pool.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query(`SET LOCAL deadlock_timeout = '10s'`);
+        const held = await other.query('SELECT source_id FROM knowledge_inputs WHERE source_id = $1 FOR UPDATE', [added.body.id]);
+        if (held.rowCount === 0) {
+          await other.query('ROLLBACK');
+          continue;
+        }
+        // The commit has the workspace's row and waits on the document; this writer then waits on the row.
+        expect(await waitersOnLock('%knowledge_inputs%')).toBe(1);
+        await other.query('UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]);
+        await other.query('COMMIT');
+        sourceId = added.body.id;
+      } finally {
+        other.release();
+      }
+    }
+    expect(sourceId).toBeDefined();
+    await emulator.drain();
+    expect((await api.get(`/v1/knowledge/sources/${sourceId}`)).body.status).toBe('ready');
+    expect((await pool.query(`SELECT kind, last_error FROM jobs WHERE workspace_id = $1 AND status = 'failed'`, [ws.workspaceId])).rows).toEqual([]);
   }, 60_000);
 });

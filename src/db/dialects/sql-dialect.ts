@@ -69,6 +69,8 @@ export interface Backend {
   exclusive?<T>(db: AnyKysely, name: string, fn: (locked: AnyKysely) => Promise<T>): Promise<T>;
   /** Whether `error` says the database cannot be reached right now. Default: never. */
   unavailable?(error: unknown): boolean;
+  /** Whether `error` says the database rolled the transaction back to let another through (a deadlock). Default: never. */
+  conflicted?(error: unknown): boolean;
   /** Closes the connection (after kysely has stopped using it). */
   close(db: AnyKysely): Promise<void>;
 }

@@ -33,19 +33,39 @@ const LOST_STATES = /^(08|57P0[1-3]|53300)/;
 const LOST_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
 const LOST_MESSAGES = ['Connection terminated', 'timeout exceeded when trying to connect', 'is not queryable', 'Client was closed', 'Connection ended'];
 
-/** Whether `error` says the database server cannot be reached (rather than that a query was wrong). */
-export function isConnectionLoss(error: unknown): boolean {
+// A deadlock's victim and a serialization failure: the transaction was rolled back whole, and running it again can succeed.
+const CONFLICT_STATES = new Set(['40P01', '40001']);
+
+/** Whether `error`, or an error it wraps, says so by its code or message. */
+function saysSo(error: unknown, test: (code: string | undefined, message: string | undefined) => boolean): boolean {
   const seen = new Set<unknown>();
   const visit = (e: unknown): boolean => {
     if (!e || typeof e !== 'object' || seen.has(e)) return false;
     seen.add(e);
     const { code, message, cause, errors } = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
-    if (typeof code === 'string' && (LOST_ERRNOS.has(code) || (code.length === 5 && LOST_STATES.test(code)))) return true;
-    if (typeof message === 'string' && LOST_MESSAGES.some((m) => message.includes(m))) return true;
+    if (test(typeof code === 'string' ? code : undefined, typeof message === 'string' ? message : undefined)) return true;
     if (Array.isArray(errors) && errors.some(visit)) return true;
     return visit(cause);
   };
   return visit(error);
+}
+
+/** Whether `error` says the database server cannot be reached (rather than that a query was wrong). */
+export function isConnectionLoss(error: unknown): boolean {
+  return saysSo(
+    error,
+    (code, message) =>
+      (code !== undefined && (LOST_ERRNOS.has(code) || (code.length === 5 && LOST_STATES.test(code)))) ||
+      (message !== undefined && LOST_MESSAGES.some((m) => message.includes(m))),
+  );
+}
+
+/**
+ * Whether `error` says the server rolled the transaction back to let another one through
+ * (a deadlock's victim, a serialization failure): nothing it wrote was kept (D-1129).
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  return saysSo(error, (code) => code !== undefined && CONFLICT_STATES.has(code));
 }
 
 /** Why a first connection failed, in words (the driver's message without a password). */
@@ -110,6 +130,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend> {
       });
     },
     unavailable: isConnectionLoss,
+    conflicted: isTransactionConflict,
     async close(db) {
       await db.destroy();
     },
