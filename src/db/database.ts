@@ -7,7 +7,7 @@ import { openSqlite } from './dialects/sqlite/sqlite-backend.js';
 import type { AnyKysely, Backend, DialectName, SqlDialect } from './dialects/sql-dialect.js';
 
 export type { DialectName } from './dialects/sql-dialect.js';
-export { StoreOpenError } from './dialects/postgres/postgres-backend.js';
+export { StoreOpenError } from './dialects/store-open-error.js';
 export { describePostgresUrl, isPostgresUrl } from './dialects/postgres/postgres-url.js';
 
 export type DatabaseOptions =

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { AnyKysely, Backend } from '../sql-dialect.js';
 import { POSTGRES_DIALECT } from './postgres-dialect.js';
 import { describePostgresUrl, passwordOf } from './postgres-url.js';
+import { StoreOpenError } from '../store-open-error.js';
 
 /** Options of a PostgreSQL server store. */
 export interface PostgresOptions {
@@ -13,9 +14,6 @@ export interface PostgresOptions {
   /** Called with what goes wrong on an idle connection (the server went away). */
   log?: ((message: string, error?: unknown) => void) | undefined;
 }
-
-/** The store could not be opened: a line naming where it points, never a password. */
-export class StoreOpenError extends Error {}
 
 // int8 (counts, sequences) and numeric come back as strings by default: every value of
 // ours fits a double, and SQLite and PGlite give numbers.
