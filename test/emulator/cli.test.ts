@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { FLAGS, type FlagSpec } from '../../emulator/cli/flags.js';
 import { packageRoot } from '../../emulator/package-info.js';
 import { CLI, exited, runToEnd, startCli } from '../support/cli.js';
@@ -59,6 +59,27 @@ describe('svc-emulator CLI', () => {
     expect(await again.json()).toEqual(agent);
     second.child.kill('SIGINT');
     expect(await exited(second.child)).toBe(0);
+  });
+
+  it('refuses a second emulator on a --db file another one is serving, and takes the file once that one is killed', async () => {
+    const db = tempDbPath();
+    const first = await start(['--db', db, '--fixtures', 'none']);
+    const made = (await (await fetch(`${first.url}/_emulator/workspaces`, { method: 'POST' })).json()) as { apiKey: { secret: string } };
+    // Two would each answer from caches of their own writes: the second does not start.
+    const second = await runToEnd(['--db', db, '--fixtures', 'none', '--port', '0'], { track: running });
+    expect(second.code).toBe(1);
+    expect(second.stderr.trim()).toBe(
+      `svc-emulator: cannot use ${db}: another svc-emulator has it open (in this process or another). Two emulators on one store would each answer from caches of their own writes; stop the other, use another file, or share a postgres:// database between them`,
+    );
+    expect((await fetch(`${first.url}/v1/me`, { headers: { authorization: `Bearer ${made.apiKey.secret}` } })).status).toBe(200);
+    // Killed, the first holds nothing any more: the next start takes the file and its state.
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+    const third = await start(['--db', db, '--fixtures', 'none']);
+    expect((await fetch(`${third.url}/v1/me`, { headers: { authorization: `Bearer ${made.apiKey.secret}` } })).status).toBe(200);
+    third.child.kill('SIGTERM');
+    expect(await exited(third.child)).toBe(0);
+    expect(readdirSync(dirname(db))).toEqual([basename(db)]);
   });
 
   it('stops with a message naming the field when the fixture file is bad', async () => {

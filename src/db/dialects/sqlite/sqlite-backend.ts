@@ -1,6 +1,7 @@
 import { SqliteDialect, type SqliteDatabase } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Backend } from '../sql-dialect.js';
+import { holdStore } from '../store-lock.js';
 import { SQLITE_DIALECT } from './sqlite-dialect.js';
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -32,15 +33,23 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
 
 /**
  * SQLite through better-sqlite3: in memory without `path` (a copy of `image` when given),
- * else that file in WAL mode, so that a killed process loses no acknowledged write.
+ * else that file in WAL mode, so that a killed process loses no acknowledged write, held
+ * by this store alone while it is open.
  */
 export function openSqlite(path?: string, image?: Buffer): Backend {
   const sqlite = new BetterSqlite3(path ?? image ?? ':memory:');
-  if (path !== undefined) {
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
+  let held: { release(): void } | undefined;
+  try {
+    if (path !== undefined) {
+      sqlite.pragma('journal_mode = WAL');
+      sqlite.pragma('synchronous = NORMAL');
+      held = holdStore(path, 'file');
+    }
+    sqlite.pragma('busy_timeout = 5000');
+  } catch (error) {
+    sqlite.close();
+    throw error;
   }
-  sqlite.pragma('busy_timeout = 5000');
   return {
     kysely: new SqliteDialect({ database: withStatementCache(sqlite) }),
     sql: SQLITE_DIALECT,
@@ -49,6 +58,7 @@ export function openSqlite(path?: string, image?: Buffer): Backend {
         if (path !== undefined) sqlite.pragma('wal_checkpoint(TRUNCATE)');
         sqlite.close();
       }
+      held?.release();
     },
   };
 }
