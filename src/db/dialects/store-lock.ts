@@ -32,8 +32,11 @@ export function holdStore(path: string, kind: 'file' | 'data directory'): { rele
   return {
     release() {
       if (!held.open) return;
-      held.close();
+      // Unlinked while still held: one who opens the name from now on makes a new file and
+      // holds that; removed after the close, it could be taken from under someone who had
+      // just locked it.
       rmSync(lockPath, { force: true });
+      held.close();
     },
   };
 }
