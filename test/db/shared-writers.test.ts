@@ -35,6 +35,35 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     return waiting;
   }
 
+  type Statement = [sql: string, params?: unknown[]];
+
+  /**
+   * Another process's transaction: `before` runs, then `request` starts here and this
+   * waits until it waits on a lock, then `after` runs and commits (rolled back if it
+   * fails). Resolves with the other process's error, if any, and the request's answer.
+   */
+  async function againstOtherWriter<A>(before: Statement[], request: () => Promise<A>, after: Statement[]): Promise<{ otherError: unknown; answer: A }> {
+    const other = await pool.connect();
+    let otherError: unknown;
+    let answer: Promise<A>;
+    try {
+      await other.query('BEGIN');
+      for (const [sql, params] of before) await other.query(sql, params);
+      answer = request();
+      expect(await waitersOnLock('%')).toBe(1);
+      try {
+        for (const [sql, params] of after) await other.query(sql, params);
+        await other.query('COMMIT');
+      } catch (error) {
+        otherError = error;
+        await other.query('ROLLBACK');
+      }
+    } finally {
+      other.release();
+    }
+    return { otherError, answer: await answer! };
+  }
+
   afterAll(async () => {
     await emulator?.close();
     await pool?.end();
@@ -98,26 +127,13 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     await emulator.drain();
     // The other process's ingestion commit: the workspace's row first (its term
     // dictionary), then the sources it makes ready.
-    const other = await pool.connect();
-    let otherError: unknown;
-    let deletion: Promise<{ status: number }>;
-    try {
-      await other.query('BEGIN');
-      await other.query('UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]);
-      deletion = client(emulator).delete(`/_emulator/workspaces/${ws.workspaceId}`);
-      expect(await waitersOnLock('%')).toBe(1);
-      try {
-        await other.query(`UPDATE knowledge_sources SET updated_at = updated_at WHERE workspace_id = $1`, [ws.workspaceId]);
-        await other.query('COMMIT');
-      } catch (error) {
-        otherError = error;
-        await other.query('ROLLBACK');
-      }
-    } finally {
-      other.release();
-    }
+    const { otherError, answer } = await againstOtherWriter(
+      [['UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]]],
+      () => client(emulator).delete(`/_emulator/workspaces/${ws.workspaceId}`),
+      [['UPDATE knowledge_sources SET updated_at = updated_at WHERE workspace_id = $1', [ws.workspaceId]]],
+    );
     expect(otherError).toBeUndefined();
-    expect((await deletion!).status).toBe(200);
+    expect(answer.status).toBe(200);
     expect((await api.get('/v1/me')).status).toBe(401);
     expect((await pool.query('SELECT id FROM knowledge_sources WHERE workspace_id = $1', [ws.workspaceId])).rows).toEqual([]);
   }, 60_000);
@@ -136,26 +152,14 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
       workspaceId,
       Buffer.from('stored document'),
     ]);
-    const other = await pool.connect();
-    let otherError: unknown;
-    let answer: Promise<{ status: number }>;
-    try {
-      await other.query('BEGIN');
-      await other.query('UPDATE workspaces SET id = id WHERE id = $1', [workspaceId]);
-      await other.query(`UPDATE knowledge_sources SET status = 'ready' WHERE id = $1`, [sourceId]);
-      answer = request();
-      expect(await waitersOnLock('%')).toBe(1);
-      try {
-        await other.query('DELETE FROM knowledge_inputs WHERE source_id = $1', [sourceId]);
-        await other.query('COMMIT');
-      } catch (error) {
-        otherError = error;
-        await other.query('ROLLBACK');
-      }
-    } finally {
-      other.release();
-    }
-    return { otherError, answer: await answer! };
+    return againstOtherWriter(
+      [
+        ['UPDATE workspaces SET id = id WHERE id = $1', [workspaceId]],
+        [`UPDATE knowledge_sources SET status = 'ready' WHERE id = $1`, [sourceId]],
+      ],
+      request,
+      [['DELETE FROM knowledge_inputs WHERE source_id = $1', [sourceId]]],
+    );
   }
 
   it('a source deleted while another process commits its ingestion: the deletion waits, then answers 200, never a 500', async () => {
@@ -190,28 +194,17 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     const second = await api.post('/v1/knowledge/text', { title: 'Shipping', text: 'Shipping takes two days.', topics: ['policy'] });
     await emulator.drain();
     // The other process's commit takes the sources in the order opposite to the one the merge reads them in.
-    const other = await pool.connect();
-    let otherError: unknown;
-    let merge: Promise<{ status: number; body: { sourcesUpdated: number } }>;
-    try {
-      await other.query('BEGIN');
-      await other.query('UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]);
-      await other.query('UPDATE knowledge_sources SET updated_at = updated_at WHERE id = $1', [second.body.id]);
-      merge = api.post('/v1/knowledge/topics/merge', { from: 'policy', into: 'policies' });
-      expect(await waitersOnLock('%')).toBe(1);
-      try {
-        await other.query('UPDATE knowledge_sources SET updated_at = updated_at WHERE id = $1', [first.body.id]);
-        await other.query('COMMIT');
-      } catch (error) {
-        otherError = error;
-        await other.query('ROLLBACK');
-      }
-    } finally {
-      other.release();
-    }
+    const { otherError, answer } = await againstOtherWriter(
+      [
+        ['UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]],
+        ['UPDATE knowledge_sources SET updated_at = updated_at WHERE id = $1', [second.body.id]],
+      ],
+      () => api.post('/v1/knowledge/topics/merge', { from: 'policy', into: 'policies' }),
+      [['UPDATE knowledge_sources SET updated_at = updated_at WHERE id = $1', [first.body.id]]],
+    );
     expect(otherError).toBeUndefined();
-    expect((await merge!).status).toBe(200);
-    expect((await merge!).body.sourcesUpdated).toBe(2);
+    expect(answer.status).toBe(200);
+    expect(answer.body.sourcesUpdated).toBe(2);
   }, 60_000);
 
   it("a request the database aborts as a deadlock's victim answers 503 svc.service.unavailable and changes nothing", async () => {
@@ -221,20 +214,12 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     await emulator.drain();
     // A writer that takes a source's row and then the workspace's, against the order every
     // writer here keeps: the database must abort one of the two, and lets this one wait longest.
-    const other = await pool.connect();
-    let merge: Promise<{ status: number; body: { code: string; detail: string } }>;
-    try {
-      await other.query('BEGIN');
-      await other.query(`SET LOCAL deadlock_timeout = '10s'`);
-      await other.query('UPDATE knowledge_sources SET updated_at = updated_at WHERE id = $1', [added.body.id]);
-      merge = api.post('/v1/knowledge/topics/merge', { from: 'policy', into: 'policies' });
-      expect(await waitersOnLock('%')).toBe(1);
-      await other.query('UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]);
-      await other.query('COMMIT');
-    } finally {
-      other.release();
-    }
-    const answer = await merge!;
+    const { otherError, answer } = await againstOtherWriter(
+      [[`SET LOCAL deadlock_timeout = '10s'`], ['UPDATE knowledge_sources SET updated_at = updated_at WHERE id = $1', [added.body.id]]],
+      () => api.post('/v1/knowledge/topics/merge', { from: 'policy', into: 'policies' }),
+      [['UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]]],
+    );
+    expect(otherError).toBeUndefined();
     expect(answer.status).toBe(503);
     expect(answer.body.code).toBe('svc.service.unavailable');
     expect(answer.body.detail).toMatch(/nothing was changed/);
