@@ -13,9 +13,10 @@ import { SLOT_FORMATS, SLOT_TYPES } from './brand-file.js';
 import { SlotParamSchema, StoredFooterSchema, StoredNavbarSchema, type Brand, type BrandLink, type BrandPatch, type BrandSlot } from './brand.schema.js';
 import type * as BrandFileWorker from './brand-file.worker.js';
 
-/** The one thing brand needs of projects: that a site exists in the workspace. */
+/** What brand needs of projects: that a site exists in the workspace, and its row locked before a write (D-1131). */
 export interface ProjectLookup {
   getProjectOrThrow(workspaceId: string, projectId: string, db?: Db): Promise<unknown>;
+  lockProjectOrThrow(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<unknown>;
 }
 
 /** Who signs file URLs (the assets part: brand files are served by `/files/{assetId}`). */
@@ -119,7 +120,7 @@ export class BrandService {
     const slot = this.#slot(slotName);
     const { contentType, sha256, bytes } = await this.#inspect(slot, new Uint8Array(await file.arrayBuffer()));
     return this.deps.db.transaction().execute(async (trx) => {
-      await this.deps.projects.getProjectOrThrow(workspaceId, projectId, trx);
+      await this.deps.projects.lockProjectOrThrow(trx, workspaceId, projectId);
       await trx.deleteFrom('brand_files').where('workspace_id', '=', workspaceId).where('project_id', '=', projectId).where('slot', '=', slot).execute();
       const row: BrandFileTable = {
         id: this.deps.ids.next('ast'),
@@ -142,7 +143,7 @@ export class BrandService {
   async deleteFile(workspaceId: string, projectId: string, slotName: string, origin: string): Promise<Brand> {
     const slot = this.#slot(slotName);
     return this.deps.db.transaction().execute(async (trx) => {
-      await this.deps.projects.getProjectOrThrow(workspaceId, projectId, trx);
+      await this.deps.projects.lockProjectOrThrow(trx, workspaceId, projectId);
       const result = await trx
         .deleteFrom('brand_files')
         .where('workspace_id', '=', workspaceId)
@@ -162,6 +163,7 @@ export class BrandService {
   /** Merges a partial navbar and footer: absent fields stay, link lists and the CTA are replaced whole. */
   async update(workspaceId: string, projectId: string, patch: BrandPatch, origin: string): Promise<Brand> {
     return this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.projects.lockProjectOrThrow(trx, workspaceId, projectId);
       const current = await this.getBrand(workspaceId, projectId, origin, trx);
       if (patch.navbar === undefined && patch.footer === undefined) return current;
       const navbar: Navbar = {

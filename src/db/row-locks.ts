@@ -17,3 +17,21 @@ export async function lockWorkspaceRows(trx: Kysely<Database>, workspaceIds: Ite
       .execute();
   }
 }
+
+/**
+ * Locks a site's row for the rest of `trx` (D-1131): every writer of the site's rows (its
+ * pages, addresses, theme, brand, llms.txt) takes it before any of them, as the site's
+ * deletion and its workspace's (which deletes sites before pages) do. Two writers of one
+ * site then wait for each other on a store processes share, instead of each holding a
+ * page the other needs; and one that waited on a deletion finds the site gone rather
+ * than writing a page or a theme that outlives it. Answers whether the site is there.
+ */
+export async function lockProjectRow(trx: Kysely<Database>, workspaceId: string, projectId: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('projects')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where('id', '=', projectId)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

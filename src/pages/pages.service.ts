@@ -22,7 +22,7 @@ import {
   type PagePatch,
   type PageSitemap,
 } from './pages.schema.js';
-import type { AgentLookup, ProjectAccess } from './ports.js';
+import type { AgentLookup, ProjectAccess, SiteLanguages } from './ports.js';
 import { runTranslation } from './translation.js';
 import type { Translator } from './translator.js';
 
@@ -100,7 +100,7 @@ export class PagesService {
     assertKindFields(input.kind, input);
     if (input.kind === 'agent' && input.agentId === undefined) throw invalid('agentId', 'required on an agent page');
     return this.deps.db.transaction().execute(async (trx) => {
-      const project = await this.deps.projects.getProjectOrThrow(workspaceId, projectId, trx);
+      const project = await this.deps.projects.lockProjectOrThrow(trx, workspaceId, projectId);
       const defaultLocale = input.defaultLocale ?? project.defaultLocale;
       if (!project.locales.includes(defaultLocale)) throw invalid('defaultLocale', 'must be a locale the site serves');
       if (input.agentId !== undefined) await this.#assertAgent(trx, workspaceId, input.agentId);
@@ -187,10 +187,9 @@ export class PagesService {
   async update(workspaceId: string, pageId: string, patch: PagePatch): Promise<Page> {
     let queued = false;
     const page = await this.deps.db.transaction().execute(async (trx) => {
-      const row = await this.#rowOrThrow(trx, workspaceId, pageId);
+      const { row, project } = await this.#lockedRowOrThrow(trx, workspaceId, pageId);
       const current = toPage(row);
       assertKindFields(current.kind, patch);
-      const project = await this.deps.projects.getProjectOrThrow(workspaceId, current.projectId, trx);
       if (patch.defaultLocale !== undefined && !project.locales.includes(patch.defaultLocale)) {
         throw invalid('defaultLocale', 'must be a locale the site serves');
       }
@@ -238,7 +237,7 @@ export class PagesService {
 
   async delete(workspaceId: string, pageId: string): Promise<{ pageId: string; deleted: true }> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const page = toPage(await this.#rowOrThrow(trx, workspaceId, pageId));
+      const page = toPage((await this.#lockedRowOrThrow(trx, workspaceId, pageId)).row);
       if (page.path === '/') await this.#assertRootMayGo(trx, page);
       await trx.deleteFrom('pages').where('id', '=', pageId).execute();
       if (page.status === 'published') await this.deps.projects.regenerateLlmsTxt(trx, workspaceId, page.projectId);
@@ -258,7 +257,7 @@ export class PagesService {
 
   async #setStatus(workspaceId: string, pageId: string, status: Page['status']): Promise<Page> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const page = toPage(await this.#rowOrThrow(trx, workspaceId, pageId));
+      const page = toPage((await this.#lockedRowOrThrow(trx, workspaceId, pageId)).row);
       if (page.status === status) return page;
       if (status === 'draft' && page.path === '/') await this.#assertRootMayGo(trx, page);
       const now = iso(this.deps.clock.now());
@@ -270,6 +269,19 @@ export class PagesService {
       await this.deps.projects.regenerateLlmsTxt(trx, workspaceId, page.projectId);
       return this.getPageOrThrow(workspaceId, pageId, trx);
     });
+  }
+
+  /**
+   * The page's row for a writer: its site's row locked first (D-1131), then the page read
+   * as it is once that lock is held. A page whose site another process is deleting is
+   * `404` once the deletion commits, never written after it.
+   */
+  async #lockedRowOrThrow(trx: Transaction<Database>, workspaceId: string, pageId: string): Promise<{ row: PageTable; project: SiteLanguages }> {
+    const site = await trx.selectFrom('pages').select('project_id').where('workspace_id', '=', workspaceId).where('id', '=', pageId).executeTakeFirst();
+    // A site deleted meanwhile took its pages with it.
+    const project = site && (await this.deps.projects.lockProject(trx, workspaceId, site.project_id));
+    if (!project) throw new ServiceError('svc.page.not_found');
+    return { row: await this.#rowOrThrow(trx, workspaceId, pageId), project };
   }
 
   async #rowOrThrow(trx: Transaction<Database>, workspaceId: string, pageId: string): Promise<PageTable> {

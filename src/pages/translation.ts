@@ -70,6 +70,10 @@ export async function runTranslation(
   if (translated.length !== work.length) throw new Error(`the translator answered ${translated.length} texts for ${work.length}`);
 
   await deps.db.transaction().execute(async (trx) => {
+    // The site's row before any page (D-1131); a site deleted, or no longer serving the
+    // language, while the translator ran gets nothing.
+    const site = await deps.projects.lockProject(trx, job.workspaceId, projectId);
+    if (!site?.locales.includes(locale)) return;
     let livePageChanged = false;
     for (const id of new Set(work.map((w) => w.pageId))) {
       const row = await trx.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
+import { lockProjectRow } from '../db/row-locks.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { ProjectTable } from '../db/schema/projects.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
@@ -137,6 +138,21 @@ export class ProjectsService {
   }
 
   /**
+   * The site, its row locked for the rest of `trx` (undefined when there is none): what
+   * every writer of a site's rows calls before touching any of them (D-1131).
+   */
+  async lockProject(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<Project | undefined> {
+    return (await lockProjectRow(trx, workspaceId, projectId)) ? this.getProject(workspaceId, projectId, trx) : undefined;
+  }
+
+  /** `lockProject`, or `404 svc.project.not_found`. */
+  async lockProjectOrThrow(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<Project> {
+    const project = await this.lockProject(trx, workspaceId, projectId);
+    if (!project) throw new ServiceError('svc.project.not_found');
+    return project;
+  }
+
+  /**
    * The project at a public address, whatever its workspace (hosted sites). Only the
    * address in force answers; a retired slug finds nothing.
    */
@@ -154,7 +170,7 @@ export class ProjectsService {
   async update(workspaceId: string, projectId: string, patch: ProjectPatch): Promise<Project> {
     let queued = false;
     const project = await this.deps.db.transaction().execute(async (trx) => {
-      const current = await this.getProjectOrThrow(workspaceId, projectId, trx);
+      const current = await this.lockProjectOrThrow(trx, workspaceId, projectId);
       const locales = patch.locales ?? current.locales;
       const defaultLocale = patch.defaultLocale ?? current.defaultLocale;
       if (!locales.includes(defaultLocale)) {
@@ -193,7 +209,7 @@ export class ProjectsService {
    */
   async changeAddress(workspaceId: string, projectId: string, slug: string): Promise<Project> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const current = await this.getProjectOrThrow(workspaceId, projectId, trx);
+      const current = await this.lockProjectOrThrow(trx, workspaceId, projectId);
       if (current.slug === slug) return current;
       if (RESERVED_SLUGS.has(slug)) throw reserved(slug);
       await this.#claimSlug(trx, workspaceId, projectId, slug);
@@ -212,7 +228,7 @@ export class ProjectsService {
   /** Deletes the site, its pages and theme, and frees its addresses (retired ones too). */
   async delete(workspaceId: string, projectId: string): Promise<{ projectId: string; pagesDeleted: number }> {
     return this.deps.db.transaction().execute(async (trx) => {
-      await this.getProjectOrThrow(workspaceId, projectId, trx);
+      await this.lockProjectOrThrow(trx, workspaceId, projectId);
       let pagesDeleted = 0;
       for (const d of this.#dependents) if (d.cascade) pagesDeleted += (await d.cascade(trx, workspaceId, projectId)).pagesDeleted ?? 0;
       await trx.deleteFrom('project_slugs').where('project_id', '=', projectId).execute();

@@ -6,9 +6,10 @@ import { iso } from '../platform/time.js';
 import { StoredTokensSchema, type Theme, type ThemePatch } from './theme.schema.js';
 import { DEFAULT_TOKENS, cssVariables, mergeTokens, type ThemeTokens } from './theme-tokens.js';
 
-/** What themes need of projects: the site (its creation time dates an untouched theme). */
+/** What themes need of projects: the site (its creation time dates an untouched theme), its row locked before a write (D-1131). */
 export interface ProjectLookup {
   getProjectOrThrow(workspaceId: string, projectId: string, db?: Db): Promise<{ createdAt: string }>;
+  lockProjectOrThrow(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<unknown>;
 }
 
 function theme(tokens: ThemeTokens, customized: boolean, updatedAt: string): Theme {
@@ -42,6 +43,7 @@ export class ThemeService {
   /** Merges a partial patch onto the tokens in force; `tokens: null` goes back to the defaults. */
   async update(workspaceId: string, projectId: string, patch: ThemePatch): Promise<Theme> {
     return this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.projects.lockProjectOrThrow(trx, workspaceId, projectId);
       const current = await this.getTheme(workspaceId, projectId, trx);
       const tokens = patch.tokens === null ? DEFAULT_TOKENS : mergeTokens(current.tokens, patch.tokens);
       const customized = patch.tokens !== null;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
+import { againstOtherWriter as againstOtherWriterIn, type Statement, waitersOnLock as waitersOnLockIn } from '../support/other-writer.js';
 import { freshDatabase } from '../support/postgres.js';
 
 // Processes sharing one PostgreSQL database write one workspace at the same moment: each
@@ -21,48 +22,8 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     pool = new pg.Pool({ connectionString: url, max: 2 });
   }, 60_000);
 
-  /** Once some statement whose text matches `like` waits on a lock (or 20 s have passed): how many do. */
-  async function waitersOnLock(like: string): Promise<number> {
-    let waiting = 0;
-    for (const until = Date.now() + 20_000; waiting === 0 && Date.now() < until; ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const { rows } = await pool.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE $1`,
-        [like],
-      );
-      waiting = rows[0].n;
-    }
-    return waiting;
-  }
-
-  type Statement = [sql: string, params?: unknown[]];
-
-  /**
-   * Another process's transaction: `before` runs, then `request` starts here and this
-   * waits until it waits on a lock, then `after` runs and commits (rolled back if it
-   * fails). Resolves with the other process's error, if any, and the request's answer.
-   */
-  async function againstOtherWriter<A>(before: Statement[], request: () => Promise<A>, after: Statement[]): Promise<{ otherError: unknown; answer: A }> {
-    const other = await pool.connect();
-    let otherError: unknown;
-    let answer: Promise<A>;
-    try {
-      await other.query('BEGIN');
-      for (const [sql, params] of before) await other.query(sql, params);
-      answer = request();
-      expect(await waitersOnLock('%')).toBe(1);
-      try {
-        for (const [sql, params] of after) await other.query(sql, params);
-        await other.query('COMMIT');
-      } catch (error) {
-        otherError = error;
-        await other.query('ROLLBACK');
-      }
-    } finally {
-      other.release();
-    }
-    return { otherError, answer: await answer! };
-  }
+  const waitersOnLock = (like: string) => waitersOnLockIn(pool, like);
+  const againstOtherWriter = <A>(before: Statement[], request: () => Promise<A>, after: Statement[]) => againstOtherWriterIn(pool, before, request, after);
 
   afterAll(async () => {
     await emulator?.close();

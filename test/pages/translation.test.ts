@@ -116,6 +116,33 @@ describe('a translator of your own', () => {
     expect(got.editorial.badge).toEqual({ en: 'New', es: 'NEW (en→es)' });
     expect(got.editorial.title).toEqual({ en: 'Hello', es: 'Hola, escrito a mano' });
   });
+
+  it('writes nothing when the site stops serving the language, or is deleted, while it translates (D-1131)', async () => {
+    let release!: () => void;
+    let started!: () => void;
+    const translator: Translator = {
+      async translate(texts) {
+        started();
+        await new Promise<void>((resolve) => (release = resolve));
+        return texts.map((t) => t.toUpperCase());
+      },
+    };
+    const own = await fileEmulator({ translator });
+    for (const change of ['locales', 'deletion'] as const) {
+      const s = await site(own);
+      const page = await s.doc('/about', { body: { en: 'About us' } });
+      const called = new Promise<void>((resolve) => (started = resolve));
+      await s.api.patch(`/v1/projects/${s.projectId}`, { locales: ['en', 'es'] });
+      await called;
+      if (change === 'locales') expect((await s.api.patch(`/v1/projects/${s.projectId}`, { locales: ['en'] })).status).toBe(200);
+      else expect((await s.api.delete(`/v1/projects/${s.projectId}`)).status).toBe(200);
+      release();
+      await own.drain();
+      const got = await s.api.get(`/v1/pages/${page.id}`);
+      if (change === 'locales') expect(got.body.body).toEqual({ en: 'About us', es: '' });
+      else expect(got.status).toBe(404);
+    }
+  });
 });
 
 describe('llmsTxt', () => {
