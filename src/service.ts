@@ -165,7 +165,7 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   const retrieval = new RetrievalService({ agents, knowledge: knowledge.index, lexicons: knowledge.lexicons, log: settings.log });
   const chat = new ChatService({ db, clock, ids, agents, credits: workspaces, retrieval, knowledge: retrieval, model: ports.chatModel });
   const projects = new ProjectsService(core);
-  const pages = new PagesService({ ...core, projects, agents, translator: ports.translator });
+  const pages = new PagesService({ ...core, projects, translator: ports.translator });
   const theme = new ThemeService({ ...core, projects });
   const assets = new AssetsService({ ...core, pages, workers });
   const brand = new BrandService({ ...core, projects, files: assets, workers });

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { lockAgentRow } from '../db/row-locks.js';
 import type { Database } from '../db/schema/index.js';
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import type { Clock } from '../platform/clock.js';
@@ -126,6 +127,7 @@ export class ChatService {
     const produced = turn.stored ?? (await this.#generate(turn, signal ?? new AbortController().signal));
     return this.deps.db.transaction().execute(async (trx) => {
       await this.#spend(trx, workspaceId);
+      await this.#lockAgentOrThrow(trx, workspaceId, agentId);
       const conversationId = turn.conversationId
         ? (await this.conversations.getConversationOrThrow(workspaceId, agentId, turn.conversationId, trx)).id
         : await this.conversations.create(trx, workspaceId, agentId);
@@ -143,6 +145,7 @@ export class ChatService {
     const turn = await this.#prepare(workspaceId, agentId, body, options);
     const opened = await this.deps.db.transaction().execute(async (trx) => {
       await this.#spend(trx, workspaceId, options);
+      await this.#lockAgentOrThrow(trx, workspaceId, agentId);
       const conversationId = turn.conversationId
         ? (await this.conversations.getConversationOrThrow(workspaceId, agentId, turn.conversationId, trx)).id
         : await this.conversations.create(trx, workspaceId, agentId);
@@ -164,6 +167,9 @@ export class ChatService {
       },
       finish: () =>
         this.deps.db.transaction().execute(async (trx) => {
+          // An agent deleted while it answered took the conversation with it: the turn
+          // fails (its credit given back) rather than record a reply in no conversation.
+          await this.#lockAgentOrThrow(trx, workspaceId, agentId);
           await this.#recordAnswer(trx, turn, opened.conversationId, { reply, components });
           return { conversationId: opened.conversationId, reply, components, cached: turn.stored !== undefined };
         }),
@@ -220,6 +226,14 @@ export class ChatService {
       throw new ServiceError('svc.service.unavailable', { detail: { en: 'The turn was cancelled.', es: 'El turno se canceló.' } });
     }
     return { reply, components };
+  }
+
+  /**
+   * The agent's row, locked before the turn records anything (D-1132): the agent was read
+   * before the model ran, and may have been deleted since, with its conversations.
+   */
+  async #lockAgentOrThrow(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<void> {
+    if (!(await lockAgentRow(trx, workspaceId, agentId))) throw new ServiceError('svc.agent.not_found');
   }
 
   async #spend(trx: Transaction<Database>, workspaceId: string, options: TurnOptions = {}): Promise<void> {

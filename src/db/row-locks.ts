@@ -35,3 +35,22 @@ export async function lockProjectRow(trx: Kysely<Database>, workspaceId: string,
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/**
+ * Locks an agent's row for the rest of `trx`, and says whether the agent still exists.
+ * Whatever writes a row that names the agent takes it first (D-1132): a write of its
+ * stored scope index (D-603), a chat turn's record, a source added for it, a page set to
+ * answer with it. The agent's deletion deletes the row before its cascades, so such a
+ * write in another process, or one whose turn waited on a model meanwhile, either commits
+ * before the cascades or finds the agent gone, instead of leaving a row that names no
+ * agent (which a state import refuses).
+ */
+export async function lockAgentRow(trx: Kysely<Database>, workspaceId: string, agentId: string): Promise<boolean> {
+  const locked = await trx
+    .updateTable('agents')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', agentId)
+    .executeTakeFirst();
+  return Number(locked.numUpdatedRows) > 0;
+}

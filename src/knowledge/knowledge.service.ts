@@ -2,7 +2,7 @@ import type { CoreDeps } from '../core.js';
 import type { SqlDialect } from '../db/dialects/sql-dialect.js';
 import { columnParams, prepareQuery, rowParams, type PreparedQuery, type RowParams } from '../db/prepared.js';
 import type { Db } from '../db/schema/index.js';
-import { lockWorkspaceRows } from '../db/row-locks.js';
+import { lockAgentRow, lockWorkspaceRows } from '../db/row-locks.js';
 import { transaction, type Tx } from '../db/transaction.js';
 import type { KnowledgeInputTable, KnowledgeSourceTable } from '../db/schema/knowledge.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
@@ -251,7 +251,9 @@ export class KnowledgeService {
     ownTitle = false,
   ): Promise<Source> {
     const row = await this.deps.db.transaction().execute(async (trx) => {
-      if (agentId !== null) await this.deps.agents.getAgentOrThrow(workspaceId, agentId, trx);
+      // The agent's row, locked (D-1132): a deletion under way in another process commits
+      // first and this add finds the agent gone, or waits for this add and deletes its source too.
+      if (agentId !== null && !(await lockAgentRow(trx, workspaceId, agentId))) throw new ServiceError('svc.agent.not_found');
       await this.deps.assertCapacity(trx, workspaceId, 'knowledgeDocuments', await this.count(workspaceId, trx));
       const now = iso(this.deps.clock.now());
       const row = pendingRow({ ...fields, id: this.deps.ids.next('src'), workspace_id: workspaceId, agent_id: agentId, now });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { SqlDialect } from '../db/dialects/sql-dialect.js';
+import { lockAgentRow } from '../db/row-locks.js';
 import type { Database } from '../db/schema/index.js';
 import { afterCommit, type Tx } from '../db/transaction.js';
 import { sha256Hex } from '../platform/crypto.js';
@@ -18,23 +19,6 @@ const MAX_QUERY_TERMS = 32;
 const READ_BATCH = 500;
 /** Parts of a stored scope index per insert: about 1 MB of blocks. */
 const WRITE_BATCH = 16;
-
-/**
- * Locks an agent's row for the rest of `trx`, and says whether the agent still exists.
- * A write of its stored scope index takes it first, as the agent's deletion does by
- * deleting the row before its cascades, so that on a shared PostgreSQL (read committed)
- * neither misses the other's rows (D-603); an update that changes nothing is the lock
- * every dialect has (SQLite runs one writer anyway).
- */
-export async function lockAgentRow(trx: Kysely<Database>, workspaceId: string, agentId: string): Promise<boolean> {
-  const locked = await trx
-    .updateTable('agents')
-    .set((eb) => ({ id: eb.ref('id') }))
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', agentId)
-    .executeTakeFirst();
-  return Number(locked.numUpdatedRows) > 0;
-}
 
 /** The folded, distinct words of a query; stopwords go unless nothing else is left. */
 export function queryTerms(query: string): string[] {

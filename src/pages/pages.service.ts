@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
+import { lockAgentRow } from '../db/row-locks.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { PageTable } from '../db/schema/pages.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
@@ -22,7 +23,7 @@ import {
   type PagePatch,
   type PageSitemap,
 } from './pages.schema.js';
-import type { AgentLookup, ProjectAccess, SiteLanguages } from './ports.js';
+import type { ProjectAccess, SiteLanguages } from './ports.js';
 import { runTranslation } from './translation.js';
 import type { Translator } from './translator.js';
 
@@ -70,7 +71,7 @@ function assertKindFields(kind: Page['kind'], input: { body?: unknown; editorial
  * rule, the agent they answer with, and the translation of a newly served language.
  */
 export class PagesService {
-  constructor(private readonly deps: CoreDeps & { projects: ProjectAccess; agents: AgentLookup; translator: Translator }) {
+  constructor(private readonly deps: CoreDeps & { projects: ProjectAccess; translator: Translator }) {
     deps.jobs.register<TranslateJobPayload>(TRANSLATE_JOB, (job) => runTranslation(deps, job));
   }
 
@@ -291,7 +292,9 @@ export class PagesService {
   }
 
   async #assertAgent(trx: Transaction<Database>, workspaceId: string, agentId: string): Promise<void> {
-    if (!(await this.deps.agents.getAgent(workspaceId, agentId, trx))) throw invalid('agentId', 'no such agent in this workspace');
+    // Locked, not only read (D-1132): an agent deleted meanwhile in another process is
+    // either gone here or waits for this page, which then blocks its deletion.
+    if (!(await lockAgentRow(trx, workspaceId, agentId))) throw invalid('agentId', 'no such agent in this workspace');
   }
 
   /** The `/` page may not be unpublished, moved or deleted while another page of its site is live. */

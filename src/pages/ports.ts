@@ -20,8 +20,3 @@ export interface ProjectAccess {
   /** Rewrites the site's llms.txt; call inside the transaction that changed its published pages. */
   regenerateLlmsTxt(trx: Transaction<Database>, workspaceId: string, projectId: string): Promise<void>;
 }
-
-/** What pages need of agents: whether one exists in the workspace. */
-export interface AgentLookup {
-  getAgent(workspaceId: string, agentId: string, db?: Db): Promise<unknown>;
-}

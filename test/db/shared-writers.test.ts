@@ -148,6 +148,37 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     expect((await pool.query('SELECT id FROM knowledge_sources WHERE workspace_id = $1', [ws.workspaceId])).rows).toEqual([]);
   }, 60_000);
 
+  it('a source added for an agent, or a page set to answer with it, while another process deletes the agent: each waits, then finds it gone (D-1132)', async () => {
+    const ws = await emulator.createWorkspace();
+    const api = client(emulator, ws.apiKey.secret);
+    const site = (await api.post('/v1/projects', { name: 'Site', slug: `agents-${process.pid}` })).body;
+    const keeper = (await api.post('/v1/agents', { name: 'Bo', identity: { businessName: 'Acme' } })).body;
+    const page = (await api.post(`/v1/projects/${site.id}/pages`, { name: 'Help', kind: 'agent', path: '/help', agentId: keeper.id })).body;
+    const writes = [
+      (agentId: string) => api.post('/v1/knowledge/text', { title: 'Late', text: 'Added while the agent went.', agentId }),
+      (agentId: string) => api.post(`/v1/projects/${site.id}/pages`, { name: 'Chat', kind: 'agent', path: '/chat', agentId }),
+      (agentId: string) => api.patch(`/v1/pages/${page.id}`, { agentId }),
+    ];
+    for (const write of writes) {
+      const agent = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body;
+      // The other process's agent deletion: the workspace's row, the agent's, then its cascades.
+      const { otherError, answer } = await againstOtherWriter(
+        [
+          ['UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]],
+          ['DELETE FROM agents WHERE id = $1', [agent.id]],
+        ],
+        () => write(agent.id),
+        [['DELETE FROM knowledge_sources WHERE agent_id = $1', [agent.id]]],
+      );
+      expect(otherError).toBeUndefined();
+      expect([404, 400]).toContain(answer.status);
+      expect(answer.body.code).toMatch(/^svc\.(agent\.not_found|page\.invalid)$/);
+      for (const table of ['knowledge_sources', 'pages']) {
+        expect((await pool.query(`SELECT id FROM ${table} WHERE agent_id = $1`, [agent.id])).rows).toEqual([]);
+      }
+    }
+  }, 90_000);
+
   it('topics merged while another process commits the same sources in another order: the merge waits, then answers 200', async () => {
     const ws = await emulator.createWorkspace();
     const api = client(emulator, ws.apiKey.secret);

@@ -9,7 +9,7 @@ import { freshDatabase } from '../support/postgres.js';
 import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
 import { addText } from './support.js';
-import { lockAgentRow } from '../../src/knowledge/sql-index.js';
+import { lockAgentRow } from '../../src/db/row-locks.js';
 import type { DatabaseOptions } from '../../src/db/database.js';
 
 /*
