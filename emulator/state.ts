@@ -226,7 +226,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
           }
         }
         // Other processes drop what they cached of the old state on their next request.
-        await service.coherence.changed(trx);
+        await service.coherence.changed(trx, { replaced: true });
       }),
     );
     clock.restore(doc.clock);

@@ -211,9 +211,11 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   // A workspace changed or went away: cached keys and knowledge versions are stale.
   workspaces.onChange(() => auth.invalidate());
   workspaces.onChange(() => knowledge.workspacesChanged());
-  // Another process sharing the store changed keys or workspaces (or replaced the state).
+  // Another process sharing the store changed keys or workspaces, or replaced the state:
+  // then everything derived from the knowledge tables goes too, the term ids with which
+  // this process would otherwise store new chunks among them (D-1133).
   coherence.onChange(() => auth.invalidate());
-  coherence.onChange(() => knowledge.workspacesChanged());
+  coherence.onChange(({ replaced }) => (replaced ? knowledge.afterImport() : knowledge.workspacesChanged()));
 
   const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget(), () => knowledge.afterImport()];
 

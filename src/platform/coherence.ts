@@ -20,12 +20,20 @@ export interface Coherence {
   /**
    * Records that `trx` changed what other processes keep in memory; they see it with its
    * commit. Only a transaction opened by `transaction()` can carry it (D-960).
+   * `replaced`: it replaced the whole state (an import or a reset), so that what memory
+   * derived from any table, not only from keys and workspaces, is stale (D-1133).
    */
-  changed(trx: Tx): Promise<void>;
+  changed(trx: Tx, change?: { replaced?: boolean }): Promise<void>;
   /** Runs `listener` (awaited) when another process changed something. */
-  onChange(listener: () => void | Promise<void>): void;
+  onChange(listener: (change: CoherenceChange) => void | Promise<void>): void;
   /** Reads where things stand now, before this process loads anything the listeners reload. */
   start(): Promise<void>;
+}
+
+/** What a listener learns of the changes since the last it heard of. */
+export interface CoherenceChange {
+  /** Among them, the state replaced (`changed(trx, { replaced: true })`). */
+  replaced: boolean;
 }
 
 /** One process is the only user of its store: its own writes already told its caches. */
