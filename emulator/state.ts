@@ -139,10 +139,16 @@ export async function exportState(service: Service, clock: EmulatedClock, option
   };
 }
 
-/** Every state table's rows in one transaction, in a stable order, bytes as `{ $bytes }`; `sealer` seals key hashes. */
+/**
+ * Every state table's rows as of one moment, in a stable order, bytes as `{ $bytes }`;
+ * `sealer` seals key hashes. One snapshot for all tables (D-1134): PostgreSQL's default
+ * isolation gives each statement its own, so a source added by another process between
+ * two tables' reads put its stored document in the state without the source, a state
+ * the import refuses. SQLite's and PGlite's transactions are snapshots already.
+ */
 export async function readTables(db: Kysely<Database>, sealer: { seal(value: string): string }): Promise<StateDocument['tables']> {
   const tables: StateDocument['tables'] = {};
-  await db.transaction().execute(async (trx) => {
+  await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
     for (const table of STATE_TABLES) {
       if (DERIVED_TABLES.includes(table)) continue;
       const derived = DERIVED_COLUMNS[table] ?? {};

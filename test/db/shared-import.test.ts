@@ -1,7 +1,9 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
+import { waitersOnLock } from '../support/other-writer.js';
 import { freshDatabase } from '../support/postgres.js';
 
 // Two emulators on one PostgreSQL database; one imports a state (as `reset` does) while
@@ -12,14 +14,17 @@ import { freshDatabase } from '../support/postgres.js';
 describe('PostgreSQL shared by processes: a state imported by one of them', () => {
   const emulators: Emulator[] = [];
   let url: string;
+  let pool: pg.Pool;
 
   beforeAll(async () => {
     url = freshDatabase(inject('postgres'), 'import');
     emulators.push(await createEmulator({ db: url, fixtures: 'none', log: quiet }), await createEmulator({ db: url, fixtures: 'none', log: quiet }));
+    pool = new pg.Pool({ connectionString: url, max: 2 });
   }, 60_000);
 
   afterAll(async () => {
     for (const emulator of emulators) await emulator.close();
+    await pool?.end();
   });
 
   it('the other process drops the knowledge it derived: what it ingests next is found by every process', async () => {
@@ -45,5 +50,38 @@ describe('PostgreSQL shared by processes: a state imported by one of them', () =
     const late = await createEmulator({ db: url, fixtures: 'none', log: quiet });
     emulators.push(late);
     for (const emulator of [importer, other, late]) expect(await titles(emulator, 'does the bakery sell bread')).toEqual(['Bakery']);
+  }, 60_000);
+
+  it('an export reads every table as of one moment: a site and its brand committed by another process while it reads are in it both or not at all (D-1134)', async () => {
+    const [exporter] = emulators as [Emulator];
+    const ws = await exporter.createWorkspace();
+    const api = client(exporter, ws.apiKey.secret);
+    const site = (await api.post('/v1/projects', { name: 'Late', slug: `late-${process.pid}` })).body;
+    expect((await api.patch(`/v1/projects/${site.id}/brand`, { footer: { text: { en: 'Late' } } })).status).toBe(200);
+    // The site and its brand leave the store, to come back in one commit during the export.
+    for (const table of ['projects', 'project_slugs', 'brands']) {
+      const key = table === 'projects' ? 'id' : 'project_id';
+      await pool.query(`CREATE TABLE held_${table} AS SELECT * FROM ${table} WHERE ${key} = $1`.replace('$1', `'${site.id}'`));
+      await pool.query(`DELETE FROM ${table} WHERE ${key} = $1`, [site.id]);
+    }
+    const other = await pool.connect();
+    let exported: ReturnType<Emulator['exportState']>;
+    try {
+      await other.query('BEGIN');
+      // The export reads the sites, then waits on a table it reads later (assets) until
+      // the other process has committed the site and its brand (read after assets).
+      await other.query('LOCK TABLE assets IN ACCESS EXCLUSIVE MODE');
+      exported = exporter.exportState();
+      expect(await waitersOnLock(pool, '%assets%')).toBe(1);
+      for (const table of ['projects', 'project_slugs', 'brands']) await other.query(`INSERT INTO ${table} SELECT * FROM held_${table}`);
+      await other.query('COMMIT');
+    } finally {
+      other.release();
+    }
+    const state = await exported!;
+    const named = (table: string) => (state.tables[table] ?? []).filter((row) => row.id === site.id || row.project_id === site.id).length;
+    expect([named('projects'), named('brands')]).toEqual([0, 0]);
+    await exporter.importState(state);
+    for (const table of ['projects', 'project_slugs', 'brands']) await pool.query(`DROP TABLE held_${table}`);
   }, 60_000);
 });
