@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import * as v from 'valibot';
 import type { Database } from '../src/db/schema/index.js';
 import { named } from '../src/platform/named-schema.js';
@@ -148,30 +148,78 @@ export async function exportState(service: Service, clock: EmulatedClock, option
  */
 export async function readTables(db: Kysely<Database>, sealer: { seal(value: string): string }): Promise<StateDocument['tables']> {
   const tables: StateDocument['tables'] = {};
-  await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-    for (const table of STATE_TABLES) {
-      if (DERIVED_TABLES.includes(table)) continue;
-      const derived = DERIVED_COLUMNS[table] ?? {};
-      const selected = (
-        (await trx
-          .selectFrom(table as 'jobs')
-          .selectAll()
-          .execute()) as Record<string, unknown>[]
-      ).map((r) => ({ ...r, ...derived }));
-      // Each row's sort key once, not once per comparison: rows hold embeddings.
-      const keyed = selected.map((r) => ({ r, key: JSON.stringify(r, Object.keys(r).sort()) }));
-      keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      const rows = keyed.map(({ r }) => r);
-      const sealed = SEALED_COLUMNS[table] ?? [];
-      tables[table] = rows.map((r) =>
-        Object.fromEntries(Object.entries(r).map(([k, val]) => [k, sealed.includes(k) && typeof val === 'string' ? sealer.seal(val) : encodeValue(val)])),
-      );
-    }
-  });
+  await db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      for (const table of STATE_TABLES) {
+        if (DERIVED_TABLES.includes(table)) continue;
+        const derived = DERIVED_COLUMNS[table] ?? {};
+        const selected = (
+          (await trx
+            .selectFrom(table as 'jobs')
+            .selectAll()
+            .execute()) as Record<string, unknown>[]
+        ).map((r) => ({ ...r, ...derived }));
+        // Each row's sort key once, not once per comparison: rows hold embeddings.
+        const keyed = selected.map((r) => ({ r, key: JSON.stringify(r, Object.keys(r).sort()) }));
+        keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        const rows = keyed.map(({ r }) => r);
+        const sealed = SEALED_COLUMNS[table] ?? [];
+        tables[table] = rows.map((r) =>
+          Object.fromEntries(Object.entries(r).map(([k, val]) => [k, sealed.includes(k) && typeof val === 'string' ? sealer.seal(val) : encodeValue(val)])),
+        );
+      }
+    });
   return tables;
 }
 
 const INSERT_BATCH = 100;
+
+/** Times an import runs again when the database aborts it to break a deadlock with another process's writer (D-1135). */
+const IMPORT_ATTEMPTS = 5;
+
+/**
+ * The state tables emptied and filled with `tables`, in one transaction. Sharing the
+ * store, it first locks every state table against writes (reads go on, of the old
+ * state, until it commits), the workspaces first as writers take them (D-1127), so that
+ * a writer in another process finishes before it or starts after it; one the database
+ * still finds in a deadlock with it, it runs again (D-1135).
+ */
+async function replaceTables(service: Service, tables: Partial<Record<string, Record<string, unknown>[]>>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await transaction(service.db, async (trx) => {
+        if (service.coherence.shared) {
+          const order = ['workspaces', ...STATE_TABLES.filter((t) => t !== 'workspaces')];
+          await sql`LOCK TABLE ${sql.join(order.map((t) => sql.table(t)))} IN EXCLUSIVE MODE`.execute(trx);
+        }
+        for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
+        for (const table of STATE_TABLES) {
+          const rows = tables[table] ?? [];
+          for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+            try {
+              await trx
+                .insertInto(table as 'jobs')
+                .values(rows.slice(i, i + INSERT_BATCH) as never)
+                .execute();
+            } catch (error) {
+              if (service.store.conflicted(error)) throw error;
+              throw new ServiceError('svc.request.validation_failed', {
+                errors: [{ field: `tables.${table}`, reason: 'rows do not fit the table' }],
+              });
+            }
+          }
+        }
+        // Other processes drop what they cached of the old state on their next request.
+        await service.coherence.changed(trx, { replaced: true });
+      });
+      return;
+    } catch (error) {
+      if (attempt >= IMPORT_ATTEMPTS || !service.store.conflicted(error)) throw error;
+    }
+  }
+}
 
 /**
  * Replaces the whole state with `input` in one transaction; on any failure nothing
@@ -213,28 +261,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
   try {
     // Sharing the store, other processes finish the jobs they run first and take no new
     // one until the new state is in (decisions, D-209).
-    await service.jobs.whileQuiet(() =>
-      transaction(service.db, async (trx) => {
-        for (const table of [...STATE_TABLES].reverse()) await trx.deleteFrom(table as 'jobs').execute();
-        for (const table of STATE_TABLES) {
-          const rows = tables[table] ?? [];
-          for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-            try {
-              await trx
-                .insertInto(table as 'jobs')
-                .values(rows.slice(i, i + INSERT_BATCH) as never)
-                .execute();
-            } catch {
-              throw new ServiceError('svc.request.validation_failed', {
-                errors: [{ field: `tables.${table}`, reason: 'rows do not fit the table' }],
-              });
-            }
-          }
-        }
-        // Other processes drop what they cached of the old state on their next request.
-        await service.coherence.changed(trx, { replaced: true });
-      }),
-    );
+    await service.jobs.whileQuiet(() => replaceTables(service, tables));
     clock.restore(doc.clock);
     // Alone on the store, the ids are restored; beside others each keeps its stream (D-208).
     options.restoreIds(doc.ids);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
-import { waitersOnLock } from '../support/other-writer.js';
+import { againstOtherWriter, waitersOnLock } from '../support/other-writer.js';
 import { freshDatabase } from '../support/postgres.js';
 
 // Two emulators on one PostgreSQL database; one imports a state (as `reset` does) while
@@ -83,5 +83,23 @@ describe('PostgreSQL shared by processes: a state imported by one of them', () =
     expect([named('projects'), named('brands')]).toEqual([0, 0]);
     await exporter.importState(state);
     for (const table of ['projects', 'project_slugs', 'brands']) await pool.query(`DROP TABLE held_${table}`);
+  }, 60_000);
+
+  it('an import meets a writer in another process: it waits for the writer and goes in, never a deadlock (D-1135)', async () => {
+    const [importer] = emulators as [Emulator];
+    const ws = await importer.createWorkspace();
+    const api = client(importer, ws.apiKey.secret);
+    await api.post('/v1/knowledge/text', { title: 'Hours', text: 'The shop opens at nine in the morning.' });
+    await importer.drain();
+    const state = await importer.exportState();
+    // The other process's ingestion commit: the workspace's row first (D-1127), then its sources.
+    const { otherError } = await againstOtherWriter(
+      pool,
+      [['UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]]],
+      () => importer.importState(state),
+      [['UPDATE knowledge_sources SET updated_at = updated_at WHERE workspace_id = $1', [ws.workspaceId]]],
+    );
+    expect(otherError).toBeUndefined();
+    expect(((await api.get('/v1/knowledge/sources')).body.data as { title: string }[]).map((s) => s.title)).toEqual(['Hours']);
   }, 60_000);
 });
