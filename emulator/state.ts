@@ -255,7 +255,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
   }
   // Every row as the service itself would have written it, or nothing changes (D-720).
   const tables = options.trusted ? decodeTables(doc.tables) : gateState(doc, { ...(options.replays && { replays: options.replays }) });
-  await service.stop();
+  await service.pause();
   // Counters in memory belong to the state being replaced.
   service.workspaces.activity.forget();
   try {

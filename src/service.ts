@@ -273,6 +273,17 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
     },
 
     /**
+     * Stops background work and writes what memory holds, as `stop` does, but keeps the
+     * worker threads: a state import does this, and requests served meanwhile still
+     * use them (ending them failed such a request with a 500, D-1136). `start` resumes.
+     */
+    async pause(): Promise<void> {
+      await jobs.stop();
+      await workspaces.activity.flush();
+      await knowledge.flush();
+    },
+
+    /**
      * Leaves the processes sharing the store (after `stop`): the jobs and requests this
      * one held go to the others at once rather than when its lease lapses.
      */

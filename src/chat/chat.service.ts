@@ -167,9 +167,11 @@ export class ChatService {
       },
       finish: () =>
         this.deps.db.transaction().execute(async (trx) => {
-          // An agent deleted while it answered took the conversation with it: the turn
-          // fails (its credit given back) rather than record a reply in no conversation.
+          // An agent deleted while it answered took the conversation with it, and a state
+          // imported meanwhile may hold neither: the turn fails (its credit given back)
+          // rather than record a reply in no conversation.
           await this.#lockAgentOrThrow(trx, workspaceId, agentId);
+          await this.conversations.getConversationOrThrow(workspaceId, agentId, opened.conversationId, trx);
           await this.#recordAnswer(trx, turn, opened.conversationId, { reply, components });
           return { conversationId: opened.conversationId, reply, components, cached: turn.stored !== undefined };
         }),

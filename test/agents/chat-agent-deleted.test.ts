@@ -72,4 +72,23 @@ describe('an agent deleted while it answers', () => {
       await emu.close();
     });
   }
+
+  it('streamed turn while a state without its conversation is imported: an error event, no message left naming no conversation (D-1136)', async () => {
+    const { model, called, release } = heldModel(true);
+    const emu = await fileEmulator({ chatModel: model });
+    const ws = await workspace(emu);
+    const agentId = await createAgent(ws.api);
+    await ingest(ws.api, ws.control, [{ title: 'Story hour', text: 'Acme tells stories every Friday at six.', agentId }]);
+    const before = await emu.exportState();
+    const turn = streamRequest(emu, ws.key, agentId, { message: 'When are the stories?' });
+    await called;
+    await emu.importState(before);
+    release();
+    const events = await readEvents(await turn);
+    expect(events.map((e) => e.event)).toEqual(['start', 'token', 'token', 'error']);
+    expect(events.at(-1)!.data).toMatchObject({ status: 404 });
+    expect(await emu.service.db.selectFrom('chat_messages').select('id').where('workspace_id', '=', ws.workspaceId).execute()).toEqual([]);
+    await emu.importState(await emu.exportState());
+    await emu.close();
+  });
 });
