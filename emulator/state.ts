@@ -130,13 +130,11 @@ function decodeTables(tables: StateDocument['tables']): StateDocument['tables'] 
 export async function exportState(service: Service, clock: EmulatedClock, options: StateTransferOptions = {}): Promise<StateDocument> {
   const sealer = options.plainHashes ? { seal: (value: string) => value } : createSealer(service.settings.secret);
   await service.flush();
-  return {
-    format: STATE_FORMAT,
-    version: STATE_VERSION,
-    clock: clock.snapshot(),
-    ids: service.ids.snapshot(),
-    tables: await readTables(service.db, sealer),
-  };
+  // The clock and the ids as of the rows' snapshot (D-1137): taken before it, a write
+  // committed in between held an id the imported stream would give again.
+  let streams: { clock: ClockState; ids: IdState } | undefined;
+  const tables = await readTables(service.db, sealer, () => (streams = { clock: clock.snapshot(), ids: service.ids.snapshot() }));
+  return { format: STATE_FORMAT, version: STATE_VERSION, clock: streams!.clock, ids: streams!.ids, tables };
 }
 
 /**
@@ -145,8 +143,9 @@ export async function exportState(service: Service, clock: EmulatedClock, option
  * isolation gives each statement its own, so a source added by another process between
  * two tables' reads put its stored document in the state without the source, a state
  * the import refuses. SQLite's and PGlite's transactions are snapshots already.
+ * `atSnapshot` runs inside that transaction, once the rows are read.
  */
-export async function readTables(db: Kysely<Database>, sealer: { seal(value: string): string }): Promise<StateDocument['tables']> {
+export async function readTables(db: Kysely<Database>, sealer: { seal(value: string): string }, atSnapshot?: () => void): Promise<StateDocument['tables']> {
   const tables: StateDocument['tables'] = {};
   await db
     .transaction()
@@ -170,6 +169,9 @@ export async function readTables(db: Kysely<Database>, sealer: { seal(value: str
           Object.fromEntries(Object.entries(r).map(([k, val]) => [k, sealed.includes(k) && typeof val === 'string' ? sealer.seal(val) : encodeValue(val)])),
         );
       }
+      // Still inside the transaction: on the one connection of a store this process owns,
+      // no write has come between the rows read and now.
+      atSnapshot?.();
     });
   return tables;
 }
@@ -186,8 +188,9 @@ const IMPORT_ATTEMPTS = 5;
  * a writer in another process finishes before it or starts after it; one the database
  * still finds in a deadlock with it, it runs again (D-1135).
  */
-async function replaceTables(service: Service, tables: Partial<Record<string, Record<string, unknown>[]>>): Promise<void> {
+async function replaceTables(service: Service, tables: Partial<Record<string, Record<string, unknown>[]>>, restore: Restore): Promise<void> {
   for (let attempt = 1; ; attempt++) {
+    let undo: (() => void) | undefined;
     try {
       await transaction(service.db, async (trx) => {
         if (service.coherence.shared) {
@@ -213,13 +216,21 @@ async function replaceTables(service: Service, tables: Partial<Record<string, Re
         }
         // Other processes drop what they cached of the old state on their next request.
         await service.coherence.changed(trx, { replaced: true });
+        // The clock and the ids last, before the commit (D-1137): a write waiting for the
+        // store runs after the commit and draws from the restored streams. Restored after
+        // it, a write that slipped in between drew an id the restored stream gave again.
+        undo = restore();
       });
       return;
     } catch (error) {
+      undo?.();
       if (attempt >= IMPORT_ATTEMPTS || !service.store.conflicted(error)) throw error;
     }
   }
 }
+
+/** Restores the state document's clock and ids; answers how to put back what was there. */
+type Restore = () => () => void;
 
 /**
  * Replaces the whole state with `input` in one transaction; on any failure nothing
@@ -261,10 +272,18 @@ export async function importState(service: Service, clock: EmulatedClock, input:
   try {
     // Sharing the store, other processes finish the jobs they run first and take no new
     // one until the new state is in (decisions, D-209).
-    await service.jobs.whileQuiet(() => replaceTables(service, tables));
-    clock.restore(doc.clock);
-    // Alone on the store, the ids are restored; beside others each keeps its stream (D-208).
-    options.restoreIds(doc.ids);
+    await service.jobs.whileQuiet(() =>
+      replaceTables(service, tables, () => {
+        const before = { clock: clock.snapshot(), ids: service.ids.snapshot() };
+        clock.restore(doc.clock);
+        // Alone on the store, the ids are restored; beside others each keeps its stream (D-208).
+        options.restoreIds(doc.ids);
+        return () => {
+          clock.restore(before.clock);
+          options.restoreIds(before.ids);
+        };
+      }),
+    );
     await service.rateLimiter.clear();
     for (const hook of service.afterImport) await hook();
   } finally {

@@ -25,4 +25,22 @@ describe('a state import while requests are served (D-1136)', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
     await emulator.close();
   });
+
+  it('writes sent while the state is exported, then imported: every later write goes in, no id given twice (D-1137)', async () => {
+    const emulator = await createEmulator({ fixtures: 'none', seed: 7, log: quiet });
+    const ws = await emulator.createWorkspace();
+    const api = client(emulator, ws.apiKey.secret);
+    const add = (title: string) => api.post('/v1/knowledge/text', { title, text: 'Returns are free within thirty days.' });
+    const statuses: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const during = Array.from({ length: 8 }, (_, i) => add(`During ${round}.${i}`));
+      const state = await emulator.exportState();
+      statuses.push(...(await Promise.all(during)).map((r) => r.status));
+      await emulator.importState(state);
+      // The imported stream goes on from where the state's rows end.
+      for (let i = 0; i < 30; i++) statuses.push((await add(`After ${round}.${i}`)).status);
+    }
+    expect(statuses.filter((s) => s !== 202)).toEqual([]);
+    await emulator.close();
+  });
 });
