@@ -216,8 +216,15 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   // this process would otherwise store new chunks among them (D-1133).
   coherence.onChange(() => auth.invalidate());
   coherence.onChange(({ replaced }) => (replaced ? knowledge.afterImport() : knowledge.workspacesChanged()));
+  // Indexes built from the old state are kept under versions the new one may repeat (D-1138).
+  coherence.onChange(({ replaced }) => (replaced ? retrieval.clear() : undefined));
 
-  const afterImport: AfterImportHook[] = [async () => auth.invalidate(), async () => workspaces.activity.forget(), () => knowledge.afterImport()];
+  const afterImport: AfterImportHook[] = [
+    async () => auth.invalidate(),
+    async () => workspaces.activity.forget(),
+    () => knowledge.afterImport(),
+    async () => retrieval.clear(),
+  ];
 
   return {
     store,

@@ -43,4 +43,22 @@ describe('a state import while requests are served (D-1136)', () => {
     expect(statuses.filter((s) => s !== 202)).toEqual([]);
     await emulator.close();
   });
+
+  it('queries answer from the imported chunks, not from an index built before the import, even where the sources look the same (D-1138)', async () => {
+    const emulator = await createEmulator({ fixtures: 'none', seed: 3, log: quiet });
+    const ws = await emulator.createWorkspace();
+    const api = client(emulator, ws.apiKey.secret);
+    const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
+    await api.post('/v1/knowledge/text', { title: 'Fleet', text: 'The alpha boat sails at dawn.' });
+    await emulator.drain();
+    const texts = async (query: string) =>
+      ((await api.post(`/v1/agents/${agentId}/query`, { query, topics: [] })).body.passages as { text: string }[]).map((p) => p.text);
+    expect(await texts('alpha boat')).toEqual(['The alpha boat sails at dawn.']);
+    // A state file edited by hand: the same source, its chunk saying something else.
+    const state = await emulator.exportState();
+    for (const chunk of state.tables.knowledge_chunks ?? []) chunk.text = String(chunk.text).replace('alpha', 'zulu');
+    await emulator.importState(state);
+    expect(await texts('zulu boat')).toEqual(['The zulu boat sails at dawn.']);
+    await emulator.close();
+  });
 });
