@@ -81,7 +81,7 @@ export class KnowledgeService {
       db.insertInto('knowledge_inputs').values(columnParams<KnowledgeInputTable>(INPUT_COLUMNS, p)),
     );
     const shared = deps.coherence.shared;
-    const terms = new TermDictionary(deps.db, { shared });
+    const terms = new TermDictionary(deps.db, { shared, replacements: (db) => deps.coherence.replacements(db) });
     this.#index = new SqlKnowledgeIndex({ db: deps.db, dialect: deps.dialect, embedder: deps.embedder, workers: deps.workers, terms, shared });
     this.lexicons = new LexiconBuilder({
       db: deps.db,

@@ -9,6 +9,8 @@ interface Loaded {
   terms: Map<string, number>;
   /** The next free id. */
   next: number;
+  /** How many times the state had been replaced when it was read (D-1139). */
+  replacements: number;
 }
 
 /**
@@ -27,8 +29,12 @@ export class TermDictionary {
 
   constructor(
     private readonly db: Kysely<Database>,
-    /** Other processes add terms to this store too (decisions, D-203). */
-    private readonly options: { shared?: boolean | undefined } = {},
+    private readonly options: {
+      /** Other processes add terms to this store too (decisions, D-203). */
+      shared?: boolean | undefined;
+      /** How many times another process replaced the state, as `db` reads it (`Coherence.replacements`). */
+      replacements?: ((db: Db) => Promise<number>) | undefined;
+    } = {},
   ) {
     this.#insert = prepareInsert(db, ['workspace_id', 'term', 'id'], INSERT_BATCH, (rows) => db.insertInto('knowledge_terms').values(rows));
     this.#newer = prepareQuery(db, (p) =>
@@ -58,7 +64,7 @@ export class TermDictionary {
    * store never got.
    */
   async assign(trx: Transaction<Database>, workspaceId: string, terms: Iterable<string>): Promise<ReadonlyMap<string, number>> {
-    const loaded = await this.#load(trx, workspaceId);
+    const loaded = await this.#current(trx, workspaceId);
     let missing = [...new Set(terms)].filter((t) => !loaded.terms.has(t));
     if (missing.length === 0) return loaded.terms;
     // Processes sharing the store give ids one at a time per workspace: the workspace's
@@ -72,6 +78,23 @@ export class TermDictionary {
     for (const row of rows) loaded.terms.set(row.term, row.id);
     await this.#insert.execute(rows, trx);
     return loaded.terms;
+  }
+
+  /**
+   * The dictionary `assign` gives ids from. On a shared store, read again when another
+   * process replaced the state since memory read it (D-1139): an import gives every id
+   * anew, and this process hears of it only with its next request, so that a job it runs
+   * meanwhile would store chunks under ids that now name other terms, or none, and no
+   * process would find them by those words. Callers took the workspace's row first
+   * (`lockFor`), which an import's table lock waits for: the count cannot move after this.
+   */
+  async #current(trx: Transaction<Database>, workspaceId: string): Promise<Loaded> {
+    const loaded = await this.#load(trx, workspaceId);
+    const replacements = this.options.shared ? await this.options.replacements?.(trx) : undefined;
+    if (replacements === undefined || replacements === loaded.replacements) return loaded;
+    // Every workspace's ids went with the state, not only this one's.
+    this.forget();
+    return this.#load(trx, workspaceId);
   }
 
   async #readNewer(db: Db, workspaceId: string, loaded: Loaded): Promise<void> {
@@ -96,7 +119,9 @@ export class TermDictionary {
     const known = this.#workspaces.get(workspaceId);
     if (known) return known;
     const generation = this.#generation;
-    const out: Loaded = { terms: new Map(), next: 0 };
+    // Read before the terms: a replacement between the two reads leaves the count behind, and the next `assign` reads them again.
+    const replacements = this.options.shared ? ((await this.options.replacements?.(db)) ?? 0) : 0;
+    const out: Loaded = { terms: new Map(), next: 0, replacements };
     const rows = await db.selectFrom('knowledge_terms').select(['term', 'id']).where('workspace_id', '=', workspaceId).execute();
     for (const row of rows) add(out, row.term, Number(row.id));
     const now = this.#workspaces.get(workspaceId);

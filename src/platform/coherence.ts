@@ -1,3 +1,4 @@
+import type { Db } from '../db/schema/index.js';
 import type { Tx } from '../db/transaction.js';
 
 /**
@@ -24,6 +25,14 @@ export interface Coherence {
    * derived from any table, not only from keys and workspaces, is stale (D-1133).
    */
   changed(trx: Tx, change?: { replaced?: boolean }): Promise<void>;
+  /**
+   * How many times another process replaced the state, as `db` reads it now. A writer
+   * that stores what it derived from memory (term ids) compares it, inside its
+   * transaction, with the count under which memory was loaded: a job runs without the
+   * request that would have brought its process up to date (D-1139). Always 0 on a store
+   * only this process uses (its own imports pause its jobs and forget at once).
+   */
+  replacements(db: Db): Promise<number>;
   /** Runs `listener` (awaited) when another process changed something. */
   onChange(listener: (change: CoherenceChange) => void | Promise<void>): void;
   /** Reads where things stand now, before this process loads anything the listeners reload. */
@@ -45,6 +54,10 @@ export class LocalCoherence implements Coherence {
   }
 
   async changed(): Promise<void> {}
+
+  async replacements(): Promise<number> {
+    return 0;
+  }
 
   onChange(): void {}
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema/index.js';
+import type { Database, Db } from '../db/schema/index.js';
 import type { Tx } from '../db/transaction.js';
 import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
 import type { Coherence, CoherenceChange } from './coherence.js';
@@ -69,6 +69,10 @@ export class SqlCoherence implements Coherence {
     }
   }
 
+  async replacements(db: Db): Promise<number> {
+    return this.#version(REPLACEMENTS, db);
+  }
+
   onChange(listener: (change: CoherenceChange) => void | Promise<void>): void {
     this.#listeners.push(listener);
   }
@@ -92,8 +96,8 @@ export class SqlCoherence implements Coherence {
     return this.#nextRead;
   }
 
-  async #version(id = VERSION): Promise<number> {
-    const [row] = await this.#read.execute({ id });
+  async #version(id = VERSION, db?: Db): Promise<number> {
+    const [row] = await this.#read.execute({ id }, db);
     return Number(row?.version ?? 0);
   }
 }

@@ -52,6 +52,37 @@ describe('PostgreSQL shared by processes: a state imported by one of them', () =
     for (const emulator of [importer, other, late]) expect(await titles(emulator, 'does the bakery sell bread')).toEqual(['Bakery']);
   }, 60_000);
 
+  it('a job the other process runs without a request in between still stores its chunks under the imported term ids', async () => {
+    const [importer, other] = emulators as [Emulator, Emulator];
+    const ws = await importer.createWorkspace();
+    const via = (emulator: Emulator) => client(emulator, ws.apiKey.secret);
+    const agentId = (await via(importer).post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
+    const found = async (emulator: Emulator, query: string) =>
+      ((await via(emulator).post(`/v1/agents/${agentId}/query`, { query, topics: [] })).body.passages as { title: string }[]).map((p) => p.title);
+
+    // The other process learns the ids of words the state will not hold (their source goes before the export).
+    const gone = (await via(other).post('/v1/knowledge/text', { title: 'Gone', text: 'Zephyrine quokkas wander.' })).body.id;
+    await via(other).post('/v1/knowledge/text', { title: 'Hours', text: 'The shop opens at nine in the morning.' });
+    await other.drain();
+    await importer.drain();
+    expect(await found(other, 'zephyrine quokkas')).toEqual(['Gone']);
+    expect((await via(importer).delete(`/v1/knowledge/sources/${gone}`)).status).toBe(200);
+    await importer.importState(await importer.exportState());
+    expect(await found(importer, 'when does the shop open')).toEqual(['Hours']);
+
+    // A source added now is ingested by the other process's job runner, which no request
+    // brought up to date: the words it knew before the import must not keep their old ids.
+    await importer.service.pause();
+    try {
+      const zoo = (await via(importer).post('/v1/knowledge/text', { title: 'Zoo', text: 'Zephyrine quokkas live at the zoo.' })).body.id;
+      expect(await other.service.jobs.drain()).toBeGreaterThan(0);
+      expect((await via(importer).get(`/v1/knowledge/sources/${zoo}`)).body.status).toBe('ready');
+    } finally {
+      await importer.service.start();
+    }
+    for (const emulator of [importer, other]) expect(await found(emulator, 'zephyrine quokkas')).toEqual(['Zoo']);
+  }, 60_000);
+
   it('an export reads every table as of one moment: a site and its brand committed by another process while it reads are in it both or not at all (D-1134)', async () => {
     const [exporter] = emulators as [Emulator];
     const ws = await exporter.createWorkspace();
