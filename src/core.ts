@@ -12,7 +12,11 @@ import type { Settings } from './platform/settings.js';
  * would pass the workspace's plan cap. Call inside the transaction that inserts, after
  * counting in it. The workspaces part implements it.
  */
-export type CapacityCheck = (db: Db, workspaceId: string, cap: CapName, currentCount: number, adding?: number) => Promise<void>;
+/**
+ * Inside the transaction that inserts: locks the workspace's row, then counts with `count`
+ * and refuses past the plan cap (see `WorkspacesService.assertCapacity`).
+ */
+export type CapacityCheck = (trx: Db, workspaceId: string, cap: CapName, count: () => Promise<number>, adding?: number) => Promise<void>;
 
 /** What every part's service may use; `createService` builds it once. */
 export interface CoreDeps {

@@ -46,12 +46,14 @@ export class AgentsService {
 
   async create(workspaceId: string, input: AgentCreate): Promise<Agent> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const count = await trx
-        .selectFrom('agents')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .executeTakeFirstOrThrow();
-      await this.deps.assertCapacity(trx, workspaceId, 'agents', Number(count.n));
+      await this.deps.assertCapacity(trx, workspaceId, 'agents', async () => {
+        const count = await trx
+          .selectFrom('agents')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('workspace_id', '=', workspaceId)
+          .executeTakeFirstOrThrow();
+        return Number(count.n);
+      });
       const now = iso(this.deps.clock.now());
       const row: AgentTable = {
         id: this.deps.ids.next('agt'),

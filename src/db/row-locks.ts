@@ -18,6 +18,16 @@ export async function lockWorkspaceRows(trx: Kysely<Database>, workspaceIds: Ite
   }
 }
 
+/** `lockWorkspaceRows` for one workspace, answering whether it is there (D-1140). */
+export async function lockWorkspaceRow(trx: Kysely<Database>, workspaceId: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('workspaces')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /**
  * Locks a site's row for the rest of `trx` (D-1131): every writer of the site's rows (its
  * pages, addresses, theme, brand, llms.txt) takes it before any of them, as the site's

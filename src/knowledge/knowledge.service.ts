@@ -251,10 +251,12 @@ export class KnowledgeService {
     ownTitle = false,
   ): Promise<Source> {
     const row = await this.deps.db.transaction().execute(async (trx) => {
-      // The agent's row, locked (D-1132): a deletion under way in another process commits
-      // first and this add finds the agent gone, or waits for this add and deletes its source too.
+      // The workspace's row (D-1140), then the agent's (D-1132), in the order deletions take
+      // them: a deletion under way in another process commits first and this add finds the
+      // workspace or the agent gone, or waits for this add and deletes its source too.
+      await lockWorkspaceRows(trx, [workspaceId]);
       if (agentId !== null && !(await lockAgentRow(trx, workspaceId, agentId))) throw new ServiceError('svc.agent.not_found');
-      await this.deps.assertCapacity(trx, workspaceId, 'knowledgeDocuments', await this.count(workspaceId, trx));
+      await this.deps.assertCapacity(trx, workspaceId, 'knowledgeDocuments', () => this.count(workspaceId, trx));
       const now = iso(this.deps.clock.now());
       const row = pendingRow({ ...fields, id: this.deps.ids.next('src'), workspace_id: workspaceId, agent_id: agentId, now });
       await this.#insertSource.execute(rowParams(row), trx);

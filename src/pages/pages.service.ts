@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
-import { lockAgentRow } from '../db/row-locks.js';
+import { lockAgentRow, lockWorkspaceRows } from '../db/row-locks.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { PageTable } from '../db/schema/pages.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
@@ -101,12 +101,15 @@ export class PagesService {
     assertKindFields(input.kind, input);
     if (input.kind === 'agent' && input.agentId === undefined) throw invalid('agentId', 'required on an agent page');
     return this.deps.db.transaction().execute(async (trx) => {
+      // The workspace's row before the site's, as the workspace's deletion takes them (D-1140):
+      // the cap's check below locks it, and taken after the site's it could deadlock with that deletion.
+      await lockWorkspaceRows(trx, [workspaceId]);
       const project = await this.deps.projects.lockProjectOrThrow(trx, workspaceId, projectId);
       const defaultLocale = input.defaultLocale ?? project.defaultLocale;
       if (!project.locales.includes(defaultLocale)) throw invalid('defaultLocale', 'must be a locale the site serves');
       if (input.agentId !== undefined) await this.#assertAgent(trx, workspaceId, input.agentId);
       if (isReservedPath(input.path)) throw pathReserved(input.path);
-      await this.deps.assertCapacity(trx, workspaceId, 'pages', await this.count(workspaceId, trx));
+      await this.deps.assertCapacity(trx, workspaceId, 'pages', () => this.count(workspaceId, trx));
       const { texts } = mergeTexts(emptyTexts(), input);
       const now = iso(this.deps.clock.now());
       const row: PageTable = {

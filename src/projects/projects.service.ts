@@ -97,7 +97,7 @@ export class ProjectsService {
       throw new ServiceError('svc.project.invalid', { errors: [{ field: 'defaultLocale', reason: 'must be one of locales' }] });
     if (RESERVED_SLUGS.has(slug)) throw reserved(slug);
     return this.deps.db.transaction().execute(async (trx) => {
-      await this.deps.assertCapacity(trx, workspaceId, 'projects', await this.count(workspaceId, trx));
+      await this.deps.assertCapacity(trx, workspaceId, 'projects', () => this.count(workspaceId, trx));
       const id = this.deps.ids.next('prj');
       await this.#claimSlug(trx, workspaceId, id, slug);
       const now = iso(this.deps.clock.now());

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import { WORKSPACE_TABLES } from '../db/schema/index.js';
-import { lockWorkspaceRows } from '../db/row-locks.js';
+import { lockWorkspaceRow, lockWorkspaceRows } from '../db/row-locks.js';
 import type { WorkspaceTable } from '../db/schema/core.js';
 import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
 import { afterCommit, transaction, type Tx } from '../db/transaction.js';
@@ -186,10 +186,17 @@ export class WorkspacesService {
 
   /**
    * Refuses with `402 svc.billing.limit_reached` when adding `adding` items would pass
-   * the plan cap. Call inside the transaction that inserts, after counting in it.
+   * the plan cap. Call inside the transaction that inserts, before the insert; `count`
+   * counts the items there are. The workspace's row is locked first (D-1140): creators
+   * of one workspace count one after the other, so that two processes never both pass
+   * the cap's last place, and a creator that waited on the workspace's deletion, or on
+   * an import that dropped it, finds it gone (`401 svc.api_key.invalid`, as the next
+   * request with its key would) instead of inserting rows of no workspace.
    */
-  async assertCapacity(db: Db, workspaceId: string, cap: CapName, currentCount: number, adding = 1): Promise<void> {
-    const ws = await this.getWorkspaceOrThrow(workspaceId, db);
+  async assertCapacity(trx: Db, workspaceId: string, cap: CapName, count: () => Promise<number>, adding = 1): Promise<void> {
+    if (!(await lockWorkspaceRow(trx, workspaceId))) throw new ServiceError('svc.api_key.invalid');
+    const ws = await this.getWorkspaceOrThrow(workspaceId, trx);
+    const currentCount = await count();
     const limit = ws.caps[cap];
     if (limit !== null && currentCount + adding > limit) {
       throw new ServiceError('svc.billing.limit_reached', {

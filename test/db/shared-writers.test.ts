@@ -179,6 +179,39 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     }
   }, 90_000);
 
+  it('a source, an agent, a site or a page created while another process deletes the workspace: each waits, then finds it gone and leaves no row (D-1140)', async () => {
+    const creations = [
+      {
+        table: 'knowledge_sources',
+        create: (api: ReturnType<typeof client>) => api.post('/v1/knowledge/text', { title: 'Late', text: 'Added while the workspace went.' }),
+      },
+      { table: 'agents', create: (api: ReturnType<typeof client>) => api.post('/v1/agents', { name: 'Late', identity: { businessName: 'Acme' } }) },
+      { table: 'projects', create: (api: ReturnType<typeof client>) => api.post('/v1/projects', { name: 'Late', slug: `late-ws-${process.pid}` }) },
+      {
+        table: 'pages',
+        // Its site went with the workspace, and is what it reads first after the wait.
+        refused: [404, 'svc.project.not_found'],
+        create: async (api: ReturnType<typeof client>, siteId?: string) =>
+          api.post(`/v1/projects/${siteId}/pages`, { name: 'Doc', kind: 'document', path: '/doc', body: { en: 'Hello' } }),
+      },
+    ];
+    for (const { table, create, refused = [401, 'svc.api_key.invalid'] } of creations) {
+      const ws = await emulator.createWorkspace();
+      const api = client(emulator, ws.apiKey.secret);
+      const site = (await api.post('/v1/projects', { name: 'Site', slug: `ws-gone-${table.replace('_', '-')}-${process.pid}` })).body;
+      // The other process's workspace deletion: the workspace's row first, then its rows, the workspace's last.
+      const { otherError, answer } = await againstOtherWriter([['UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]]], () => create(api, site.id), [
+        ...['knowledge_sources', 'agents', 'project_slugs', 'projects', 'pages', 'api_keys'].map(
+          (t): Statement => [`DELETE FROM ${t} WHERE workspace_id = $1`, [ws.workspaceId]],
+        ),
+        ['DELETE FROM workspaces WHERE id = $1', [ws.workspaceId]],
+      ]);
+      expect(otherError).toBeUndefined();
+      expect([answer.status, answer.body.code]).toEqual(refused);
+      expect((await pool.query(`SELECT id FROM ${table} WHERE workspace_id = $1`, [ws.workspaceId])).rows).toEqual([]);
+    }
+  }, 120_000);
+
   it('topics merged while another process commits the same sources in another order: the merge waits, then answers 200', async () => {
     const ws = await emulator.createWorkspace();
     const api = client(emulator, ws.apiKey.secret);
