@@ -2,6 +2,7 @@ import type { CoreDeps } from '../core.js';
 import type { Db } from '../db/schema/index.js';
 import type { AssetTable } from '../db/schema/assets.js';
 import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
+import { lockWorkspaceRow } from '../db/row-locks.js';
 import { ServiceError } from '../platform/service-error.js';
 import { isStoredTimestamp, unreadableStored } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
@@ -101,6 +102,10 @@ export class AssetsService {
   async upload(workspaceId: string, input: AssetUpload, origin: string): Promise<Asset> {
     const { media, sha256, bytes } = await this.#inspect(new Uint8Array(await input.file.arrayBuffer()));
     return this.deps.db.transaction().execute(async (trx) => {
+      // The workspace's row, locked (D-1140): an upload meeting the workspace's deletion in
+      // another process finds it gone rather than storing a file of no workspace, and two
+      // uploads under one key take turns, so that the second gets the 409, not a duplicate.
+      if (!(await lockWorkspaceRow(trx, workspaceId))) throw new ServiceError('svc.api_key.invalid');
       if (input.pageId !== undefined) await this.deps.pages.getPageOrThrow(workspaceId, input.pageId, trx);
       if (input.key !== undefined) await this.#assertKeyFree(trx, workspaceId, input.pageId ?? null, input.key);
       const row: AssetTable = {

@@ -8,6 +8,7 @@ import type { AuthContext } from '../platform/context.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { paginate, type Cursors, type ListPage, type ListParams } from '../platform/pagination.js';
 import { SCOPES, type Scope } from '../platform/scopes.js';
+import { lockWorkspaceRow } from '../db/row-locks.js';
 import { ServiceError, fieldError } from '../platform/service-error.js';
 import { isStoredTimestamp, storedJson, unreadableStored } from '../platform/stored.js';
 import { iso, parseIso } from '../platform/time.js';
@@ -107,6 +108,9 @@ export class AuthService {
       throw fieldError('svc.request.validation_failed', 'expiresAt', 'must be in the future');
     }
     return transaction(this.deps.db, async (trx) => {
+      // The workspace's row, locked (D-1140): creations in two processes count one after the
+      // other, so that neither makes a third active key, and one meeting the workspace's deletion finds it gone.
+      if (!(await lockWorkspaceRow(trx, workspaceId))) throw new ServiceError('svc.tenant.not_found');
       await this.deps.workspaces.getWorkspaceOrThrow(workspaceId, trx);
       const nowIso = iso(now);
       const active = await trx

@@ -5,6 +5,7 @@ import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
 import { againstOtherWriter as againstOtherWriterIn, type Statement, waitersOnLock as waitersOnLockIn } from '../support/other-writer.js';
 import { freshDatabase } from '../support/postgres.js';
+import { upload } from '../assets/support.js';
 
 // Processes sharing one PostgreSQL database write one workspace at the same moment: each
 // runs the lexicon job of its own change (D-790, D-1126), and one deletes the workspace
@@ -179,7 +180,7 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     }
   }, 90_000);
 
-  it('a source, an agent, a site or a page created while another process deletes the workspace: each waits, then finds it gone and leaves no row (D-1140)', async () => {
+  it('a source, an agent, a site, a page, an asset or a key created while another process deletes the workspace: each waits, then finds it gone and leaves no row (D-1140)', async () => {
     const creations = [
       {
         table: 'knowledge_sources',
@@ -187,11 +188,19 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
       },
       { table: 'agents', create: (api: ReturnType<typeof client>) => api.post('/v1/agents', { name: 'Late', identity: { businessName: 'Acme' } }) },
       { table: 'projects', create: (api: ReturnType<typeof client>) => api.post('/v1/projects', { name: 'Late', slug: `late-ws-${process.pid}` }) },
+      { table: 'assets', create: (api: ReturnType<typeof client>) => upload(api, 'image.png') },
+      {
+        table: 'api_keys',
+        // A console route: its workspace is named in its path.
+        refused: [404, 'svc.tenant.not_found'],
+        create: (_api: ReturnType<typeof client>, _siteId: string | undefined, workspaceId: string) =>
+          client(emulator).post(`/workspaces/${workspaceId}/keys`, { name: 'late', scopes: ['knowledge:read'] }),
+      },
       {
         table: 'pages',
         // Its site went with the workspace, and is what it reads first after the wait.
         refused: [404, 'svc.project.not_found'],
-        create: async (api: ReturnType<typeof client>, siteId?: string) =>
+        create: async (api: ReturnType<typeof client>, siteId?: string, _workspaceId?: string) =>
           api.post(`/v1/projects/${siteId}/pages`, { name: 'Doc', kind: 'document', path: '/doc', body: { en: 'Hello' } }),
       },
     ];
@@ -200,17 +209,43 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
       const api = client(emulator, ws.apiKey.secret);
       const site = (await api.post('/v1/projects', { name: 'Site', slug: `ws-gone-${table.replace('_', '-')}-${process.pid}` })).body;
       // The other process's workspace deletion: the workspace's row first, then its rows, the workspace's last.
-      const { otherError, answer } = await againstOtherWriter([['UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]]], () => create(api, site.id), [
-        ...['knowledge_sources', 'agents', 'project_slugs', 'projects', 'pages', 'api_keys'].map(
-          (t): Statement => [`DELETE FROM ${t} WHERE workspace_id = $1`, [ws.workspaceId]],
-        ),
-        ['DELETE FROM workspaces WHERE id = $1', [ws.workspaceId]],
-      ]);
+      const { otherError, answer } = await againstOtherWriter(
+        [['UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]]],
+        () => create(api, site.id, ws.workspaceId),
+        [
+          ...['knowledge_sources', 'agents', 'project_slugs', 'projects', 'pages', 'api_keys'].map(
+            (t): Statement => [`DELETE FROM ${t} WHERE workspace_id = $1`, [ws.workspaceId]],
+          ),
+          ['DELETE FROM workspaces WHERE id = $1', [ws.workspaceId]],
+        ],
+      );
       expect(otherError).toBeUndefined();
       expect([answer.status, answer.body.code]).toEqual(refused);
       expect((await pool.query(`SELECT id FROM ${table} WHERE workspace_id = $1`, [ws.workspaceId])).rows).toEqual([]);
     }
   }, 120_000);
+
+  it('a key created while another process creates the second one: it waits, then counts both and refuses a third (D-1140)', async () => {
+    const ws = await emulator.createWorkspace();
+    const control = client(emulator);
+    // The other process's creation: the workspace's row, then its key (the second active one), not committed yet.
+    const { otherError, answer } = await againstOtherWriter(
+      [
+        ['UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]],
+        [
+          `INSERT INTO api_keys (id, workspace_id, name, prefix, env, hash, scopes, created_at, expires_at, revoked_at)
+           VALUES ('key_other', $1, 'other', 'svc_test_oth', 'test', 'other-hash', '["knowledge:read"]', '2026-01-01T00:00:00.000Z', NULL, NULL)`,
+          [ws.workspaceId],
+        ],
+      ],
+      () => control.post(`/workspaces/${ws.workspaceId}/keys`, { name: 'third', scopes: ['knowledge:read'] }),
+      [],
+    );
+    expect(otherError).toBeUndefined();
+    expect([answer.status, answer.body.code]).toEqual([409, 'svc.api_key.limit_reached']);
+    const active = await pool.query('SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1 AND revoked_at IS NULL', [ws.workspaceId]);
+    expect(active.rows[0].n).toBe(2);
+  }, 60_000);
 
   it('topics merged while another process commits the same sources in another order: the merge waits, then answers 200', async () => {
     const ws = await emulator.createWorkspace();
