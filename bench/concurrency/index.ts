@@ -55,6 +55,8 @@ async function fuzz(seed: number, emulators: Emulator[]): Promise<string[]> {
     statuses.set(route, (statuses.get(route) ?? 0) + 1);
   };
   const ws = await emulators[0]!.createWorkspace();
+  // Few message credits: chat turns in both processes meet at the last one.
+  await emulators[0]!.updateWorkspace(ws.workspaceId, { credits: 12 });
   await emulators[0]!.setWeb({
     pages: Array.from({ length: 4 }, (_, i) => ({
       url: `https://fuzz.example/p${i}`,
@@ -245,6 +247,13 @@ async function fuzz(seed: number, emulators: Emulator[]): Promise<string[]> {
         }
       }
     }
+    // CONTRACT's limits hold whichever process served the creations (D-1140).
+    const keys = await control('GET', `/workspaces/${ws.workspaceId}/keys?limit=100`);
+    const active = (keys.body?.data ?? []).filter((k: { revokedAt: string | null }) => k.revokedAt === null).length;
+    if (active > 2) failures.push(`round ${round}: ${active} active keys, at most 2 allowed`);
+    const usage = await call('GET', '/v1/usage');
+    const messages = usage.body?.messages as { used: number; limit: number } | undefined;
+    if (messages && messages.used > messages.limit) failures.push(`round ${round}: ${messages.used} messages used of ${messages.limit}`);
     try {
       await emulators[0]!.importState(await emulators[0]!.exportState());
     } catch (error) {
