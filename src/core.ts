@@ -9,12 +9,9 @@ import type { Settings } from './platform/settings.js';
 
 /**
  * Refuses with `402 svc.billing.limit_reached` when adding `adding` items (default 1)
- * would pass the workspace's plan cap. Call inside the transaction that inserts, after
- * counting in it. The workspaces part implements it.
- */
-/**
- * Inside the transaction that inserts: locks the workspace's row, then counts with `count`
- * and refuses past the plan cap (see `WorkspacesService.assertCapacity`).
+ * would pass the workspace's plan cap. Call inside the transaction that inserts, before
+ * the insert: it locks the workspace's row, then counts with `count` (D-1140). The
+ * workspaces part implements it.
  */
 export type CapacityCheck = (trx: Db, workspaceId: string, cap: CapName, count: () => Promise<number>, adding?: number) => Promise<void>;
 

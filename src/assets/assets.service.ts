@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../core.js';
 import type { Db } from '../db/schema/index.js';
 import type { AssetTable } from '../db/schema/assets.js';
-import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { lockWorkspaceRow } from '../db/row-locks.js';
+import { paginate, type ListPage, type ListParams } from '../platform/pagination.js';
 import { ServiceError } from '../platform/service-error.js';
 import { isStoredTimestamp, unreadableStored } from '../platform/stored.js';
 import { iso } from '../platform/time.js';
