@@ -4,14 +4,16 @@
  * addresses, pages, themes, brands, agents, knowledge of every kind, crawled pages, chat
  * turns JSON, streamed and continued on a model that takes its time, a translator that
  * does too, assets, API keys, a second workspace created, written and deleted, clock
- * moves, queued ingestion faults, deletions, imports of the state just exported), to one
- * emulator on SQLite and to two emulators sharing one PostgreSQL database (a throwaway
- * cluster, when Debian's `postgresql` is installed). Every five rounds, after the queue
- * drains: no answer was a 5xx, the state exports and imports again, and every ready
- * source of the pool is found by the made-up word it alone holds, through either
- * emulator. It prints one line per seed and store; a failure names what broke. Not part
- * of CI: timing decides which requests meet, so a seed shows a race only sometimes.
- * `BENCH_FUZZ_SEEDS` (`1-4`), `BENCH_FUZZ_ROUNDS` (40), `BENCH_FUZZ_STORES`
+ * moves, queued ingestion faults, one create sent twice at once under one
+ * Idempotency-Key, deletions, imports of the state just exported), to one emulator on
+ * SQLite and to two emulators sharing one PostgreSQL database (a throwaway cluster, when
+ * Debian's `postgresql` is installed). Every five rounds, after the queue drains: no
+ * answer was a 5xx, the state exports and imports again, every ready source of the pool
+ * is found by the made-up word it alone holds, through either emulator, at most two keys
+ * are active and messages used never pass the credits; and one Idempotency-Key never
+ * made two resources. It prints one line per seed and store; a failure names what broke.
+ * Not part of CI: timing decides which requests meet, so a seed shows a race only
+ * sometimes. `BENCH_FUZZ_SEEDS` (`1-4`), `BENCH_FUZZ_ROUNDS` (40), `BENCH_FUZZ_STORES`
  * (`sqlite,postgres`), `BENCH_FUZZ_OPS` (only these kinds of request, by name),
  * `BENCH_FUZZ_STATS=1` (how often each route answered each status),
  * `BENCH_FUZZ_TRACE=1` (on a failure, the last rounds' requests and a lost source's rows).
@@ -189,6 +191,30 @@ async function fuzz(seed: number, emulators: Emulator[]): Promise<string[]> {
         .catch((error: { status?: number }) => {
           if (!(error.status! < 500)) failures.push(`deleting another workspace: ${String(error)}`);
         });
+    },
+    idempotent: async () => {
+      // One key, the same body, sent twice at once (to either process): one resource at most.
+      const key = `fuzz-${seed}-${n++}`;
+      const send = () =>
+        pick(emulators)!.request('/v1/agents', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ws.apiKey.secret}`, 'content-type': 'application/json', 'idempotency-key': key },
+          body: JSON.stringify({ name: 'Twin', identity: { businessName: 'Acme' } }),
+        });
+      const answers = await Promise.all([send(), send()]);
+      const bodies = await Promise.all(answers.map(async (r) => ({ status: r.status, body: (await r.json()) as { id?: string; code?: string } })));
+      for (const b of bodies) {
+        count('POST', '/v1/agents (same key twice)', b.status);
+        if (b.status >= 500) failures.push(`an idempotent create answered ${b.status}: ${JSON.stringify(b.body).slice(0, 200)}`);
+      }
+      const created = bodies.filter((b) => b.status === 201).map((b) => b.body.id);
+      if (new Set(created).size > 1) failures.push(`one Idempotency-Key made two agents: ${created.join(', ')}`);
+      // Besides the create and its replay: the first still running (409), or what refuses any create (key gone, plan cap, rate).
+      const stray = bodies.filter(
+        (b) => b.status !== 201 && !(b.status === 409 && b.body.code === 'svc.idempotency.conflict') && ![401, 402, 429].includes(b.status),
+      );
+      if (stray.length) failures.push(`an idempotent create answered ${stray.map((b) => `${b.status} ${b.body.code}`).join(', ')}`);
+      for (const id of created) if (id) agents.push(id);
     },
     importState: async () => {
       const state = await pick(emulators)!.exportState();
