@@ -173,7 +173,8 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
     ...core,
     workspaces,
     counters: {
-      ...coreCounters(db),
+      ...coreCounters(),
+      agents: (ws, on) => agents.count(ws, on),
       projects: (ws, on) => projects.count(ws, on),
       pages: (ws, on) => pages.count(ws, on),
       knowledgeDocuments: (ws, on) => knowledge.count(ws, on),

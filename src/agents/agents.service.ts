@@ -44,16 +44,19 @@ export class AgentsService {
     this.#dependents.push(dependent);
   }
 
+  /** How many agents the workspace has (the `agents` plan cap and usage). */
+  async count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
+    const row = await db
+      .selectFrom('agents')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async create(workspaceId: string, input: AgentCreate): Promise<Agent> {
     return this.deps.db.transaction().execute(async (trx) => {
-      await this.deps.assertCapacity(trx, workspaceId, 'agents', async () => {
-        const count = await trx
-          .selectFrom('agents')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('workspace_id', '=', workspaceId)
-          .executeTakeFirstOrThrow();
-        return Number(count.n);
-      });
+      await this.deps.assertCapacity(trx, workspaceId, 'agents', () => this.count(workspaceId, trx));
       const now = iso(this.deps.clock.now());
       const row: AgentTable = {
         id: this.deps.ids.next('agt'),

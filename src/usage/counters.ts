@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database, Db } from '../db/schema/index.js';
+import type { Db } from '../db/schema/index.js';
 import type { CapName } from '../plans/plans.js';
 
 /** Counts one countable item of a workspace (`count(workspaceId, db?)` of its part). */
@@ -9,21 +8,12 @@ export type UsageCounter = (workspaceId: string, db?: Db) => Promise<number>;
 export type UsageCounters = Record<CapName, UsageCounter>;
 
 /**
- * The counters no part of this API lends. Agents have no `count()` of their own, so
- * they are counted by a query on their table. Custom domains are managed in the
- * console and have not shipped on `/v1`, so a workspace of the emulator has none; and
- * it has exactly one member, its owner, who holds one seat.
+ * The counters no part of this API lends. Custom domains are managed in the console
+ * and have not shipped on `/v1`, so a workspace of the emulator has none; and it has
+ * exactly one member, its owner, who holds one seat.
  */
-export function coreCounters(db: Kysely<Database>): Pick<UsageCounters, 'agents' | 'customDomains' | 'seats'> {
+export function coreCounters(): Pick<UsageCounters, 'customDomains' | 'seats'> {
   return {
-    agents: async (workspaceId, on = db) => {
-      const row = await on
-        .selectFrom('agents')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
     customDomains: async () => 0,
     seats: async () => 1,
   };

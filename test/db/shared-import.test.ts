@@ -27,13 +27,19 @@ describe('PostgreSQL shared by processes: a state imported by one of them', () =
     await pool?.end();
   });
 
+  /** A fresh workspace with one agent: a client for it through any emulator, and the titles an emulator answers a query with. */
+  async function workspaceWithAgent(emulator: Emulator) {
+    const ws = await emulator.createWorkspace();
+    const via = (on: Emulator) => client(on, ws.apiKey.secret);
+    const agentId = (await via(emulator).post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
+    const titles = async (on: Emulator, query: string) =>
+      ((await via(on).post(`/v1/agents/${agentId}/query`, { query, topics: [] })).body.passages as { title: string }[]).map((p) => p.title);
+    return { via, titles };
+  }
+
   it('the other process drops the knowledge it derived: what it ingests next is found by every process', async () => {
     const [importer, other] = emulators as [Emulator, Emulator];
-    const ws = await importer.createWorkspace();
-    const via = (emulator: Emulator) => client(emulator, ws.apiKey.secret);
-    const agentId = (await via(importer).post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
-    const titles = async (emulator: Emulator, query: string) =>
-      ((await via(emulator).post(`/v1/agents/${agentId}/query`, { query, topics: [] })).body.passages as { title: string }[]).map((p) => p.title);
+    const { via, titles } = await workspaceWithAgent(importer);
 
     await via(importer).post('/v1/knowledge/text', { title: 'Hours', text: 'The shop opens at nine in the morning.' });
     await importer.drain();
@@ -54,11 +60,7 @@ describe('PostgreSQL shared by processes: a state imported by one of them', () =
 
   it('a job the other process runs without a request in between still stores its chunks under the imported term ids', async () => {
     const [importer, other] = emulators as [Emulator, Emulator];
-    const ws = await importer.createWorkspace();
-    const via = (emulator: Emulator) => client(emulator, ws.apiKey.secret);
-    const agentId = (await via(importer).post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
-    const found = async (emulator: Emulator, query: string) =>
-      ((await via(emulator).post(`/v1/agents/${agentId}/query`, { query, topics: [] })).body.passages as { title: string }[]).map((p) => p.title);
+    const { via, titles: found } = await workspaceWithAgent(importer);
 
     // The other process learns the ids of words the state will not hold (their source goes before the export).
     const gone = (await via(other).post('/v1/knowledge/text', { title: 'Gone', text: 'Zephyrine quokkas wander.' })).body.id;
