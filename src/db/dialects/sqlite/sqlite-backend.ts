@@ -1,4 +1,4 @@
-import { SqliteDialect, type SqliteDatabase } from 'kysely';
+import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Backend } from '../sql-dialect.js';
 import { holdStore } from '../store-lock.js';
@@ -7,23 +7,54 @@ import { SQLITE_DIALECT } from './sqlite-dialect.js';
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
+ * A reading statement that hands kysely the row objects better-sqlite3 would, built here
+ * from its raw arrays (D-1141): better-sqlite3 sets each column through V8's API, about
+ * 0.4 µs a value, so a page of 100 sources (28 columns) took 1.4 ms; one loop over the
+ * column names takes about half. The same keys in the same order, a later column of a
+ * name over an earlier one, as better-sqlite3 does.
+ */
+function objectRows(statement: BetterSqlite3.Statement): SqliteStatement {
+  if (!statement.reader) return statement as unknown as SqliteStatement;
+  const names = statement.columns().map((column) => column.name);
+  statement.raw(true);
+  const build = (values: unknown[]): Record<string, unknown> => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+    return row;
+  };
+  return {
+    reader: true,
+    all(parameters) {
+      const rows = statement.all(parameters) as unknown[][];
+      const out: Record<string, unknown>[] = new Array(rows.length);
+      for (let i = 0; i < rows.length; i++) out[i] = build(rows[i]!);
+      return out;
+    },
+    run: (parameters) => statement.run(parameters),
+    *iterate(parameters) {
+      for (const values of statement.iterate(parameters) as IterableIterator<unknown[]>) yield build(values);
+    },
+  };
+}
+
+/**
  * Kysely prepares every statement anew; on the hot path that costs more than running
  * it. This keeps the last prepared statements by SQL text behind kysely's small
  * `SqliteDatabase` interface (statements are reusable, and kysely runs one at a time).
  */
 function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
-  const cache = new Map<string, BetterSqlite3.Statement>();
+  const cache = new Map<string, SqliteStatement>();
   return {
     prepare(sql: string) {
       let statement = cache.get(sql);
       if (statement) {
         cache.delete(sql);
       } else {
-        statement = sqlite.prepare(sql);
+        statement = objectRows(sqlite.prepare(sql));
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
       }
       cache.set(sql, statement);
-      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
+      return statement;
     },
     close() {
       cache.clear();
