@@ -660,6 +660,7 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
     jobConcurrency: options.jobConcurrency,
     workers: options.workers,
     leaseMs: options.leaseMs,
+    lexiconWaitMs: options.lexiconWaitMs,
     log: options.log,
   });
   const siteChat = siteChatLimits(options.siteChat);

@@ -107,6 +107,7 @@ const ENTRIES = {
   liveFetch: v.pipe(v.boolean(), v.description('true or false')),
   jobConcurrency: whole(1),
   leaseMs: whole(300),
+  lexiconWaitMs: whole(0),
   log: fn,
   embedder: withMethods('embed'),
   translator: withMethods('translate'),

@@ -6,7 +6,7 @@ import type { FixtureInput } from './fixtures.js';
 import type { SiteChatLimits } from './sites/site-chat-limits.js';
 
 /** The settings an emulator's caller may set; their defaults are documented on `Settings`. */
-export type EmulatorSettings = Partial<Pick<Settings, 'siteDomain' | 'docsUrl' | 'liveFetch' | 'jobConcurrency' | 'leaseMs' | 'log'>>;
+export type EmulatorSettings = Partial<Pick<Settings, 'siteDomain' | 'docsUrl' | 'liveFetch' | 'jobConcurrency' | 'leaseMs' | 'lexiconWaitMs' | 'log'>>;
 
 /**
  * What an emulator's caller may plug in (a real model, a translation service); the

@@ -89,6 +89,7 @@ export class KnowledgeService {
       workers: deps.workers,
       shared,
       log: deps.settings.log,
+      waitMs: deps.settings.lexiconWaitMs,
       changed: (trx, workspaceId) => this.#index.changed(trx, workspaceId),
     });
     this.lexicons.register();

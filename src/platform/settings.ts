@@ -32,6 +32,13 @@ export interface Settings {
    * Default 15,000 ms.
    */
   leaseMs: number;
+  /**
+   * How long a query, a chat turn or a lexicon read waits for the workspace's bilingual
+   * lexicon being learned once its last source settled (D-1142), so that it answers as it
+   * will afterwards; past it, it goes on with the lexicon learned before. 0: never waits.
+   * Default 10,000 ms.
+   */
+  lexiconWaitMs: number;
   /** Where unexpected errors are reported (never to the client). Default `console.error`. */
   log: (message: string, error?: unknown) => void;
 }
@@ -48,6 +55,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'secret'> = {
   fetchTimeoutMs: 10_000,
   workers: DEFAULT_WORKER_POOL,
   leaseMs: 15_000,
+  lexiconWaitMs: 10_000,
   log: (message, error) => console.error(message, error),
 };
 

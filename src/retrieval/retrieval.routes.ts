@@ -21,7 +21,9 @@ export function registerRetrievalRoutes(router: Router, retrieval: RetrievalServ
           description:
             'Passages best first (BM25 over the chunks with Snowball stems; `score` says how much of the question each holds) ' +
             'and how each strategy found them. No passages when the agent has no ready knowledge, or cannot answer: the ' +
-            'question names a subject the knowledge never mentions.',
+            'question names a subject the knowledge never mentions. Asked in the second or two after the last source of a bilingual ' +
+            "workspace settled, it waits for the workspace's lexicon being learned (at most the emulator's `lexiconWaitMs`), so that it " +
+            'answers as it will afterwards.',
           schema: QueryResultSchema,
         },
       },

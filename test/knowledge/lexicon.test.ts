@@ -208,6 +208,57 @@ describe('where the lexicon lives', () => {
     expect(rows).toEqual([]);
   });
 
+  it('answers a question asked as the last source settles as it will once the lexicon is learned again: the lookup waits for the job (D-1142)', async () => {
+    const ws = await workspace(emulator);
+    const agent = (await ws.api.post('/v1/agents', { name: 'Aurora', identity: { businessName: 'Café Aurora' } })).body.id as string;
+    const ids: string[] = [];
+    for (const doc of DEMO_TEXTS.slice(0, 4)) ids.push((await ws.api.post('/v1/knowledge/text', { ...doc, agentId: agent })).body.id);
+    await emulator.drain();
+    expect((await lexiconOf(ws.workspaceId)).twins).toBe(2);
+    const question = { query: '¿Cuánto tarda en llegar mi pedido?', limit: 3 };
+    // The job that learns again without the Spanish shipping text is queued and cannot run yet.
+    await emulator.service.pause();
+    const answered: string[] = [];
+    let view: Promise<{ twins: number }>;
+    let answer: Promise<unknown>;
+    try {
+      expect((await ws.api.delete(`/v1/knowledge/sources/${ids[3]}`)).status).toBe(200);
+      view = lexiconOf(ws.workspaceId).finally(() => answered.push('lexicon'));
+      answer = ws.api.post(`/v1/agents/${agent}/query`, question).finally(() => answered.push('query'));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(answered).toEqual([]);
+    } finally {
+      await emulator.service.start();
+    }
+    expect((await view).twins).toBe(1);
+    const waited = (await answer) as { status: number; body: unknown };
+    expect(waited.status).toBe(200);
+    await emulator.drain();
+    expect((await ws.api.post(`/v1/agents/${agent}/query`, question)).body).toEqual(waited.body);
+  });
+
+  it('waits at most lexiconWaitMs, then answers with the lexicon learned before (D-1142)', async () => {
+    await expect(createEmulator({ lexiconWaitMs: -1, log: quiet })).rejects.toThrow(/lexiconWaitMs/);
+    const other = await createEmulator({ seed: 9, lexiconWaitMs: 100, log: quiet });
+    try {
+      const ws = await workspace(other);
+      const ids: string[] = [];
+      for (const doc of DEMO_TEXTS.slice(0, 4)) ids.push((await ws.api.post('/v1/knowledge/text', doc)).body.id);
+      await other.drain();
+      await other.service.pause();
+      try {
+        expect((await ws.api.delete(`/v1/knowledge/sources/${ids[3]}`)).status).toBe(200);
+        expect((await client(other).get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).body.twins).toBe(2);
+      } finally {
+        await other.service.start();
+      }
+      await other.drain();
+      expect((await client(other).get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).body.twins).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('survives a state export and import, and a reset learns the same again', async () => {
     const before = await lexiconOf(demoWorkspace);
     const state = (await control.get('/_emulator/state')).body;

@@ -25,6 +25,8 @@ const LEXICON_WORKER = workerModule<typeof LexiconWorker>(import.meta.url, 'lexi
 const MAX_CHARS = 8_000_000;
 /** Chunk rows read per batch. */
 const READ_BATCH = 500;
+/** How often a lookup waiting for the workspace's lexicon job looks again (D-1142). */
+const WAIT_POLL_MS = 20;
 
 const NO_LEXICON: LearnedLexicon = { pairs: [], twins: 0, units: 0 };
 
@@ -60,6 +62,8 @@ export class LexiconBuilder {
   readonly #running = new Map<string, Promise<void>>();
   /** Whether a source of the workspace is still pending: asked by every settling transaction, compiled once. */
   readonly #pending: PreparedQuery<{ workspaceId: string }, { id: string }>;
+  /** Whether the workspace's lexicon job is due with no source pending: asked by every lookup, compiled once (D-1142). */
+  readonly #due: PreparedQuery<{ workspaceId: string }, { id: string }>;
 
   constructor(
     private readonly deps: {
@@ -71,11 +75,25 @@ export class LexiconBuilder {
       /** A new lexicon is written by `trx`: what depends on it (cached answers) is stale once it commits. */
       changed: (trx: Tx, workspaceId: string) => void;
       log: (message: string, error?: unknown) => void;
+      /** How long a lookup waits for a lexicon job of the workspace to end (D-1142); 0: never. */
+      waitMs: number;
     },
   ) {
     const { db } = deps;
     this.#pending = prepareQuery(db, (p) =>
       db.selectFrom('knowledge_sources').select('id').where('workspace_id', '=', p('workspaceId')).where('status', '=', 'pending').limit(1),
+    );
+    this.#due = prepareQuery(db, (p) =>
+      db
+        .selectFrom('jobs')
+        .select('id')
+        .where('workspace_id', '=', p('workspaceId'))
+        .where('kind', '=', LEXICON_JOB)
+        .where('status', 'in', ['queued', 'running'])
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('knowledge_sources').select('id').where('workspace_id', '=', p('workspaceId')).where('status', '=', 'pending'))),
+        )
+        .limit(1),
     );
   }
 
@@ -113,7 +131,23 @@ export class LexiconBuilder {
     return entry.lexicon.size ? entry.print : '';
   }
 
+  /**
+   * Once every source of the workspace has settled, its lexicon job is queued and then
+   * learns for a second or two: a query asked meanwhile would be answered without what
+   * the knowledge now teaches, and again otherwise after it, the same question on the
+   * same knowledge. So a lookup waits until no such job is queued or running (in any
+   * process sharing the store), at most `waitMs`; then it goes on with the lexicon stored.
+   * While a source is pending the knowledge is still changing and nothing waits.
+   */
+  async #settled(workspaceId: string): Promise<void> {
+    for (let waited = 0; waited < this.deps.waitMs; waited += WAIT_POLL_MS) {
+      if (!(await this.#due.execute({ workspaceId })).length) return;
+      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+    }
+  }
+
   async #entry(workspaceId: string): Promise<{ print: string; lexicon: Lexicon }> {
+    await this.#settled(workspaceId);
     const cached = this.#cache.get(workspaceId);
     if (cached && !this.deps.shared) return cached;
     const printRow = await this.deps.db.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirst();
