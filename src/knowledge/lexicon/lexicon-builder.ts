@@ -25,7 +25,10 @@ const LEXICON_WORKER = workerModule<typeof LexiconWorker>(import.meta.url, 'lexi
 const MAX_CHARS = 8_000_000;
 /** Chunk rows read per batch. */
 const READ_BATCH = 500;
-/** How often a lookup waiting for the workspace's lexicon job looks again (D-1142). */
+/**
+ * How often a lookup waiting for the workspace's lexicon job looks again (D-1142): after
+ * 2 ms, then twice as long each time up to this (a small workspace's job takes a few ms).
+ */
 const WAIT_POLL_MS = 20;
 
 const NO_LEXICON: LearnedLexicon = { pairs: [], twins: 0, units: 0 };
@@ -140,9 +143,9 @@ export class LexiconBuilder {
    * While a source is pending the knowledge is still changing and nothing waits.
    */
   async #settled(workspaceId: string): Promise<void> {
-    for (let waited = 0; waited < this.deps.waitMs; waited += WAIT_POLL_MS) {
+    for (let waited = 0, pause = 2; waited < this.deps.waitMs; waited += pause, pause = Math.min(2 * pause, WAIT_POLL_MS)) {
       if (!(await this.#due.execute({ workspaceId })).length) return;
-      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 
