@@ -208,7 +208,9 @@ export class WorkspacesService {
 
   /**
    * Spends one message credit atomically; false when none is left, or when spending it
-   * would leave fewer than `keep` (credits reserved for someone else).
+   * would leave fewer than `keep` (credits reserved for someone else). A workspace deleted
+   * under the request (another request, another process) is `401 svc.api_key.invalid`,
+   * what the key's next request gets (D-1140), not a spent allowance.
    */
   async spendCredit(workspaceId: string, db: Db = this.deps.db, keep = 0): Promise<boolean> {
     const row = await db
@@ -218,11 +220,15 @@ export class WorkspacesService {
       .where((eb) => eb(eb('messages_used', '+', keep), '<', eb.ref('credits')))
       .returning('messages_used')
       .executeTakeFirst();
-    return row !== undefined;
+    if (row !== undefined) return true;
+    if (!(await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst())) throw new ServiceError('svc.api_key.invalid');
+    return false;
   }
 
+  /** The workspace's message allowance; gone under the request, `401 svc.api_key.invalid` (as `spendCredit`). */
   async messages(workspaceId: string): Promise<{ used: number; limit: number; remaining: number }> {
-    const row = await this.deps.db.selectFrom('workspaces').select(['messages_used', 'credits']).where('id', '=', workspaceId).executeTakeFirstOrThrow();
+    const row = await this.deps.db.selectFrom('workspaces').select(['messages_used', 'credits']).where('id', '=', workspaceId).executeTakeFirst();
+    if (!row) throw new ServiceError('svc.api_key.invalid');
     return { used: row.messages_used, limit: row.credits, remaining: Math.max(0, row.credits - row.messages_used) };
   }
 }

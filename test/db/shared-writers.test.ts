@@ -225,6 +225,25 @@ describe('PostgreSQL shared by processes: writers meeting on one workspace', () 
     }
   }, 120_000);
 
+  it('a chat turn while another process deletes the workspace: it waits to spend its credit, then answers 401 svc.api_key.invalid, not 402, and records nothing', async () => {
+    const ws = await emulator.createWorkspace();
+    const api = client(emulator, ws.apiKey.secret);
+    const agent = (await api.post('/v1/agents', { name: 'Late', identity: { businessName: 'Acme' } })).body;
+    expect((await api.post('/v1/knowledge/text', { title: 'Returns', text: 'Returns are free within 30 days.', agentId: agent.id })).status).toBe(202);
+    await emulator.drain();
+    const { otherError, answer } = await againstOtherWriter(
+      [['UPDATE workspaces SET id = id WHERE id = $1', [ws.workspaceId]]],
+      () => api.post(`/v1/agents/${agent.id}/chat`, { message: 'Are returns free?' }),
+      [
+        ...['knowledge_sources', 'conversations', 'agents', 'api_keys'].map((t): Statement => [`DELETE FROM ${t} WHERE workspace_id = $1`, [ws.workspaceId]]),
+        ['DELETE FROM workspaces WHERE id = $1', [ws.workspaceId]],
+      ],
+    );
+    expect(otherError).toBeUndefined();
+    expect([answer.status, answer.body.code]).toEqual([401, 'svc.api_key.invalid']);
+    expect((await pool.query('SELECT id FROM conversations WHERE workspace_id = $1', [ws.workspaceId])).rows).toEqual([]);
+  }, 60_000);
+
   it('a key created while another process creates the second one: it waits, then counts both and refuses a third (D-1140)', async () => {
     const ws = await emulator.createWorkspace();
     const control = client(emulator);
