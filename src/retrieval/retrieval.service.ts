@@ -106,7 +106,9 @@ export class RetrievalService {
       // Read back from the store unlike it was written, or replaced meanwhile by a newer
       // version's rows (D-601): the current index, built again from the chunks if need be.
       if (!(error instanceof DamagedScopeIndex)) throw error;
-      this.deps.log?.('svc.retrieval: a stored scope index could not be read back whole; it is built again from the chunks', error);
+      // Rows of a newer version (another process wrote the scope meanwhile) are no damage: only bytes unlike those written are logged.
+      if ((await this.deps.knowledge.version(workspaceId, agentId)) === index.version)
+        this.deps.log?.('svc.retrieval: a stored scope index could not be read back whole; it is built again from the chunks', error);
       const rebuilt = await this.#cache.rebuild(workspaceId, agentId, index);
       return this.#rank(rebuilt, input, lexicon, await this.#loneChunks(workspaceId, rebuilt, lexicon), options);
     }

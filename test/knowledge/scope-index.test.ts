@@ -21,8 +21,8 @@ import type { DatabaseOptions } from '../../src/db/database.js';
 
 type Db = string | DatabaseOptions;
 
-async function reopen<T>(db: Db, fn: (emu: Emulator) => Promise<T>): Promise<T> {
-  const emu = await createEmulator({ db, log: quiet });
+async function reopen<T>(db: Db, fn: (emu: Emulator) => Promise<T>, log: (message: string) => void = quiet): Promise<T> {
+  const emu = await createEmulator({ db, log });
   try {
     return await fn(emu);
   } finally {
@@ -267,11 +267,19 @@ describe.each(STORES)('stored scope indexes (%s)', (_, store) => {
           .execute();
         return before;
       });
-      await reopen(db, async (emu) => {
-        const res = await client(emu, key).post(`/v1/agents/${agentId}/query`, QUESTION);
-        expect(res.status).toBe(200);
-        expect(res.body).toEqual(answer);
-      });
+      const logged: string[] = [];
+      await reopen(
+        db,
+        async (emu) => {
+          const res = await client(emu, key).post(`/v1/agents/${agentId}/query`, QUESTION);
+          expect(res.status).toBe(200);
+          expect(res.body).toEqual(answer);
+        },
+        (message) => logged.push(message),
+      );
+      // A block's bytes unlike those written are said so (rows replaced by a newer version
+      // are not); a damaged head is read as no stored index, and built without a word.
+      if (part > 0) expect(logged).toContain('svc.retrieval: a stored scope index could not be read back whole; it is built again from the chunks');
       // Built again from the chunks and written back: the same bytes as the first build.
       expect(await reopen(db, (emu) => parts(emu, agentId))).toEqual(stored);
     });
