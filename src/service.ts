@@ -139,6 +139,7 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
     pollMs: shared && Math.min(1000, settings.leaseMs / 3),
     // A job whose transaction lost a deadlock runs again, as one cut off from the store does.
     transient: (error) => store.unavailable(error) || store.conflicted(error),
+    sync: () => coherence.sync(),
   });
   const workspaces = new WorkspacesService({ db, clock, ids, defaults: workspaceDefaults, activity, coherence });
   const core: CoreDeps = {

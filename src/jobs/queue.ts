@@ -89,6 +89,12 @@ export class JobQueue {
        * left to run again rather than marked failed. Default: never.
        */
       transient?: ((error: unknown) => boolean) | undefined;
+      /**
+       * Brings the process up to date before it looks for due jobs, as a request is (the
+       * shared store's coherence: the emulated clock another process moved, faults,
+       * caches): jobs come due and run without a request before them. Default: nothing.
+       */
+      sync?: (() => void | Promise<void>) | undefined;
     },
   ) {
     this.#pq = new PQueue({ concurrency: deps.concurrency });
@@ -244,6 +250,7 @@ export class JobQueue {
   async #scan(): Promise<void> {
     const free = this.deps.concurrency - this.#slots;
     if (!this.#running || free <= 0) return;
+    await this.deps.sync?.();
     const now = iso(this.deps.clock.now());
     const claimed = await this.#claims.claim(now, free, this.#inFlight, [...this.#served.keys()]);
     for (const row of claimed) this.#taken(row);

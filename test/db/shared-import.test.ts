@@ -37,6 +37,24 @@ describe('PostgreSQL shared by processes: a state imported by one of them', () =
     return { via, titles };
   }
 
+  it('a job the other process runs without a request in between uses the emulated time one of them moved the clock to', async () => {
+    const [mover, other] = emulators as [Emulator, Emulator];
+    const { via } = await workspaceWithAgent(mover);
+    await mover.service.pause();
+    try {
+      expect((await client(mover).post('/_emulator/clock', { advanceMs: 3_600_000 })).status).toBe(200);
+      const added = (await via(mover).post('/v1/knowledge/text', { title: 'Hours', text: 'The shop opens at nine in the morning.' })).body;
+      // The other process's job runner ingests it, with no request to bring that process up to date.
+      expect(await other.service.jobs.drain()).toBeGreaterThan(0);
+      const source = (await via(mover).get(`/v1/knowledge/sources/${added.id}`)).body;
+      expect(source.status).toBe('ready');
+      // Ready an hour before it was added, by the clock the other process had before the move.
+      expect(Date.parse(source.updatedAt)).toBeGreaterThanOrEqual(Date.parse(source.createdAt));
+    } finally {
+      await mover.service.start();
+    }
+  }, 60_000);
+
   it('the other process drops the knowledge it derived: what it ingests next is found by every process', async () => {
     const [importer, other] = emulators as [Emulator, Emulator];
     const { via, titles } = await workspaceWithAgent(importer);
