@@ -77,8 +77,10 @@ export class ScopeIndexCache {
       return ScopeIndex.fromBytes(head.data, version, loader);
     }
     // Anything that does not fit, damaged bytes included, leaves it to a full build.
-    const updated = await this.#update(workspaceId, agentId, version, head.data).catch((error: unknown) => {
-      this.log?.('svc.retrieval: a stored scope index could not be brought up to date; it is built from the chunks', error);
+    const updated = await this.#update(workspaceId, agentId, version, head.data).catch(async (error: unknown) => {
+      // Blocks a newer index replaced while they were read are no damage: only bytes unlike those written are logged.
+      if ((await store.readHead(workspaceId, agentId).catch(() => undefined))?.version === head.version)
+        this.log?.('svc.retrieval: a stored scope index could not be brought up to date; it is built from the chunks', error);
       return undefined;
     });
     if (updated) this.#store(workspaceId, agentId, updated);
