@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
+import { countWorkspaceRows } from '../db/count.js';
 import type { Database, Db } from '../db/schema/index.js';
 import { prepareQuery, type PreparedQuery } from '../db/prepared.js';
 import { lockWorkspaceRows } from '../db/row-locks.js';
@@ -45,13 +46,8 @@ export class AgentsService {
   }
 
   /** How many agents the workspace has (the `agents` plan cap and usage). */
-  async count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
-    const row = await db
-      .selectFrom('agents')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
+    return countWorkspaceRows(db, 'agents', workspaceId);
   }
 
   async create(workspaceId: string, input: AgentCreate): Promise<Agent> {

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
+import { countWorkspaceRows } from '../db/count.js';
 import { lockAgentRow, lockWorkspaceRows } from '../db/row-locks.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { PageTable } from '../db/schema/pages.js';
@@ -88,13 +89,8 @@ export class PagesService {
   }
 
   /** How many pages the workspace has, on every site (the `pages` plan cap and usage). */
-  async count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
-    const row = await db
-      .selectFrom('pages')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
+    return countWorkspaceRows(db, 'pages', workspaceId);
   }
 
   async create(workspaceId: string, projectId: string, input: PageCreate): Promise<Page> {

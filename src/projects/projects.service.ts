@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { CoreDeps } from '../core.js';
+import { countWorkspaceRows } from '../db/count.js';
 import { lockProjectRow } from '../db/row-locks.js';
 import type { Database, Db } from '../db/schema/index.js';
 import type { ProjectTable } from '../db/schema/projects.js';
@@ -75,13 +76,8 @@ export class ProjectsService {
   }
 
   /** How many projects the workspace has (the `projects` plan cap and usage). */
-  async count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
-    const row = await db
-      .selectFrom('projects')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  count(workspaceId: string, db: Db = this.deps.db): Promise<number> {
+    return countWorkspaceRows(db, 'projects', workspaceId);
   }
 
   async create(workspaceId: string, input: ProjectCreate): Promise<Project> {
