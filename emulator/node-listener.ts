@@ -5,15 +5,14 @@ import type { Detail } from '../src/platform/service-error.js';
 
 type Fetch = (request: Request, env: { incoming: IncomingMessage; outgoing: ServerResponse; unreadable?: { detail?: Detail } }) => Response | Promise<Response>;
 
+const BAD_HOST: Detail = {
+  en: 'The Host header is not a host name or address with an optional port.',
+  es: 'La cabecera Host no es un nombre o una dirección de host con un puerto opcional.',
+};
+
 // What node-server says when it cannot make a URL of a request, told to the client.
 const REASONS: [RegExp, Detail][] = [
-  [
-    /host/i,
-    {
-      en: 'The Host header is not a host name or address with an optional port.',
-      es: 'La cabecera Host no es un nombre o una dirección de host con un puerto opcional.',
-    },
-  ],
+  [/host/i, BAD_HOST],
   [
     /backslash/i,
     { en: 'The request path holds a backslash; write it as %5C.', es: 'La ruta de la solicitud contiene una barra invertida; escríbala como %5C.' },
@@ -32,7 +31,13 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
  */
 export function createNodeServer(fetch: Fetch, hostname: string): Server {
   const current = new AsyncLocalStorage<{ incoming: IncomingMessage; outgoing: ServerResponse }>();
-  const listener = getRequestListener(fetch as never, {
+  // node-server takes a Host of letters, digits, dots and hyphens as it is, without
+  // parsing it: `999.999.999.999` or `xn--a.localhost` (no IPv4 address, no valid
+  // punycode) make a URL no `new URL` reads. Such a request is as unreadable as the
+  // ones node-server refuses itself (D-1117, D-1145): only its Host can be at fault.
+  const readable: Fetch = (request, env) =>
+    URL.canParse(request.url) ? fetch(request, env) : fetch(ownRequest(env.incoming), { ...env, unreadable: { detail: BAD_HOST } });
+  const listener = getRequestListener(readable as never, {
     hostname,
     errorHandler: (error) => {
       const exchange = current.getStore();
