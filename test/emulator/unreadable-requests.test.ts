@@ -17,18 +17,20 @@ type Answer = RawAnswer;
 const raw = (method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> =>
   rawRequest({ port, method, path, headers, setHost: false, ...(body !== undefined && { body }) });
 
+const BAD_HOST = 'The Host header is not a host name or address with an optional port.';
+
 describe('a request the server cannot read as a URL', () => {
   it.each([
-    ['a Host with a user part', '/v1/agents', { host: 'user@127.0.0.1' }, 'The Host header is not a host name or address with an optional port.'],
+    ['a Host with a user part', '/v1/agents', { host: 'user@127.0.0.1' }, BAD_HOST],
     ['a Host with a space', '/v1/agents', { host: 'a b' }, 'The request could not be read.'],
     ['an unclosed IPv6 Host', '/v1/agents', { host: '[::1' }, 'The request could not be read.'],
     ['a backslash in the path', '/v1\\agents', {}, 'The request path holds a backslash; write it as %5C.'],
     // Host names of the characters node-server passes unparsed, which no URL holds (D-1145).
-    ['a Host of no IPv4 address (999.999.999.999)', '/v1/agents', { host: '999.999.999.999' }, 'The Host header is not a host name or address with an optional port.'],
-    ['a Host of five numbers (1.2.3.4.5)', '/v1/agents', { host: '1.2.3.4.5' }, 'The Host header is not a host name or address with an optional port.'],
-    ['a Host of broken punycode under localhost', '/v1/agents', { host: 'xn--a.localhost' }, 'The Host header is not a host name or address with an optional port.'],
-    ['a Host of broken punycode', '/_emulator/state', { host: 'xn--zz' }, 'The Host header is not a host name or address with an optional port.'],
-    ['a Host of broken punycode, on health', '/_emulator/health', { host: 'x.xn--a' }, 'The Host header is not a host name or address with an optional port.'],
+    ['a Host of no IPv4 address (999.999.999.999)', '/v1/agents', { host: '999.999.999.999' }, BAD_HOST],
+    ['a Host of five numbers (1.2.3.4.5)', '/v1/agents', { host: '1.2.3.4.5' }, BAD_HOST],
+    ['a Host of broken punycode under localhost', '/v1/agents', { host: 'xn--a.localhost' }, BAD_HOST],
+    ['a Host of broken punycode', '/_emulator/state', { host: 'xn--zz' }, BAD_HOST],
+    ['a Host of broken punycode, on health', '/_emulator/health', { host: 'x.xn--a' }, BAD_HOST],
   ])('%s: 400 svc.request.invalid as a problem document with a request id', async (_, path, headers: Record<string, string>, detail) => {
     const answer = await raw('GET', path, { host: `127.0.0.1:${port}`, ...headers, authorization: `Bearer ${ws.key}` });
     expect(answer.status).toBe(400);
