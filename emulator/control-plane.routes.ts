@@ -5,7 +5,7 @@ import { named } from '../src/platform/named-schema.js';
 import { idParam } from '../src/platform/openapi.js';
 import type { Router } from '../src/platform/route.js';
 import type { Scope } from '../src/platform/scopes.js';
-import { parseIso } from '../src/platform/time.js';
+import { finerThanMilliseconds, parseIso } from '../src/platform/time.js';
 import { integerText } from '../src/platform/validation.js';
 import {
   WorkspaceCreateSchema,
@@ -78,6 +78,7 @@ const ClockMoveSchema = named(
         now: v.pipe(
           v.string(),
           v.check((s) => parseIso(s) !== undefined, 'must be an RFC 3339 date-time'),
+          v.check((s) => !finerThanMilliseconds(s), 'must be whole milliseconds'),
         ),
       }),
     ],

@@ -13,7 +13,7 @@ import { createIdGenerator, type IdGenerator, type IdState } from '../src/platfo
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { resolveSettings } from '../src/platform/settings.js';
 import type { IngestFailureCode } from '../src/platform/ingest-failures.js';
-import { iso } from '../src/platform/time.js';
+import { finerThanMilliseconds, iso } from '../src/platform/time.js';
 import { ServiceError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import { createService, type Service } from '../src/service.js';
@@ -232,7 +232,8 @@ export class Emulator implements EmulatorControl, FixtureHost {
     set: async (instant: number | string) => {
       const target = typeof instant === 'string' ? Date.parse(instant) : instant;
       if (!Number.isFinite(target) || target < this.#clock.now()) throw clockRefusal('now', `time only moves forward; it is ${iso(this.#clock.now())}`);
-      if (!Number.isInteger(target)) throw clockRefusal('now', WHOLE_MILLISECONDS);
+      // A string's fraction past the millisecond is cut by `Date.parse`: refused as a number's is.
+      if (!Number.isInteger(target) || (typeof instant === 'string' && finerThanMilliseconds(instant))) throw clockRefusal('now', WHOLE_MILLISECONDS);
       if (target > LATEST_INSTANT) throw clockRefusal('now', `must not be after ${iso(LATEST_INSTANT)}`);
       this.#clock.set(target);
       await this.#persist();

@@ -28,6 +28,17 @@ export function parseIso(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+const FRACTION = /[.,](\d+)/;
+
+/**
+ * Whether a timestamp's fraction of a second goes past the millisecond (`.9999`, not
+ * `.999000`): an instant the clock cannot hold, which `Date.parse` would cut (D-1092).
+ */
+export function finerThanMilliseconds(value: string): boolean {
+  const digits = FRACTION.exec(value)?.[1] ?? '';
+  return /[1-9]/.test(digits.slice(3));
+}
+
 /** The UTC calendar day (`YYYY-MM-DD`) of an instant. */
 export function utcDay(ms: number): string {
   return iso(ms).slice(0, 10);

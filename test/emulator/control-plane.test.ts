@@ -165,11 +165,18 @@ describe('control plane', () => {
     const refused = await control.post('/_emulator/clock', { advanceMs: 1.5 });
     expect([refused.status, refused.body.code]).toEqual([400, 'svc.request.validation_failed']);
     expect(refused.body.errors).toEqual([{ field: 'advanceMs', reason: 'must be whole milliseconds' }]);
+    // A date-time whose fraction goes past the millisecond is refused, not cut to it (D-1092).
+    const later = new Date(Date.parse(before) + 3_000).toISOString();
+    for (const now of [later.replace(/Z$/, '9Z'), later.replace(/\.(\d{3})Z$/, '.$10001Z')]) {
+      const finer = await control.post('/_emulator/clock', { now });
+      expect([finer.status, finer.body.errors], now).toEqual([400, [{ field: 'now', reason: 'must be whole milliseconds' }]]);
+    }
     const moves: ['advanceMs' | 'now', () => Promise<unknown>][] = [
       ['advanceMs', () => emulator.clock.advance(1.5)],
       ['advanceMs', () => emulator.clock.advance(0.5)],
       ['now', () => emulator.clock.set(emulator.clock.now() + 0.5)],
       ['now', () => emulator.clock.set(emulator.clock.now() + 60_000.25)],
+      ['now', () => emulator.clock.set(new Date(emulator.clock.now() + 60_000).toISOString().replace(/Z$/, '5Z'))],
     ];
     for (const [field, move] of moves) {
       await expect(move(), field).rejects.toMatchObject({
@@ -180,6 +187,9 @@ describe('control plane', () => {
     }
     expect((await control.get('/_emulator/clock')).body.now).toBe(before);
     expect(Number.isInteger(emulator.clock.now())).toBe(true);
+    // Zeros past the millisecond are the same instant: taken.
+    const exact = await control.post('/_emulator/clock', { now: later.replace(/Z$/, '000Z') });
+    expect([exact.status, exact.body.now]).toEqual([200, later]);
     // So ids keep their shape, and the emulator's own export imports again.
     const ws = await workspace(emulator);
     expect((await ws.api.post('/v1/agents', { name: 'A', identity: { businessName: 'B' } })).body.id).toMatch(/^agt_[0-9a-z]{26}$/);
