@@ -205,7 +205,7 @@ describe('--import of a bad state file: one line naming the file, exit 1, nothin
       JSON.stringify({ ...valid(), version: 2 }),
       (f) => `${f} is state version 2, newer than this svc-emulator reads (version 1); upgrade svc-emulator to import it`,
     ],
-    ['an unknown table', JSON.stringify({ ...valid(), tables: { nope: [] } }), (f) => `${f}: field tables: unknown table`],
+    ['an unknown table', JSON.stringify({ ...valid(), tables: { nope: [] } }), (f) => `${f}: field tables.nope: unknown table`],
     [
       'a column named __proto__',
       changed(() => {}).replace('"workspaces":[{', '"workspaces":[{"__proto__":{"credits":1},'),
