@@ -249,14 +249,12 @@ export async function importState(service: Service, clock: EmulatedClock, input:
         const value = row[column];
         const opened = typeof value !== 'string' ? undefined : options.plainHashes && PLAIN_HASH.test(value) ? value : sealer.open(value);
         if (opened === undefined) {
-          throw new ServiceError('svc.request.validation_failed', {
-            errors: [
-              {
-                field: `tables.${table}.${i}.${column}`,
-                reason: 'sealed by another emulator: import into one started with the same --seed, or on the same --db (SQLite file or PostgreSQL database)',
-              },
-            ],
-          });
+          // A hash in the clear is a file `--export-on-exit` wrote (D-177): no seed opens it here.
+          const reason =
+            typeof value === 'string' && PLAIN_HASH.test(value)
+              ? 'a key hash in the clear, as --export-on-exit writes it: this import takes hashes sealed by this emulator only; import the file with --import at start'
+              : 'sealed by another emulator: import into one started with the same --seed, or on the same --db (SQLite file or PostgreSQL database)';
+          throw new ServiceError('svc.request.validation_failed', { errors: [{ field: `tables.${table}.${i}.${column}`, reason }] });
         }
         row[column] = opened;
       }

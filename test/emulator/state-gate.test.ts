@@ -317,6 +317,27 @@ describe('the workspace lexicon (knowledge_lexicons) is gated like every table',
   });
 });
 
+describe('key hashes', () => {
+  it('a file --export-on-exit wrote (hashes in the clear) is refused over HTTP with what to do instead (D-177)', async () => {
+    const plain = JSON.parse(JSON.stringify(await emulator.exportState({ plainHashes: true }))) as Doc;
+    const before = JSON.stringify(await exported());
+    const res = await control.put('/_emulator/state', plain);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      {
+        field: 'tables.api_keys.0.hash',
+        reason:
+          'a key hash in the clear, as --export-on-exit writes it: this import takes hashes sealed by this emulator only; import the file with --import at start',
+      },
+    ]);
+    expect(JSON.stringify(await exported())).toBe(before);
+    // A hash sealed by no secret this emulator knows is another emulator's.
+    const foreign = JSON.parse(baseline) as Doc;
+    row(foreign, 'api_keys').r.hash = 'sealed-elsewhere';
+    expect((await control.put('/_emulator/state', foreign)).body.errors[0].reason).toMatch(/^sealed by another emulator: /);
+  });
+});
+
 describe('createEmulator({ state }) goes through the same gate', () => {
   it('refuses a state with an unreadable row, naming it', async () => {
     const doc = JSON.parse(JSON.stringify(await emulator.exportState({ plainHashes: true }))) as Doc;
