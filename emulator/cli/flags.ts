@@ -41,6 +41,7 @@ const URL_SCHEME = /^([a-z][a-z0-9+.-]+):\/\//i;
 /** `--db`: a PostgreSQL URL, or a SQLite file whose folder exists (decisions, D-745). */
 const DB = v.pipe(
   v.string(),
+  v.nonEmpty('a SQLite file or a postgres:// URL'),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const value = dataset.value;
@@ -61,7 +62,13 @@ const HTTP_URL = v.pipe(
 );
 
 const ALLOWED_HOSTS = v.pipe(
-  v.array(v.string()),
+  // Each value given must hold a name: `--allowed-host ''` is a missing value, as for every flag.
+  v.array(
+    v.pipe(
+      v.string(),
+      v.check((value) => value.trim() !== '', 'a value'),
+    ),
+  ),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     try {
       return parseAllowedHosts(dataset.value);

@@ -111,6 +111,9 @@ describe('svc-emulator CLI', () => {
         '--db takes a SQLite file or a postgres:// URL (mysql: is not a database svc-emulator speaks), got "mysql://root:***@127.0.0.1/x"',
       ],
       [['--db', dir], {}, `--db takes a SQLite file, not a folder, got "${dir}"`],
+      // An empty value is a missing one, named by its flag (not by the library's option).
+      [['--db', ''], {}, '--db takes a SQLite file or a postgres:// URL, got ""'],
+      [['--allowed-host', ''], {}, '--allowed-host takes a value, got ""'],
       [['--db', join(packageRoot(), 'README.md')], {}, `--db ${join(packageRoot(), 'README.md')}: cannot use it as a SQLite store: file is not a database`],
       [['--bogus'], {}, 'unknown flag --bogus (svc-emulator --help lists them)'],
       [['--port'], {}, '--port needs a value'],
