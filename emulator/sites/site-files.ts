@@ -9,17 +9,15 @@ const AI_TRAINING_BOTS = ['GPTBot', 'CCBot', 'Google-Extended', 'ClaudeBot', 'an
 /** `robots.txt` from the project's robots settings; `raw` is appended as written. */
 export function robotsTxt(project: Project, origin: string): string {
   const { robots } = project;
-  const lines = ['User-agent: *'];
-  if (!robots.indexable) lines.push('Disallow: /');
-  else {
-    lines.push('Allow: /');
-    for (const path of robots.disallow) lines.push(`Disallow: ${path}`);
-  }
+  // A crawler obeys only the group naming it (RFC 9309, 2.2.1), so a group that allows
+  // a bot repeats the owner's `disallow` paths: they hold for every crawler let in.
+  const allowedRules = ['Allow: /', ...robots.disallow.map((path) => `Disallow: ${path}`)];
+  const lines = ['User-agent: *', ...(robots.indexable ? allowedRules : ['Disallow: /'])];
   for (const [bots, allowed] of [
     [AI_SEARCH_BOTS, robots.aiSearch && robots.indexable],
     [AI_TRAINING_BOTS, robots.aiTraining && robots.indexable],
   ] as const) {
-    for (const bot of bots) lines.push('', `User-agent: ${bot}`, allowed ? 'Allow: /' : 'Disallow: /');
+    for (const bot of bots) lines.push('', `User-agent: ${bot}`, ...(allowed ? allowedRules : ['Disallow: /']));
   }
   lines.push('', `Sitemap: ${origin}/sitemap.xml`);
   if (robots.raw.trim()) lines.push('', robots.raw.trim());

@@ -154,6 +154,8 @@ describe('hosted sites', () => {
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(res.text).toContain('User-agent: *\nAllow: /\nDisallow: /private');
     expect(res.text).toContain('User-agent: GPTBot\nDisallow: /');
+    // A crawler reads only its own group: an AI search bot let in keeps off /private too.
+    expect(res.text).toContain('User-agent: OAI-SearchBot\nAllow: /\nDisallow: /private\n');
     expect(res.text).toContain('Sitemap: http://cafe-test.localhost/sitemap.xml');
     expect(res.text.trimEnd().endsWith('User-agent: Bingbot\nCrawl-delay: 5')).toBe(true);
     await ws.api.patch(`/v1/projects/${project.id}`, { robots: { indexable: false } });
