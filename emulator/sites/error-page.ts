@@ -3,7 +3,7 @@ import { accepts } from 'hono/accepts';
 import type { AppEnv } from '../../src/platform/context.js';
 import type { Language } from '../../src/text/language.js';
 import { escapeHtml } from './markdown.js';
-import { footer, header, STYLESHEET_PATH, type Frame } from './page-html.js';
+import { FAVICON_PATH, footer, header, STYLESHEET_PATH, type Frame } from './page-html.js';
 import type { InlineStyle } from './theme-style.js';
 import { styleSource } from './theme-style.js';
 
@@ -74,7 +74,7 @@ export function themedErrorPage(frame: Frame & { home: string; faviconUrl?: stri
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(t.title)} · ${escapeHtml(frame.project.name)}</title>
-${frame.faviconUrl ? `<link rel="icon" href="${escapeHtml(frame.faviconUrl)}">` : ''}
+<link rel="icon" href="${escapeHtml(frame.faviconUrl ?? FAVICON_PATH)}">
 <style>${style.css}</style>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 </head>

@@ -32,6 +32,12 @@ const keepOnSite =
     return { tagName, attribs: rest };
   };
 
+/** A task list's box as GFM writes it: a checkbox, ticked or not, that a visitor cannot change. */
+const taskBox: sanitizeHtml.Transformer = (tagName, attribs) => ({
+  tagName,
+  attribs: attribs.type === 'checkbox' ? { type: 'checkbox', disabled: '', ...(attribs.checked !== undefined && { checked: '' }) } : {},
+});
+
 // What a page body may contain once rendered: text structure, links, images, tables.
 // Images: https anywhere (the pages' CSP allows `img-src 'self' https:`) or a path on
 // the site; an http image would be blocked by the CSP, so it is not written at all.
@@ -63,15 +69,18 @@ const ALLOWED: sanitizeHtml.IOptions = {
     'tr',
     'th',
     'td',
+    'input',
   ],
-  allowedAttributes: { a: ['href', 'title'], img: ['src', 'alt', 'title'], th: ['align'], td: ['align'] },
-  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedAttributes: { a: ['href', 'title'], img: ['src', 'alt', 'title'], th: ['align'], td: ['align'], input: ['type', 'checked', 'disabled'] },
+  // `tel:` as the brand's links take it (D-066): a phone number a visitor taps.
+  allowedSchemes: ['http', 'https', 'mailto', 'tel'],
   allowedSchemesByTag: { img: ['https'] },
   allowedSchemesAppliedToAttributes: ['href', 'src'],
   allowProtocolRelative: false,
-  transformTags: { a: keepOnSite('href'), img: keepOnSite('src') },
-  // An image whose address was refused has nothing to show.
-  exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
+  transformTags: { a: keepOnSite('href'), img: keepOnSite('src'), input: taskBox },
+  // An image whose address was refused has nothing to show; an input is only a task
+  // list's box (`- [x] done`), never a field a page could ask a visitor to fill in.
+  exclusiveFilter: (frame) => (frame.tag === 'img' && !frame.attribs.src) || (frame.tag === 'input' && frame.attribs.type !== 'checkbox'),
 };
 
 /** Markdown rendered by `marked`, then sanitised by `sanitize-html`: no script survives. */

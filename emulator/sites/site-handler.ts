@@ -10,7 +10,7 @@ import type { Service } from '../../src/service.js';
 import { CHAT_WIDGET_SCRIPT } from './chat-widget.js';
 import { neutralErrorPage, NEUTRAL_STYLE_SOURCE, themedErrorPage, wantsHtml, type ProblemShown } from './error-page.js';
 import { normalizePagePath, trimTrailingSlashes } from '../../src/pages/page-path.js';
-import { renderPage, SITE_STYLESHEET, STYLESHEET_PATH, WIDGET_PATH, type BrandView } from './page-html.js';
+import { DEFAULT_FAVICON, FAVICON_PATH, renderPage, SITE_STYLESHEET, STYLESHEET_PATH, WIDGET_PATH, type BrandView } from './page-html.js';
 import { RenderedPages } from './rendered-pages.js';
 import { robotsTxt, sitemapXml } from './site-files.js';
 import type { SiteChat } from './site-chat.js';
@@ -150,6 +150,7 @@ async function serve(deps: SiteDeps, rendered: RenderedPages, styles: ThemeStyle
   if (method !== 'GET' && method !== 'HEAD') throw notFound();
   if (url.pathname === WIDGET_PATH) return text(c, CHAT_WIDGET_SCRIPT, 'text/javascript; charset=utf-8');
   if (url.pathname === STYLESHEET_PATH) return text(c, SITE_STYLESHEET, 'text/css; charset=utf-8');
+  if (url.pathname === FAVICON_PATH) return text(c, DEFAULT_FAVICON, 'image/svg+xml');
   if (url.pathname === '/robots.txt') return text(c, robotsTxt(project, origin), 'text/plain; charset=utf-8');
   if (url.pathname === '/llms.txt') return text(c, project.llmsTxt.text, 'text/plain; charset=utf-8');
   if (url.pathname === '/sitemap.xml') {

@@ -105,8 +105,60 @@ describe('hosted sites', () => {
     expect(es.text).toContain('<nav><a href="/menu">Carta</a></nav>');
     expect(es.text).toContain('<span>Tostadores en Valencia</span>');
     const en = await site('/?lang=en');
-    expect(en.text).toContain('<nav><a href="/menu">Menu</a></nav>');
+    // A visitor reading the site's other language stays in it from link to link.
+    expect(en.text).toContain('<nav><a href="/menu?lang=en">Menu</a></nav>');
+    expect(en.text).toContain('<a class="brand" href="/?lang=en">');
     expect(en.text).toContain('<span>Roasters in Valencia</span>');
+    const menu = await site('/menu?lang=en');
+    expect([menu.status, /<html lang="(\w+)">/.exec(menu.text)?.[1]]).toEqual([200, 'en']);
+    // With no favicon in the brand, the page names the site's own icon (no request for /favicon.ico).
+    expect(es.text).toContain('<link rel="icon" href="/_site/favicon.svg">');
+    const icon = await site('/_site/favicon.svg');
+    expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+    expect((await site('/favicon.ico')).status).toBe(404);
+  });
+
+  it("show an agent page written in one language in the site's other one in its own words, marked, not with an empty heading", async () => {
+    const agents = (await ws.api.get('/v1/agents')).body.data as { id: string }[];
+    const solo = await ws.api.post(`/v1/projects/${project.id}/pages`, {
+      name: 'Solo',
+      kind: 'agent',
+      path: '/solo',
+      agentId: agents[0]!.id,
+      editorial: {
+        title: { es: 'Solo en', en: '' },
+        titleAccent: { es: 'español', en: '' },
+        badge: { es: 'Nuevo', en: '' },
+        description: { es: 'Pregunte.', en: '' },
+      },
+    });
+    expect(solo.status, solo.text).toBe(201);
+    expect((await ws.api.post(`/v1/pages/${solo.body.id}/publish`)).status).toBe(200);
+    const en = await site('/solo?lang=en');
+    expect(en.text).toContain('<html lang="en">');
+    expect(en.text).toContain('<h1 lang="es">Solo en <span class="accent">español</span></h1>');
+    expect(en.text).toContain('<span class="badge" lang="es">Nuevo</span>');
+    expect(en.text).toContain('<p class="lead" lang="es">Pregunte.</p>');
+    // The chat's own texts are the page's language.
+    expect(en.text).toContain('placeholder="Type your question…"');
+    expect((await site('/solo')).text).toContain('<h1>Solo en <span class="accent">español</span></h1>');
+    expect((await ws.api.post(`/v1/pages/${solo.body.id}/unpublish`)).status).toBe(200);
+  });
+
+  it('link with a name in either language, and keep the query and fragment of a link when adding the language', async () => {
+    const patched = await ws.api.patch(`/v1/projects/${project.id}/brand`, {
+      navbar: {
+        links: [{ label: { es: 'Carta', en: 'Menu' }, href: '/menu?view=full#top' }],
+        cta: { label: { es: 'Reservar', en: '' }, href: 'https://example.com/book' },
+      },
+      footer: { links: [{ label: { en: 'Docs', es: '' }, href: '/docs' }] },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const en = await site('/?lang=en');
+    expect(en.text).toContain('<a href="/menu?view=full&amp;lang=en#top">Menu</a>');
+    // A link written in one language only is named in it, not drawn empty; a link off the site is as written.
+    expect(en.text).toContain('<a class="cta" href="https://example.com/book">Reservar</a>');
+    expect((await site('/')).text).toContain('<a href="/docs">Docs</a>');
   });
 
   it('render Markdown bodies with a library and strip anything executable', async () => {
@@ -119,6 +171,25 @@ describe('hosted sites', () => {
     // An empty SEO text inherits the home page's.
     expect(en.text).toContain('<title>Specialty coffee</title>');
     expect(es.text).toContain('<title>Carta</title>');
+  });
+
+  it("render a task list's boxes and tel: links, and no form field a page could ask a visitor to fill in", async () => {
+    const page = await ws.api.post(`/v1/projects/${project.id}/pages`, {
+      name: 'Tasks',
+      kind: 'document',
+      path: '/tasks',
+      body: {
+        es: '- [ ] abierto\n- [x] hecho\n\n[Llámanos](tel:+34600000000)\n\n<input type="password" name="pw"><input type="checkbox" onclick="x()">',
+        en: '',
+      },
+    });
+    expect((await ws.api.post(`/v1/pages/${page.body.id}/publish`)).status).toBe(200);
+    const { text } = await site('/tasks');
+    expect(text).toContain('<li><input type="checkbox" disabled /> abierto</li>');
+    expect(text).toContain('<li><input type="checkbox" disabled checked /> hecho</li>');
+    expect(text).toContain('<a href="tel:+34600000000">Llámanos</a>');
+    expect(text).not.toMatch(/password|onclick/);
+    expect((await ws.api.post(`/v1/pages/${page.body.id}/unpublish`)).status).toBe(200);
   });
 
   it('mark a body shown in its source language where the page has none in the one asked (D-1103)', async () => {
