@@ -167,7 +167,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
           router,
           serviceInspector(service, () => this.fixtureKeys),
         );
-        registerUi(router);
+        registerUi(router, { siteDomain: service.settings.siteDomain });
         registerHomePage(router, service);
         registerErrorPages(router);
       },

@@ -281,7 +281,7 @@ const BODIES: Record<UiSection, [body: () => string, scoped: boolean]> = {
  * plane through the page's script (`ui.js`), which sends the admin token when one is
  * needed. Nothing inline: the CSP allows only the files under the UI path.
  */
-export function renderUiPage(version: string, current: UiSection = 'workspaces'): string {
+export function renderUiPage(version: string, current: UiSection = 'workspaces', siteDomain = 'localhost'): string {
   const nav = UI_SECTIONS.map(
     (s) => `<li><a href="${UI_PATH}/${s.id}" data-nav="${s.id}"${s.id === current ? ' aria-current="page"' : ''}>${escapeHtml(s.label)}</a></li>`,
   ).join('');
@@ -294,6 +294,7 @@ export function renderUiPage(version: string, current: UiSection = 'workspaces')
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(label)} · svc-emulator</title>
 <link rel="icon" href="${UI_PATH}/favicon.svg" type="image/svg+xml">
+<meta name="svc-site-domain" content="${escapeHtml(siteDomain)}">
 <link rel="stylesheet" href="${UI_PATH}/ui.css">
 <script type="module" src="${UI_PATH}/ui.js"></script>
 </head>

@@ -78,13 +78,13 @@ function uiFiles(): Map<string, UiFile> {
  * under `UI_PATH`. They are not API routes (not in the OpenAPI description); the
  * control-plane guard runs before them.
  */
-export function registerUi(router: Router): void {
+export function registerUi(router: Router, options: { siteDomain: string }): void {
   // One page per section (D-850): the same panels, the named one shown first.
   const pages = new Map<UiSection, string>();
   const page = (c: Context<AppEnv>, section: UiSection) => {
     let html = pages.get(section);
     if (html === undefined) {
-      html = renderUiPage(packageVersion(), section);
+      html = renderUiPage(packageVersion(), section, options.siteDomain);
       pages.set(section, html);
     }
     return c.body(html, 200, { ...UI_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });

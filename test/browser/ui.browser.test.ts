@@ -80,6 +80,13 @@ describe('the emulator UI: sections a user navigates', () => {
     await page.locator('#clock-badge').click();
     await section(page, 'clock').waitFor();
     expect((await control.get('/_emulator/ui/nope')).status).toBe(404);
+    // Sites link to the hosted pages on this port, an address the UI reads from its own
+    // page: none of its calls is in the journal (D-168), not even one to the home page.
+    await page.locator('nav.side a[data-nav="sites"]').click();
+    const port = new URL(server.url).port;
+    await section(page, 'sites').locator(`a[href="http://cafe-aurora.localhost:${port}/"]`).first().waitFor();
+    const journal = (await control.get('/_emulator/requests?limit=1000')).body.data as { path: string }[];
+    expect(journal.filter((entry) => entry.path === '/')).toEqual([]);
     await finish('navigation');
   });
 });

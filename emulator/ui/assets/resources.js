@@ -6,14 +6,15 @@ import { bytes, fillRows, h, shortTime } from './dom.js';
 const status = (value, title) => h('span', { class: `badge ${value}`, 'data-status': value, title }, value);
 let siteAddress;
 
-/** The published sites' address pattern (`http://<slug>.localhost:4010/`), from the home page's JSON. */
-export async function loadSiteAddress() {
-  try {
-    const res = await fetch('/', { headers: { accept: 'application/json' } });
-    if (res.ok) siteAddress = (await res.json()).sites?.address;
-  } catch {
-    // Without it the Sites section shows slugs only.
-  }
+/**
+ * The published sites' address pattern (`http://<slug>.localhost:4010/`): the sites'
+ * domain, which the page names, on this page's port. Read from the page rather than
+ * asked of the emulator's home page, which the journal would list (D-168).
+ */
+export function loadSiteAddress() {
+  const domain = document.querySelector('meta[name="svc-site-domain"]')?.getAttribute('content');
+  // Without it the Sites section shows slugs only.
+  if (domain) siteAddress = `${location.protocol}//<slug>.${domain}${location.port ? `:${location.port}` : ''}/`;
 }
 
 function fill(kind, rows, list, empty) {
@@ -128,7 +129,8 @@ export function renderResources(res) {
     res.pages.data.map((p) => {
       const project = projects.get(p.projectId);
       const home = homeOf(p.projectId, res.pages.data);
-      const open = p.status === 'published' && home && project ? siteLink(project.slug, p.path) : h('code', {}, p.path);
+      // A published page is served whether or not its site's home is (D-1078): it links.
+      const open = p.status === 'published' && project ? siteLink(project.slug, p.path) : h('code', {}, p.path);
       return h(
         'tr',
         { 'data-id': p.id },

@@ -129,4 +129,5 @@ async function loop() {
 }
 
 showScoped(Boolean(route.workspace));
-void loadSiteAddress().then(loop);
+loadSiteAddress();
+void loop();
