@@ -639,6 +639,13 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
   // A clock or id state written into the store by hand stops the start, naming it (D-723).
   const metaFaults = clockAndIdFaults({ ...(clockState && { clock: clockState }), ...(idState && { ids: idState }) });
   if (metaFaults.length) throw new StoreOpenError(`cannot use ${store.where}: its meta.${metaFaults[0]!.field} cannot be read (${metaFaults[0]!.reason})`);
+  // The secret and the offline web are read before anything is written: a value put there
+  // by hand stops the start, naming it, and leaves the store as it was (D-1151).
+  const storedSecret = await readMeta<unknown>('secret');
+  if (storedSecret !== undefined && (typeof storedSecret !== 'string' || !/^[0-9a-f]{64}$/.test(storedSecret))) {
+    throw new StoreOpenError(`cannot use ${store.where}: its meta.secret is not a secret svc-emulator writes (64 hexadecimal digits); nothing was changed`);
+  }
+  const web = await EmulatorWeb.load(meta, store.where);
   const clock = seed !== undefined ? new EmulatedClock({ frozenAt: demo.epoch ?? SEED_EPOCH }) : new EmulatedClock();
   if (clockState) clock.restore(clockState);
 
@@ -665,7 +672,6 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
     log: options.log,
   });
   const siteChat = siteChatLimits(options.siteChat);
-  const web = await EmulatorWeb.load(meta);
   const ingestFaults = tenancy.ingestFaults(clock);
   service = createService({
     db: store,

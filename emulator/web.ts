@@ -1,10 +1,13 @@
-import { OfflineWeb, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
+import * as v from 'valibot';
+import { StoreOpenError } from '../src/db/database.js';
+import { OfflineWeb, WebDefinitionSchema, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
 import type { HopResponse, Web } from '../src/knowledge/ports.js';
 import type { MetaStore } from './meta.js';
 
 // The key predates this module (it was the knowledge part's): stores written then keep
 // their web (decisions, D-155).
 const WEB_META_KEY = 'knowledge.web';
+const WEB_UNREADABLE = Symbol('unreadable');
 
 /**
  * The emulator's offline web, the `Web` URL sources are fetched from: replaced as a
@@ -26,9 +29,20 @@ export class EmulatorWeb implements Web {
     this.#web = new OfflineWeb(await this.meta.get<WebDefinition>(WEB_META_KEY));
   }
 
-  /** The web the store holds (empty when none was set). */
-  static async load(meta: MetaStore): Promise<EmulatorWeb> {
-    return new EmulatorWeb(meta, new OfflineWeb(await meta.get<WebDefinition>(WEB_META_KEY)));
+  /**
+   * The web the store holds, read as `PUT /_emulator/web` reads one: a definition put into
+   * the store by hand that it would refuse stops the start, naming the store (D-1151).
+   */
+  static async load(meta: MetaStore, where: string): Promise<EmulatorWeb> {
+    const stored = await meta.get<unknown>(WEB_META_KEY).catch(() => WEB_UNREADABLE);
+    if (stored === undefined) return new EmulatorWeb(meta, new OfflineWeb(undefined));
+    const parsed = stored === WEB_UNREADABLE ? undefined : v.safeParse(WebDefinitionSchema, stored);
+    if (!parsed?.success) {
+      const issue = parsed?.issues[0];
+      const at = issue ? ` (${v.getDotPath(issue) ?? '(root)'}: ${issue.message})` : ' (not JSON)';
+      throw new StoreOpenError(`cannot use ${where}: its meta.${WEB_META_KEY} is not an offline web svc-emulator writes${at}; nothing was changed`);
+    }
+    return new EmulatorWeb(meta, new OfflineWeb(parsed.output));
   }
 
   /** Replaces the whole web; answers how many pages and hosts it has. */

@@ -14,25 +14,51 @@ import { gateState } from './gate.js';
 export const GATE_MARK = 'state_gate';
 export const GATE_VERSION = 1;
 
-/** The file's gate mark, read without writing; `null` when it is no store of ours (opening it for real says so). */
-function readMark(path: string): { mark: number | undefined; image: Buffer } | null {
+/** A mark as stored: a number written as JSON; anything else is no mark (the file is checked). */
+function markOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
   try {
-    const file = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
-    try {
-      const row = file.prepare('SELECT value FROM meta WHERE key = ?').get(GATE_MARK) as { value: string } | undefined;
-      const mark = row === undefined ? undefined : Number(JSON.parse(row.value));
-      if (mark !== undefined && mark >= GATE_VERSION) return { mark, image: Buffer.alloc(0) };
-      // Only an unmarked file is copied (`serialize` reads it whole). The copy is opened in
-      // memory, where WAL cannot be: its header says rollback journal (bytes 18 and 19).
-      const image = file.serialize();
-      image[18] = 1;
-      image[19] = 1;
-      return { mark, image };
-    } finally {
-      file.close();
-    }
+    const mark = JSON.parse(value) as unknown;
+    return typeof mark === 'number' && Number.isInteger(mark) ? mark : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The file's gate mark, read without writing; `null` when it is no SQLite store of ours
+ * (opening it for real says so). A file that is one but cannot be copied to be checked
+ * (too large to copy in memory) is refused, never let through unchecked (D-1151).
+ */
+function readMark(path: string): { mark: number | undefined; image: Buffer } | null {
+  let file: BetterSqlite3.Database;
+  let row: { value: string } | undefined;
+  try {
+    file = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
   } catch {
     return null;
+  }
+  try {
+    try {
+      row = file.prepare('SELECT value FROM meta WHERE key = ?').get(GATE_MARK) as { value: string } | undefined;
+    } catch {
+      return null;
+    }
+    const mark = markOf(row?.value);
+    if (mark !== undefined && mark >= GATE_VERSION) return { mark, image: Buffer.alloc(0) };
+    // Only an unmarked file is copied (`serialize` reads it whole). The copy is opened in
+    // memory, where WAL cannot be: its header says rollback journal (bytes 18 and 19).
+    let image: Buffer;
+    try {
+      image = file.serialize();
+    } catch (error) {
+      throw new StoreOpenError(`cannot use ${path}: it must be checked before use and cannot be read whole (${(error as Error).message}); nothing was changed`);
+    }
+    image[18] = 1;
+    image[19] = 1;
+    return { mark, image };
+  } finally {
+    file.close();
   }
 }
 
@@ -46,8 +72,12 @@ export async function checkStoreFile(path: string): Promise<void> {
   if (!existsSync(path)) return;
   const found = readMark(path);
   if (!found || (found.mark !== undefined && found.mark >= GATE_VERSION)) return;
-  const copy = await openStore({ kind: 'memory', image: found.image }).catch(() => undefined);
-  if (!copy) return;
+  // A copy that does not open (a schema svc-emulator does not write, migrations of a newer
+  // version) stops the start: the file is never used unchecked (D-1151).
+  const copy = await openStore({ kind: 'memory', image: found.image, imageOf: path }).catch((error: unknown) => {
+    if (error instanceof StoreOpenError) throw error;
+    throw new StoreOpenError(`cannot use ${path}: ${(error as Error).message}; nothing was changed`);
+  });
   try {
     const meta = metaStore(copy.db);
     const read = async (key: string) => {

@@ -236,6 +236,20 @@ describe('a --db file an older version wrote is checked when opened', () => {
     bySqlite(older, (db) => expect(db.prepare("SELECT value FROM meta WHERE key = 'state_gate'").get()).toEqual({ value: '1' }));
   });
 
+  it('a gate mark that is not a number is no mark: the file is checked', async () => {
+    const path = tempDbPath();
+    const made = await createEmulator({ db: path, fixtures: 'none', log });
+    await made.createWorkspace({ name: 'W' });
+    await made.close();
+    bySqlite(path, (db) => {
+      db.prepare("UPDATE meta SET value = 'not json' WHERE key = 'state_gate'").run();
+      db.prepare("UPDATE workspaces SET credits = 'lots'").run();
+    });
+    const before = digest(path);
+    await expect(createEmulator({ db: path, fixtures: 'none', log })).rejects.toThrow(/holds rows this svc-emulator could not have written/);
+    expect(digest(path)).toBe(before);
+  });
+
   it('a clock written by hand past any date stops the start, naming meta.clock', async () => {
     const path = tempDbPath();
     await (await createEmulator({ db: path, fixtures: 'none', log })).close();
@@ -291,3 +305,73 @@ function splitResponses(raw: Buffer): { status: number; body: Buffer }[] {
   }
   return out;
 }
+
+describe('a --db file whose schema or settings svc-emulator did not write is refused before anything runs on it (D-1151)', () => {
+  /** A marked store file changed by `change`, refused at start with `message`, byte for byte as it was. */
+  async function refusedAfter(change: (db: BetterSqlite3.Database) => void, message: RegExp): Promise<void> {
+    const path = tempDbPath();
+    const made = await createEmulator({ db: path, seed: 5, fixtures: 'none', log });
+    await made.createWorkspace({ name: 'W' });
+    await made.close();
+    bySqlite(path, change);
+    const before = digest(path);
+    const refused = await createEmulator({ db: path, seed: 5, fixtures: 'none', log }).then(
+      (e) => e.close().then(() => undefined),
+      (error: unknown) => error,
+    );
+    expect(refused, String(message)).toBeInstanceOf(StoreOpenError);
+    expect((refused as Error).message).toMatch(message);
+    expect((refused as Error).message.startsWith(`cannot use ${path}: `)).toBe(true);
+    expect(digest(path)).toBe(before);
+  }
+
+  it.each([
+    [
+      "a trigger that fires on the emulator's own writes",
+      'CREATE TRIGGER evil AFTER INSERT ON agents BEGIN UPDATE workspaces SET credits = 5; END',
+      /holds a trigger svc-emulator does not write \(evil\)/,
+    ],
+    [
+      'a trigger that refuses its writes',
+      "CREATE TRIGGER boom BEFORE UPDATE ON agents BEGIN SELECT RAISE(FAIL, 'nope'); END",
+      /holds a trigger svc-emulator does not write \(boom\)/,
+    ],
+    ['a view', 'CREATE VIEW v AS SELECT 1', /holds a view svc-emulator does not write \(v\)/],
+    ['a unique index its inserts would break', 'CREATE UNIQUE INDEX one_name ON agents (name)', /holds an index svc-emulator does not write \(one_name\)/],
+    ['a table less', 'DROP TABLE brand_files', /has no table brand_files/],
+    ['no meta table', 'DROP TABLE meta', /has no table meta/],
+    ['a column more', "ALTER TABLE agents ADD COLUMN leak TEXT DEFAULT 'x'", /its table agents has other columns than svc-emulator writes/],
+    ['the full-text index out of step', 'DROP TRIGGER knowledge_chunks_fts_insert', /has no trigger knowledge_chunks_fts_insert/],
+    [
+      'a migration of a newer version',
+      "INSERT INTO kysely_migration VALUES ('9999-future', '2030-01-01T00:00:00.000Z')",
+      /written by a newer svc-emulator \(migration 9999-future\); upgrade/,
+    ],
+    ['a secret that is not one', "UPDATE meta SET value = '123' WHERE key = 'secret'", /its meta\.secret is not a secret svc-emulator writes/],
+    [
+      'an offline web it would refuse',
+      `UPDATE meta SET value = '{"pages":[{"url":5}]}' WHERE key = 'knowledge.web'`,
+      /its meta\.knowledge\.web is not an offline web svc-emulator writes \(pages\.0\.url: /,
+    ],
+  ])('%s', async (_, statement, message) => {
+    await refusedAfter((db) => {
+      // The web is written by PUT /_emulator/web; a store without one gets one to break.
+      db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (\'knowledge.web\', \'{"pages":[],"dns":{}}\')').run();
+      db.exec(statement);
+    }, message);
+  });
+
+  it('a file without the mark is refused the same way (its copy is never skipped)', async () => {
+    await refusedAfter((db) => {
+      db.prepare("DELETE FROM meta WHERE key = 'state_gate'").run();
+      db.exec('CREATE TRIGGER evil AFTER INSERT ON agents BEGIN UPDATE workspaces SET credits = 5; END');
+    }, /holds a trigger svc-emulator does not write \(evil\)/);
+  });
+
+  it("SQLite's own statistics (ANALYZE) are not the file's author's: it opens", async () => {
+    const path = tempDbPath();
+    await (await createEmulator({ db: path, fixtures: 'none', log })).close();
+    bySqlite(path, (db) => db.exec('ANALYZE'));
+    await (await createEmulator({ db: path, fixtures: 'none', log })).close();
+  });
+});
