@@ -7,7 +7,11 @@ import { build } from 'esbuild';
 // Pure-JS dependencies worth inlining; every other dependency stays external (native
 // addons, wasm, and heavy libraries that are imported lazily).
 // linkedom is bundled for `lazyListenerMaps` (its optional peer `canvas` stays outside).
+// mediabunny (MPL-2.0; esbuild keeps each file's licence comment) is bundled so that it is
+// no dependency of the package: it depends on `@types/dom-webcodecs`, which a consumer's
+// TypeScript then loads with its own DOM lib and fails on (D-1152).
 const BUNDLED = new Set([
+  'mediabunny',
   'hono',
   '@hono/node-server',
   'kysely',

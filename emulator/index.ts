@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 export { createEmulator, Emulator, SEED_EPOCH } from './emulator.js';
 export type { EmulatorOptions, CreatedWorkspace, ListeningServer } from './emulator.js';
 export { EmulatorOptionsError } from './options-schema.js';

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 // The package's entry (`import … from 'svc-emulator'`): the emulator, a client, and the
 // service library underneath it (`src/index.ts`; decisions, D-156).
 export * from '../src/index.js';

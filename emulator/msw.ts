@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 import { http, type HttpHandler } from 'msw';
 import type { Emulator } from './emulator.js';
 import { isClosedFetchError } from './closed.js';

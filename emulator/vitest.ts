@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { Scope } from '../src/platform/scopes.js';
 import { createClient, type Client } from './client.js';

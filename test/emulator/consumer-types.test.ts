@@ -31,7 +31,13 @@ async function installPacked(): Promise<void> {
   await run('tar', ['-xzf', join(packs, filename), '-C', installed, '--strip-components=1']);
   const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
   // The consumer's own: its compiler, Node's types, and the client docs/testing.md hands `emulator.fetch` to.
-  const names = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {}), 'typescript', '@types/node', 'openapi-fetch'];
+  const names = new Set([
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+    'typescript',
+    '@types/node',
+    'openapi-fetch',
+  ]);
   for (const name of names) {
     const link = join(project, 'node_modules', name);
     mkdirSync(dirname(link), { recursive: true });
@@ -44,8 +50,13 @@ async function installPacked(): Promise<void> {
 /** The libs of a Node project, and of a browser app whose tests run in Node (MSW's users). */
 const LIBS = { node: ['ES2023'], browser: ['ES2023', 'DOM', 'DOM.Iterable'] };
 
-/** `tsc --strict` in the consumer project, with its own TypeScript. */
-async function compileConsumer(files: string[], lib: string[]): Promise<Diagnostic[]> {
+/**
+ * `tsc --strict` in the consumer project, with its own TypeScript. `types`: the project's
+ * list of global types (`[]` as `tsc --init` writes it since TypeScript 5.9, and as
+ * TypeScript 7 reads an absent one; `undefined`: every `@types` package installed).
+ */
+async function compileConsumer(files: string[], lib: string[], options: { types?: string[] | undefined; skipLibCheck?: boolean } = {}): Promise<Diagnostic[]> {
+  const types = 'types' in options ? options.types : ['node'];
   const tsconfig = {
     compilerOptions: {
       strict: true,
@@ -57,9 +68,9 @@ async function compileConsumer(files: string[], lib: string[]): Promise<Diagnost
       // lib) takes five times as long. A type of ours that resolved to `any` would still
       // show, as an unused @ts-expect-error.
       lib,
-      types: ['node'],
+      ...(types && { types }),
       verbatimModuleSyntax: true,
-      skipLibCheck: true,
+      skipLibCheck: options.skipLibCheck ?? true,
     },
     files,
   };
@@ -78,6 +89,7 @@ const installedOnce = () => (packed ??= installPacked());
  * lexicon, a hosted site's Markdown) ending well. It prints one JSON line.
  */
 const RUNTIME = `
+import { readFileSync } from 'node:fs';
 import * as main from 'svc-emulator';
 import * as emulatorEntry from 'svc-emulator/emulator';
 import { emulatorHandlers } from 'svc-emulator/msw';
@@ -95,6 +107,9 @@ await emulator.drain();
 const source = await (await emulator.fetch(new Request('http://localhost/v1/knowledge/sources/' + (await upload.json()).id, { headers: auth }))).json();
 const query = await (await emulator.fetch(new Request('http://localhost/v1/agents/' + agents.data[0].id + '/query', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'where can guests park?' }) }))).json();
 const site = await emulator.fetch(new Request('http://cafe-aurora.localhost/'));
+const video = new FormData();
+video.set('file', new File([readFileSync(VIDEO_PATH)], 'clip.mp4', { type: 'video/mp4' }));
+const asset = await (await emulator.fetch(new Request('http://localhost/v1/assets', { method: 'POST', headers: auth, body: video }))).json();
 await emulator.close();
 console.log(JSON.stringify({
   same: main.createEmulator === emulatorEntry.createEmulator && main.Emulator === emulatorEntry.Emulator,
@@ -103,6 +118,7 @@ console.log(JSON.stringify({
   chunks: source.chunkCount,
   firstPassage: query.passages[0]?.sourceId === source.id,
   site: [site.status, (await site.text()).includes('</html>')],
+  video: [asset.kind, asset.durationSeconds],
   logged,
 }));
 `;
@@ -130,7 +146,7 @@ describe('a consumer project', () => {
   it('runs the packed package: every entry by its name, and the work of its worker threads', { timeout: 300_000 }, async () => {
     expect(existsSync(join(ROOT, 'dist', 'lib-main.js')), 'dist is missing: run npm run build').toBe(true);
     await installedOnce();
-    writeFileSync(join(project, 'runtime.mjs'), RUNTIME);
+    writeFileSync(join(project, 'runtime.mjs'), RUNTIME.replace('VIDEO_PATH', JSON.stringify(join(ROOT, 'test', 'fixtures', 'assets', 'video-audio-3s.mp4'))));
     const { stdout } = await run(process.execPath, ['runtime.mjs'], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
       same: true,
@@ -139,8 +155,27 @@ describe('a consumer project', () => {
       chunks: 1,
       firstPassage: true,
       site: [200, true],
+      // A video's length, read by the bundled mediabunny (no dependency of the package, D-1152).
+      video: ['video', 3],
       logged: [],
     });
+  });
+
+  it("compiles in a project that lists no global types, or every @types package it has, checking every library's declarations (D-1152)", {
+    timeout: 300_000,
+  }, async () => {
+    await installedOnce();
+    writeFileSync(
+      join(project, 'plain.ts'),
+      "import { createEmulator } from 'svc-emulator';\nconst emulator = await createEmulator({ seed: 1 });\nawait emulator.close();\n",
+    );
+    // `types: []` (tsc --init since TypeScript 5.9, TypeScript 7's default): the package's
+    // declarations name Node's types themselves. No list: TypeScript loads every @types
+    // package installed, and a dependency's (mediabunny's @types/dom-webcodecs) clashed
+    // with the DOM lib, so mediabunny is bundled, no dependency.
+    expect(await compileConsumer(['plain.ts'], LIBS.node, { types: [], skipLibCheck: false })).toEqual([]);
+    expect(await compileConsumer(['plain.ts'], LIBS.browser, { types: undefined, skipLibCheck: false })).toEqual([]);
+    expect(existsSync(join(project, 'node_modules', '@types', 'dom-webcodecs'))).toBe(false);
   });
 
   it('loads every entry by require() from a CommonJS file, one class whatever the entry (D-1125)', { timeout: 300_000 }, async () => {
