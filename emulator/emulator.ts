@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ServerType } from '@hono/node-server';
 import type * as v from 'valibot';
 import { createApp } from '../src/app.js';
-import { closedFetchError } from './closed.js';
+import { closedFetchError, EmulatorClosedError } from './closed.js';
 import type { RouteDoc } from '../src/platform/openapi.js';
 import { isPostgresUrl, openStore, StoreOpenError, type DatabaseOptions, type Store } from '../src/db/database.js';
 import type { WebDefinition, WebDefinitionInput } from '../src/knowledge/fetch/offline-web.js';
@@ -203,6 +203,11 @@ export class Emulator implements EmulatorControl, FixtureHost {
     return Promise.resolve(this.app.fetch(request, options?.publicUrl === undefined ? undefined : { publicUrl: options.publicUrl }));
   }
 
+  /** From `close()` on, every member that answers a promise rejects it with `EmulatorClosedError` (D-1153). */
+  #assertOpen(): void {
+    if (this.#closing) throw new EmulatorClosedError();
+  }
+
   /** Like `fetch`, with a path relative to `http://localhost`. */
   request(path: string, init?: RequestInit): Promise<Response> {
     try {
@@ -221,6 +226,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
      * refused with `400 svc.request.validation_failed` and moves nothing.
      */
     advance: async (ms: number) => {
+      this.#assertOpen();
       if (!Number.isFinite(ms) || ms < 0) throw clockRefusal('advanceMs', 'time only moves forward');
       if (!Number.isInteger(ms)) throw clockRefusal('advanceMs', WHOLE_MILLISECONDS);
       if (this.#clock.now() + ms > LATEST_INSTANT) throw clockRefusal('advanceMs', `moves the clock past ${iso(LATEST_INSTANT)}`);
@@ -230,6 +236,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
       return this.clock.get();
     },
     set: async (instant: number | string) => {
+      this.#assertOpen();
       const target = typeof instant === 'string' ? Date.parse(instant) : instant;
       if (!Number.isFinite(target) || target < this.#clock.now()) throw clockRefusal('now', `time only moves forward; it is ${iso(this.#clock.now())}`);
       // A string's fraction past the millisecond is cut by `Date.parse`: refused as a number's is.
@@ -246,6 +253,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
   async createWorkspace(
     input: { name?: string | undefined; scopes?: Scope[] | undefined; plan?: string | undefined; credits?: number | undefined } = {},
   ): Promise<CreatedWorkspace> {
+    this.#assertOpen();
     // Checked as the control plane checks it: a caller of the library gets the same 400.
     const checked = parseOrThrow(WorkspaceCreateSchema, input, 'svc.request.validation_failed');
     const ws = await this.service.workspaces.create(checked);
@@ -255,6 +263,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   /** A workspace's settings, or `404 svc.tenant.not_found`. */
   async getWorkspace(workspaceId: string): Promise<WorkspaceRecord> {
+    this.#assertOpen();
     return this.service.workspaces.getWorkspaceOrThrow(workspaceId);
   }
 
@@ -263,11 +272,13 @@ export class Emulator implements EmulatorControl, FixtureHost {
    * member answering a promise, a refusal rejects it, never throws (D-1085).
    */
   async updateWorkspace(workspaceId: string, patch: WorkspaceSettingsPatch): Promise<WorkspaceRecord> {
+    this.#assertOpen();
     return this.service.workspaces.update(workspaceId, parseOrThrow(WorkspaceSettingsPatchSchema, patch, 'svc.request.validation_failed'));
   }
 
   /** The workspace's bilingual lexicon (empty before it learned one), or `404 svc.tenant.not_found`. */
   async getLexicon(workspaceId: string): Promise<LexiconView> {
+    this.#assertOpen();
     await this.service.workspaces.getWorkspaceOrThrow(workspaceId);
     const lexicon = await this.service.knowledge.lexicons.get(workspaceId);
     const { twins, units, pairs } = lexicon.learned;
@@ -277,6 +288,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   /** Drops a workspace and everything in it. */
   async deleteWorkspace(workspaceId: string): Promise<void> {
+    this.#assertOpen();
     return this.service.workspaces.delete(workspaceId);
   }
 
@@ -286,11 +298,13 @@ export class Emulator implements EmulatorControl, FixtureHost {
    * `GET /_emulator/requests?limit=` refuses it (D-1095).
    */
   async requests(limit = 100): Promise<JournalEntry[]> {
+    this.#assertOpen();
     return this.journal.recent(parseOrThrow(RequestsLimitSchema, { limit }, 'svc.request.validation_failed').limit);
   }
 
   /** Injects a failure (see `POST /_emulator/faults`); `ingest` queues source failures. */
   async injectFault(input: FaultRequest): Promise<Fault | IngestFaultQueued> {
+    this.#assertOpen();
     const fault = parseOrThrow(FaultSchema, input, 'svc.request.validation_failed');
     if (fault.ingest === undefined) return this.faults.add(fault);
     const times = fault.times ?? 1;
@@ -301,17 +315,20 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   /** The active faults: the request faults, then the queued ingestion failures not spent yet (D-1093). */
   async listFaults(): Promise<FaultEntry[]> {
+    this.#assertOpen();
     return [...(await this.faults.list()), ...(await this.#ingestFaults.list())];
   }
 
   /** Removes every fault and queued ingestion failure; answers how many entries `listFaults` had. */
   async clearFaults(): Promise<number> {
+    this.#assertOpen();
     const cleared = await this.faults.clear();
     return cleared + (await this.#ingestFaults.clear());
   }
 
   /** Replaces the offline web that URL sources are fetched from (see `PUT /_emulator/web`). */
   async setWeb(definition: WebDefinitionInput): Promise<{ pages: number; hosts: number }> {
+    this.#assertOpen();
     return this.#setWeb(definition);
   }
 
@@ -322,6 +339,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   /** The offline web in force. */
   async getWeb(): Promise<WebDefinition> {
+    this.#assertOpen();
     return this.#web.definition;
   }
 
@@ -330,6 +348,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
    * `drain()` answered (D-713), those a clock move ran included (D-1094).
    */
   async drain(): Promise<number> {
+    this.#assertOpen();
     const ran = (await this.service.jobs.drain()) + this.#drainedByMoves;
     this.#drainedByMoves = 0;
     return ran;
@@ -342,11 +361,13 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   /** The whole state; key hashes sealed unless `plainHashes` (a file for the operator's own disk). */
   async exportState(options: StateTransferOptions = {}): Promise<StateDocument> {
+    this.#assertOpen();
     return exportState(this.service, this.#clock, options);
   }
 
   /** Replaces the whole state; a document with rows this service could not have written is refused with 400 and changes nothing. */
   async importState(doc: unknown, options: StateTransferOptions = {}): Promise<void> {
+    this.#assertOpen();
     return this.#import(doc, options);
   }
 
@@ -367,6 +388,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   /** Back to exactly the state after the fixtures loaded (for every process sharing the store). */
   async reset(): Promise<void> {
+    this.#assertOpen();
     // A baseline this process exported is its own rows; one read from a store file is not (D-726).
     if (this.#baseline) await this.#import(this.#baseline, { trusted: this.#baselineOwn });
     await this.journal.clear();
@@ -445,6 +467,8 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
   /** Serves the emulator on a port (0 picks a free one); `log` gets one line per request. */
   listen(options: { port?: number; host?: string; log?: (line: string) => void } = {}): Promise<ListeningServer> {
+    // A closed emulator's store is gone: a server now would answer 500s and keep the process alive.
+    if (this.#closing) return Promise.reject(new EmulatorClosedError());
     const host = options.host ?? '127.0.0.1';
     return new Promise((resolve, reject) => {
       const server = createNodeServer(this.app.fetch, host);

@@ -121,4 +121,36 @@ describe('a closed emulator answers no more requests (D-1077)', () => {
     // No 500 with a stack in the log for a request the emulator was never going to answer.
     expect(logged).toEqual([]);
   });
+
+  it('every other member that answers a promise rejects with EmulatorClosedError, and listen() starts no server (D-1153)', async () => {
+    const closing = await fileEmulator({ seed: 19 });
+    const { workspaceId } = await closing.createWorkspace();
+    const before = closing.clock.now();
+    await closing.close();
+    const members: [string, () => Promise<unknown>][] = [
+      ['listen', () => closing.listen({ port: 0 })],
+      ['createWorkspace', () => closing.createWorkspace()],
+      ['getWorkspace', () => closing.getWorkspace(workspaceId)],
+      ['updateWorkspace', () => closing.updateWorkspace(workspaceId, { credits: 1 })],
+      ['getLexicon', () => closing.getLexicon(workspaceId)],
+      ['deleteWorkspace', () => closing.deleteWorkspace(workspaceId)],
+      ['requests', () => closing.requests()],
+      ['injectFault', () => closing.injectFault({ match: { path: '/v1/me' }, status: 503 })],
+      ['listFaults', () => closing.listFaults()],
+      ['clearFaults', () => closing.clearFaults()],
+      ['setWeb', () => closing.setWeb({ pages: [] })],
+      ['getWeb', () => closing.getWeb()],
+      ['drain', () => closing.drain()],
+      ['exportState', () => closing.exportState()],
+      ['importState', () => closing.importState({})],
+      ['reset', () => closing.reset()],
+      ['clock.advance', () => closing.clock.advance(1)],
+      ['clock.set', () => closing.clock.set(before + 1)],
+    ];
+    for (const [name, call] of members) {
+      await expect(call(), name).rejects.toMatchObject({ name: 'EmulatorClosedError', code: 'ECONNREFUSED' });
+    }
+    // The clock did not move.
+    expect(closing.clock.now()).toBe(before);
+  });
 });
