@@ -252,7 +252,7 @@ export async function importState(service: Service, clock: EmulatedClock, input:
           // A hash in the clear is a file `--export-on-exit` wrote (D-177): no seed opens it here.
           const reason =
             typeof value === 'string' && PLAIN_HASH.test(value)
-              ? 'a key hash in the clear, as --export-on-exit writes it: this import takes hashes sealed by this emulator only; import the file with --import at start'
+              ? 'a key hash in the clear, as --export-on-exit and exportState({ plainHashes: true }) write it: this import takes hashes sealed by this emulator only; import such a file with --import at start, or importState(doc, { plainHashes: true })'
               : 'sealed by another emulator: import into one started with the same --seed, or on the same --db (SQLite file or PostgreSQL database)';
           throw new ServiceError('svc.request.validation_failed', { errors: [{ field: `tables.${table}.${i}.${column}`, reason }] });
         }

@@ -327,7 +327,7 @@ describe('key hashes', () => {
       {
         field: 'tables.api_keys.0.hash',
         reason:
-          'a key hash in the clear, as --export-on-exit writes it: this import takes hashes sealed by this emulator only; import the file with --import at start',
+          'a key hash in the clear, as --export-on-exit and exportState({ plainHashes: true }) write it: this import takes hashes sealed by this emulator only; import such a file with --import at start, or importState(doc, { plainHashes: true })',
       },
     ]);
     expect(JSON.stringify(await exported())).toBe(before);
