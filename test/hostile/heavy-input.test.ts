@@ -89,6 +89,24 @@ describe('knowledge sources over a limit end failed with the limit named', () =>
     expect((await api.get('/v1/me')).status).toBe(200);
   });
 
+  it('structure nested deeper than the parsers recurse (Markdown quotes, HTML tags): unsupported_document, nothing logged as a fault', async () => {
+    const logged: string[] = [];
+    const deep = await fileEmulator({ seed: 114, log: (message) => logged.push(message) });
+    try {
+      const { api } = await workspace(deep);
+      for (const [name, type, content] of [
+        ['quotes.md', 'text/markdown', `${'>'.repeat(10_000)} x`],
+        ['bold.html', 'text/html', `<html><body><p>${'<b>'.repeat(100_000)}hello world</p></body></html>`],
+      ]) {
+        const source = await uploadSource(api, deep, name!, type!, content!);
+        expect(source, name).toMatchObject({ status: 'failed', error: 'unsupported_document', chunkCount: 0 });
+      }
+      expect(logged).toEqual([]);
+    } finally {
+      await deep.close();
+    }
+  });
+
   it('a document read past the time limit: ingest_failed:time_limit; the queue goes on', async () => {
     const { api } = await workspace(tight);
     const source = await uploadSource(

@@ -23,6 +23,9 @@ export const prepare = workerTask(async (input: DocumentInput & { embed: boolean
     return { prepared: await memo.get(input, () => prepareDocument(input, input.embed)) };
   } catch (error) {
     if (error instanceof IngestError) return { failed: error.code };
+    // Structure nested deeper than a parser's recursion reaches (100,000 `<b>` or `>` in
+    // a row): the file's fault, as an unreadable PDF page is (D-1086), not the service's.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) return { failed: 'unsupported_document' };
     throw error;
   }
 });
