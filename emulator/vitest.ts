@@ -35,7 +35,7 @@ const CONCURRENT =
  * at once take their own with `ctx.of(test)`; `ctx.workspace` and `ctx.api` then throw
  * rather than answer another test's (D-1110).
  */
-export function setupEmulator(options: EmulatorOptions & { scopes?: Scope[] } = {}): EmulatorTestContext {
+export function setupEmulator(options: EmulatorOptions & { scopes?: Scope[] | undefined } = {}): EmulatorTestContext {
   const { scopes, ...emulatorOptions } = options;
   const own = new WeakMap<object, EmulatorTestWorkspace>();
   let current: EmulatorTestWorkspace | undefined;

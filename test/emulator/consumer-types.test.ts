@@ -55,7 +55,11 @@ const LIBS = { node: ['ES2023'], browser: ['ES2023', 'DOM', 'DOM.Iterable'] };
  * list of global types (`[]` as `tsc --init` writes it since TypeScript 5.9, and as
  * TypeScript 7 reads an absent one; `undefined`: every `@types` package installed).
  */
-async function compileConsumer(files: string[], lib: string[], options: { types?: string[] | undefined; skipLibCheck?: boolean } = {}): Promise<Diagnostic[]> {
+async function compileConsumer(
+  files: string[],
+  lib: string[],
+  options: { types?: string[] | undefined; skipLibCheck?: boolean; exactOptionalPropertyTypes?: boolean } = {},
+): Promise<Diagnostic[]> {
   const types = 'types' in options ? options.types : ['node'];
   const tsconfig = {
     compilerOptions: {
@@ -71,6 +75,7 @@ async function compileConsumer(files: string[], lib: string[], options: { types?
       ...(types && { types }),
       verbatimModuleSyntax: true,
       skipLibCheck: options.skipLibCheck ?? true,
+      ...(options.exactOptionalPropertyTypes && { exactOptionalPropertyTypes: true }),
     },
     files,
   };
@@ -176,6 +181,24 @@ describe('a consumer project', () => {
     expect(await compileConsumer(['plain.ts'], LIBS.node, { types: [], skipLibCheck: false })).toEqual([]);
     expect(await compileConsumer(['plain.ts'], LIBS.browser, { types: undefined, skipLibCheck: false })).toEqual([]);
     expect(existsSync(join(project, 'node_modules', '@types', 'dom-webcodecs'))).toBe(false);
+  });
+
+  it('takes options read from the environment as they are under exactOptionalPropertyTypes: an unset one is undefined (D-1155)', {
+    timeout: 300_000,
+  }, async () => {
+    await installedOnce();
+    writeFileSync(
+      join(project, 'exact.ts'),
+      [
+        "import { createEmulator } from 'svc-emulator';",
+        "import { setupEmulator } from 'svc-emulator/vitest';",
+        'const emulator = await createEmulator({ seed: process.env.SEED, db: process.env.DB, adminToken: process.env.TOKEN, siteDomain: process.env.SITES, lexiconWaitMs: undefined });',
+        'await emulator.close();',
+        'export const ctx = setupEmulator({ seed: process.env.SEED, scopes: undefined });',
+        '',
+      ].join('\n'),
+    );
+    expect(await compileConsumer(['exact.ts'], LIBS.node, { exactOptionalPropertyTypes: true })).toEqual([]);
   });
 
   it('loads every entry by require() from a CommonJS file, one class whatever the entry (D-1125)', { timeout: 300_000 }, async () => {
