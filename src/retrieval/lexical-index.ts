@@ -6,6 +6,12 @@ import { DamagedScopeIndex, unpackTerm, type StoredPostings, type TermPostings }
 const K1 = 1.2;
 const B = 0.75;
 
+/** Postings made on demand: some terms' (as a query uses them), or every term's at once, laid out by `offsets` (to write the index, D-1156). */
+export interface TermMaker {
+  some(ids: readonly number[]): Promise<Map<number, TermPostings>>;
+  all(): Promise<TermPostings>;
+}
+
 /** One word of a query: the ids of its alternatives (its stems in both languages). */
 export type TermGroup = readonly number[];
 
@@ -23,7 +29,7 @@ export interface LexicalParts {
    * Or made per term when a query first uses it, by whoever gave the index (one brought
    * up to date from a stored one of an older version, D-610).
    */
-  terms?: (ids: readonly number[]) => Promise<Map<number, TermPostings>>;
+  terms?: TermMaker;
   /**
    * Per chunk, the lengths of its two fields: kept rather than the norms, which depend
    * on the average lengths and so change with every chunk added or removed (D-610).
@@ -62,7 +68,7 @@ export class LexicalIndex {
   readonly #head: Uint16Array;
   readonly #body: Uint16Array;
   readonly #stored: StoredPostings | undefined;
-  readonly #terms: ((ids: readonly number[]) => Promise<Map<number, TermPostings>>) | undefined;
+  readonly #terms: TermMaker | undefined;
   /** Blocks of a stored index read so far, kept: each is read once (at most the whole postings, packed). */
   readonly #blocks: (Uint8Array | undefined)[] = [];
   /** Terms of a stored index read so far (a query reads the terms it uses, once: `load`). */
@@ -163,7 +169,7 @@ export class LexicalIndex {
   async load(ids: Iterable<number>): Promise<void> {
     if (this.#terms) {
       const missing = [...new Set(ids)].filter((id) => this.df(id) > 0 && !this.#unpacked[id]);
-      for (const [id, term] of missing.length ? await this.#terms(missing) : []) this.#unpacked[id] = term;
+      for (const [id, term] of missing.length ? await this.#terms.some(missing) : []) this.#unpacked[id] = term;
       return;
     }
     const stored = this.#stored;
@@ -214,19 +220,7 @@ export class LexicalIndex {
    */
   async inMemory(): Promise<LexicalIndex> {
     if (!this.#terms) return this;
-    const ids: number[] = [];
-    for (let id = 0; id + 1 < this.#offsets.length; id++) if (this.df(id) > 0) ids.push(id);
-    const made = await this.#terms(ids);
-    const entries = this.#offsets[this.#offsets.length - 1]!;
-    const docs = new Uint32Array(entries);
-    const head = new Uint16Array(entries);
-    const body = new Uint16Array(entries);
-    for (const id of ids) {
-      const term = made.get(id)!;
-      docs.set(term.docs, this.#offsets[id]!);
-      head.set(term.head, this.#offsets[id]!);
-      body.set(term.body, this.#offsets[id]!);
-    }
+    const { docs, head, body } = await this.#terms.all();
     return new LexicalIndex({
       size: this.size,
       vocabularySize: this.vocabularySize,

@@ -104,25 +104,33 @@ export function postingBlocks(starts: Uint32Array, size: number): { firstTerms: 
  * `bytes` holds the packed postings from byte `base` on (a whole index's, or one block's).
  */
 export function unpackTerm(packed: PackedPostings, id: number, count: number, base = 0): TermPostings | undefined {
+  const out = { docs: new Uint32Array(count), head: new Uint16Array(count), body: new Uint16Array(count) };
+  return unpackTermInto(packed, id, count, base, out, 0) ? out : undefined;
+}
+
+/**
+ * `unpackTerm` written into `out` from entry `to` on, rather than into arrays of its
+ * own: false when the bytes do not hold `count` postings. Making every term of a large
+ * vocabulary makes no object per term (D-1156).
+ */
+export function unpackTermInto(packed: PackedPostings, id: number, count: number, base: number, out: TermPostings, to: number): boolean {
   const bytes = packed.bytes;
-  const docs = new Uint32Array(count);
-  const head = new Uint16Array(count);
-  const body = new Uint16Array(count);
+  const { docs, head, body } = out;
   const values = [0, 0, 0];
   let at = packed.starts[id]! - base;
   const end = packed.starts[id + 1]! - base;
-  if (at < 0 || end > bytes.length) return undefined;
+  if (at < 0 || end > bytes.length) return false;
   let previous = -1;
   for (let j = 0; j < count; j++) {
-    if (at + 2 > end) return undefined;
+    if (at + 2 > end) return false;
     const first = bytes[at]!;
     if (first < 0x80 && bytes[at + 1] !== ESCAPE) {
       const c = bytes[at + 1]!;
       at += 2;
       previous += first + 1;
-      docs[j] = previous;
-      head[j] = c >>> 4;
-      body[j] = c & 15;
+      docs[to + j] = previous;
+      head[to + j] = c >>> 4;
+      body[to + j] = c & 15;
       continue;
     }
     // The general case: the gap's varint, then the counts' byte or ESCAPE and two varints.
@@ -131,14 +139,14 @@ export function unpackTerm(packed: PackedPostings, id: number, count: number, ba
       let scale = 1;
       let byte: number;
       do {
-        if (at >= end) return undefined;
+        if (at >= end) return false;
         byte = bytes[at++]!;
         value += (byte & 0x7f) * scale;
         scale *= 128;
       } while (byte & 0x80);
       values[k] = value;
       if (k === 0) {
-        if (at >= end) return undefined;
+        if (at >= end) return false;
         const c = bytes[at++]!;
         if (c !== ESCAPE) {
           values[1] = c >>> 4;
@@ -148,11 +156,11 @@ export function unpackTerm(packed: PackedPostings, id: number, count: number, ba
       }
     }
     previous += values[0]! + 1;
-    docs[j] = previous;
-    head[j] = values[1]!;
-    body[j] = values[2]!;
+    docs[to + j] = previous;
+    head[to + j] = values[1]!;
+    body[to + j] = values[2]!;
   }
-  return at === end ? { docs, head, body } : undefined;
+  return at === end;
 }
 
 /**
@@ -222,30 +230,42 @@ function keptOfTerm(bytes: Uint8Array, at: number, end: number, count: number, k
  * keeps, so the list stays ascending.
  */
 export function remapTerm(old: TermPostings | undefined, remap: Int32Array, added: TermPostings & { from: number; to: number }, count: number): TermPostings {
-  const docs = new Uint32Array(count);
-  const head = new Uint16Array(count);
-  const body = new Uint16Array(count);
+  const out = { docs: new Uint32Array(count), head: new Uint16Array(count), body: new Uint16Array(count) };
+  remapTermInto(old && { ...old, from: 0, to: old.docs.length }, remap, added, count, out, 0);
+  return out;
+}
+
+/** `remapTerm` of `old`'s entries `from` to `to - 1`, written into `out` from entry `at` on (D-1156). */
+export function remapTermInto(
+  old: (TermPostings & { from: number; to: number }) | undefined,
+  remap: Int32Array,
+  added: TermPostings & { from: number; to: number },
+  count: number,
+  out: TermPostings,
+  at: number,
+): void {
+  const { docs, head, body } = out;
+  const end = at + count;
   let a = added.from;
-  let n = 0;
-  for (let j = 0; old && j < old.docs.length; j++) {
+  let n = at;
+  for (let j = old ? old.from : 0; old && j < old.to; j++) {
     const to = remap[old.docs[j]!] ?? -1;
     if (to < 0) continue;
-    for (; a < added.to && added.docs[a]! < to && n < count; a++, n++) {
+    for (; a < added.to && added.docs[a]! < to && n < end; a++, n++) {
       docs[n] = added.docs[a]!;
       head[n] = added.head[a]!;
       body[n] = added.body[a]!;
     }
-    if (n >= count) throw new DamagedScopeIndex('postings longer than their count');
+    if (n >= end) throw new DamagedScopeIndex('postings longer than their count');
     docs[n] = to;
     head[n] = old.head[j]!;
     body[n] = old.body[j]!;
     n++;
   }
-  for (; a < added.to && n < count; a++, n++) {
+  for (; a < added.to && n < end; a++, n++) {
     docs[n] = added.docs[a]!;
     head[n] = added.head[a]!;
     body[n] = added.body[a]!;
   }
-  if (n !== count || a !== added.to) throw new DamagedScopeIndex('postings not as many as their count');
-  return { docs, head, body };
+  if (n !== end || a !== added.to) throw new DamagedScopeIndex('postings not as many as their count');
 }

@@ -263,7 +263,10 @@ export class ScopeIndex {
       if (t.block && this.loader && !t.members.every((i) => this.#vectors[i] !== undefined)) pending.push(this.#quantisedOf(name, t));
     }
     await Promise.all(pending);
-    return this.#bytes(await this.lexical.inMemory());
+    const lexical = await this.lexical.inMemory();
+    // Encoding a large scope takes a while: what came meanwhile goes first.
+    await new Promise((resolve) => setImmediate(resolve));
+    return this.#bytes(lexical);
   }
 
   /**

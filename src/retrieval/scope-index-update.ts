@@ -1,6 +1,6 @@
 import type { IndexedChunk } from '../knowledge/knowledge-index.js';
-import { blockOf, LexicalIndex } from './lexical-index.js';
-import { DamagedScopeIndex, keptCounts, remapTerm, unpackTerm, type TermPostings } from './postings-bytes.js';
+import { blockOf, LexicalIndex, type TermMaker } from './lexical-index.js';
+import { DamagedScopeIndex, keptCounts, remapTerm, remapTermInto, unpackTerm, unpackTermInto, type TermPostings } from './postings-bytes.js';
 import { ScopeIndex, storedChunks, topicEntry, type ChunkLoader, type ChunkMeta, type TopicEntry } from './retrieval-index.js';
 import type { DecodedScopeIndex } from './scope-index-bytes.js';
 import { crc32Bytes } from '../platform/crypto.js';
@@ -133,6 +133,9 @@ export async function updateScopeIndex(update: ScopeIndexUpdate): Promise<ScopeI
   });
 }
 
+/** About how many postings `all` makes between two turns of the event loop (some milliseconds' work). */
+const YIELD_EVERY = 200_000;
+
 /** Postings of every term in flat arrays: term `id`'s are entries `offsets[id]` to `offsets[id + 1] - 1`. */
 type FlatPostings = TermPostings & { offsets: Uint32Array };
 
@@ -148,7 +151,7 @@ async function postings(
   remap: Int32Array,
   dropped: boolean,
   added: FlatPostings,
-): Promise<{ vocabularySize: number; offsets: Uint32Array; terms: (ids: readonly number[]) => Promise<Map<number, TermPostings>> }> {
+): Promise<{ vocabularySize: number; offsets: Uint32Array; terms: TermMaker }> {
   const { stored, offsets: oldOffsets } = old.lexical;
   const oldDf = (id: number) => (id + 1 < oldOffsets.length ? oldOffsets[id + 1]! - oldOffsets[id]! : 0);
   const blocks = new Map<number, Uint8Array>();
@@ -193,7 +196,42 @@ async function postings(
     }
     return out;
   };
-  return { vocabularySize, offsets, terms: make };
+  // Every term at once (to write the index): into flat arrays, with one scratch for the stored terms.
+  const all = async (): Promise<TermPostings> => {
+    const ids: number[] = [];
+    let longest = 0;
+    for (let id = 0; id < terms; id++) {
+      if (offsets[id + 1]! === offsets[id]!) continue;
+      ids.push(id);
+      longest = Math.max(longest, oldDf(id));
+    }
+    await read(ids.filter((id) => oldDf(id) > 0).map((id) => blockOf(stored.firstTerms, id)));
+    const n = offsets[terms]!;
+    const out = { docs: new Uint32Array(n), head: new Uint16Array(n), body: new Uint16Array(n) };
+    const scratch = { docs: new Uint32Array(longest), head: new Uint16Array(longest), body: new Uint16Array(longest), from: 0, to: 0 };
+    const from = { ...added, from: 0, to: 0 };
+    let since = 0;
+    for (const id of ids) {
+      // A write after the answer: requests that came meanwhile are served between slices.
+      if (since > YIELD_EVERY) {
+        since = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      since += offsets[id + 1]! - offsets[id]! + 8;
+      const count = oldDf(id);
+      if (count > 0) {
+        const b = blockOf(stored.firstTerms, id);
+        if (!unpackTermInto({ starts: stored.starts, bytes: blocks.get(b)! }, id, count, stored.byteStarts[b]!, scratch, 0))
+          throw new DamagedScopeIndex(`postings of term ${id}`);
+      }
+      scratch.to = count;
+      from.from = added.offsets[id]!;
+      from.to = added.offsets[id + 1]!;
+      remapTermInto(count > 0 ? scratch : undefined, remap, from, offsets[id + 1]! - offsets[id]!, out, offsets[id]!);
+    }
+    return out;
+  };
+  return { vocabularySize, offsets, terms: { some: make, all } };
 }
 
 /** The added chunks' postings at their new positions (ascending, as `addedAt` is). */
