@@ -2,7 +2,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHUNKING, chunkMarkdown } from '../../src/knowledge/pipeline/chunk.js';
-import { countByParagraphs, countJoined, loadTokenizer, RANKS_FILE, remembering, tokenizerFromRanks } from '../../src/knowledge/pipeline/tokens.js';
+import {
+  bounded,
+  countByParagraphs,
+  countJoined,
+  loadTokenizer,
+  MERGE_CACHE_ENTRIES,
+  RANKS_FILE,
+  remembering,
+  tokenizerFromRanks,
+} from '../../src/knowledge/pipeline/tokens.js';
 
 const tokenizer = await loadTokenizer();
 
@@ -16,6 +25,32 @@ describe('token counts', () => {
     expect(tokenizer.name).toBe('o200k_base');
     expect(tokenizer.count('hello world')).toBe(2);
     expect(tokenizer.count('<|endoftext|>')).toBeGreaterThan(1);
+  });
+
+  it('stay linear past the merge cache: it is emptied between calls, never trimmed word by word (D-1157)', async () => {
+    const { GptEncoding } = await import('gpt-tokenizer/GptEncoding');
+    const { default: ranks } = await import('gpt-tokenizer/esm/bpeRanks/o200k_base');
+    const api = GptEncoding.getEncodingApi('o200k_base', () => ranks);
+    // The package trims its cache by looking up the Map's first key; V8 walks every deleted slot to find it.
+    let firstKeyLookups = 0;
+    class Watched<K, V> extends Map<K, V> {
+      override keys() {
+        firstKeyLookups += 1;
+        return super.keys();
+      }
+    }
+    const core = (api as unknown as { bytePairEncodingCoreProcessor: { mergeCache: Map<string, number[]> } }).bytePairEncodingCoreProcessor;
+    core.mergeCache = new Watched();
+    const counted = bounded(api);
+    // Words no vocabulary holds whole (part numbers, names, junk), 30,000 distinct ones per document.
+    const word = (i: number) => Array.from({ length: 6 }, (_, k) => String.fromCharCode(97 + (Math.floor((i * 7919) / 26 ** k) % 26))).join('');
+    for (let batch = 0; batch < 4; batch++) {
+      const text = Array.from({ length: 30_000 }, (_, i) => word(batch * 30_000 + i)).join(' ');
+      const n = counted.countTokens(text, { disallowedSpecial: new Set() });
+      if (batch === 3) expect(n).toBe(tokenizer.count(text));
+      expect(core.mergeCache.size).toBeLessThanOrEqual(MERGE_CACHE_ENTRIES);
+    }
+    expect(firstKeyLookups).toBe(0);
   });
 });
 

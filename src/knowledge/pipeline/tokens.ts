@@ -47,6 +47,47 @@ export interface Encoding {
   decodeGenerator(tokens: Iterable<number>): Generator<string, void, void>;
 }
 
+/** What `bounded` needs of gpt-tokenizer's encoding object beyond `Encoding`. */
+interface MergeCached extends Encoding {
+  setMergeCacheSize(size: number): void;
+  clearMergeCache(): void;
+}
+
+/** Words whose merges a thread keeps at most between two calls (gpt-tokenizer's own limit). */
+export const MERGE_CACHE_ENTRIES = 100_000;
+
+/**
+ * `api` with its cache of merged words emptied, between two calls, once it holds more
+ * than `MERGE_CACHE_ENTRIES` words, and never trimmed during a call (D-1157).
+ * gpt-tokenizer trims it to its limit one word at a time, deleting the first key of a
+ * Map; V8 leaves deleted slots in place until the table is rebuilt, and finding the
+ * first key walks past all of them, so once a thread had met 100,000 distinct words
+ * every new one cost a walk of up to the whole table: 800 KB of distinct words took 20 s
+ * to count, 400 KB 0.4 s. Where the cache cannot be seen (another version of the
+ * package), `api` is left as it is.
+ */
+export function bounded<T extends MergeCached>(api: T): T {
+  const core = (api as { bytePairEncodingCoreProcessor?: { mergeCache?: unknown } }).bytePairEncodingCoreProcessor;
+  if (!core || !(core.mergeCache instanceof Map)) return api;
+  api.setMergeCacheSize(Number.MAX_SAFE_INTEGER);
+  const trim = () => {
+    if (core.mergeCache instanceof Map && core.mergeCache.size > MERGE_CACHE_ENTRIES) api.clearMergeCache();
+  };
+  const { countTokens, encode } = api;
+  return Object.assign(Object.create(api) as T, {
+    countTokens(text: string, options: typeof AS_TEXT) {
+      const n = countTokens.call(api, text, options);
+      trim();
+      return n;
+    },
+    encode(text: string, options: typeof AS_TEXT) {
+      const tokens = encode.call(api, text, options);
+      trim();
+      return tokens;
+    },
+  });
+}
+
 let encoding: Promise<Encoding> | undefined;
 
 function tokenizerOf(api: Encoding): Tokenizer {
@@ -60,7 +101,7 @@ function tokenizerOf(api: Encoding): Tokenizer {
  */
 async function encodingFromRanks(ranks: readonly (string | number[])[]): Promise<Encoding> {
   const { GptEncoding } = await import('gpt-tokenizer/GptEncoding');
-  return GptEncoding.getEncodingApi('o200k_base', () => ranks as (string | number[])[]);
+  return bounded(GptEncoding.getEncodingApi('o200k_base', () => ranks as (string | number[])[]));
 }
 
 /** The token counter of `encodingFromRanks(ranks)`. */
@@ -83,7 +124,7 @@ export function loadEncoding(): Promise<Encoding> {
     (json) => encodingFromRanks(JSON.parse(json) as (string | number[])[]),
     async (error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
-      return import('gpt-tokenizer');
+      return bounded((await import('gpt-tokenizer')).default);
     },
   );
   return encoding;
