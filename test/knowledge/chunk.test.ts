@@ -112,7 +112,7 @@ describe('chunking', () => {
     for (const p of body) expect(chunks.some((c) => c.text.includes(p))).toBe(true);
   });
 
-  it('splits a paragraph longer than a chunk at sentences, and a "word" longer than a chunk by characters', async () => {
+  it('splits a paragraph longer than a chunk at sentences, a sentence longer than a chunk between words (D-1159), and a "word" longer than a chunk by characters', async () => {
     const long = Array.from({ length: 120 }, (_, i) => sentence('returns', i)).join(' ');
     const chunks = await chunkMarkdown(long, tokenizer);
     expect(chunks.length).toBeGreaterThan(3);
@@ -120,6 +120,12 @@ describe('chunking', () => {
       expect(c.tokenCount).toBeLessThanOrEqual(CHUNKING.maxTokens);
       expect(c.text).toMatch(/^The returns policy number \d+/);
     }
+    // A list with no sentence end (part numbers, a flattened table): every word stays whole, in order.
+    const parts = Array.from({ length: 900 }, (_, i) => `zq${(i * 7919) % 100_000}x`);
+    const listed = await chunkMarkdown(`Parts in stock ${parts.join(' ')}`, tokenizer);
+    expect(listed.length).toBeGreaterThan(2);
+    for (const c of listed) expect(c.tokenCount).toBeLessThanOrEqual(CHUNKING.maxTokens);
+    expect(listed.flatMap((c) => c.text.split(/\s+/))).toEqual(['Parts', 'in', 'stock', ...parts]);
     const blob = `Key: ${'A1b2C3d4'.repeat(600)}`;
     const pieces = await chunkMarkdown(blob, tokenizer);
     expect(pieces.length).toBeGreaterThan(1);

@@ -88,11 +88,12 @@ function splitUnit(text: string, max: number, tokenizer: Tokenizer): Unit[] {
     piece = '';
     pieceTokens = 0;
   };
-  const push = (part: string, sep: string) => {
+  // A sentence too long is cut between its words (D-1159); only a word too long is cut by characters.
+  const push = (part: string, word: boolean) => {
     const tokens = tokenizer.count(part);
     if (tokens > max) {
       emit();
-      if (sep === ' ') {
+      if (word) {
         // One "word" longer than a chunk (a hash, base64): cut by characters. A UTF-16
         // unit is at most three UTF-8 bytes, so max/3 units are at most max tokens.
         const step = Math.max(1, Math.floor(max / 3));
@@ -103,16 +104,16 @@ function splitUnit(text: string, max: number, tokenizer: Tokenizer): Unit[] {
           i = end;
         }
       } else {
-        for (const word of part.split(/\s+/).filter(Boolean)) push(word, ' ');
+        for (const w of part.split(/\s+/).filter(Boolean)) push(w, true);
         emit();
       }
       return;
     }
     if (piece && pieceTokens + tokens + 1 > max) emit();
-    piece = piece ? `${piece}${sep}${part}` : part;
+    piece = piece ? `${piece} ${part}` : part;
     pieceTokens += tokens + (piece === part ? 0 : 1);
   };
-  for (const sentence of text.split(SENTENCE_END).filter((s) => s.trim())) push(sentence.trim(), ' ');
+  for (const sentence of text.split(SENTENCE_END).filter((s) => s.trim())) push(sentence.trim(), false);
   emit();
   return out;
 }
