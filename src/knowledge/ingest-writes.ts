@@ -140,9 +140,21 @@ export class IngestWrites {
     }
   }
 
+  /**
+   * Before the transaction that stores these sources: their new terms, when they are
+   * many, get their ids in slices (D-1158), in the order `writeReady` gives them.
+   */
+  async termsAhead(items: readonly { row: KnowledgeSourceTable; ingested: Ingested }[]): Promise<void> {
+    for (const workspaceId of new Set(items.map((i) => i.row.workspace_id))) {
+      const terms = items.filter((i) => i.row.workspace_id === workspaceId).flatMap((i) => i.ingested.chunks.flatMap((c) => c.analysis.terms));
+      await this.deps.terms.assignAhead(workspaceId, terms, (work) => this.transaction([workspaceId], work));
+    }
+  }
+
   async #commit(outcomes: IngestOutcome[]): Promise<void> {
     // Source id order: the dictionary gives new terms their ids in the same order whatever the timing.
     const sorted = [...outcomes].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+    await this.termsAhead(sorted.filter((o) => 'ingested' in o));
     await this.transaction(
       sorted.map((o) => o.row.workspace_id),
       async (trx) => {

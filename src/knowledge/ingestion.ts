@@ -227,6 +227,7 @@ export class Ingestion {
       if (!(error instanceof IngestError)) this.deps.settings.log(`re-crawl of ${row.id} failed`, error);
       failure = codeOf(error);
     }
+    if (result) await this.#writes.termsAhead([{ row, ingested: result.ingested }]);
     await this.#writes.transaction([row.workspace_id], async (trx) => {
       const current = await this.#source(trx, row.workspace_id, row.id);
       if (current?.status !== 'ready' || current.next_sync_at !== job.payload.syncAt) return;

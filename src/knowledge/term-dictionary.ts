@@ -4,6 +4,8 @@ import { lockWorkspaceRows } from '../db/row-locks.js';
 import type { Database, Db } from '../db/schema/index.js';
 
 const INSERT_BATCH = 500;
+/** New terms per transaction when a commit brings more than this many (D-1158). */
+export const AHEAD_SLICE = 20_000;
 
 interface Loaded {
   terms: Map<string, number>;
@@ -63,10 +65,17 @@ export class TermDictionary {
    * transaction. When that transaction fails, call `forget`: memory may hold ids the
    * store never got.
    */
-  async assign(trx: Transaction<Database>, workspaceId: string, terms: Iterable<string>): Promise<ReadonlyMap<string, number>> {
+  async assign(trx: Transaction<Database>, workspaceId: string, terms: readonly string[]): Promise<ReadonlyMap<string, number>> {
     const loaded = await this.#current(trx, workspaceId);
+    // Usually every term is known (`assignAhead` gave the new ones): no set of them is made.
+    let known = true;
+    for (const t of terms) {
+      if (loaded.terms.has(t)) continue;
+      known = false;
+      break;
+    }
+    if (known) return loaded.terms;
     let missing = [...new Set(terms)].filter((t) => !loaded.terms.has(t));
-    if (missing.length === 0) return loaded.terms;
     // Processes sharing the store give ids one at a time per workspace: the workspace's
     // row stays locked until this transaction ends, and what the previous holder added is
     // read after it. A writer usually took it already (`lockFor`): then this is a no-op.
@@ -78,6 +87,29 @@ export class TermDictionary {
     for (const row of rows) loaded.terms.set(row.term, row.id);
     await this.#insert.execute(rows, trx);
     return loaded.terms;
+  }
+
+  /**
+   * Gives ids to the terms of `terms` the dictionary lacks ahead of the commit that stores
+   * them, when there are more than `AHEAD_SLICE`: that many at a time, each slice in a
+   * transaction of its own (`transaction`, which takes the locks `assign` needs), with a
+   * turn of the event loop between two (D-1158). The same ids, in the same order, as the
+   * commit's own `assign` gives them; fewer new terms are left to it. An id given here
+   * and then never used by a chunk (the commit failed, or found its source gone) costs a
+   * row: ids are never reused anyway.
+   */
+  async assignAhead(
+    workspaceId: string,
+    terms: readonly string[],
+    transaction: (work: (trx: Transaction<Database>) => Promise<unknown>) => Promise<unknown>,
+  ): Promise<void> {
+    const loaded = await this.#load(this.db, workspaceId);
+    const missing = [...new Set(terms)].filter((t) => !loaded.terms.has(t));
+    if (missing.length <= AHEAD_SLICE) return;
+    for (let i = 0; i < missing.length; i += AHEAD_SLICE) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      await transaction((trx) => this.assign(trx, workspaceId, missing.slice(i, i + AHEAD_SLICE)));
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../emulator/emulator.js';
+import { AHEAD_SLICE, TermDictionary } from '../../src/knowledge/term-dictionary.js';
 import { ANALYZER_ID, analyzeChunk, hasHeading, textBlocks } from '../../src/text/analyze.js';
 import { reopenableStore } from '../support/store.js';
 import { client } from '../support/client.js';
@@ -184,4 +185,35 @@ describe('stored terms', () => {
       expect(await ask(emu, 'Who polishes the lantern?')).toEqual(before);
     });
   });
+});
+
+describe('the term dictionary', () => {
+  it('gives the new words of a large source their ids in slices, each in its own transaction, in the order they first occur (D-1158)', async () => {
+    const assign = vi.spyOn(TermDictionary.prototype, 'assign');
+    const emu = await createEmulator({ log: quiet });
+    try {
+      const ws = await emu.createWorkspace();
+      const api = client(emu, ws.apiKey.secret);
+      const agentId = (await api.post('/v1/agents', { name: 'Ada', identity: { businessName: 'Acme' } })).body.id;
+      // Part numbers of consonants: no stemmer rule changes them, no language claims them.
+      const letters = 'bcdfghjklmnpqrtvwxz';
+      const word = (i: number) => Array.from({ length: 5 }, (_, k) => letters[Math.floor(i / letters.length ** k) % letters.length]).join('');
+      const words = Array.from({ length: AHEAD_SLICE + 4_000 }, (_, i) => word(i * 7));
+      const sourceId = await addText(api, { title: 'Parts', text: words.join(' ') });
+      await emu.drain();
+      expect((await api.get(`/v1/knowledge/sources/${sourceId}`)).body.status).toBe('ready');
+      const sizes = assign.mock.calls.map(([, , terms]) => terms.length);
+      expect(sizes.filter((n) => n === AHEAD_SLICE)).toHaveLength(1);
+      expect(sizes.filter((n) => n < AHEAD_SLICE && n >= 4_000)).toHaveLength(1);
+      const rows = await emu.service.db.selectFrom('knowledge_terms').select(['term', 'id']).where('workspace_id', '=', ws.workspaceId).orderBy('id').execute();
+      const given = new Set(words);
+      expect(rows.map((r) => r.term).filter((t) => given.has(t))).toEqual(words);
+      // A word of the last slice finds its source.
+      const found = await api.post(`/v1/agents/${agentId}/query`, { query: words.at(-1), limit: 1 });
+      expect(found.body.passages.map((p: { sourceId: string }) => p.sourceId)).toEqual([sourceId]);
+    } finally {
+      assign.mockRestore();
+      await emu.close();
+    }
+  }, 60_000);
 });
