@@ -23,8 +23,10 @@ const LEXICON_WORKER = workerModule<typeof LexiconWorker>(import.meta.url, 'lexi
  * measured; it bounds the worker's time and memory.
  */
 const MAX_CHARS = 8_000_000;
-/** Chunk rows read per batch. */
+/** Sources read per batch at most. */
 const READ_BATCH = 500;
+/** Tokens of chunk text per read at most (one source at least): tens of milliseconds of the serving thread. */
+const READ_TOKENS = 100_000;
 /**
  * How often a lookup waiting for the workspace's lexicon job looks again (D-1142): after
  * 2 ms, then twice as long each time up to this (a small workspace's job takes a few ms).
@@ -299,13 +301,27 @@ export class LexiconBuilder {
       byId.set(r.id, source);
     }
     let chars = 0;
-    const ids = rows.filter((r) => r.kind !== 'claim').map((r) => r.id);
-    for (let i = 0; i < ids.length && chars < MAX_CHARS; i += READ_BATCH) {
+    // Reads of about READ_TOKENS each, with a turn of the event loop between two: a
+    // store's read holds the serving thread (D-1160).
+    const batches: string[][] = [];
+    let tokens = Number.POSITIVE_INFINITY;
+    for (const r of rows) {
+      if (r.kind === 'claim') continue;
+      if (tokens >= READ_TOKENS || batches.at(-1)!.length >= READ_BATCH) {
+        batches.push([]);
+        tokens = 0;
+      }
+      batches.at(-1)!.push(r.id);
+      tokens += Number(r.token_count);
+    }
+    for (const [k, batch] of batches.entries()) {
+      if (chars >= MAX_CHARS) break;
+      if (k > 0) await new Promise((resolve) => setImmediate(resolve));
       const chunks = await this.deps.db
         .selectFrom('knowledge_chunks')
         .select(['source_id', 'text', 'lang'])
         .where('workspace_id', '=', workspaceId)
-        .where('source_id', 'in', ids.slice(i, i + READ_BATCH))
+        .where('source_id', 'in', batch)
         .orderBy('source_id')
         .orderBy('position')
         .execute();
