@@ -2,12 +2,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { packageRoot } from '../../emulator/package-info.js';
 import { kernedContent, PdfWriter } from '../../test/support/pdf.js';
-import { fmt, percentile, startServer, stop } from '../support.js';
+import { fmt, startServer, stop } from '../support.js';
+import { LOAD, meLatency } from './latency.js';
+import { vocabulary } from './vocabulary.js';
 
 const CLI = join(packageRoot(), 'dist', 'cli.js');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = 4;
-const PAUSE_MS = 2;
 const MiB = 1024 * 1024;
 // Just under the 20 MiB upload limit once the multipart envelope is added.
 const TARGET = 20 * MiB - 64 * 1024;
@@ -55,30 +55,6 @@ function bigSvg(): Buffer {
   return Buffer.from(parts.join(''));
 }
 
-/**
- * A client of the other workspace: `CONNECTIONS` loops each sending `GET /v1/me`, then
- * pausing `PAUSE_MS`, for `DURATION` seconds, timed to the microsecond (autocannon
- * rounds to whole milliseconds, and saturating the server would measure how the CPU
- * is shared rather than whether anything blocks the request thread).
- */
-async function p99(url: string, key: string): Promise<{ p99: number; rps: number; non2xx: number }> {
-  const latencies: number[] = [];
-  let non2xx = 0;
-  const end = performance.now() + DURATION * 1000;
-  const loop = async () => {
-    while (performance.now() < end) {
-      const t = performance.now();
-      const res = await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
-      await res.arrayBuffer();
-      latencies.push(performance.now() - t);
-      if (res.status !== 200) non2xx += 1;
-      await new Promise((r) => setTimeout(r, PAUSE_MS));
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, loop));
-  return { p99: percentile(latencies, 99), rps: latencies.length / DURATION, non2xx };
-}
-
 async function json<T>(res: Response): Promise<T> {
   const text = await res.text();
   if (!res.ok) throw new Error(`${res.status} ${text.slice(0, 300)}`);
@@ -114,7 +90,7 @@ export async function run(): Promise<void> {
 
     // Warm up the stack, then the idle baseline.
     for (let i = 0; i < 500; i++) await (await fetch(`${emu.url}/v1/me`, { headers: { authorization: `Bearer ${quiet.apiKey.secret}` } })).arrayBuffer();
-    const idle = await p99(emu.url, quiet.apiKey.secret);
+    const idle = await meLatency(emu.url, quiet.apiKey.secret, DURATION * 1000);
 
     // Multipart bodies encoded before the clock runs: the client's own encoding would
     // block the same event loop that times the other workspace's requests.
@@ -145,10 +121,10 @@ export async function run(): Promise<void> {
       ms: performance.now() - t0,
       body: await res.text(),
     }));
-    const loaded = await p99(emu.url, quiet.apiKey.secret);
+    const loaded = await meLatency(emu.url, quiet.apiKey.secret, DURATION * 1000);
     const [pdfResult, svgResult] = await Promise.all([pdfDone, svgDone]);
 
-    console.log(`GET /v1/me from another workspace, ${CONNECTIONS} clients pausing ${PAUSE_MS} ms between requests, ${DURATION}s each`);
+    console.log(`GET /v1/me from another workspace, ${LOAD.connections} clients pausing ${LOAD.pauseMs} ms between requests, ${DURATION}s each`);
     console.log(`  idle                                  p99 ${fmt(idle.p99, 2)} ms  ${fmt(idle.rps, 0)} req/s`);
     console.log(`  with a 20 MiB PDF and a 20 MiB SVG    p99 ${fmt(loaded.p99, 2)} ms  ${fmt(loaded.rps, 0)} req/s  non-2xx ${loaded.non2xx}`);
     console.log(
@@ -156,6 +132,7 @@ export async function run(): Promise<void> {
     );
     if (svgResult.status !== 200) console.log(`  SVG answer: ${svgResult.body.slice(0, 300)}`);
     console.log(`  ratio       ${fmt(loaded.p99 / idle.p99, 2)}x the idle p99 (target < 2.00)`);
+    await vocabulary(emu.url, control, quiet.apiKey.secret, idle);
   } finally {
     await stop(emu.child);
   }
