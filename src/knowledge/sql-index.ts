@@ -13,6 +13,7 @@ import type { WorkerPool } from '../platform/worker-pool.js';
 import { ANALYZER_ID } from '../text/analyze.js';
 import { isFunctionWord } from '../text/stopwords.js';
 import { words } from '../text/words.js';
+import { nextTurn } from '../platform/turn.js';
 
 const MAX_QUERY_TERMS = 32;
 /** Chunk ids per `IN` list when text or vectors are read by id. */
@@ -118,7 +119,7 @@ export class SqlKnowledgeIndex implements KnowledgeIndex {
       write: (workspaceId, agentId, version, data) => {
         const epoch = this.#epoch;
         const write = (async () => {
-          await new Promise((resolve) => setImmediate(resolve));
+          await nextTurn();
           // A state import since the build replaced the chunks its term ids come from.
           if (epoch !== this.#epoch) return;
           const encoded = await data();

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { prepareInsert, prepareQuery, type PreparedInsert, type PreparedQuery } from '../db/prepared.js';
 import { lockWorkspaceRows } from '../db/row-locks.js';
 import type { Database, Db } from '../db/schema/index.js';
+import { nextTurn } from '../platform/turn.js';
 
 const INSERT_BATCH = 500;
 /** New terms per transaction when a commit brings more than this many (D-1158). */
@@ -107,7 +108,7 @@ export class TermDictionary {
     const missing = [...new Set(terms)].filter((t) => !loaded.terms.has(t));
     if (missing.length <= AHEAD_SLICE) return;
     for (let i = 0; i < missing.length; i += AHEAD_SLICE) {
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (i > 0) await nextTurn();
       await transaction((trx) => this.assign(trx, workspaceId, missing.slice(i, i + AHEAD_SLICE)));
     }
   }

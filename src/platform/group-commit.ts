@@ -1,3 +1,5 @@
+import { nextTurn } from './turn.js';
+
 interface Waiting<T> {
   item: T;
   resolve: () => void;
@@ -32,7 +34,7 @@ export class GroupCommit<T> {
     this.#writing = true;
     try {
       // Items finished in the same turn of the event loop join the first write.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       while (this.#waiting.length > 0) {
         const group = this.#waiting.splice(0, this.max);
         try {

@@ -17,6 +17,7 @@ import {
   type QuantisedVectors,
   type SourceMeta,
 } from './scope-index-bytes.js';
+import { nextTurn } from '../platform/turn.js';
 
 /**
  * A chunk as a passage shows it, without its vector and terms, which the index lays
@@ -265,7 +266,7 @@ export class ScopeIndex {
     await Promise.all(pending);
     const lexical = await this.lexical.inMemory();
     // Encoding a large scope takes a while: what came meanwhile goes first.
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     return this.#bytes(lexical);
   }
 

@@ -2,6 +2,7 @@ import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { ScopeIndex } from './retrieval-index.js';
 import { canStoreScopeIndexes, decodeScopeIndex } from './scope-index-bytes.js';
 import { changedSources, updateScopeIndex } from './scope-index-update.js';
+import { nextTurn } from '../platform/turn.js';
 
 /** Past this many changed sources, reading every chunk once costs about as much as their long `IN` list. */
 const UPDATE_LIMIT = 500;
@@ -94,6 +95,8 @@ export class ScopeIndexCache {
     const old = decodeScopeIndex(bytes);
     // Its prints must make its version with today's embedder and analyzer: else its terms or vectors are another's.
     if (!old?.prints || knowledge.versionOf(old.prints) !== old.version) return undefined;
+    // Decoding a large scope's terms takes a while: requests that came meanwhile go first (D-1161).
+    await nextTurn();
     const now = await knowledge.sources(workspaceId, agentId);
     if (now.version !== version) return undefined;
     const changed = changedSources(old.prints, now.prints);

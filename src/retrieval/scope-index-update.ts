@@ -4,6 +4,7 @@ import { DamagedScopeIndex, keptCounts, remapTerm, remapTermInto, unpackTerm, un
 import { ScopeIndex, storedChunks, topicEntry, type ChunkLoader, type ChunkMeta, type TopicEntry } from './retrieval-index.js';
 import type { DecodedScopeIndex } from './scope-index-bytes.js';
 import { crc32Bytes } from '../platform/crypto.js';
+import { nextTurn } from '../platform/turn.js';
 
 /*
  * A stored scope index brought up to date with a later version of its knowledge
@@ -53,6 +54,8 @@ export async function updateScopeIndex(update: ScopeIndexUpdate): Promise<ScopeI
   // Term ids are the workspace's and never change; a dictionary read again after an import may differ.
   if (old.lexical.offsets.length - 1 > dictionary.size) return undefined;
   for (const [term, id] of old.terms) if (dictionary.get(term) !== id) return undefined;
+  // As long again for a large scope: requests that came meanwhile go first (D-1161).
+  await nextTurn();
   const changed = changedSources(old.prints, update.prints);
   const added = [...update.added].sort(byChunkId);
   if (added.some((c) => !changed.has(c.sourceId))) return undefined;
@@ -215,7 +218,7 @@ async function postings(
       // A write after the answer: requests that came meanwhile are served between slices.
       if (since > YIELD_EVERY) {
         since = 0;
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
       since += offsets[id + 1]! - offsets[id]! + 8;
       const count = oldDf(id);

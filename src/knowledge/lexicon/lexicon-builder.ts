@@ -13,6 +13,7 @@ import type { Language } from '../../text/language.js';
 import type { LearnedLexicon, LexiconSource } from './learn.js';
 import { StoredLexiconSchema } from '../knowledge.schema.js';
 import { Lexicon } from './lexicon.js';
+import { nextTurn } from '../../platform/turn.js';
 
 export const LEXICON_JOB = 'knowledge.lexicon';
 const LEXICON_WORKER = workerModule<typeof LexiconWorker>(import.meta.url, 'lexicon.worker');
@@ -316,7 +317,7 @@ export class LexiconBuilder {
     }
     for (const [k, batch] of batches.entries()) {
       if (chars >= MAX_CHARS) break;
-      if (k > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (k > 0) await nextTurn();
       const chunks = await this.deps.db
         .selectFrom('knowledge_chunks')
         .select(['source_id', 'text', 'lang'])
