@@ -47,6 +47,14 @@ type ReadyFields = Pick<
   'error' | 'title' | 'lang' | 'source_lang' | 'translated' | 'chunk_count' | 'token_count' | 'summary' | 'content_hash' | 'updated_at'
 > & { id: string };
 
+/**
+ * A workspace's terms in these sources, in the order the dictionary gives new ones ids:
+ * `termsAhead` and `writeReady` must give the same order (D-1158).
+ */
+function termsOf(items: readonly { row: KnowledgeSourceTable; ingested: Ingested }[], workspaceId: string): string[] {
+  return items.filter((i) => i.row.workspace_id === workspaceId).flatMap((i) => i.ingested.chunks.flatMap((c) => c.analysis.terms));
+}
+
 /** Chunk ids follow the source's and sort in position order (decisions, D-083). */
 export function chunkId(sourceId: string, position: number): string {
   return `chk_${sourceId.replace(/^src_/, '')}_${String(position).padStart(5, '0')}`;
@@ -146,8 +154,7 @@ export class IngestWrites {
    */
   async termsAhead(items: readonly { row: KnowledgeSourceTable; ingested: Ingested }[]): Promise<void> {
     for (const workspaceId of new Set(items.map((i) => i.row.workspace_id))) {
-      const terms = items.filter((i) => i.row.workspace_id === workspaceId).flatMap((i) => i.ingested.chunks.flatMap((c) => c.analysis.terms));
-      await this.deps.terms.assignAhead(workspaceId, terms, (work) => this.transaction([workspaceId], work));
+      await this.deps.terms.assignAhead(workspaceId, termsOf(items, workspaceId), (work) => this.transaction([workspaceId], work));
     }
   }
 
@@ -236,8 +243,7 @@ export class IngestWrites {
       .execute();
     const dictionaries = new Map<string, ReadonlyMap<string, number>>();
     for (const workspaceId of new Set(items.map((i) => i.row.workspace_id))) {
-      const terms = items.filter((i) => i.row.workspace_id === workspaceId).flatMap((i) => i.ingested.chunks.flatMap((c) => c.analysis.terms));
-      dictionaries.set(workspaceId, await this.deps.terms.assign(trx, workspaceId, terms));
+      dictionaries.set(workspaceId, await this.deps.terms.assign(trx, workspaceId, termsOf(items, workspaceId)));
     }
     const rows = items.flatMap(({ row, ingested }) =>
       ingested.chunks.map(
