@@ -921,7 +921,7 @@ export interface components {
             identity: {
                 businessName: string;
                 /** @default  */
-                description?: string;
+                description?: string | undefined;
             };
         };
         AgentDeleted: {
@@ -934,11 +934,11 @@ export interface components {
             nextCursor: string | null;
         };
         AgentPatch: {
-            name?: string;
+            name?: string | undefined;
             identity?: {
-                businessName?: string;
-                description?: string;
-            };
+                businessName?: string | undefined;
+                description?: string | undefined;
+            } | undefined;
         };
         Analytics: {
             clarityId: string;
@@ -975,9 +975,9 @@ export interface components {
         AssetUpload: {
             /** Format: binary */
             file: Blob;
-            key?: string;
-            pageId?: string;
-            alt?: string;
+            key?: string | undefined;
+            pageId?: string | undefined;
+            alt?: string | undefined;
         };
         Brand: {
             logo: components["schemas"]["BrandFile"];
@@ -1032,28 +1032,28 @@ export interface components {
                         en: string;
                     };
                     href: string;
-                }[];
+                }[] | undefined;
                 cta?: {
                     label: {
                         es: string;
                         en: string;
                     };
                     href: string;
-                } | null;
-            };
+                } | null | undefined;
+            } | undefined;
             footer?: {
                 text?: {
-                    es?: string;
-                    en?: string;
-                };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
                 links?: {
                     label: {
                         es: string;
                         en: string;
                     };
                     href: string;
-                }[];
-            };
+                }[] | undefined;
+            } | undefined;
         };
         ChatAnswer: {
             conversationId: string;
@@ -1080,7 +1080,7 @@ export interface components {
         };
         ChatRequest: {
             message: string;
-            conversationId?: string;
+            conversationId?: string | undefined;
             /**
              * @description Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict).
              * @enum {unknown}
@@ -1099,9 +1099,9 @@ export interface components {
                 en: string;
             };
             /** @default [] */
-            topics?: string[];
+            topics?: string[] | undefined;
             /** @default null */
-            agentId?: string | null;
+            agentId?: string | null | undefined;
         };
         Clock: {
             now: string;
@@ -1148,13 +1148,13 @@ export interface components {
             /** @default {} */
             match?: {
                 /** @enum {string} */
-                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-                path?: string;
-            };
-            status?: number;
-            code?: string;
-            times?: number;
-            ingest?: string;
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | undefined;
+                path?: string | undefined;
+            } | undefined;
+            status?: number | undefined;
+            code?: string | undefined;
+            times?: number | undefined;
+            ingest?: string | undefined;
         };
         FaultList: {
             /** @description The request faults, then the queued ingestion failures not spent yet (`ingest`), in the order they are taken */
@@ -1242,8 +1242,8 @@ export interface components {
              * @default test
              * @enum {string}
              */
-            env?: "test" | "live";
-            expiresAt?: string | null;
+            env?: "test" | "live" | undefined;
+            expiresAt?: string | null | undefined;
         };
         KeyCreated: {
             id: string;
@@ -1264,9 +1264,9 @@ export interface components {
         };
         /** @default {} */
         KeylessWorkspaceCreate: {
-            name?: string;
-            plan?: string;
-            credits?: number;
+            name?: string | undefined;
+            plan?: string | undefined;
+            credits?: number | undefined;
         };
         Lexicon: {
             workspaceId: string;
@@ -1295,20 +1295,20 @@ export interface components {
             pages: {
                 url: string;
                 /** @default 200 */
-                status?: number;
+                status?: number | undefined;
                 /** @default {} */
                 headers?: {
                     [key: string]: string;
-                };
-                body?: string;
-                bodyBase64?: string;
+                } | undefined;
+                body?: string | undefined;
+                bodyBase64?: string | undefined;
                 /** @default 0 */
-                delayMs?: number;
+                delayMs?: number | undefined;
             }[];
             /** @default {} */
             dns?: {
                 [key: string]: string[];
-            };
+            } | undefined;
         };
         OfflineWebSummary: {
             pages: number;
@@ -1390,47 +1390,47 @@ export interface components {
             /** @enum {string} */
             kind: "agent" | "document";
             path: string;
-            agentId?: string;
+            agentId?: string | undefined;
             /** @enum {string} */
-            defaultLocale?: "es" | "en";
+            defaultLocale?: "es" | "en" | undefined;
             editorial?: {
                 badge?: {
-                    es?: string;
-                    en?: string;
-                };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
                 title?: {
-                    es?: string;
-                    en?: string;
-                };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
                 titleAccent?: {
-                    es?: string;
-                    en?: string;
-                };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
                 description?: {
-                    es?: string;
-                    en?: string;
-                };
-            };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
+            } | undefined;
             seo?: {
                 title?: {
-                    es?: string;
-                    en?: string;
-                };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
                 description?: {
-                    es?: string;
-                    en?: string;
-                };
-            };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
+            } | undefined;
             sitemap?: {
-                priority?: number;
+                priority?: number | undefined;
                 /** @enum {string} */
-                changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                sitemapExclude?: boolean;
-            };
+                changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never" | undefined;
+                sitemapExclude?: boolean | undefined;
+            } | undefined;
             body?: {
-                es?: string;
-                en?: string;
-            };
+                es?: string | undefined;
+                en?: string | undefined;
+            } | undefined;
         };
         PageDeleted: {
             pageId: string;
@@ -1443,49 +1443,49 @@ export interface components {
             nextCursor: string | null;
         };
         PagePatch: {
-            name?: string;
-            path?: string;
-            agentId?: string;
+            name?: string | undefined;
+            path?: string | undefined;
+            agentId?: string | undefined;
             /** @enum {string} */
-            defaultLocale?: "es" | "en";
+            defaultLocale?: "es" | "en" | undefined;
             editorial?: {
                 badge?: {
-                    es?: string;
-                    en?: string;
-                };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
                 title?: {
-                    es?: string;
-                    en?: string;
-                };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
                 titleAccent?: {
-                    es?: string;
-                    en?: string;
-                };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
                 description?: {
-                    es?: string;
-                    en?: string;
-                };
-            };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
+            } | undefined;
             seo?: {
                 title?: {
-                    es?: string;
-                    en?: string;
-                };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
                 description?: {
-                    es?: string;
-                    en?: string;
-                };
-            };
+                    es?: string | undefined;
+                    en?: string | undefined;
+                } | undefined;
+            } | undefined;
             sitemap?: {
-                priority?: number;
+                priority?: number | undefined;
                 /** @enum {string} */
-                changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                sitemapExclude?: boolean;
-            };
+                changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never" | undefined;
+                sitemapExclude?: boolean | undefined;
+            } | undefined;
             body?: {
-                es?: string;
-                en?: string;
-            };
+                es?: string | undefined;
+                en?: string | undefined;
+            } | undefined;
         };
         Passage: {
             sourceId: string;
@@ -1545,10 +1545,10 @@ export interface components {
         };
         ProjectCreate: {
             name: string;
-            slug?: string;
-            locales?: ("es" | "en")[];
+            slug?: string | undefined;
+            locales?: ("es" | "en")[] | undefined;
             /** @enum {string} */
-            defaultLocale?: "es" | "en";
+            defaultLocale?: "es" | "en" | undefined;
         };
         ProjectDeleted: {
             projectId: string;
@@ -1560,42 +1560,42 @@ export interface components {
             nextCursor: string | null;
         };
         ProjectPatch: {
-            name?: string;
-            locales?: ("es" | "en")[];
+            name?: string | undefined;
+            locales?: ("es" | "en")[] | undefined;
             /** @enum {string} */
-            defaultLocale?: "es" | "en";
+            defaultLocale?: "es" | "en" | undefined;
             robots?: {
-                indexable?: boolean;
-                aiSearch?: boolean;
-                aiTraining?: boolean;
-                disallow?: string[];
-                raw?: string;
-            };
+                indexable?: boolean | undefined;
+                aiSearch?: boolean | undefined;
+                aiTraining?: boolean | undefined;
+                disallow?: string[] | undefined;
+                raw?: string | undefined;
+            } | undefined;
             analytics?: {
-                clarityId?: string;
-                gtmId?: string;
-                metaPixelId?: string;
-                posthogKey?: string;
-            };
+                clarityId?: string | undefined;
+                gtmId?: string | undefined;
+                metaPixelId?: string | undefined;
+                posthogKey?: string | undefined;
+            } | undefined;
             sitemap?: {
                 extraUrls?: {
                     path: string;
                     /** @default 0.5 */
-                    priority?: number;
+                    priority?: number | undefined;
                     /**
                      * @default weekly
                      * @enum {string}
                      */
-                    changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
-                }[];
-            };
+                    changefreq?: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never" | undefined;
+                }[] | undefined;
+            } | undefined;
         };
         QueryRequest: {
             query: string;
             /** @default [] */
-            topics?: string[];
+            topics?: string[] | undefined;
             /** @default 5 */
-            limit?: number;
+            limit?: number | undefined;
         };
         QueryResult: {
             /** @description Best first. Empty when the agent has no ready knowledge, or when it cannot answer (a refusal): the question names a thing its knowledge never mentions (a program, a product, a word of no general language, or a name of several words no passage holds together) for more than about one subject word in six, an ordinary word it never uses counting half and a verb form a quarter, an everyday word nothing; or its best passage holds under 5% of the question. Words a question is put in count neither way: function words, greetings, courtesies and the name they address, chat shorthand, numbers; a link it cites and what a mail client adds ("Sent from my iPhone", a signature after "-- ", "Re: ") are not searched. A word mistyped by one slip of the keyboard ("hostnme") counts as the word of the knowledge it is one slip from. Answering is the default: the rule refuses at most a few percent of answerable questions on the corpora measured. */
@@ -1741,9 +1741,9 @@ export interface components {
             title: string;
             text: string;
             /** @default [] */
-            topics?: string[];
+            topics?: string[] | undefined;
             /** @default null */
-            agentId?: string | null;
+            agentId?: string | null | undefined;
         };
         Theme: {
             tokens: {
@@ -1772,20 +1772,20 @@ export interface components {
         ThemePatch: {
             tokens: {
                 colors?: {
-                    primary?: string;
-                    accent?: string;
-                    surface?: string;
-                    ink?: string;
-                    muted?: string;
-                };
+                    primary?: string | undefined;
+                    accent?: string | undefined;
+                    surface?: string | undefined;
+                    ink?: string | undefined;
+                    muted?: string | undefined;
+                } | undefined;
                 typography?: {
                     /** @enum {string} */
-                    heading?: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
+                    heading?: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui" | undefined;
                     /** @enum {string} */
-                    body?: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui";
-                };
+                    body?: "inter" | "roboto" | "open-sans" | "lato" | "montserrat" | "poppins" | "playfair-display" | "merriweather" | "lora" | "space-grotesk" | "dm-sans" | "jetbrains-mono" | "system-ui" | undefined;
+                } | undefined;
                 /** @enum {string} */
-                radius?: "none" | "sm" | "md" | "lg" | "xl" | "full";
+                radius?: "none" | "sm" | "md" | "lg" | "xl" | "full" | undefined;
             } | null;
         };
         TopicCount: {
@@ -1801,7 +1801,7 @@ export interface components {
             from: string;
             into: string;
             /** @default null */
-            agentId?: string | null;
+            agentId?: string | null | undefined;
         };
         TopicMerged: {
             from: string;
@@ -1811,19 +1811,19 @@ export interface components {
         UploadSourceCreate: {
             /** Format: binary */
             file: Blob;
-            title?: string;
+            title?: string | undefined;
             /** @default [] */
-            topics?: string;
-            agentId?: string;
+            topics?: string | undefined;
+            agentId?: string | undefined;
         };
         UrlSourceCreate: {
             url: string;
             /** @default 1440 */
-            syncTtlMinutes?: number;
+            syncTtlMinutes?: number | undefined;
             /** @default [] */
-            topics?: string[];
+            topics?: string[] | undefined;
             /** @default null */
-            agentId?: string | null;
+            agentId?: string | null | undefined;
         };
         Usage: {
             messages: {
@@ -1875,10 +1875,10 @@ export interface components {
         };
         /** @default {} */
         WorkspaceCreate: {
-            name?: string;
-            scopes?: ("projects:read" | "projects:write" | "landings:read" | "landings:write" | "knowledge:read" | "knowledge:write" | "assets:read" | "assets:write" | "brand:read" | "brand:write" | "analytics:read" | "domains:write" | "chat:write")[];
-            plan?: string;
-            credits?: number;
+            name?: string | undefined;
+            scopes?: ("projects:read" | "projects:write" | "landings:read" | "landings:write" | "knowledge:read" | "knowledge:write" | "assets:read" | "assets:write" | "brand:read" | "brand:write" | "analytics:read" | "domains:write" | "chat:write")[] | undefined;
+            plan?: string | undefined;
+            credits?: number | undefined;
         };
         WorkspaceDeleted: {
             workspaceId: string;
@@ -1889,22 +1889,22 @@ export interface components {
             data: components["schemas"]["WorkspaceSummary"][];
         };
         WorkspacePatch: {
-            name?: string;
-            plan?: string;
+            name?: string | undefined;
+            plan?: string | undefined;
             rateLimit?: {
-                limit?: number;
-                windowSeconds?: number;
-            };
-            dailyActivityCap?: number | null;
-            credits?: number;
+                limit?: number | undefined;
+                windowSeconds?: number | undefined;
+            } | undefined;
+            dailyActivityCap?: number | null | undefined;
+            credits?: number | undefined;
             caps?: {
-                projects?: number | null;
-                agents?: number | null;
-                pages?: number | null;
-                knowledgeDocuments?: number | null;
-                customDomains?: number | null;
-                seats?: number | null;
-            };
+                projects?: number | null | undefined;
+                agents?: number | null | undefined;
+                pages?: number | null | undefined;
+                knowledgeDocuments?: number | null | undefined;
+                customDomains?: number | null | undefined;
+                seats?: number | null | undefined;
+            } | undefined;
         };
         WorkspaceResources: {
             workspace: components["schemas"]["Workspace"];
@@ -3705,8 +3705,8 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description How many requests to answer, newest first */
-                limit?: number;
-            };
+                limit?: number | undefined;
+            } | undefined;
             header?: never;
             path?: never;
             cookie?: never;
@@ -4079,8 +4079,8 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description How many jobs to answer */
-                limit?: number;
-            };
+                limit?: number | undefined;
+            } | undefined;
             header?: never;
             path?: never;
             cookie?: never;
@@ -4675,12 +4675,12 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description How many items to answer */
-                limit?: number;
+                limit?: number | undefined;
                 /** @description A `nextCursor`: the items after it */
-                after?: string;
+                after?: string | undefined;
                 /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
-                before?: string;
-            };
+                before?: string | undefined;
+            } | undefined;
             header?: never;
             path: {
                 /** @description Id of the workspace (`ws_...`) */
@@ -5059,12 +5059,12 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description How many items to answer */
-                limit?: number;
+                limit?: number | undefined;
                 /** @description A `nextCursor`: the items after it */
-                after?: string;
+                after?: string | undefined;
                 /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
-                before?: string;
-            };
+                before?: string | undefined;
+            } | undefined;
             header?: never;
             path?: never;
             cookie?: never;
@@ -5204,8 +5204,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path?: never;
             cookie?: never;
         };
@@ -6156,8 +6156,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path: {
                 /** @description Id of the agent (`agt_...`) */
                 agentId: string;
@@ -6380,8 +6380,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path: {
                 /** @description Id of the agent (`agt_...`) */
                 agentId: string;
@@ -6623,13 +6623,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description How many items to answer */
-                limit?: number;
+                limit?: number | undefined;
                 /** @description A `nextCursor`: the items after it */
-                after?: string;
+                after?: string | undefined;
                 /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
-                before?: string;
-                agentId?: string;
-            };
+                before?: string | undefined;
+                agentId?: string | undefined;
+            } | undefined;
             header?: never;
             path?: never;
             cookie?: never;
@@ -7068,8 +7068,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path?: never;
             cookie?: never;
         };
@@ -7308,8 +7308,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path?: never;
             cookie?: never;
         };
@@ -7548,8 +7548,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path?: never;
             cookie?: never;
         };
@@ -7807,8 +7807,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path?: never;
             cookie?: never;
         };
@@ -8046,13 +8046,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description How many items to answer */
-                limit?: number;
+                limit?: number | undefined;
                 /** @description A `nextCursor`: the items after it */
-                after?: string;
+                after?: string | undefined;
                 /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
-                before?: string;
-                agentId?: string;
-            };
+                before?: string | undefined;
+                agentId?: string | undefined;
+            } | undefined;
             header?: never;
             path?: never;
             cookie?: never;
@@ -8211,8 +8211,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path?: never;
             cookie?: never;
         };
@@ -8431,12 +8431,12 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description How many items to answer */
-                limit?: number;
+                limit?: number | undefined;
                 /** @description A `nextCursor`: the items after it */
-                after?: string;
+                after?: string | undefined;
                 /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
-                before?: string;
-            };
+                before?: string | undefined;
+            } | undefined;
             header?: never;
             path?: never;
             cookie?: never;
@@ -8576,8 +8576,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path?: never;
             cookie?: never;
         };
@@ -9459,13 +9459,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description How many items to answer */
-                limit?: number;
+                limit?: number | undefined;
                 /** @description A `nextCursor`: the items after it */
-                after?: string;
+                after?: string | undefined;
                 /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
-                before?: string;
-                status?: "draft" | "published";
-            };
+                before?: string | undefined;
+                status?: "draft" | "published" | undefined;
+            } | undefined;
             header?: never;
             path: {
                 /** @description Id of the project (`prj_...`) */
@@ -9627,8 +9627,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path: {
                 /** @description Id of the project (`prj_...`) */
                 projectId: string;
@@ -10370,8 +10370,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path: {
                 /** @description Id of the page (`pg_...`) */
                 pageId: string;
@@ -10571,8 +10571,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path: {
                 /** @description Id of the page (`pg_...`) */
                 pageId: string;
@@ -11093,15 +11093,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description How many items to answer */
-                limit?: number;
+                limit?: number | undefined;
                 /** @description A `nextCursor`: the items after it */
-                after?: string;
+                after?: string | undefined;
                 /** @description A `nextCursor` of a backward walk: the items just before it, still newest first */
-                before?: string;
-                pageId?: string;
-                key?: string;
-                kind?: "image" | "video";
-            };
+                before?: string | undefined;
+                pageId?: string | undefined;
+                key?: string | undefined;
+                kind?: "image" | "video" | undefined;
+            } | undefined;
             header?: never;
             path?: never;
             cookie?: never;
@@ -11241,8 +11241,8 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes a retry safe: the same key with the same request answers the first answer again (`Idempotent-Replayed: true`); with another request, 422. Kept 24 h per key. */
-                "Idempotency-Key"?: string;
-            };
+                "Idempotency-Key"?: string | undefined;
+            } | undefined;
             path?: never;
             cookie?: never;
         };
@@ -11760,10 +11760,10 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When the signed URL expires (epoch seconds), as signed */
-                expires?: string;
+                expires?: string | undefined;
                 /** @description HMAC-SHA256 signature of the URL */
-                signature?: string;
-            };
+                signature?: string | undefined;
+            } | undefined;
             header?: never;
             path: {
                 /** @description Id of the asset (`ast_...`) or brand file, as in its signed URL */

@@ -20,7 +20,7 @@ export interface SendOptions {
   key?: string | undefined;
   /** A JSON value, a string, bytes or FormData. */
   body?: unknown;
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /**

@@ -19,21 +19,24 @@ type ContentUnion<C> = C[keyof C];
 type BodyContent<C> = 'multipart/form-data' extends keyof C ? ContentUnion<C> | FormData : ContentUnion<C>;
 
 type PathInit<O> = [PathParamsOf<O>] extends [never] ? { path?: never } : { path: PathParamsOf<O> };
-type QueryInit<O> = [QueryOf<O>] extends [never] ? { query?: never } : { query?: QueryOf<O> };
+type QueryInit<O> = [QueryOf<O>] extends [never] ? { query?: never } : { query?: QueryOf<O> | undefined };
 type BodyInit<O> = O extends { requestBody: { content: infer C } }
   ? { body: BodyContent<C> }
   : O extends { requestBody?: { content: infer C } }
-    ? { body?: BodyContent<C> }
+    ? { body?: BodyContent<C> | undefined }
     : { body?: never };
 
 /** How the answer's body is read; by default JSON when it says JSON, else text. */
 export type ParseAs = 'json' | 'text' | 'arrayBuffer' | 'blob' | 'stream';
 
-/** The second argument of a typed call: path and query parameters, body, headers. */
-export type RequestInitFor<O> = { params?: PathInit<O> & QueryInit<O> } & ([PathParamsOf<O>] extends [never]
+/**
+ * The second argument of a typed call: path and query parameters, body, headers. An
+ * optional field takes `undefined` as unset, under `exactOptionalPropertyTypes` too (D-1162).
+ */
+export type RequestInitFor<O> = { params?: (PathInit<O> & QueryInit<O>) | undefined } & ([PathParamsOf<O>] extends [never]
   ? unknown
   : { params: PathInit<O> & QueryInit<O> }) &
-  BodyInit<O> & { headers?: Record<string, string>; parseAs?: ParseAs };
+  BodyInit<O> & { headers?: Record<string, string> | undefined; parseAs?: ParseAs | undefined };
 
 type IsRequired<O> = [PathParamsOf<O>] extends [never] ? (O extends { requestBody: object } ? true : false) : true;
 
@@ -97,9 +100,10 @@ export type TypedAnswer<O, P extends ParseAs | undefined = undefined> =
 /**
  * The `parseAs` an init argument names, else `undefined`. Without an init argument `I`
  * is its constraint, whose `parseAs` is optional: reading `I['parseAs']` would then
- * give every form at once (D-800), so only a `parseAs` actually given counts.
+ * give every form at once (D-800), so only a `parseAs` actually given counts (one that
+ * may be `undefined` gives the default form besides its own).
  */
-type ParseAsOf<I> = [I] extends [{ parseAs: infer X extends ParseAs }] ? X : undefined;
+type ParseAsOf<I> = [I] extends [{ parseAs: infer X extends ParseAs | undefined }] ? X : undefined;
 
 // The keys of every member of a union (`keyof` a union gives only the keys all share),
 // and the type a key has in the members that have it.

@@ -201,6 +201,42 @@ describe('a consumer project', () => {
     expect(await compileConsumer(['exact.ts'], LIBS.node, { exactOptionalPropertyTypes: true })).toEqual([]);
   });
 
+  it('sends a value that may be unset as it is under exactOptionalPropertyTypes: a query cursor, a body field, an init option, in the typed client and openapi-fetch (D-1162)', {
+    timeout: 300_000,
+  }, async () => {
+    await installedOnce();
+    writeFileSync(
+      join(project, 'exact-calls.ts'),
+      [
+        "import createFetchClient from 'openapi-fetch';",
+        "import { createClient, createEmulator, type paths } from 'svc-emulator/emulator';",
+        'const emulator = await createEmulator({ seed: 1 });',
+        'const { apiKey } = await emulator.createWorkspace();',
+        'const api = createClient(emulator, apiKey.secret);',
+        'let cursor: string | undefined;',
+        'do {',
+        "  const page = await api.GET('/v1/agents', { params: { query: { after: cursor, limit: undefined } }, headers: undefined, parseAs: undefined });",
+        '  cursor = page.ok ? (page.body.nextCursor ?? undefined) : undefined;',
+        '} while (cursor);',
+        "const created = await api.POST('/v1/agents', { body: { name: 'Ada', identity: { businessName: 'Acme', description: process.env.ABOUT } } });",
+        'if (created.status === 201) {',
+        "  await api.PATCH('/v1/agents/{agentId}', { params: { path: { agentId: created.body.id } }, body: { name: process.env.NAME, identity: undefined } });",
+        "  await api.POST('/v1/agents/{agentId}/query', { params: { path: { agentId: created.body.id } }, body: { query: 'parking', topics: undefined, limit: undefined } });",
+        "  const text = await api.GET('/v1/me', { parseAs: process.env.RAW ? 'text' : undefined });",
+        '  // @ts-expect-error a parseAs that may be unset gives the JSON form or the text: not a string alone',
+        '  const raw: string = text.body;',
+        '  void raw;',
+        '}',
+        "const fetchApi = createFetchClient<paths>({ baseUrl: 'http://localhost', fetch: emulator.fetch });",
+        "await fetchApi.GET('/v1/agents', { params: { query: { after: cursor, before: undefined } } });",
+        "await fetchApi.POST('/v1/knowledge/text', { body: { title: 'Parking', text: 'Free parking', topics: undefined, agentId: process.env.AGENT } });",
+        'await emulator.close();',
+        '',
+      ].join('\n'),
+    );
+    expect(await compileConsumer(['exact-calls.ts'], LIBS.node, { exactOptionalPropertyTypes: true })).toEqual([]);
+  });
+
   it('loads every entry by require() from a CommonJS file, one class whatever the entry (D-1125)', { timeout: 300_000 }, async () => {
     await installedOnce();
     writeFileSync(join(project, 'runtime.cjs'), REQUIRED);
