@@ -528,7 +528,12 @@ export class Emulator implements EmulatorControl, FixtureHost {
   }
 
   async #close(): Promise<void> {
+    // Servers take no new connection, the requests under way end (a chat stream undoes
+    // its turn and says so, D-1163), and only then are the connections cut.
+    const servers = [...this.#servers].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    await this.service.endRequests();
     await Promise.all([...this.#servers].map((s) => this.#closeServer(s)));
+    await Promise.all(servers);
     await this.service.stop();
     await this.#persist().catch(() => {});
     this.#closed = true;

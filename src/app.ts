@@ -99,6 +99,8 @@ export function createApp(service: Service, options: AppOptions = {}) {
       return problem(c, error);
     }
   });
+  // First of all: a stop waits until every request under way is answered (D-1163).
+  app.use('*', (_c, next) => service.requests.track(next()));
   // Ahead of every route and middleware: a request the server could not read reaches
   // no handler, only the problem document (D-1117).
   app.use('*', async (c, next) => {
@@ -128,7 +130,7 @@ export function createApp(service: Service, options: AppOptions = {}) {
   registerAuthRoutes(router, service.auth);
   registerAgentRoutes(router, service.agents);
   registerRetrievalRoutes(router, service.retrieval);
-  registerChatRoutes(router, { chat: service.chat, log: service.settings.log });
+  registerChatRoutes(router, { chat: service.chat, log: service.settings.log, requests: service.requests });
   registerKnowledgeRoutes(router, service.knowledge);
   registerProjectsRoutes(router, service.projects);
   registerPagesRoutes(router, service.pages);

@@ -24,6 +24,7 @@ import { ChatService } from './chat/chat.service.js';
 import type { ChatModel } from './chat/chat-model.js';
 import { createResponder } from './chat/responder.js';
 import type { CoreDeps } from './core.js';
+import { InFlight } from './platform/in-flight.js';
 import { KnowledgeService } from './knowledge/knowledge.service.js';
 import { LiveWeb } from './knowledge/fetch/live-fetch.js';
 import { OfflineWeb } from './knowledge/fetch/offline-web.js';
@@ -153,8 +154,11 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   };
   const auth = new AuthService({ db, clock, ids, cursors, workspaces, coherence });
   const agents = new AgentsService(core);
+  // The requests being answered: a stop waits for them (D-1163).
+  const requests = new InFlight();
   const knowledge = new KnowledgeService({
     ...core,
+    stopping: requests.stopping,
     dialect: store.sql,
     workers,
     agents,
@@ -221,6 +225,12 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
   // Indexes built from the old state are kept under versions the new one may repeat (D-1138).
   coherence.onChange(({ replaced }) => (replaced ? retrieval.clear() : undefined));
 
+  const endRequests = async (): Promise<void> => {
+    requests.stop();
+    await jobs.stop();
+    await requests.settle();
+  };
+
   const afterImport: AfterImportHook[] = [
     async () => auth.invalidate(),
     async () => workspaces.activity.forget(),
@@ -244,6 +254,7 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
     agents,
     retrieval,
     chat,
+    requests,
     knowledge,
     projects,
     pages,
@@ -273,13 +284,24 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
       return warmPipeline(workers);
     },
 
-    /** Stops background work, ends the worker threads and writes what memory holds; the store stays open. */
+    /**
+     * Ends the requests being answered and background work (`endRequests`), then the
+     * worker threads, and writes what memory holds; the store stays open.
+     */
     async stop(): Promise<void> {
-      await jobs.stop();
+      await endRequests();
       await workers.close();
       await workspaces.activity.flush();
       await knowledge.flush();
     },
+
+    /**
+     * Tells the requests under way that the service stops (a chat turn ends early, D-1163),
+     * stops taking jobs (a drain or a clock move waiting for them ends), and resolves once
+     * every request has been answered. A server stops taking connections before, and cuts
+     * them after.
+     */
+    endRequests,
 
     /**
      * Stops background work and writes what memory holds, as `stop` does, but keeps the

@@ -53,6 +53,14 @@ export class SiteChat {
     visitors: WindowCounters,
   ) {
     this.#visitors = new VisitorLimiter(visitors);
+    // Turns no visitor picked up are undone while the store is still open (D-1163).
+    service.requests.stopping.addEventListener('abort', () => {
+      for (const [token, { turn, timer }] of this.#pending) {
+        clearTimeout(timer);
+        this.#pending.delete(token);
+        void service.requests.track(turn.fail().catch((error: unknown) => service.settings.log('could not undo an abandoned site chat turn', error)));
+      }
+    });
   }
 
   async handle(c: Context<AppEnv>, site: SiteLookup, url: URL): Promise<Response> {
@@ -62,7 +70,7 @@ export class SiteChat {
     if (!token || !pending) return problemResponse(c, new ServiceError('svc.host.not_found'));
     this.#pending.delete(token);
     clearTimeout(pending.timer);
-    return streamTurn(c, pending.turn, this.service.settings.log);
+    return streamTurn(c, pending.turn, this.service.settings.log, this.service.requests);
   }
 
   /** Forgets every visitor's window (the emulator's reset). */

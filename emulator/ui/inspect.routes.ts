@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import type { InFlight } from '../../src/platform/in-flight.js';
 import type { StreamedTurn } from '../../src/chat/chat.service.js';
 import { streamTurn } from '../../src/chat/chat-stream.js';
 import { wantsStream } from '../../src/chat/chat.routes.js';
@@ -35,6 +36,8 @@ export interface Inspector {
   openChat(workspaceId: string, agentId: string, body: ChatBody): Promise<StreamedTurn>;
   answerChat(workspaceId: string, agentId: string, body: ChatBody, signal: AbortSignal): Promise<ChatAnswer>;
   log(message: string, error?: unknown): void;
+  /** The requests being answered: a stop ends a turn under way and waits for it (D-1163). */
+  requests: InFlight;
 }
 
 /**
@@ -146,8 +149,11 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
     },
     async ({ c, params, body }) => {
       const { workspaceId, agentId } = params as { workspaceId: string; agentId: string };
-      if (!wantsStream(c)) return { status: 200, body: await inspector.answerChat(workspaceId, agentId, body, c.req.raw.signal) };
-      return streamTurn(c, await inspector.openChat(workspaceId, agentId, body), inspector.log);
+      if (!wantsStream(c)) {
+        const answer = await inspector.requests.untilStopped(c.req.raw.signal, (signal) => inspector.answerChat(workspaceId, agentId, body, signal));
+        return { status: 200, body: answer };
+      }
+      return streamTurn(c, await inspector.openChat(workspaceId, agentId, body), inspector.log, inspector.requests);
     },
   );
 }

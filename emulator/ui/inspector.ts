@@ -145,5 +145,6 @@ export function serviceInspector(service: Service, fixtureKeys: () => readonly L
     },
 
     log: (message, error) => service.settings.log(message, error),
+    requests: service.requests,
   };
 }

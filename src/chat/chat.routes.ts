@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context.js';
+import type { InFlight } from '../platform/in-flight.js';
 import type { Router } from '../platform/route.js';
 import type { ChatService } from './chat.service.js';
 import { streamTurn } from './chat-stream.js';
@@ -22,7 +23,7 @@ export function wantsStream(c: Context<AppEnv>): boolean {
 }
 
 /** `POST /v1/agents/{id}/chat` (JSON and streamed; decisions, D-102). */
-export function registerChatRoutes(router: Router, deps: { chat: ChatService; log: (message: string, error?: unknown) => void }): void {
+export function registerChatRoutes(router: Router, deps: { chat: ChatService; log: (message: string, error?: unknown) => void; requests: InFlight }): void {
   const tags = ['Agents'];
   router.add(
     {
@@ -54,10 +55,12 @@ export function registerChatRoutes(router: Router, deps: { chat: ChatService; lo
     },
     async ({ c, auth, params, body }) => {
       if (!wantsStream(c)) {
-        return { status: 200, body: await deps.chat.answer(auth.workspaceId, params.agentId, body, c.req.raw.signal) };
+        // A stop ends the turn as a client gone would (503, nothing spent).
+        const answer = await deps.requests.untilStopped(c.req.raw.signal, (signal) => deps.chat.answer(auth.workspaceId, params.agentId, body, signal));
+        return { status: 200, body: answer };
       }
       const turn = await deps.chat.openStream(auth.workspaceId, params.agentId, body);
-      return streamTurn(c, turn, deps.log);
+      return streamTurn(c, turn, deps.log, deps.requests);
     },
   );
 }

@@ -35,6 +35,8 @@ export interface KnowledgeDeps extends CoreDeps {
   ingestFaults: IngestFaultHook;
   /** How memory learns of changes; `coherence.shared`: other processes write the same store too. */
   coherence: Coherence;
+  /** Aborted when the service stops: a lookup no longer waits for a lexicon job (D-1163). */
+  stopping?: AbortSignal | undefined;
 }
 
 /** Every column of a source row (`pendingRow` sets them all): one insert, compiled once, names them all. */
@@ -90,6 +92,7 @@ export class KnowledgeService {
       shared,
       log: deps.settings.log,
       waitMs: deps.settings.lexiconWaitMs,
+      stopping: deps.stopping,
       changed: (trx, workspaceId) => this.#index.changed(trx, workspaceId),
     });
     this.lexicons.register();

@@ -83,6 +83,8 @@ export class LexiconBuilder {
       log: (message: string, error?: unknown) => void;
       /** How long a lookup waits for a lexicon job of the workspace to end (D-1142); 0: never. */
       waitMs: number;
+      /** Aborted when the service stops and runs no more jobs: a lookup waits no longer (D-1163). */
+      stopping?: AbortSignal | undefined;
     },
   ) {
     const { db } = deps;
@@ -147,6 +149,7 @@ export class LexiconBuilder {
    */
   async #settled(workspaceId: string): Promise<void> {
     for (let waited = 0, pause = 2; waited < this.deps.waitMs; waited += pause, pause = Math.min(2 * pause, WAIT_POLL_MS)) {
+      if (this.deps.stopping?.aborted) return;
       if (!(await this.#due.execute({ workspaceId })).length) return;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }

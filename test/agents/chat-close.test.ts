@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createEmulator, type Emulator } from '../../emulator/emulator.js';
+import type { ChatModel } from '../../src/chat/chat-model.js';
+import { client } from '../support/client.js';
+import { workspace } from '../support/emulator.js';
+import { createAgent, ingest, messages, readEvents, streamRequest } from './support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-chat-close-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A model that writes a token every 2 ms until it is stopped; `replying` resolves at its first token. */
+function endlessModel() {
+  let started!: () => void;
+  const replying = new Promise<void>((resolve) => (started = resolve));
+  const model: ChatModel = {
+    id: 'endless-test-model',
+    reply: (_input, { signal }) => ({
+      tokens: (async function* () {
+        for (let i = 0; !signal.aborted; i++) {
+          started();
+          yield `t${i} `;
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      })(),
+    }),
+  };
+  return { model, replying };
+}
+
+/** An emulator on a file of its own, whose log is kept, with a workspace and an agent that knows something. */
+async function emulatorWithAgent(chatModel: ChatModel) {
+  const file = join(dir, `${Math.random().toString(36).slice(2)}.db`);
+  const logged: string[] = [];
+  const emulator = await createEmulator({ db: file, chatModel, log: (message) => logged.push(String(message)) });
+  const ws = await workspace(emulator);
+  const agentId = await createAgent(ws.api);
+  await ingest(ws.api, ws.control, [{ title: 'Story hour', text: 'Acme tells stories every Friday at six.', agentId }]);
+  return { emulator, file, logged, ws, agentId };
+}
+
+/** What the file holds once closed: the workspace's credits spent and its chat messages. */
+async function afterwards(file: string, key: string, workspaceId: string) {
+  const reopened: Emulator = await createEmulator({ db: file, log: () => {} });
+  try {
+    const { used } = await messages(client(reopened, key));
+    const rows = await reopened.service.db.selectFrom('chat_messages').select('id').where('workspace_id', '=', workspaceId).execute();
+    return { used, messages: rows.length };
+  } finally {
+    await reopened.close();
+  }
+}
+
+describe('close() while a chat turn is under way (D-1163)', () => {
+  it('a stream being read ends with a 503 error event, the turn undone and its credit given back, nothing logged', async () => {
+    const { model, replying } = endlessModel();
+    const { emulator, file, logged, ws, agentId } = await emulatorWithAgent(model);
+    const res = await streamRequest(emulator, ws.key, agentId, { message: 'Tell me about your stories' });
+    await replying;
+    const [events] = await Promise.all([readEvents(res), emulator.close()]);
+    expect(events[0]!.event).toBe('start');
+    expect(events.at(-1)).toMatchObject({ event: 'error', data: { status: 503, code: 'svc.service.unavailable' } });
+    expect(events.at(-1)!.data.detail).toContain('stopped');
+    expect(logged).toEqual([]);
+    expect(await afterwards(file, ws.key, ws.workspaceId)).toEqual({ used: 0, messages: 0 });
+  });
+
+  it('a stream nobody reads does not hold the close up; the turn is undone all the same', async () => {
+    const { model, replying } = endlessModel();
+    const { emulator, file, logged, ws, agentId } = await emulatorWithAgent(model);
+    const res = await streamRequest(emulator, ws.key, agentId, { message: 'Tell me about your stories' });
+    expect(res.status).toBe(200);
+    await replying;
+    await emulator.close();
+    expect(logged).toEqual([]);
+    expect(await afterwards(file, ws.key, ws.workspaceId)).toEqual({ used: 0, messages: 0 });
+    // What was written stays for the client, the error event last.
+    const events = await readEvents(res);
+    expect(events.at(-1)).toMatchObject({ event: 'error', data: { status: 503, code: 'svc.service.unavailable' } });
+  });
+
+  it('a JSON turn waiting for its model answers 503, spends nothing, logs nothing', async () => {
+    let started!: () => void;
+    const replying = new Promise<void>((resolve) => (started = resolve));
+    const model: ChatModel = {
+      id: 'waiting-test-model',
+      reply: async (_input, { signal }) => {
+        started();
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        return {
+          text: 'Too late.',
+          tokens: (async function* () {
+            yield 'Too late.';
+          })(),
+        };
+      },
+    };
+    const { emulator, file, logged, ws, agentId } = await emulatorWithAgent(model);
+    const answer = ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Tell me about your stories' });
+    await replying;
+    const [res] = await Promise.all([answer, emulator.close()]);
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: 'svc.service.unavailable' });
+    expect(logged).toEqual([]);
+    expect(await afterwards(file, ws.key, ws.workspaceId)).toEqual({ used: 0, messages: 0 });
+  });
+});
