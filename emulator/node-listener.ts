@@ -1,9 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Detail } from '../src/platform/service-error.js';
 
-type Fetch = (request: Request, env: { incoming: IncomingMessage; outgoing: ServerResponse; unreadable?: { detail?: Detail } }) => Response | Promise<Response>;
+type Fetch = (
+  request: Request,
+  env: { incoming?: IncomingMessage; outgoing?: ServerResponse; unreadable?: { detail?: Detail } },
+) => Response | Promise<Response>;
 
 const BAD_HOST: Detail = {
   en: 'The Host header is not a host name or address with an optional port.',
@@ -18,6 +22,16 @@ const REASONS: [RegExp, Detail][] = [
     { en: 'The request path holds a backslash; write it as %5C.', es: 'La ruta de la solicitud contiene una barra invertida; escríbala como %5C.' },
   ],
 ];
+
+// What node's own parser refuses before any request exists (D-1168).
+const HEADERS_TOO_LARGE: Detail = {
+  en: 'The request headers are too large (at most 16 KiB in all).',
+  es: 'Las cabeceras de la solicitud son demasiado grandes (16 KiB en total como máximo).',
+};
+const UNPARSABLE: Detail = {
+  en: 'The request is not valid HTTP/1.1 (its request line, a header or its framing).',
+  es: 'La solicitud no es HTTP/1.1 válido (su línea de solicitud, una cabecera o su delimitación).',
+};
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -35,7 +49,7 @@ export function createNodeServer(fetch: Fetch, hostname: string): Server {
   // parsing it: `999.999.999.999` or `xn--a.localhost` (no IPv4 address, no valid
   // punycode) make a URL no `new URL` reads. Such a request is as unreadable as the
   // ones node-server refuses itself (D-1117, D-1145): only its Host can be at fault.
-  const readable: Fetch = (request, env) =>
+  const readable = (request: Request, env: { incoming: IncomingMessage; outgoing: ServerResponse }) =>
     URL.canParse(request.url) ? fetch(request, env) : fetch(ownRequest(env.incoming), { ...env, unreadable: { detail: BAD_HOST } });
   const listener = getRequestListener(readable as never, {
     hostname,
@@ -48,7 +62,40 @@ export function createNodeServer(fetch: Fetch, hostname: string): Server {
       return fetch(ownRequest(exchange.incoming), { ...exchange, unreadable: { detail } });
     },
   });
-  return createServer((incoming, outgoing) => current.run({ incoming, outgoing }, () => listener(incoming, outgoing)));
+  const server = createServer((incoming, outgoing) => current.run({ incoming, outgoing }, () => listener(incoming, outgoing)));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(fetch, error, socket));
+  return server;
+}
+
+/**
+ * A request node's parser refuses (a header block over its limit, a raw byte in the
+ * path, `Content-Length: abc`) never reaches node-server: node wrote a bare `400` or
+ * `431`, without a body or a request id. Its answer is the app's problem document for
+ * an unreadable request instead (`400 svc.request.invalid`, a request id, D-1168); the
+ * connection closes after it, as node's does. A timeout or a reset keeps node's ways.
+ */
+function answerClientError(fetch: Fetch, error: NodeJS.ErrnoException, socket: Duplex): void {
+  const parse = typeof error.code === 'string' && error.code.startsWith('HPE_');
+  if (!parse || !socket.writable) {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.writable) socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+    return;
+  }
+  const detail = error.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : UNPARSABLE;
+  const local = socket as Duplex & { localAddress?: string; localPort?: number };
+  const address = local.localAddress ?? '127.0.0.1';
+  const origin = `http://${address.includes(':') ? `[${address}]` : address}:${local.localPort ?? 80}`;
+  Promise.resolve(fetch(new Request(`${origin}/`), { unreadable: { detail } }))
+    .then(async (res) => {
+      const body = Buffer.from(await res.arrayBuffer());
+      const head = [`HTTP/1.1 ${res.status} ${STATUS_CODES[res.status] ?? ''}`];
+      res.headers.forEach((value, name) => {
+        if (name !== 'content-length' && name !== 'connection' && name !== 'transfer-encoding') head.push(`${name}: ${value}`);
+      });
+      head.push(`content-length: ${body.byteLength}`, 'connection: close', '', '');
+      if (socket.writable) socket.end(Buffer.concat([Buffer.from(head.join('\r\n'), 'latin1'), body]));
+    })
+    .catch(() => socket.destroy());
 }
 
 /** The request as one to the listening address: its method when a common one, its path with backslashes escaped, its `Accept` headers. */

@@ -9,7 +9,7 @@ import type { Language } from '../../src/text/language.js';
 import type { Service } from '../../src/service.js';
 import { CHAT_WIDGET_SCRIPT } from './chat-widget.js';
 import { neutralErrorPage, NEUTRAL_STYLE_SOURCE, themedErrorPage, wantsHtml, type ProblemShown } from './error-page.js';
-import { normalizePagePath, trimTrailingSlashes } from '../../src/pages/page-path.js';
+import { normalizePagePath } from '../../src/pages/page-path.js';
 import { DEFAULT_FAVICON, FAVICON_PATH, renderPage, SITE_STYLESHEET, STYLESHEET_PATH, WIDGET_PATH, type BrandView } from './page-html.js';
 import { RenderedPages } from './rendered-pages.js';
 import { robotsTxt, sitemapXml } from './site-files.js';
@@ -157,8 +157,10 @@ async function serve(deps: SiteDeps, rendered: RenderedPages, styles: ThemeStyle
     return text(c, sitemapXml(project, await service.pages.listPublished(project.id), origin), 'application/xml; charset=utf-8');
   }
 
-  // Judged like the paths pages are saved under: a look-alike letter names no page.
-  const normalized = normalizePagePath(trimTrailingSlashes(url.pathname));
+  // Judged like the paths pages are saved under: a look-alike letter names no page, nor
+  // does a trailing slash or an empty segment (`/about/`, `//`): CONTRACT serves a page
+  // at its path and nothing else (D-1167).
+  const normalized = normalizePagePath(url.pathname);
   if (!('path' in normalized)) throw notFound();
   const page = await service.pages.getPublishedByPath(project.id, normalized.path);
   if (!page) throw notFound();

@@ -240,7 +240,10 @@ export class Ingestion {
             error: failure ?? null,
             next_sync_at: nextSyncAt,
             updated_at: iso(now),
-            ...(result && { resolved_url: result.fetched.url, last_fetched_at: iso(now) }),
+            // A failed fetch is a fetch too: `nextSyncAt = lastFetchedAt + ttl` holds
+            // after it, as CONTRACT says, and the next try is a ttl away (D-1164).
+            last_fetched_at: iso(now),
+            ...(result && { resolved_url: result.fetched.url }),
           })
           .where('id', '=', row.id)
           .execute();

@@ -104,7 +104,8 @@ function problemCodes(route: RouteDoc): Map<number, ErrorCode[]> {
   // A route that reads the store answers 503 while a shared database is out of reach (D-206).
   if (route.security === 'apiKey' || route.security === 'admin') codes.add('svc.service.unavailable');
   if (route.query) codes.add('svc.request.validation_failed');
-  if (route.body)
+  // A route that takes no body still refuses one that is not empty JSON (D-1165).
+  if (route.body || route.method !== 'GET')
     codes
       .add('svc.request.invalid')
       .add('svc.request.payload_too_large')

@@ -17,6 +17,19 @@ export interface ProblemDocument {
   errors?: FieldError[];
 }
 
+/**
+ * The request's path as sent, percent-encoding kept: `instance` must be a URI reference
+ * (RFC 9457), and Hono's `c.req.path` decodes it (`/a%20b` became `/a b`, `%00` a NUL)
+ * while leaving `%2F` as it was (D-1166).
+ */
+export function pathAsSent(url: string): string {
+  const start = url.indexOf('/', url.indexOf(':') + 3);
+  if (start === -1) return '/';
+  let end = start;
+  while (end < url.length && url.charCodeAt(end) !== 0x3f && url.charCodeAt(end) !== 0x23) end++;
+  return url.slice(start, end);
+}
+
 /** Builds the RFC 9457 body of a service error for this request. */
 export function problemBody(c: Context<AppEnv>, error: ServiceError): ProblemDocument {
   const spec = getErrorSpec(error.code);
@@ -27,7 +40,7 @@ export function problemBody(c: Context<AppEnv>, error: ServiceError): ProblemDoc
     title: spec.title,
     status: error.status,
     detail,
-    instance: c.req.path,
+    instance: pathAsSent(c.req.url),
     code: error.code,
     requestId: c.get('requestId') ?? '',
   };

@@ -203,7 +203,8 @@ export class Router {
     const params = flags.hasParams ? (c.req.param() as Record<string, string>) : NO_PARAMS;
     const wantsIdempotency = typeof spec.idempotent === 'function' ? spec.idempotent(c) : (spec.idempotent ?? flags.idempotentByDefault);
     const idemKey = wantsIdempotency && auth ? c.req.header('idempotency-key') : undefined;
-    if (spec.body || idemKey !== undefined) return this.#withBody(c, spec, handler, { auth, query, params, idemKey });
+    // A route that takes no body still reads one that is sent: it must be JSON, and empty (D-1165).
+    if (spec.body || idemKey !== undefined || c.req.raw.body !== null) return this.#withBody(c, spec, handler, { auth, query, params, idemKey });
     const pending = handler({ c, auth, params, query, body: undefined });
     return pending instanceof Promise ? pending.then((result) => this.#answer(c, result)) : this.#answer(c, pending);
   }
@@ -235,6 +236,9 @@ export class Router {
         const limit = spec.bodyLimit ?? (spec.path.startsWith('/_emulator/') ? BODY_LIMITS.control : BODY_LIMITS.json);
         input = await readJson(c, limit, invalid);
       }
+    } else if (c.req.raw.body !== null) {
+      const limit = spec.path.startsWith('/_emulator/') ? BODY_LIMITS.control : BODY_LIMITS.json;
+      assertNoFields(await readJson(c, limit, invalid), invalid);
     }
 
     if (idemKey !== undefined) {
@@ -274,4 +278,18 @@ export class Router {
       throw error;
     }
   }
+}
+
+/**
+ * The body of a route that takes none (publish, reset...): nothing, or `{}`. Anything
+ * else is refused as a body with unknown fields would be (decisions, D-1165); before, it
+ * was not read at all, so a body that was not JSON was taken too.
+ */
+function assertNoFields(input: unknown, code: ErrorCode): void {
+  if (input === undefined) return;
+  const object = typeof input === 'object' && input !== null && !Array.isArray(input);
+  const fields = object ? Object.keys(input) : [];
+  if (object && fields.length === 0) return;
+  const errors = object ? fields.map((field) => ({ field, reason: 'unknown field' })) : [{ field: '(body)', reason: 'must be empty: this call takes no body' }];
+  throw new ServiceError(code, { errors });
 }

@@ -211,8 +211,10 @@ describe('hosted sites', () => {
       expect(r.body.code).toBe('svc.host.not_found');
     }
     expect(strip(draft)).toEqual(strip(unknown));
-    // Trailing slashes are dropped, and a long run of slashes is no work.
-    expect((await site('/menu///')).status).toBe(200);
+    // A page is served at its path and nothing else (CONTRACT, D-1167): not with a
+    // trailing slash or an empty segment; and a long run of slashes is no work.
+    expect((await site('/menu')).status).toBe(200);
+    for (const path of ['/menu/', '/menu///', '//', '//menu']) expect((await site(path)).status, path).toBe(404);
     expect((await site(`/x${'/'.repeat(30_000)}y`)).status).toBe(404);
     await ws.api.post(`/v1/pages/${hidden.id}/publish`);
     expect((await site('/draft')).status).toBe(200);

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { rawRequest, type RawAnswer } from '../support/raw-request.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fileEmulator, workspace } from '../support/emulator.js';
@@ -37,7 +38,8 @@ describe('a request the server cannot read as a URL', () => {
     expect(answer.headers['content-type']).toBe('application/problem+json');
     expect(answer.headers['x-request-id']).toMatch(/^req_/);
     const problem = JSON.parse(answer.text);
-    expect(problem).toMatchObject({ status: 400, code: 'svc.request.invalid', title: 'Malformed request', detail, instance: path });
+    // `instance` is a URI reference (D-1166): a backslash in it is written %5C.
+    expect(problem).toMatchObject({ status: 400, code: 'svc.request.invalid', title: 'Malformed request', detail, instance: path.replaceAll('\\', '%5C') });
     // The reference is the server's own address, never the Host it could not read.
     expect(problem.type).toBe(`http://127.0.0.1:${port}/docs/errors/svc.request.invalid`);
     expect(problem.requestId).toBe(answer.headers['x-request-id']);
@@ -68,5 +70,46 @@ describe('a request the server cannot read as a URL', () => {
   it('a well-formed request on the same connection settings is answered as always', async () => {
     const answer = await raw('GET', '/v1/agents', { host: `127.0.0.1:${port}`, authorization: `Bearer ${ws.key}` });
     expect(answer.status).toBe(200);
+  });
+});
+
+/** Bytes written on a new connection as they are; the whole answer until the server closes it. */
+function rawBytes(bytes: Buffer): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const answer = Buffer.concat(chunks).toString('utf8');
+      const [head = '', ...rest] = answer.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, text: rest.join('\r\n\r\n') });
+    });
+    socket.end(bytes);
+  });
+}
+
+describe("a request node's own parser refuses (D-1168)", () => {
+  const latin = (text: string) => Buffer.from(text, 'latin1');
+  it.each([
+    ['a header block over 16 KiB', latin(`GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`), 'too large'],
+    [
+      'a raw byte in the path',
+      Buffer.concat([latin('GET /v1/projects/'), Buffer.from([0xe2, 0x82, 0xac]), latin(' HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')]),
+      'not valid HTTP',
+    ],
+    ['Content-Length: abc', latin('POST /v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n'), 'not valid HTTP'],
+    ['a control character in a header name', latin('GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nX-B\x01d: 1\r\n\r\n'), 'not valid HTTP'],
+  ])('%s: 400 svc.request.invalid as a problem document with a request id, then the connection closes', async (_, bytes, words) => {
+    const answer = await rawBytes(bytes);
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toBe('application/problem+json');
+    expect(answer.headers['x-request-id']).toMatch(/^req_/);
+    expect(answer.headers.connection).toBe('close');
+    const problem = JSON.parse(answer.text);
+    expect(problem).toMatchObject({ status: 400, code: 'svc.request.invalid', instance: '/', requestId: answer.headers['x-request-id'] });
+    expect(problem.detail).toContain(words);
   });
 });

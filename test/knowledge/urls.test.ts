@@ -218,7 +218,7 @@ describe('URL sources: re-crawls', () => {
     expect(await index.version(workspaceId, agentId)).not.toBe(v1);
   });
 
-  it('a failed re-crawl keeps the source ready with its chunks and sets error; the next good crawl clears it', async () => {
+  it('a failed re-crawl keeps the source ready with its chunks and sets error, nextSyncAt = lastFetchedAt + ttl (D-1164); the next good crawl clears it', async () => {
     const { api, control, workspaceId } = await workspace(emulator);
     const url = 'https://kayaks.example/';
     await putWeb(control, { pages: [page(url, 'Kayaks', '<p>Kayaks are rented by the hour.</p>')] });
@@ -228,7 +228,8 @@ describe('URL sources: re-crawls', () => {
     await putWeb(control, { pages: [] });
     await control.post('/_emulator/clock', { advanceMs: HOUR });
     const broken = (await api.get(`/v1/knowledge/sources/${id}`)).body;
-    expect(broken).toMatchObject({ status: 'ready', error: 'fetch_dns_failed', chunkCount: 1, lastFetchedAt: at(t0), nextSyncAt: at(t0 + 2 * HOUR) });
+    // The failed try at t0 + 1 h is the last fetch: the next is a ttl after it (CONTRACT).
+    expect(broken).toMatchObject({ status: 'ready', error: 'fetch_dns_failed', chunkCount: 1, lastFetchedAt: at(t0 + HOUR), nextSyncAt: at(t0 + 2 * HOUR) });
     expect(await index.searchLexical(workspaceId, 'agt_any', 'kayaks', 5)).toHaveLength(1);
     await putWeb(control, { pages: [page(url, 'Kayaks', '<p>Kayaks are rented by the hour.</p>')] });
     await control.post('/_emulator/clock', { advanceMs: HOUR });

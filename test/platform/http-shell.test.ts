@@ -31,6 +31,14 @@ describe('problem documents', () => {
     });
   });
 
+  it('name the path as it was sent in instance, percent-encoding kept: a URI reference (D-1166)', async () => {
+    for (const path of ['/v1/projects/a%20b', '/v1/projects/%00', '/v1/projects/%E2%82%AC', '/v1/projects/a%2Fb', '/v1/projects/%41']) {
+      const res = await api.get(`${path}?limit=5`);
+      expect(res.status, path).toBe(404);
+      expect(res.body.instance).toBe(path);
+    }
+  });
+
   it('say detail in Spanish when Accept-Language prefers es, title stays English', async () => {
     const es = await api.get('/v1/agents/agt_missing', { 'accept-language': 'es-ES,es;q=0.9,en;q=0.5' });
     expect(es.body.detail).toBe('No existe ese agente en este espacio de trabajo.');
@@ -123,6 +131,30 @@ describe('request bodies', () => {
     expect(at.status).toBe(400);
     expect(at.body.code).toBe('svc.agent.invalid');
     expect((await api.get('/v1/agents?limit=100')).body.data.length).toBe(before);
+  });
+});
+
+describe('a route that takes no body (D-1165)', () => {
+  it('refuses one that is not JSON, or not empty, and changes nothing; no body, an empty one or {} is taken', async () => {
+    const project = (await api.post('/v1/projects', { name: 'Bodies' })).body;
+    const page = (await api.post(`/v1/projects/${project.id}/pages`, { name: 'Home', kind: 'document', path: '/' })).body;
+    const publish = (body: string | undefined, type = 'application/json') =>
+      send(emulator, 'POST', `/v1/pages/${page.id}/publish`, { key, ...(body !== undefined && { body }), headers: { 'content-type': type } });
+    const refused: [string | undefined, string, string, unknown][] = [
+      ['not json', 'application/json', 'svc.request.invalid', undefined],
+      ['{"a":1}', 'text/plain', 'svc.request.invalid', undefined],
+      ['{"status":"published"}', 'application/json', 'svc.request.validation_failed', [{ field: 'status', reason: 'unknown field' }]],
+      ['[]', 'application/json', 'svc.request.validation_failed', [{ field: '(body)', reason: 'must be empty: this call takes no body' }]],
+    ];
+    for (const [body, type, code, errors] of refused) {
+      const res = await publish(body, type);
+      expect(res.status, body).toBe(400);
+      expect(res.body.code).toBe(code);
+      if (errors) expect(res.body.errors).toEqual(errors);
+    }
+    expect((await api.get(`/v1/pages/${page.id}`)).body.status).toBe('draft');
+    for (const body of [undefined, '', '{}']) expect((await publish(body)).status).toBe(200);
+    expect((await api.get(`/v1/pages/${page.id}`)).body.status).toBe('published');
   });
 });
 
