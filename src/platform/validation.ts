@@ -195,8 +195,43 @@ function issueReason(issue: v.BaseIssue<unknown>): string {
   if (issue.kind === 'schema' && issue.received === 'undefined' && issue.path?.length) return 'required';
   if (issue.type === 'strict_object' && issue.expected === 'never') return 'unknown field';
   // Its own message only when the schema gave one (valibot's default starts so).
-  if (issue.kind === 'schema' && issue.message.startsWith('Invalid type:')) return TYPE_REASONS[issue.type] ?? issue.message;
+  if (issue.kind === 'schema' && issue.message.startsWith('Invalid type:')) return TYPE_REASONS[issue.type] ?? ruleReason(issue) ?? issue.message;
+  if (issue.message.startsWith('Invalid ')) return ruleReason(issue) ?? issue.message;
   return issue.message;
+}
+
+/**
+ * A rule valibot words itself (`Invalid value: Expected <=86400 but received 100000`,
+ * `Invalid type: Expected ("test" | "live") but received "prod"`), said as D-003 says
+ * the others (decisions, D-1169); undefined for one without a phrase here.
+ */
+function ruleReason(issue: v.BaseIssue<unknown>): string | undefined {
+  const requirement = (issue as { requirement?: unknown }).requirement;
+  switch (issue.type) {
+    case 'picklist':
+    case 'enum':
+    case 'literal':
+      // `("test" | "live")` reads `must be test or live`, as the schemas' own reasons say (`must be es or en`).
+      return `must be ${(issue.expected ?? '')
+        .replace(/^\((.*)\)$/, '$1')
+        .split(' | ')
+        .map((option) => option.replace(/^"(.*)"$/, '$1'))
+        .join(', ')}`.replace(/, ([^,]*)$/, ' or $1');
+    case 'min_value':
+      return typeof requirement === 'number' ? `must be at least ${requirement}` : undefined;
+    case 'max_value':
+      return typeof requirement === 'number' ? `must be at most ${requirement}` : undefined;
+    case 'integer':
+      return 'must be an integer';
+    case 'min_length':
+    case 'max_length': {
+      if (typeof requirement !== 'number') return undefined;
+      const unit = Array.isArray(issue.input) ? (requirement === 1 ? 'item' : 'items') : requirement === 1 ? 'character' : 'characters';
+      return `must have ${issue.type === 'min_length' ? 'at least' : 'at most'} ${requirement} ${unit}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** One `errors` entry per field, first issue wins, in the order the schema met them. */

@@ -89,6 +89,25 @@ describe('problem documents', () => {
     const none = await send(emulator, 'POST', '/v1/agents', { key, body: 'null', headers: { 'content-type': 'application/json' } });
     expect(none.body.errors).toEqual([{ field: '(body)', reason: 'must be an object' }]);
   });
+
+  it("say a value's rule in plain words too: one of, at least, at most, an integer, how many items (D-1169)", async () => {
+    const reasonsOf = async (method: string, path: string, body: unknown, withKey = false) => {
+      const res = await send(emulator, method, path, { ...(withKey && { key }), body });
+      expect(res.status, path).toBe(400);
+      return Object.fromEntries(res.body.errors.map((e: { field: string; reason: string }) => [e.field, e.reason]));
+    };
+    const { workspaceId } = await emulator.createWorkspace();
+    expect(await reasonsOf('PATCH', `/_emulator/workspaces/${workspaceId}`, { rateLimit: { limit: 1, windowSeconds: 100_000 } })).toEqual({
+      'rateLimit.windowSeconds': 'must be at most 86400',
+    });
+    expect(await reasonsOf('PATCH', `/_emulator/workspaces/${workspaceId}`, { credits: -1 })).toEqual({ credits: 'must be at least 0' });
+    expect(await reasonsOf('PATCH', `/_emulator/workspaces/${workspaceId}`, { credits: 1.5 })).toEqual({ credits: 'must be an integer' });
+    expect(await reasonsOf('POST', '/_emulator/faults', { match: { method: 'HEAD' }, status: 500 })).toEqual({
+      'match.method': 'must be GET, POST, PUT, PATCH or DELETE',
+    });
+    const topics = Array.from({ length: 13 }, (_, i) => `t${i}`);
+    expect(await reasonsOf('POST', '/v1/knowledge/text', { title: 't', text: 'x', topics }, true)).toEqual({ topics: 'must have at most 12 items' });
+  });
 });
 
 describe('request ids', () => {
