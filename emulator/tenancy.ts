@@ -78,7 +78,11 @@ class AloneTenancy implements Tenancy {
   }
 
   restoreIds(ids: IdGenerator, state: IdState): void {
-    ids.restore(state);
+    // Never back (CONTRACT: ids are never reused, D-1170): a reset or an import keeps the
+    // stream where it is when it is ahead of the state's, so what this process handed
+    // out (ids, key secrets) is not handed out again. A fresh emulator is behind any
+    // state it imports, and continues that state's ids exactly.
+    ids.restore(laterIds(ids.snapshot(), state));
   }
 
   ingestFaults(): IngestFaultQueue {
@@ -153,4 +157,11 @@ class SharedTenancy implements Tenancy {
 /** The one place the emulator looks at the store's kind (D-970). */
 export function storeTenancy(store: Store, meta: MetaStore): Tenancy {
   return store.shared ? new SharedTenancy(store, meta) : new AloneTenancy(meta);
+}
+
+/** The id stream further on of two: the later last id, and the more random draws spent. */
+function laterIds(a: IdState, b: IdState): IdState {
+  const ahead = a.time !== b.time ? a.time > b.time : BigInt(a.random) >= BigInt(b.random);
+  const last = ahead ? a : b;
+  return { time: last.time, random: last.random, draws: Math.max(a.draws, b.draws) };
 }

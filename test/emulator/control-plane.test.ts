@@ -12,10 +12,12 @@ const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
- * The id state an import (or reset) leaves: the document's, on a store the emulator holds
- * alone; on one processes share, each keeps drawing its own stream where it stood (D-208).
+ * The id state an import (or reset) leaves in a process that has drawn further than the
+ * document: its own, where it stood, so that no id or key secret it handed out comes
+ * again (CONTRACT: never reused, D-1170); processes sharing a store keep their own
+ * streams anyway (D-208). A fresh emulator takes the document's (tested below).
  */
-const idsAfterImport = (documented: unknown, drawn: unknown) => (emulator.service.coherence.shared ? drawn : documented);
+const idsAfterImport = (_documented: unknown, drawn: unknown) => drawn;
 
 describe('control plane', () => {
   it('health answers ok and the version', async () => {

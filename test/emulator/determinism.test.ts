@@ -63,3 +63,33 @@ describe('--seed', () => {
     expect(other).not.toEqual(first);
   });
 });
+
+describe('ids are never reused (CONTRACT, D-1170)', () => {
+  it('after a reset or an import, what the process handed out (ids, key secrets) is not handed out again; a fresh emulator continues an imported state exactly', async () => {
+    const emulator = await createEmulator({ seed: 5, log: quiet });
+    try {
+      const before = await emulator.createWorkspace();
+      await emulator.reset();
+      const after = await emulator.createWorkspace();
+      expect(after.workspaceId).not.toBe(before.workspaceId);
+      expect(after.apiKey.id).not.toBe(before.apiKey.id);
+      expect(after.apiKey.secret).not.toBe(before.apiKey.secret);
+      // The key of the discarded timeline stays unknown: no new key took its secret.
+      expect((await send(emulator, 'GET', '/v1/me', { key: before.apiKey.secret })).status).toBe(401);
+      const snapshot = await emulator.exportState();
+      const lost = await emulator.createWorkspace();
+      await emulator.importState(snapshot);
+      const next = await emulator.createWorkspace();
+      expect([before.workspaceId, after.workspaceId, lost.workspaceId]).not.toContain(next.workspaceId);
+      const fresh = await createEmulator({ seed: 5, log: quiet });
+      try {
+        await fresh.importState(snapshot);
+        expect((await fresh.createWorkspace()).workspaceId).toBe(lost.workspaceId);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await emulator.close();
+    }
+  });
+});
