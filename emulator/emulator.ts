@@ -27,7 +27,7 @@ import { readFixture, type Fixture } from './fixtures.js';
 import type { JournalEntry, JournalStore } from './journal.js';
 import { metaStore, type MetaStore } from './meta.js';
 import type { EmulatorOptions } from './options.js';
-import { checkEmulatorOptions, seedText } from './options-schema.js';
+import { checkEmulatorOptions, ListenOptionsSchema, seedText } from './options-schema.js';
 import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { SiteChat } from './sites/site-chat.js';
 import { createSiteHandler } from './sites/site-handler.js';
@@ -200,7 +200,25 @@ export class Emulator implements EmulatorControl, FixtureHost {
   handle(request: Request, options?: { publicUrl?: string }): Promise<Response> {
     // A stopped server refuses the connection; a closed store would answer a 500 (D-1077).
     if (this.#closing) return Promise.reject(closedFetchError());
-    return Promise.resolve(this.app.fetch(request, options?.publicUrl === undefined ? undefined : { publicUrl: options.publicUrl }));
+    // As global fetch: an aborted signal sends nothing, and an abort before the answer
+    // rejects with the signal's reason; the request sees it through its own signal (D-1171).
+    const { signal } = request;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const answer = Promise.resolve(this.app.fetch(request, options?.publicUrl === undefined ? undefined : { publicUrl: options.publicUrl }));
+    return new Promise((resolve, reject) => {
+      const abort = () => reject(signal.reason);
+      signal.addEventListener('abort', abort, { once: true });
+      answer.then(
+        (response) => {
+          signal.removeEventListener('abort', abort);
+          resolve(response);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', abort);
+          reject(error);
+        },
+      );
+    });
   }
 
   /** From `close()` on, every member that answers a promise rejects it with `EmulatorClosedError` (D-1153). */
@@ -469,10 +487,18 @@ export class Emulator implements EmulatorControl, FixtureHost {
   listen(options: { port?: number; host?: string; log?: (line: string) => void } = {}): Promise<ListeningServer> {
     // A closed emulator's store is gone: a server now would answer 500s and keep the process alive.
     if (this.#closing) return Promise.reject(new EmulatorClosedError());
-    const host = options.host ?? '127.0.0.1';
+    // Checked as every member's input is (D-1172): a port of another type opened a Unix
+    // socket named after it, a misspelt option was ignored.
+    let checked: v.InferOutput<typeof ListenOptionsSchema>;
+    try {
+      checked = parseOrThrow(ListenOptionsSchema, options, 'svc.request.validation_failed');
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const host = checked.host ?? '127.0.0.1';
     return new Promise((resolve, reject) => {
       const server = createNodeServer(this.app.fetch, host);
-      server.listen(options.port ?? 0, host, () => {
+      server.listen(checked.port ?? 0, host, () => {
         const info = server.address() as AddressInfo;
         const shownHost = host.includes(':') ? `[${host}]` : host;
         resolve({

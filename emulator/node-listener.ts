@@ -85,7 +85,10 @@ function answerClientError(fetch: Fetch, error: NodeJS.ErrnoException, socket: D
   const local = socket as Duplex & { localAddress?: string; localPort?: number };
   const address = local.localAddress ?? '127.0.0.1';
   const origin = `http://${address.includes(':') ? `[${address}]` : address}:${local.localPort ?? 80}`;
-  Promise.resolve(fetch(new Request(`${origin}/`), { unreadable: { detail } }))
+  // The socket stands in for the request node could not make: its address is what the
+  // problem's links are built from, as for any request on this server (D-870).
+  const incoming = { socket, headers: {} } as unknown as IncomingMessage;
+  Promise.resolve(fetch(new Request(`${origin}/`), { incoming, unreadable: { detail } }))
     .then(async (res) => {
       const body = Buffer.from(await res.arrayBuffer());
       const head = [`HTTP/1.1 ${res.status} ${STATUS_CODES[res.status] ?? ''}`];

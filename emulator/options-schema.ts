@@ -26,6 +26,17 @@ const whole = (min: number, max = Number.MAX_SAFE_INTEGER) =>
     v.description(max === Number.MAX_SAFE_INTEGER ? `a whole number from ${min}` : `a whole number from ${min} to ${max}`),
   );
 const text = v.pipe(v.string(), v.nonEmpty(), v.description('a non-empty string'));
+
+/**
+ * The admin token: what a client can send after `Bearer ` (D-1173). HTTP drops the white
+ * space around a header's value, so `' tok '` could never be matched; a space or a
+ * character outside printable ASCII cannot be sent as such either.
+ */
+export const AdminTokenSchema = v.pipe(
+  v.string(),
+  v.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it is sent as Authorization: Bearer <t>)'),
+  v.description('printable ASCII without spaces'),
+);
 const fn = v.pipe(v.function(), v.description('a function'));
 /** An object with these methods (an instance of a class of the caller's is fine). */
 const withMethods = (...names: string[]) =>
@@ -79,7 +90,7 @@ const ENTRIES = {
   seed: v.pipe(v.union([whole(0), v.pipe(v.string(), v.regex(/^\d{1,15}$/))]), v.description('a whole number from 0, or a string of its digits')),
   fixtures: v.pipe(v.union([text, plainObject('')]), v.description('"demo", "none", a fixture file path, or a fixture object')),
   state: plainObject('a state document (an object)'),
-  adminToken: text,
+  adminToken: AdminTokenSchema,
   allowedHosts: v.pipe(v.union([v.literal('all'), v.array(v.string())]), v.description('"all" or an array of host names')),
   siteChat: fields({
     visitorTurns: v.optional(whole(1)),
@@ -195,3 +206,10 @@ export function checkEmulatorOptions(options: unknown): asserts options is Emula
   }
   if (errors.length) throw new EmulatorOptionsError(`createEmulator: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, errors);
 }
+
+/** What `listen()` takes: a TCP port (0: any free one), a host name or address, a line logger. */
+export const ListenOptionsSchema = v.strictObject({
+  port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65_535))),
+  host: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
+  log: v.optional(v.custom<(line: string) => void>((value) => typeof value === 'function', 'must be a function')),
+});

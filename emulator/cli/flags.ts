@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import * as v from 'valibot';
 import { isPostgresUrl } from '../../src/db/dialects/postgres/postgres-url.js';
 import { parseAllowedHosts, type AllowedHosts } from '../control-plane-guard.js';
-import { seedText } from '../options-schema.js';
+import { AdminTokenSchema, seedText } from '../options-schema.js';
 
 /**
  * One CLI flag (decisions, D-743): the usage, the environment variable, the default and
@@ -136,7 +136,7 @@ export const FLAGS = {
       v.transform((digits: string) => seedText(digits)),
     ),
   },
-  'admin-token': { arg: '<t>', env: 'SVC_EMULATOR_ADMIN_TOKEN', help: '/_emulator and the console routes need it as a Bearer token', schema: text },
+  'admin-token': { arg: '<t>', env: 'SVC_EMULATOR_ADMIN_TOKEN', help: '/_emulator and the console routes need it as a Bearer token', schema: AdminTokenSchema },
   'allowed-host': {
     arg: '<h>',
     env: 'SVC_EMULATOR_ALLOWED_HOSTS',

@@ -18,6 +18,10 @@ describe('members answering a promise', () => {
       ['clock.advance', () => emulator.clock.advance(1.5)],
       ['clock.set', () => emulator.clock.set(emulator.clock.now() + 0.5)],
       ['requests', () => emulator.requests(0)],
+      ['listen', () => emulator.listen({ port: 'x' as never })],
+      ['listen', () => emulator.listen({ port: -1 })],
+      ['listen', () => emulator.listen({ port: 70_000 })],
+      ['listen', () => emulator.listen({ port: 0, hots: '0.0.0.0' } as never)],
     ];
     for (const [name, call] of calls) {
       let answer: Promise<unknown> | undefined;
@@ -27,6 +31,9 @@ describe('members answering a promise', () => {
       await expect(answer, name).rejects.toBeInstanceOf(Error);
     }
     await expect(emulator.setWeb({ page: [] } as never)).rejects.toMatchObject({ status: 400, code: 'svc.request.validation_failed' });
+    // listen's options are checked as the others are (D-1172): no socket file named after a bad port.
+    await expect(emulator.listen({ port: 'x' as never })).rejects.toMatchObject({ status: 400, errors: [{ field: 'port', reason: 'must be a number' }] });
+    await expect(emulator.listen({ port: 3.5 })).rejects.toMatchObject({ status: 400, errors: [{ field: 'port', reason: 'must be an integer' }] });
   });
 
   it('requests(limit) takes what GET /_emulator/requests?limit= takes, and refuses the rest with the same 400 (D-1095)', async () => {
@@ -79,6 +86,22 @@ describe('emulator.fetch takes what global fetch takes', () => {
     expect(((await res.json()) as { name: string }).name).toBe('Ada');
     // Init headers replace the Request's: without a key the same call is refused.
     expect((await emulator.fetch(base, { method: 'POST', headers: {} })).status).toBe(401);
+  });
+
+  it('honours an AbortSignal as global fetch does: aborted before, nothing is sent; aborted while waiting, it rejects with the reason (D-1171)', async () => {
+    const body = JSON.stringify({ name: 'Never', identity: { businessName: 'B' } });
+    const headers = { ...auth, 'content-type': 'application/json' };
+    const refused = emulator.fetch('/v1/agents', { method: 'POST', headers, body, signal: AbortSignal.abort() });
+    await expect(refused).rejects.toMatchObject({ name: 'AbortError' });
+    const why = new Error('gave up');
+    await expect(emulator.fetch('/v1/agents', { method: 'POST', headers, body, signal: AbortSignal.abort(why) })).rejects.toBe(why);
+    const listed = (await (await emulator.fetch('/v1/agents?limit=100', { headers: auth })).json()) as { data: { name: string }[] };
+    expect(listed.data.map((a) => a.name)).not.toContain('Never');
+    // Aborted while the answer is under way (a drain waits for the queue).
+    const controller = new AbortController();
+    const waiting = emulator.fetch('/_emulator/queue/drain', { method: 'POST', signal: controller.signal });
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
   });
 
   // test/examples/openapi-fetch.test.ts hands it to openapi-fetch.

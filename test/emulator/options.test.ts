@@ -56,6 +56,14 @@ describe('createEmulator checks its options (one valibot schema) and names the o
     expect(() => seedOf(['--seed', '1e3'])).toThrow('--seed takes a whole number (up to 15 digits), got "1e3"');
   });
 
+  it('an admin token a client could not send: white space around or inside it, or past printable ASCII (D-1173)', async () => {
+    for (const adminToken of [' tok ', 'tok ', 'a b', 'tök', '', ' ']) expect((await refusal({ adminToken })).errors[0]!.field, adminToken).toBe('adminToken');
+    const emulator = await createEmulator({ adminToken: 'Tok-3n.~+/=', log: quiet });
+    await emulator.close();
+    expect(() => parseCli(['--admin-token', ' tok '], {})).toThrow('--admin-token');
+    expect(() => parseCli([], { SVC_EMULATOR_ADMIN_TOKEN: ' ' })).toThrow('SVC_EMULATOR_ADMIN_TOKEN');
+  });
+
   it('an unknown option, with the near name when there is one', async () => {
     expect((await refusal({ sede: 1 })).message).toBe('createEmulator: sede is not an option of createEmulator (did you mean seed?)');
     expect((await refusal({ port: 4010 })).message).toBe('createEmulator: port is not an option of createEmulator');

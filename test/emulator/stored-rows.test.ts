@@ -353,6 +353,12 @@ describe('a --db file whose schema or settings svc-emulator did not write is ref
       `UPDATE meta SET value = '{"pages":[{"url":5}]}' WHERE key = 'knowledge.web'`,
       /its meta\.knowledge\.web is not an offline web svc-emulator writes \(pages\.0\.url: /,
     ],
+    [
+      // The whole-web check ran on it too and threw `Invalid URL` (D-1174).
+      'an offline web page whose URL no URL parser reads',
+      `UPDATE meta SET value = '{"pages":[{"url":"nope"}],"dns":{}}' WHERE key = 'knowledge.web'`,
+      /its meta\.knowledge\.web is not an offline web svc-emulator writes \(pages\.0\.url: must be an absolute http or https URL\)/,
+    ],
   ])('%s', async (_, statement, message) => {
     await refusedAfter((db) => {
       // The web is written by PUT /_emulator/web; a store without one gets one to break.

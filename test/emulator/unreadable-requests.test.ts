@@ -111,5 +111,7 @@ describe("a request node's own parser refuses (D-1168)", () => {
     const problem = JSON.parse(answer.text);
     expect(problem).toMatchObject({ status: 400, code: 'svc.request.invalid', instance: '/', requestId: answer.headers['x-request-id'] });
     expect(problem.detail).toContain(words);
+    // Its links point at this server's own address, as every other problem's here.
+    expect(problem.type).toBe(`http://127.0.0.1:${port}/docs/errors/svc.request.invalid`);
   });
 });

@@ -42,7 +42,12 @@ export const WebDefinitionSchema = named(
       dns: v.optional(v.record(HostSchema, v.array(AddressSchema)), {}),
     }),
     v.forward(
-      v.check((web) => new Set(web.pages.map((p) => pageKey(new URL(p.url)))).size === web.pages.length, 'two pages have the same URL'),
+      // valibot runs this even when a page's own URL check failed (a check is no type
+      // error): such a page has no key, and its own issue already refuses the web (D-1174).
+      v.check((web) => {
+        const urls = web.pages.filter((p) => URL.canParse(p.url)).map((p) => pageKey(new URL(p.url)));
+        return new Set(urls).size === urls.length;
+      }, 'two pages have the same URL'),
       ['pages'],
     ),
   ),
