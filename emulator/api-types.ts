@@ -1646,6 +1646,7 @@ export interface components {
             /** @constant */
             reset: true;
         };
+        RetiredThemeBody: unknown;
         Robots: {
             indexable: boolean;
             aiSearch: boolean;
@@ -6214,7 +6215,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RetiredThemeBody"];
+            };
+        } | undefined;
         responses: {
             /** @description Problem: svc.request.invalid, svc.request.validation_failed */
             400: {

@@ -1,8 +1,13 @@
+import * as v from 'valibot';
+import { named } from '../platform/named-schema.js';
 import type { Router } from '../platform/route.js';
 import { ServiceError } from '../platform/service-error.js';
 import type { AgentsService } from './agents.service.js';
 import { idParam } from '../platform/openapi.js';
 import { AgentCreateSchema, AgentDeletedSchema, AgentListQuerySchema, AgentListSchema, AgentPatchSchema, AgentSchema } from './agents.schema.js';
+
+// Any JSON at all: the retired theme route answers 410 whatever it is sent.
+const RetiredThemeBody = named('RetiredThemeBody', v.unknown());
 
 /** `/v1/agents` CRUD and the retired per-agent theme route. */
 export function registerAgentRoutes(router: Router, agents: AgentsService): void {
@@ -98,6 +103,8 @@ export function registerAgentRoutes(router: Router, agents: AgentsService): void
         deprecated: true,
         responses: {},
         errors: ['svc.theme.retired'],
+        // Whatever JSON a PATCH sends, the answer is 410: the route is gone (D-1165 reads the body first).
+        ...(method === 'PATCH' && { body: RetiredThemeBody, bodyRequired: false }),
       },
       () => {
         throw new ServiceError('svc.theme.retired');
