@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { ParamKeys } from 'hono/types';
 import * as v from 'valibot';
 import type { AppEnv, AuthContext } from './context.js';
-import type { ErrorCode } from './error-codes.js';
+import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 import { BODY_LIMITS, readJson, readMultipart } from './http-body.js';
 import { canonicalJson, formFingerprint, type IdempotencyStore } from './idempotency.js';
 import type { OpenApiRegistry, ParamDoc, ResponseDoc, RouteDoc } from './openapi.js';
@@ -199,8 +199,11 @@ export class Router {
         detail: { en: `This call needs the ${spec.scope} scope.`, es: `Esta llamada necesita el alcance ${spec.scope}.` },
       });
     }
-    const query = spec.query ? parseOrThrow(spec.query, c.req.query(), 'svc.request.validation_failed') : undefined;
+    const query = spec.query ? parseOrThrow(spec.query, withoutNul(c.req.query()), 'svc.request.validation_failed') : undefined;
     const params = flags.hasParams ? (c.req.param() as Record<string, string>) : NO_PARAMS;
+    // No id holds a NUL (`%00`), and PostgreSQL refuses one in any text it is sent (a 500):
+    // such a path names nothing, and answers the route's own 404 (D-1175).
+    if (flags.hasParams && Object.values(params).some((value) => value.includes('\u0000'))) throw notFoundOf(spec);
     const wantsIdempotency = typeof spec.idempotent === 'function' ? spec.idempotent(c) : (spec.idempotent ?? flags.idempotentByDefault);
     const idemKey = wantsIdempotency && auth ? c.req.header('idempotency-key') : undefined;
     // A route that takes no body still reads one that is sent: it must be JSON, and empty (D-1165).
@@ -292,4 +295,19 @@ function assertNoFields(input: unknown, code: ErrorCode): void {
   if (object && fields.length === 0) return;
   const errors = object ? fields.map((field) => ({ field, reason: 'unknown field' })) : [{ field: '(body)', reason: 'must be empty: this call takes no body' }];
   throw new ServiceError(code, { errors });
+}
+
+/** The 404 a route answers for what it cannot find, else `svc.resource.not_found`. */
+function notFoundOf(spec: { errors?: readonly ErrorCode[] | undefined }): ServiceError {
+  const code = spec.errors?.find((c) => ERROR_CODES[c].status === 404) ?? 'svc.resource.not_found';
+  return new ServiceError(code);
+}
+
+/** The query as read, refused when a value holds a NUL: PostgreSQL takes none in its text (D-1175). */
+function withoutNul(query: Record<string, string>): Record<string, string> {
+  const errors = Object.entries(query)
+    .filter(([, value]) => value.includes('\u0000'))
+    .map(([field]) => ({ field, reason: 'must not hold a NUL character (%00)' }));
+  if (errors.length) throw new ServiceError('svc.request.validation_failed', { errors });
+  return query;
 }

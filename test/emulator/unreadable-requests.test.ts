@@ -87,7 +87,9 @@ function rawBytes(bytes: Buffer): Promise<{ status: number; headers: Record<stri
       const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       resolve({ status: Number(statusLine.split(' ')[1]), headers, text: rest.join('\r\n\r\n') });
     });
-    socket.end(bytes);
+    // Written, not ended: a client that half-closes may have its connection ended before
+    // the answer, as node's server does not allow half-open connections.
+    socket.write(bytes);
   });
 }
 

@@ -39,6 +39,15 @@ describe('problem documents', () => {
     }
   });
 
+  it('answer a NUL (%00) in a path id as an unknown resource, and in a query value as a bad field: PostgreSQL refused it with a 500 (D-1175)', async () => {
+    const missing = await api.get('/v1/agents/agt%00x');
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('svc.agent.not_found');
+    const listed = await api.get('/v1/knowledge/sources?agentId=%00');
+    expect(listed.status).toBe(400);
+    expect(listed.body.errors).toEqual([{ field: 'agentId', reason: 'must not hold a NUL character (%00)' }]);
+  });
+
   it('say detail in Spanish when Accept-Language prefers es, title stays English', async () => {
     const es = await api.get('/v1/agents/agt_missing', { 'accept-language': 'es-ES,es;q=0.9,en;q=0.5' });
     expect(es.body.detail).toBe('No existe ese agente en este espacio de trabajo.');
