@@ -82,9 +82,7 @@ function answerClientError(fetch: Fetch, error: NodeJS.ErrnoException, socket: D
     return;
   }
   const detail = error.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : UNPARSABLE;
-  const local = socket as Duplex & { localAddress?: string; localPort?: number };
-  const address = local.localAddress ?? '127.0.0.1';
-  const origin = `http://${address.includes(':') ? `[${address}]` : address}:${local.localPort ?? 80}`;
+  const origin = listeningOrigin(socket as Duplex & LocalEnd);
   // The socket stands in for the request node could not make: its address is what the
   // problem's links are built from, as for any request on this server (D-870).
   const incoming = { socket, headers: {} } as unknown as IncomingMessage;
@@ -104,8 +102,7 @@ function answerClientError(fetch: Fetch, error: NodeJS.ErrnoException, socket: D
 /** The request as one to the listening address: its method when a common one, its path with backslashes escaped, its `Accept` headers. */
 function ownRequest(incoming: IncomingMessage): Request {
   const socket = incoming.socket;
-  const address = socket.localAddress ?? '127.0.0.1';
-  const origin = `http://${address.includes(':') ? `[${address}]` : address}:${socket.localPort ?? 80}`;
+  const origin = listeningOrigin(socket);
   const method = METHODS.has(incoming.method ?? '') ? incoming.method! : 'GET';
   // How the problem is written (its language, a page or a document), nothing else.
   const headers = new Headers();
@@ -121,4 +118,15 @@ function ownRequest(incoming: IncomingMessage): Request {
     // Not a path a URL can hold: the problem names the root instead.
   }
   return new Request(`${origin}/`, { method, headers });
+}
+
+interface LocalEnd {
+  localAddress?: string | undefined;
+  localPort?: number | undefined;
+}
+
+/** The address and port a connection reached on this server, as an origin. */
+function listeningOrigin(socket: LocalEnd): string {
+  const address = socket.localAddress ?? '127.0.0.1';
+  return `http://${address.includes(':') ? `[${address}]` : address}:${socket.localPort ?? 80}`;
 }
