@@ -13,7 +13,7 @@ import { createIdGenerator, type IdGenerator, type IdState } from '../src/platfo
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
 import { resolveSettings } from '../src/platform/settings.js';
 import type { IngestFailureCode } from '../src/platform/ingest-failures.js';
-import { finerThanMilliseconds, iso } from '../src/platform/time.js';
+import { finerThanMilliseconds, iso, parseIso } from '../src/platform/time.js';
 import { ServiceError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import { createService, type Service } from '../src/service.js';
@@ -27,7 +27,7 @@ import { readFixture, type Fixture } from './fixtures.js';
 import type { JournalEntry, JournalStore } from './journal.js';
 import { metaStore, type MetaStore } from './meta.js';
 import type { EmulatorOptions } from './options.js';
-import { checkEmulatorOptions, ListenOptionsSchema, seedText } from './options-schema.js';
+import { AdvanceArgSchema, checkEmulatorOptions, ListenOptionsSchema, seedText, StateTransferOptionsSchema, WorkspaceIdArgSchema } from './options-schema.js';
 import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { SiteChat } from './sites/site-chat.js';
 import { createSiteHandler } from './sites/site-handler.js';
@@ -245,8 +245,8 @@ export class Emulator implements EmulatorControl, FixtureHost {
      */
     advance: async (ms: number) => {
       this.#assertOpen();
-      if (!Number.isFinite(ms) || ms < 0) throw clockRefusal('advanceMs', 'time only moves forward');
-      if (!Number.isInteger(ms)) throw clockRefusal('advanceMs', WHOLE_MILLISECONDS);
+      // As `POST /_emulator/clock` reads `advanceMs` (D-1176): a string or NaN is not "a move back".
+      parseOrThrow(AdvanceArgSchema, { advanceMs: ms }, 'svc.request.validation_failed');
       if (this.#clock.now() + ms > LATEST_INSTANT) throw clockRefusal('advanceMs', `moves the clock past ${iso(LATEST_INSTANT)}`);
       this.#clock.advance(ms);
       await this.#persist();
@@ -255,7 +255,9 @@ export class Emulator implements EmulatorControl, FixtureHost {
     },
     set: async (instant: number | string) => {
       this.#assertOpen();
-      const target = typeof instant === 'string' ? Date.parse(instant) : instant;
+      // A string is read as `POST /_emulator/clock` reads `now` (D-1176): RFC 3339, not whatever `Date.parse` guesses.
+      const target = typeof instant === 'string' ? parseIso(instant) : typeof instant === 'number' && !Number.isNaN(instant) ? instant : undefined;
+      if (target === undefined) throw clockRefusal('now', 'must be an RFC 3339 date-time or epoch milliseconds');
       if (!Number.isFinite(target) || target < this.#clock.now()) throw clockRefusal('now', `time only moves forward; it is ${iso(this.#clock.now())}`);
       // A string's fraction past the millisecond is cut by `Date.parse`: refused as a number's is.
       if (!Number.isInteger(target) || (typeof instant === 'string' && finerThanMilliseconds(instant))) throw clockRefusal('now', WHOLE_MILLISECONDS);
@@ -282,6 +284,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
   /** A workspace's settings, or `404 svc.tenant.not_found`. */
   async getWorkspace(workspaceId: string): Promise<WorkspaceRecord> {
     this.#assertOpen();
+    checkWorkspaceId(workspaceId);
     return this.service.workspaces.getWorkspaceOrThrow(workspaceId);
   }
 
@@ -291,12 +294,14 @@ export class Emulator implements EmulatorControl, FixtureHost {
    */
   async updateWorkspace(workspaceId: string, patch: WorkspaceSettingsPatch): Promise<WorkspaceRecord> {
     this.#assertOpen();
+    checkWorkspaceId(workspaceId);
     return this.service.workspaces.update(workspaceId, parseOrThrow(WorkspaceSettingsPatchSchema, patch, 'svc.request.validation_failed'));
   }
 
   /** The workspace's bilingual lexicon (empty before it learned one), or `404 svc.tenant.not_found`. */
   async getLexicon(workspaceId: string): Promise<LexiconView> {
     this.#assertOpen();
+    checkWorkspaceId(workspaceId);
     await this.service.workspaces.getWorkspaceOrThrow(workspaceId);
     const lexicon = await this.service.knowledge.lexicons.get(workspaceId);
     const { twins, units, pairs } = lexicon.learned;
@@ -307,6 +312,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
   /** Drops a workspace and everything in it. */
   async deleteWorkspace(workspaceId: string): Promise<void> {
     this.#assertOpen();
+    checkWorkspaceId(workspaceId);
     return this.service.workspaces.delete(workspaceId);
   }
 
@@ -380,13 +386,14 @@ export class Emulator implements EmulatorControl, FixtureHost {
   /** The whole state; key hashes sealed unless `plainHashes` (a file for the operator's own disk). */
   async exportState(options: StateTransferOptions = {}): Promise<StateDocument> {
     this.#assertOpen();
-    return exportState(this.service, this.#clock, options);
+    return exportState(this.service, this.#clock, parseOrThrow(StateTransferOptionsSchema, options, 'svc.request.validation_failed'));
   }
 
   /** Replaces the whole state; a document with rows this service could not have written is refused with 400 and changes nothing. */
   async importState(doc: unknown, options: StateTransferOptions = {}): Promise<void> {
     this.#assertOpen();
-    return this.#import(doc, options);
+    // Only the caller's options: `trusted` (the prebuilt demo's, D-726) would skip the gate (D-1176).
+    return this.#import(doc, parseOrThrow(StateTransferOptionsSchema, options, 'svc.request.validation_failed'));
   }
 
   /** Where an imported document's id state goes: restored alone, not beside other processes (D-208). */
@@ -572,6 +579,11 @@ export class Emulator implements EmulatorControl, FixtureHost {
 
 /** Why a fraction of a millisecond is refused: ids and state documents carry whole ones (D-723, D-1092). */
 const WHOLE_MILLISECONDS = 'must be whole milliseconds';
+
+/** A member's workspace id that is not a string: `400` naming it, where a string no workspace has is `404` (D-1176). */
+function checkWorkspaceId(workspaceId: unknown): void {
+  parseOrThrow(WorkspaceIdArgSchema, { workspaceId }, 'svc.request.validation_failed');
+}
 
 /** A clock move refused, naming the field of `POST /_emulator/clock` at fault. */
 function clockRefusal(field: 'advanceMs' | 'now', reason: string): ServiceError {

@@ -213,3 +213,19 @@ export const ListenOptionsSchema = v.strictObject({
   host: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   log: v.optional(v.custom<(line: string) => void>((value) => typeof value === 'function', 'must be a function')),
 });
+
+/**
+ * What `exportState` and `importState` take (D-1176): the options the state functions
+ * read internally (`trusted`, the prebuilt demo's pass past the gate) are not among them.
+ */
+export const StateTransferOptionsSchema = v.strictObject({
+  plainHashes: v.optional(v.boolean()),
+});
+
+/** A workspace id as the members taking one read it: a string (any other is the caller's slip, not a 404). */
+export const WorkspaceIdArgSchema = v.object({ workspaceId: v.string('must be a string') });
+
+/** `clock.advance`'s argument: a whole number of milliseconds, as `POST /_emulator/clock` takes it. */
+export const AdvanceArgSchema = v.object({
+  advanceMs: v.pipe(v.number('must be a number of milliseconds'), v.integer('must be whole milliseconds'), v.minValue(0, 'time only moves forward')),
+});

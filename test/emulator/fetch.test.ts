@@ -36,6 +36,53 @@ describe('members answering a promise', () => {
     await expect(emulator.listen({ port: 3.5 })).rejects.toMatchObject({ status: 400, errors: [{ field: 'port', reason: 'must be an integer' }] });
   });
 
+  it('state options, workspace ids and clock moves are checked as the control plane checks them (D-1176)', async () => {
+    const validation = { status: 400, code: 'svc.request.validation_failed' };
+    const doc = (await emulator.exportState()) as unknown as { tables: Record<string, Record<string, unknown>[]> };
+    const ws = doc.tables.workspaces![0]!;
+    const credits = (await emulator.getWorkspace(ws.id as string)).credits;
+    // `trusted` is the prebuilt demo's pass past the gate: a caller's document is gated all the same.
+    const forged = structuredClone(doc);
+    forged.tables.workspaces![0]!.credits = 'lots';
+    await expect(emulator.importState(forged, { trusted: true } as never)).rejects.toMatchObject({ ...validation, errors: [{ field: 'trusted' }] });
+    await expect(emulator.importState(forged)).rejects.toMatchObject(validation);
+    expect((await emulator.getWorkspace(ws.id as string)).credits).toBe(credits);
+    // Only a boolean unseals the key hashes: 'no' is not a yes.
+    await expect(emulator.exportState({ plainHashes: 'no' } as never)).rejects.toMatchObject({ ...validation, errors: [{ field: 'plainHashes' }] });
+    await expect(emulator.exportState('x' as never)).rejects.toMatchObject(validation);
+    // A workspace id that is not a string is the caller's slip (400), not a workspace nobody has (404).
+    for (const call of [
+      () => emulator.getWorkspace(123 as never),
+      () => emulator.getLexicon(undefined as never),
+      () => emulator.updateWorkspace({} as never, { credits: 1 }),
+      () => emulator.deleteWorkspace(null as never),
+    ]) {
+      await expect(call()).rejects.toMatchObject({ ...validation, errors: [{ field: 'workspaceId' }] });
+    }
+    await expect(emulator.getWorkspace(123 as never)).rejects.toMatchObject({ errors: [{ field: 'workspaceId', reason: 'must be a string' }] });
+    await expect(emulator.getWorkspace('ws_missing')).rejects.toMatchObject({ status: 404, code: 'svc.tenant.not_found' });
+    // Clock moves read their argument as POST /_emulator/clock does; a bad one is not "a move back".
+    const now = emulator.clock.now();
+    await expect(emulator.clock.set('garbage')).rejects.toMatchObject({
+      ...validation,
+      errors: [{ field: 'now', reason: 'must be an RFC 3339 date-time or epoch milliseconds' }],
+    });
+    await expect(emulator.clock.set('Dec 25 2999')).rejects.toMatchObject({
+      errors: [{ field: 'now', reason: 'must be an RFC 3339 date-time or epoch milliseconds' }],
+    });
+    await expect(emulator.clock.set(Number.NaN)).rejects.toMatchObject({
+      errors: [{ field: 'now', reason: 'must be an RFC 3339 date-time or epoch milliseconds' }],
+    });
+    await expect(emulator.clock.advance('60000' as never)).rejects.toMatchObject({
+      errors: [{ field: 'advanceMs', reason: 'must be a number of milliseconds' }],
+    });
+    await expect(emulator.clock.advance(Number.NaN)).rejects.toMatchObject({ errors: [{ field: 'advanceMs' }] });
+    await expect(emulator.clock.advance(-1)).rejects.toMatchObject({ errors: [{ field: 'advanceMs', reason: 'time only moves forward' }] });
+    expect(emulator.clock.now()).toBe(now);
+    await emulator.clock.set(new Date(now + 1_000).toISOString());
+    expect(emulator.clock.now()).toBe(now + 1_000);
+  });
+
   it('requests(limit) takes what GET /_emulator/requests?limit= takes, and refuses the rest with the same 400 (D-1095)', async () => {
     for (let i = 0; i < 3; i++) await emulator.request('/v1/me', { headers: auth });
     for (const limit of [-1, 0, Number.NaN, 2.5, 1001, 5000, Number.POSITIVE_INFINITY]) {
