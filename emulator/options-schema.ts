@@ -34,7 +34,8 @@ const text = v.pipe(v.string(), v.nonEmpty(), v.description('a non-empty string'
  */
 export const AdminTokenSchema = v.pipe(
   v.string(),
-  v.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it is sent as Authorization: Bearer <t>)'),
+  // The CLI says `--admin-token takes <message>`; createEmulator `must be <description>`.
+  v.regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces (it is sent as Authorization: Bearer <t>)'),
   v.description('printable ASCII without spaces'),
 );
 const fn = v.pipe(v.function(), v.description('a function'));

@@ -93,7 +93,13 @@ function argsProblem(error: unknown): string {
 }
 
 /** One flag's value: the flag's, else its variable's, else its default; checked by its schema (D-743). */
-function flagValue(name: FlagName, flag: FlagSpec, given: string | boolean | string[] | undefined, env: NodeJS.ProcessEnv, exec: boolean): unknown {
+function flagValue(
+  name: FlagName,
+  flag: FlagSpec,
+  given: string | boolean | string[] | undefined,
+  env: NodeJS.ProcessEnv,
+  exec: boolean,
+): { value: unknown; source: string } {
   let raw = given;
   let source = `--${name}`;
   const fromEnv = flag.env === undefined ? undefined : env[flag.env];
@@ -101,11 +107,11 @@ function flagValue(name: FlagName, flag: FlagSpec, given: string | boolean | str
     source = flag.env!;
     raw = flag.arg === undefined ? envFlag(fromEnv) : flag.multiple ? [fromEnv] : fromEnv;
   }
-  if (raw === undefined) return exec && 'execDefault' in flag ? flag.execDefault : flag.default;
-  if (typeof raw === 'boolean' || !flag.schema) return raw;
+  if (raw === undefined) return { value: exec && 'execDefault' in flag ? flag.execDefault : flag.default, source };
+  if (typeof raw === 'boolean' || !flag.schema) return { value: raw, source };
   const result = v.safeParse(flag.schema as v.GenericSchema<unknown>, raw);
   if (!result.success) throw new UsageError(`${source} takes ${result.issues[0].message}, got ${quoted(raw)}`);
-  return result.output;
+  return { value: result.output, source };
 }
 
 /** Reads the command line and the `SVC_EMULATOR_*` variables; flags win over variables. */
@@ -129,21 +135,28 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Cli {
   if (values.version) return { kind: 'version' };
 
   const given: Record<string, unknown> = {};
+  // Where each value came from (the flag, else its variable), so a message names what the user set (D-1177).
+  const sources: Record<string, string> = {};
   for (const [name, flag] of Object.entries(FLAGS) as [FlagName, FlagSpec][]) {
-    if (name !== 'help' && name !== 'version') given[camel(name)] = flagValue(name, flag, values[name], env, exec);
+    if (name === 'help' || name === 'version') continue;
+    const { value, source } = flagValue(name, flag, values[name], env, exec);
+    given[camel(name)] = value;
+    sources[camel(name)] = source;
   }
   const flagged = given as unknown as FlagValues;
-  const options: CliOptions = { ...flagged, embeddings: embeddingsOptions(flagged) };
+  const options: CliOptions = { ...flagged, embeddings: embeddingsOptions(flagged, sources) };
   return exec ? { kind: 'exec', options, command: command[0]!, args: command.slice(1) } : { kind: 'start', options };
 }
 
-function embeddingsOptions(values: FlagValues): CliOptions['embeddings'] {
+function embeddingsOptions(values: FlagValues, sources: Record<string, string>): CliOptions['embeddings'] {
   const { embeddingsUrl: url, embeddingsModel: model, embeddingsKey: apiKey, embeddingsDimensions: dimensions } = values;
   if (url === undefined) {
-    if (model !== undefined || apiKey !== undefined || dimensions !== undefined)
-      throw new UsageError('--embeddings-model, --embeddings-key and --embeddings-dimensions need --embeddings-url');
+    const set = (['embeddingsModel', 'embeddingsKey', 'embeddingsDimensions'] as const)
+      .filter((name) => values[name] !== undefined)
+      .map((name) => sources[name]!);
+    if (set.length) throw new UsageError(`${set.join(' and ')} ${set.length === 1 ? 'needs' : 'need'} --embeddings-url (or SVC_EMULATOR_EMBEDDINGS_URL)`);
     return undefined;
   }
-  if (model === undefined) throw new UsageError('--embeddings-url needs --embeddings-model');
+  if (model === undefined) throw new UsageError(`${sources.embeddingsUrl} needs --embeddings-model (or SVC_EMULATOR_EMBEDDINGS_MODEL)`);
   return { baseUrl: url, model, ...(apiKey !== undefined && { apiKey }), ...(dimensions !== undefined && { dimensions }) };
 }

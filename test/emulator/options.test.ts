@@ -62,6 +62,22 @@ describe('createEmulator checks its options (one valibot schema) and names the o
     await emulator.close();
     expect(() => parseCli(['--admin-token', ' tok '], {})).toThrow('--admin-token');
     expect(() => parseCli([], { SVC_EMULATOR_ADMIN_TOKEN: ' ' })).toThrow('SVC_EMULATOR_ADMIN_TOKEN');
+    expect(() => parseCli([], { SVC_EMULATOR_ADMIN_TOKEN: 'a b' })).toThrow(
+      'SVC_EMULATOR_ADMIN_TOKEN takes printable ASCII without spaces (it is sent as Authorization: Bearer <t>), got "a b"',
+    );
+  });
+
+  it('a message names what the user set: the variable when a variable set it (D-1177)', () => {
+    expect(() => parseCli([], { SVC_EMULATOR_EMBEDDINGS_MODEL: 'm' })).toThrow(
+      /^SVC_EMULATOR_EMBEDDINGS_MODEL needs --embeddings-url \(or SVC_EMULATOR_EMBEDDINGS_URL\)$/,
+    );
+    expect(() => parseCli(['--embeddings-key', 'k'], { SVC_EMULATOR_EMBEDDINGS_DIMENSIONS: '8' })).toThrow(
+      /^--embeddings-key and SVC_EMULATOR_EMBEDDINGS_DIMENSIONS need --embeddings-url/,
+    );
+    expect(() => parseCli([], { SVC_EMULATOR_EMBEDDINGS_URL: 'http://127.0.0.1:1/v1' })).toThrow(/^SVC_EMULATOR_EMBEDDINGS_URL needs --embeddings-model/);
+    expect(() => parseCli(['--embeddings-url', 'http://127.0.0.1:1/v1'], {})).toThrow(/^--embeddings-url needs --embeddings-model/);
+    const cli = parseCli([], { SVC_EMULATOR_EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', SVC_EMULATOR_EMBEDDINGS_MODEL: 'm' });
+    expect(cli.kind === 'start' && cli.options.embeddings).toEqual({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm' });
   });
 
   it('an unknown option, with the near name when there is one', async () => {
