@@ -5,7 +5,8 @@ import { createRequire } from 'node:module';
  * followed by HTML, a JPEG cut after its header or a PNG with a page appended is not
  * an image. Each format is decoded to its last pixel by a pure-JS decoder (PNG:
  * fast-png with CRCs; JPEG: jpeg-js, strict; GIF: omggif, every frame; WebP: libwebp
- * compiled to WebAssembly by jSquash), and must end where the format says it ends.
+ * compiled to WebAssembly by jSquash; ICO: decode-ico), and must end where the format
+ * says it ends.
  * Runs in a worker thread (`media.worker.ts`, `brand-file.worker.ts`).
  */
 
@@ -101,6 +102,45 @@ function avif(bytes: Uint8Array): string | undefined {
   return seen.has('meta') && seen.has('mdat') ? undefined : 'the AVIF has no image (meta and mdat boxes)';
 }
 
+/** The most pixels an image inside an ICO may have: its directory cannot describe more (D-1178). */
+const ICO_SIDE = 256;
+
+/**
+ * An ICO (the favicon slot's): a directory of images, each a PNG or a bitmap without its
+ * file header. The directory's entries must lie inside the file after it and the file
+ * end where its last image ends; each image decodes whole (bitmaps with decode-ico's
+ * decoder, PNGs as a PNG upload is judged), D-1178. A cursor (type 2) is no icon.
+ */
+async function ico(bytes: Uint8Array): Promise<string | undefined> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 6 || view.getUint16(0, true) !== 0 || view.getUint16(2, true) !== 1) return 'the ICO does not start with an icon directory';
+  const count = view.getUint16(4, true);
+  if (count === 0) return 'the ICO has no image';
+  const first = 6 + 16 * count;
+  if (first > bytes.length) return 'the ICO directory runs past the end';
+  let end = first;
+  for (let i = 0; i < count; i++) {
+    const size = view.getUint32(6 + 16 * i + 8, true);
+    const offset = view.getUint32(6 + 16 * i + 12, true);
+    if (size === 0 || offset < first || offset + size > bytes.length) return 'an ICO image lies outside the file';
+    // A bitmap's header gives its width and twice its height (the colour and the mask);
+    // a bigger one than the directory can name would be decoded at its own size.
+    const isPng = size >= 8 && view.getUint32(offset) === 0x89504e47;
+    if (!isPng && (size < 40 || view.getUint32(offset + 4, true) > ICO_SIDE || view.getUint32(offset + 8, true) > 2 * ICO_SIDE)) {
+      return `an ICO bitmap is not at most ${ICO_SIDE} by ${ICO_SIDE} pixels`;
+    }
+    end = Math.max(end, offset + size);
+  }
+  if (end !== bytes.length) return 'the ICO does not end where its last image ends';
+  const decodeIco = (await import('decode-ico')).default;
+  for (const image of decodeIco(bytes)) {
+    if (image.type !== 'png') continue;
+    const problem = await png(image.data);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
 /**
  * Why the bytes are not one complete image of `type` (a sniffed image MIME type), or
  * undefined when they are. `width` and `height` come from the header: an image of more
@@ -114,6 +154,7 @@ export async function imageStructureProblem(bytes: Uint8Array, type: string, siz
     if (type === 'image/gif') return await gif(bytes);
     if (type === 'image/webp') return await webp(bytes);
     if (type === 'image/avif') return avif(bytes);
+    if (type === 'image/x-icon') return await ico(bytes);
     return undefined;
   } catch (error) {
     if (error instanceof RangeError && error.name === 'BufferLimitError') throw error;

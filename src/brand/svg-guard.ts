@@ -35,7 +35,22 @@ export type SvgVerdict =
   | { kind: 'unsafe'; errors: FieldError[] };
 
 // Attributes whose value is a URL (in any namespace: `href` and `xlink:href` alike).
-const URL_ATTRIBUTES = new Set(['href', 'src', 'data', 'action', 'formaction', 'poster', 'background', 'codebase', 'srcset']);
+// `ping` (an `<a>`'s list of addresses told of a click), `cite`, `longdesc`, `manifest`: URLs too (D-1178).
+const URL_ATTRIBUTES = new Set([
+  'href',
+  'src',
+  'data',
+  'action',
+  'formaction',
+  'poster',
+  'background',
+  'codebase',
+  'srcset',
+  'ping',
+  'cite',
+  'longdesc',
+  'manifest',
+]);
 const SCRIPT_ELEMENTS = new Set(['script', 'handler']);
 const FOREIGN_ELEMENTS = new Set(['foreignobject', 'iframe', 'frame', 'frameset', 'embed', 'object', 'applet']);
 const ANIMATIONS = new Set(['animate', 'set', 'animatetransform', 'animatemotion', 'animatecolor']);

@@ -99,6 +99,44 @@ describe('PUT and DELETE /v1/projects/{projectId}/brand/{slot}', () => {
     expect((await api.get(`/v1/projects/${site}/brand`)).body).toEqual(before);
   });
 
+  it('a favicon ICO is judged whole: every image inside it decodes and the file ends with the last one (D-1178)', async () => {
+    const { api } = await workspace(emulator);
+    const site = await newSite(api);
+    /** An icon directory of one entry holding `image` (its offset and size as given, else where it lies). */
+    const icon = (image: Uint8Array, { type = 1, size = image.length, offset = 22, tail = new Uint8Array(0) } = {}) => {
+      const head = Buffer.alloc(22);
+      head.writeUInt16LE(0, 0);
+      head.writeUInt16LE(type, 2);
+      head.writeUInt16LE(1, 4);
+      head.writeUInt8(32, 6);
+      head.writeUInt8(32, 7);
+      head.writeUInt16LE(1, 10);
+      head.writeUInt16LE(32, 12);
+      head.writeUInt32LE(size, 14);
+      head.writeUInt32LE(offset, 18);
+      return new Uint8Array(Buffer.concat([head, image, tail]));
+    };
+    const pngInside = icon(fixture('image.png'));
+    const ok = await api.put(`/v1/projects/${site}/brand/favicon`, fileForm(pngInside, 'favicon.ico'));
+    expect([ok.status, ok.body.favicon?.contentType]).toEqual([200, 'image/x-icon']);
+    const before = (await api.get(`/v1/projects/${site}/brand`)).body;
+    const bitmap = fixture('favicon.ico').subarray(22);
+    const refused: [string, Uint8Array][] = [
+      ['an entry past the end, then a page', icon(new TextEncoder().encode('<script>alert(1)</script>'), { size: 4096 })],
+      ['a truncated PNG inside', icon(fixture('truncated.png'))],
+      ['a PNG inside with a page after the icon', icon(fixture('image.png'), { tail: new TextEncoder().encode('<html>') })],
+      ['a bitmap cut short', icon(bitmap.subarray(0, bitmap.length - 200))],
+      ['a cursor, not an icon', icon(fixture('image.png'), { type: 2 })],
+      ['an entry inside the directory', icon(fixture('image.png'), { offset: 6 })],
+    ];
+    for (const [what, bytes] of refused) {
+      const res = await api.put(`/v1/projects/${site}/brand/favicon`, fileForm(bytes, 'favicon.ico'));
+      expect([res.status, res.body.code], what).toEqual([415, 'svc.brand.format_unsupported']);
+      expect(res.body.errors[0].reason, what).toMatch(/^the image is not complete \(.+\); the favicon slot takes PNG, JPEG, WebP, SVG or ICO$/);
+    }
+    expect((await api.get(`/v1/projects/${site}/brand`)).body).toEqual(before);
+  });
+
   it('replacing a file gives it a new URL; the old URL stops serving', async () => {
     const { api } = await workspace(emulator);
     const site = await newSite(api);
