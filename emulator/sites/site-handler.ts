@@ -72,10 +72,11 @@ export function createSiteHandler(deps: SiteDeps): SiteHandler {
   // The site's name when the request is for a site's host, not for `/files/`.
   const siteOf = (c: Context<AppEnv>): { slug: string; url: URL } | undefined => {
     // Every request passes here: look at the Host header before building a URL.
-    const hostHeader = (requestHeader(c, 'host') ?? '').toLowerCase().replace(/:\d+$/, '');
+    // A name with its root's dot (`cafe.localhost.`) is the same host, as DNS and browsers read it (D-1180).
+    const hostHeader = (requestHeader(c, 'host') ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     if (hostHeader && !hostHeader.endsWith(suffix)) return undefined;
     const url = new URL(c.req.url);
-    const host = url.hostname.toLowerCase();
+    const host = url.hostname.toLowerCase().replace(/\.$/, '');
     if (!host.endsWith(suffix) || url.pathname.startsWith('/files/')) return undefined;
     return { slug: host.slice(0, -suffix.length), url };
   };

@@ -200,6 +200,20 @@ describe('hosted sites', () => {
     expect(es.text).toMatch(/<main data-kind="document"><p>Aviso<\/p>/);
   });
 
+  it("answer a site's name written with the root's dot as the site itself, not as the emulator (D-1180)", async () => {
+    const plain = await site('/menu');
+    for (const host of ['cafe-test.localhost.', 'CAFE-TEST.LOCALHOST.']) {
+      const dotted = await send(emulator, 'GET', `http://${host}/menu`);
+      expect([dotted.status, dotted.headers.get('content-type')], host).toEqual([200, 'text/html; charset=utf-8']);
+      // Its links keep the name as the visitor wrote it: the browser stays on that origin.
+      expect(dotted.text.replaceAll(host.toLowerCase(), 'cafe-test.localhost'), host).toBe(plain.text);
+      expect(dotted.headers.get('content-security-policy'), host).toBe(plain.headers.get('content-security-policy'));
+    }
+    const home = await send(emulator, 'GET', 'http://cafe-test.localhost./', { headers: { accept: 'text/html' } });
+    expect(home.text).toContain('<html lang="es">');
+    expect((await send(emulator, 'GET', 'http://cafe-test.localhost./nope')).body.code).toBe('svc.host.not_found');
+  });
+
   it('answer an unknown host and an unpublished page with the same 404', async () => {
     const strip = (r: { body: Record<string, unknown> }) => ({ ...r.body, requestId: undefined, instance: undefined });
     const draft = await site('/draft');
