@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createEmulator, type Emulator, type ListeningServer } from '../../emulator/emulator.js';
@@ -191,5 +192,61 @@ describe('the emulator UI: sites and knowledge', () => {
     expect(await section(page, 'knowledge').locator('[data-status="ready"]').count()).toBe(await sources.count());
     await shot(page, 'knowledge');
     await finish('sites');
+  });
+});
+
+describe('the emulator UI: what polls must not undo (D-1181)', () => {
+  it('a workspace with an image keeps a half-confirmed Revoke; a key past its expiry says so; after a reset the chat starts anew', async () => {
+    // A second key that expires; the emulated clock then passes its expiry.
+    const made = await emulator.createWorkspace({ name: 'Image workspace' });
+    const now = Date.parse((await control.get('/_emulator/clock')).body.now);
+    const soon = (
+      await control.post(`/workspaces/${made.workspaceId}/keys`, { name: 'soon', scopes: ['chat:write'], expiresAt: new Date(now + 30 * 60_000).toISOString() })
+    ).body;
+    secrets.push(made.apiKey.secret, soon.secret);
+    const { page, finish } = await open(`/_emulator/ui/workspaces?workspace=${made.workspaceId}`);
+    const ws = section(page, 'workspaces');
+    const row = ws.locator('[data-rows="keys"] tr', { hasText: `${soon.prefix}…` });
+    await row.locator('[data-status="active"]').waitFor();
+    expect(await ws.locator('[data-count="keys"]').textContent()).toBe('(2 active of 2)');
+    // Nothing else changes: the row says so without a reload all the same.
+    await control.post('/_emulator/clock', { advanceMs: 60 * 60_000 });
+    await row.locator('[data-status="expired"]').waitFor();
+    expect(await ws.locator('[data-count="keys"]').textContent()).toBe('(1 active of 2)');
+
+    // An image: its URL is signed again on every answer, each time the clock moves.
+    const image = new FormData();
+    image.set('file', new File([readFileSync(new URL('../fixtures/assets/image.png', import.meta.url))], 'image.png'));
+    expect((await client(server.url, made.apiKey.secret).post('/v1/assets', image)).status).toBe(201);
+    const other = ws.locator('[data-rows="keys"] tr', { hasText: `${made.apiKey.prefix}…` });
+    await page.locator('img[src*="/files/ast_"]').first().waitFor({ state: 'attached' });
+    await other.locator('button[data-revoke]').click();
+    for (let i = 0; i < 2; i++) {
+      await control.post('/_emulator/clock', { advanceMs: 1_000 });
+      await page.waitForTimeout(1_200);
+    }
+    // Still armed after two polls that saw new URLs: the second click revokes.
+    expect(await other.locator('button[data-revoke]').textContent()).toContain('click again');
+    await other.locator('button[data-revoke]').click();
+    await other.locator('[data-status="revoked"]').waitFor();
+
+    // The chat after a reset: the UI's own starts a new conversation; one done elsewhere says so once.
+    await page.goto(`${server.url}/_emulator/ui/agents?workspace=${demoId}`);
+    await page.locator('#chat-key option', { hasText: 'demo-full' }).waitFor({ state: 'attached' });
+    await say(page, 'How long does shipping take?');
+    await page.locator('nav.side a[data-nav="state"]').click();
+    await page.locator('#state-reset').click();
+    await page.locator('#state-reset').click();
+    await section(page, 'state').locator('.note', { hasText: 'Reset' }).waitFor();
+    await page.locator('nav.side a[data-nav="agents"]').click();
+    await page.locator('#chat-key option', { hasText: 'demo-full' }).waitFor({ state: 'attached' });
+    await say(page, 'How long does shipping take?');
+    expect(await page.locator('#chat .chat-log .agent').last().textContent()).toMatch(SHIPPING);
+    await control.post('/_emulator/reset');
+    await say(page, 'How long does shipping take?');
+    await page.locator('#chat .problem', { hasText: 'no longer exists' }).waitFor();
+    await say(page, 'How long does shipping take?');
+    expect(await page.locator('#chat .chat-log .agent').last().textContent()).toMatch(SHIPPING);
+    await finish('ui-polls', [/^\/v1\/agents\/[^/]+\/chat$/]);
   });
 });

@@ -27,6 +27,11 @@ function newConversation() {
   clearMessages(panel);
 }
 
+/** After a reset or a restore: the conversation shown is gone from the emulator, so the next message starts one (D-1181). */
+export function forgetConversation() {
+  newConversation();
+}
+
 /** The agents of the chosen workspace, the published site's first (called on every refresh; keeps the choice). */
 export function setAgents(workspace, agents) {
   const key = JSON.stringify([workspace, agents.map((a) => [a.id, a.name])]);
@@ -150,7 +155,11 @@ form.addEventListener('submit', async (event) => {
     reply.dataset.failed = 'true';
     text.textContent = 'No reply.';
     const problem = error instanceof ProblemError ? error.problem : { title: 'The chat failed', detail: String(error) };
-    if (problem.code === 'svc.api_key.invalid') {
+    if (problem.code === 'svc.resource.not_found' && conversationId) {
+      // The conversation went with a reset or a restore (another tab's, or the control plane's).
+      conversationId = undefined;
+      problem.hint = 'That conversation no longer exists (the state was reset or restored): send the message again to start a new one.';
+    } else if (problem.code === 'svc.api_key.invalid') {
       // Revoked, expired or gone with a restored state: this tab stops offering it.
       dropKey(workspaceId, key.prefix);
       setKeys();

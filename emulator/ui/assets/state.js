@@ -3,6 +3,7 @@
 import { act, checked } from './act.js';
 import { api, send } from './api.js';
 import { bytes, confirmButton, h } from './dom.js';
+import { forgetConversation } from './chat.js';
 import { forgetHeldKeys } from './held-keys.js';
 
 const panel = document.getElementById('state');
@@ -26,8 +27,9 @@ document.getElementById('state-download').addEventListener('click', () =>
 confirmButton(document.getElementById('state-reset'), () =>
   act(panel, async () => {
     await api('POST', '/_emulator/reset');
-    // Keys minted since the fixtures loaded are gone.
+    // Keys minted since the fixtures loaded are gone, and so is the chat's conversation.
     forgetHeldKeys();
+    forgetConversation();
     return 'Reset: back to the loaded fixtures; journal and faults cleared.';
   }),
 );
@@ -41,6 +43,7 @@ upload.addEventListener('submit', (event) => {
       checked(file ? [] : [{ field: 'file', reason: 'choose a snapshot file (.json) first' }]);
       await send('PUT', '/_emulator/state', { body: await file.text() });
       upload.reset();
+      forgetConversation();
       return `Restored ${file.name}.`;
     },
     upload,

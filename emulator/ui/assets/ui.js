@@ -31,6 +31,20 @@ function changed(key, data) {
   return true;
 }
 
+/**
+ * What a workspace's records show, to tell whether they changed (D-1181): a file's URL
+ * is signed again on every answer (a new `expires`), which is no change to draw (a
+ * redraw every second lost a half-confirmed Revoke and the focus); a key's status
+ * moves with the clock.
+ */
+function resourcesShown(res) {
+  const unsigned = JSON.stringify(res, (key, value) => {
+    if (key === 'urlExpiresAt') return undefined;
+    return key === 'url' && typeof value === 'string' ? value.replace(/\?expires=.*$/, '') : value;
+  });
+  return [unsigned, res.keys.data.map((k) => isActive(k, clockNow))];
+}
+
 function showWorkspace(res) {
   showScoped(true);
   renderDetail(res);
@@ -70,7 +84,7 @@ async function poll() {
   // A poll that began before the workspace changed answers for the old one: skip it.
   if (workspace === route.workspace) {
     if (resources.status === 'rejected' && resources.reason?.problem?.code === 'svc.tenant.not_found') chooseWorkspace(undefined, { replace: true });
-    else if (resources.value && changed('resources', resources.value)) showWorkspace(resources.value);
+    else if (resources.value && changed('resources', resourcesShown(resources.value))) showWorkspace(resources.value);
     else if (!workspace && changed('resources', null)) {
       showScoped(false);
       setAgents(undefined, []);
