@@ -3,8 +3,8 @@ import { named, namedListPage } from '../platform/named-schema.js';
 import { listQuery } from '../platform/pagination.js';
 import { clientText } from '../platform/validation.js';
 
-const Name = clientText({ trim: true, min: 1, max: 80 });
-const BusinessName = clientText({ trim: true, min: 1, max: 120 });
+const Name = clientText({ trim: true, min: 1, max: 80, line: true });
+const BusinessName = clientText({ trim: true, min: 1, max: 120, line: true });
 const Description = clientText({ max: 2000 });
 
 export const AgentCreateSchema = named(

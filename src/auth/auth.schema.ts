@@ -7,7 +7,7 @@ import { clientText } from '../platform/validation.js';
 export const KeyCreateSchema = named(
   'KeyCreate',
   v.strictObject({
-    name: clientText({ trim: true, min: 1, max: 80, minMessage: 'required', message: 'at most 80 characters' }),
+    name: clientText({ trim: true, min: 1, max: 80, minMessage: 'required', message: 'at most 80 characters', line: true }),
     scopes: v.pipe(
       v.array(ScopeSchema, `each scope must be one of ${SCOPES.join(', ')}`),
       v.minLength(1, 'a key needs at least one scope; no scope never means every scope'),
@@ -56,5 +56,5 @@ export const StoredScopesSchema = v.pipe(
   ),
 );
 
-/** The key name a console key is created with. */
-export const StoredKeyNameSchema = KeyCreateSchema.pipe[0].entries.name;
+/** The key name a console key is created with (older versions took any line: D-1182 checks what comes in now). */
+export const StoredKeyNameSchema = clientText({ trim: true, min: 1, max: 80, minMessage: 'required', message: 'at most 80 characters' });

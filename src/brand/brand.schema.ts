@@ -26,12 +26,17 @@ export function isLinkTarget(href: string): boolean {
 }
 
 const Href = v.pipe(clientText({ min: 1, max: 2048, minMessage: LINK_RULE, message: 'must be at most 2048 characters' }), v.check(isLinkTarget, LINK_RULE));
-const LabelText = clientText({ trim: true, max: 80 });
-const Label = v.pipe(
-  v.strictObject({ es: LabelText, en: LabelText }),
-  v.check((l) => l.es !== '' || l.en !== '', 'needs text in at least one language'),
-);
-const Link = v.strictObject({ label: Label, href: Href });
+const labelled = (text: ReturnType<typeof clientText>) =>
+  v.strictObject({
+    label: v.pipe(
+      v.strictObject({ es: text, en: text }),
+      v.check((l) => l.es !== '' || l.en !== '', 'needs text in at least one language'),
+    ),
+    href: Href,
+  });
+const Link = labelled(clientText({ trim: true, max: 80, line: true }));
+// Older versions took labels of any line: the one-line rule (D-1182) is for what comes in now.
+const StoredLink = labelled(clientText({ trim: true, max: 80 }));
 const FooterText = clientText({ max: 500 });
 
 /**
@@ -86,9 +91,9 @@ export type Brand = v.InferOutput<typeof BrandSchema>;
 export type BrandLink = v.InferOutput<typeof LinkOut>;
 
 /** `brands.navbar` as the service writes it: the links and the CTA (null when none), under the patch's rules. */
-export const StoredNavbarSchema = v.strictObject({ links: v.pipe(v.array(Link), v.maxLength(8, 'at most 8 links')), cta: v.nullable(Link) });
+export const StoredNavbarSchema = v.strictObject({ links: v.pipe(v.array(StoredLink), v.maxLength(8, 'at most 8 links')), cta: v.nullable(StoredLink) });
 /** `brands.footer` as the service writes it. */
 export const StoredFooterSchema = v.strictObject({
   text: v.strictObject({ es: FooterText, en: FooterText }),
-  links: v.pipe(v.array(Link), v.maxLength(12, 'at most 12 links')),
+  links: v.pipe(v.array(StoredLink), v.maxLength(12, 'at most 12 links')),
 });

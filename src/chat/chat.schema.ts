@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { named } from '../platform/named-schema.js';
 import type { EventStreamDoc } from '../platform/openapi.js';
 import { ProblemSchema } from '../platform/problem-schema.js';
-import { clientText, neverAccepted } from '../platform/validation.js';
+import { clientText, neverAccepted, notBlank } from '../platform/validation.js';
 
 /**
  * The chat body. `agentId` is declared so that it reaches the service, which refuses it
@@ -11,10 +11,7 @@ import { clientText, neverAccepted } from '../platform/validation.js';
 export const ChatBodySchema = named(
   'ChatRequest',
   v.strictObject({
-    message: v.pipe(
-      clientText({ min: 1, max: 4000 }),
-      v.check((s) => s.trim().length > 0, 'must not be blank'),
-    ),
+    message: v.pipe(clientText({ min: 1, max: 4000 }), notBlank()),
     conversationId: v.optional(clientText({ min: 1, max: 100, minMessage: 'must not be empty', message: 'must be at most 100 characters' })),
     agentId: v.optional(neverAccepted('Never accepted here: the path names the agent (400 svc.chat.agent_scope_conflict).')),
   }),

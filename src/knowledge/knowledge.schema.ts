@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { named, namedListPage } from '../platform/named-schema.js';
 import { listQuery } from '../platform/pagination.js';
 import { TopicSchema } from '../platform/topic-tag.js';
-import { clientText, minChars } from '../platform/validation.js';
+import { clientText, minChars, notBlank } from '../platform/validation.js';
 import { MAX_PAIRS } from './lexicon/learn.js';
 
 export const TOPICS_MAX = 12;
@@ -16,16 +16,13 @@ export const TopicsSchema = v.pipe(
 
 const AgentId = v.pipe(v.string(), minChars(1, 'must not be empty'));
 const AgentIdSchema = v.optional(v.nullable(AgentId), null);
-const Title = clientText({ trim: true, min: 1, max: 120 });
+const Title = clientText({ trim: true, min: 1, max: 120, line: true });
 
 export const TextAddSchema = named(
   'TextSourceCreate',
   v.strictObject({
     title: Title,
-    text: v.pipe(
-      clientText({ min: 1, max: 200_000 }),
-      v.check((s) => /\S/.test(s), 'must not be blank'),
-    ),
+    text: v.pipe(clientText({ min: 1, max: 200_000 }), notBlank()),
     topics: v.optional(TopicsSchema, []),
     agentId: AgentIdSchema,
   }),

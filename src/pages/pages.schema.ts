@@ -7,7 +7,7 @@ import { clientText, minChars } from '../platform/validation.js';
 import { normalizePagePath } from './page-path.js';
 import { TEXT_FIELDS } from './page-texts.js';
 
-const Name = clientText({ trim: true, min: 1, max: 80 });
+const Name = clientText({ trim: true, min: 1, max: 80, line: true });
 
 /** A client's page path, checked and case-folded; the reason names the rule it breaks. */
 export const PagePathSchema = v.pipe(
@@ -146,4 +146,5 @@ export const StoredMachineTextsSchema = v.pipe(
   v.check((paths) => new Set(paths).size === paths.length, 'must name each text once'),
 );
 /** A page's name and path (lowercase, normalised). */
-export const StoredPageFields = { name: Name, path: PagePathSchema };
+// Older versions took names of any line: the one-line rule (D-1182) is for what comes in now.
+export const StoredPageFields = { name: clientText({ trim: true, min: 1, max: 80 }), path: PagePathSchema };

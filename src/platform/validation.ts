@@ -63,6 +63,34 @@ export interface TextRule {
   message?: string;
   /** The reason for too short, when it differs. */
   minMessage?: string;
+  /**
+   * One line shown as a name or a title (D-1182): no control character (`\p{Cc}`: a NUL,
+   * an escape sequence, a line break), no line or paragraph separator and no bidi
+   * embedding, override or isolate (text that reads otherwise than it is stored); with
+   * `min`, not blank (white space and invisible characters alone are no name).
+   */
+  line?: boolean;
+}
+
+// Controls, line and paragraph separators, bidi embeddings/overrides (U+202A-E) and isolates (U+2066-9).
+const NOT_IN_A_LINE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+export const ONE_LINE_REASON = 'must be one line without control characters or bidi overrides';
+// White space, and what Unicode says is never seen (zero-width spaces and joiners, BOM, soft hyphen...).
+const BLANK = /^[\s\p{Default_Ignorable_Code_Point}]*$/u;
+
+/** Whether `text` shows nothing: only white space and default-ignorable characters (U+200B, U+FEFF...). */
+export function isBlank(text: string): boolean {
+  return BLANK.test(text);
+}
+
+/** Refuses a text that shows nothing (D-1182): `trim()` keeps a zero-width space. */
+export function notBlank(message = 'must not be blank') {
+  return { ...v.check<string, string>((text) => !isBlank(text), message), type: 'not_blank' as const };
+}
+
+/** Refuses a control character, a line separator or a bidi override in one line of text (D-1182). */
+export function oneLine(message = ONE_LINE_REASON) {
+  return { ...v.check<string, string>((text) => !NOT_IN_A_LINE.test(text), message), type: 'one_line' as const };
 }
 
 /**
@@ -73,6 +101,12 @@ export function clientText(rule: TextRule) {
   const min = rule.min ?? 0;
   const message = rule.message ?? (min > 0 ? `must be ${min} to ${rule.max} characters` : `must be at most ${rule.max} characters`);
   const length = [...(min > 0 ? [minChars(min, rule.minMessage ?? message)] : []), maxChars(rule.max, message)] as const;
+  if (rule.line) {
+    const visible = min > 0 ? [notBlank(rule.minMessage ?? 'must not be blank')] : [];
+    return rule.trim
+      ? v.pipe(v.string(), wellFormed(), v.trim(), ...length, oneLine(), ...visible)
+      : v.pipe(v.string(), wellFormed(), ...length, oneLine(), ...visible);
+  }
   return rule.trim ? v.pipe(v.string(), wellFormed(), v.trim(), ...length) : v.pipe(v.string(), wellFormed(), ...length);
 }
 
@@ -111,7 +145,9 @@ export const textActionsToJsonSchema: NonNullable<ConversionConfig['overrideActi
   }
   if (action.type === 'min_chars') return { ...jsonSchema, minLength: Math.max(jsonSchema.minLength ?? 0, action.chars!) };
   if (action.type === 'max_chars') return { ...jsonSchema, maxLength: Math.min(jsonSchema.maxLength ?? Infinity, action.chars!) };
-  if (action.type === 'well_formed') return jsonSchema;
+  if (action.type === 'well_formed' || action.type === 'not_blank') return jsonSchema;
+  // The same characters as a pattern a client can check (ECMA-262 without property escapes).
+  if (action.type === 'one_line') return { ...jsonSchema, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]*$' };
   if (action.type === 'never_accepted') return { ...jsonSchema, enum: [], description: action.description! };
   return undefined;
 };

@@ -5,7 +5,7 @@ import { LocaleSchema } from './locales.js';
 import { clientText } from '../platform/validation.js';
 import { normalizeSlug } from './slug.js';
 
-const Name = clientText({ trim: true, min: 1, max: 80 });
+const Name = clientText({ trim: true, min: 1, max: 80, line: true });
 
 /** A client's slug, checked and lowercased; the reason names the rule it breaks. */
 export const SlugSchema = v.pipe(
@@ -166,4 +166,5 @@ export const StoredAnalyticsSchema = v.required(AnalyticsPatchSchema);
 /** `projects.sitemap`: the extra URLs, each with its priority and changefreq. */
 export const StoredSitemapSchema = v.required(SitemapPatchSchema);
 /** A project's name and its slug (lowercase). */
-export const StoredProjectFields = { name: Name, slug: SlugSchema };
+// Older versions took names of any line: the one-line rule (D-1182) is for what comes in now.
+export const StoredProjectFields = { name: clientText({ trim: true, min: 1, max: 80 }), slug: SlugSchema };

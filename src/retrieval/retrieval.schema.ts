@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { named } from '../platform/named-schema.js';
 import { TopicSchema } from '../platform/topic-tag.js';
-import { clientText } from '../platform/validation.js';
+import { clientText, notBlank } from '../platform/validation.js';
 
 const Topics = v.pipe(
   v.array(TopicSchema),
@@ -11,10 +11,7 @@ const Topics = v.pipe(
 export const QueryBodySchema = named(
   'QueryRequest',
   v.strictObject({
-    query: v.pipe(
-      clientText({ min: 1, max: 2000 }),
-      v.check((s) => s.trim().length > 0, 'must not be blank'),
-    ),
+    query: v.pipe(clientText({ min: 1, max: 2000 }), notBlank()),
     topics: v.optional(Topics, []),
     limit: v.optional(
       v.pipe(

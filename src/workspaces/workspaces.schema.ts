@@ -4,8 +4,8 @@ import { CAP_NAMES } from '../plans/plans.js';
 import { ScopeSchema } from '../platform/scopes.js';
 import { clientText } from '../platform/validation.js';
 
-const Name = clientText({ min: 1, max: 80 });
-const Plan = clientText({ min: 1, max: 40 });
+const Name = clientText({ min: 1, max: 80, line: true });
+const Plan = clientText({ min: 1, max: 40, line: true });
 /**
  * The largest number a workspace keeps: PostgreSQL's `integer` columns hold no more, and
  * a state document carries no more back (D-1080); the same bound on every store.
@@ -81,8 +81,9 @@ export const StoredCapsSchema = v.strictObject(
 
 /** The scalar settings of a `workspaces` row, with the bounds the control plane sets them within. */
 export const StoredWorkspaceFields = {
-  name: Name,
-  plan: Plan,
+  // What older versions wrote too: the one-line rule (D-1182) is for what comes in now.
+  name: clientText({ min: 1, max: 80 }),
+  plan: clientText({ min: 1, max: 40 }),
   rateLimit: RateLimit,
   rateWindowSeconds: RateWindow,
   count: Count,

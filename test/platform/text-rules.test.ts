@@ -162,3 +162,70 @@ describe('topics refuse look-alike letters, as slugs and page paths do', () => {
     expect(merge.body.errors[0].field).toBe('from');
   });
 });
+
+describe('names and titles are one visible line (D-1182)', () => {
+  const ONE_LINE = 'must be one line without control characters or bidi overrides';
+
+  it('refuses controls, escape sequences, line separators and bidi overrides in every name and title, storing nothing', async () => {
+    const project = (await api.post('/v1/projects', { name: 'Lines', slug: 'lines-site' })).body;
+    const before = await stateText();
+    const bad = ['a\u0000b', 'red \u001b[31mtext', 'two\nlines', 'tab\there', 'sep\u2028arator', 'gnp.exe\u202eabc', 'iso\u2066late\u2069', 'c1\u0085'];
+    for (const name of bad) {
+      const cases: [Promise<{ status: number; body: any }>, string][] = [
+        [api.post('/v1/projects', { name, slug: 'bad-line' }), 'name'],
+        [api.patch(`/v1/projects/${project.id}`, { name }), 'name'],
+        [api.post('/v1/agents', { name, identity: { businessName: 'B' } }), 'name'],
+        [api.post('/v1/agents', { name: 'A', identity: { businessName: name } }), 'identity.businessName'],
+        [api.post(`/v1/projects/${project.id}/pages`, { name, kind: 'document', path: '/l' }), 'name'],
+        [api.post('/v1/knowledge/text', { title: name, text: 'body' }), 'title'],
+        [control.post(`/workspaces/${ws.workspaceId}/keys`, { name, scopes: ['landings:read'] }), 'name'],
+        [control.post('/_emulator/workspaces', { name }), 'name'],
+        [api.patch(`/v1/projects/${project.id}/brand`, { navbar: { links: [{ label: { es: name, en: 'x' }, href: '/' }] } }), 'navbar.links.0.label.es'],
+      ];
+      for (const [answer, field] of cases) {
+        const res = await answer;
+        expect([res.status, res.body.errors?.[0]], JSON.stringify(name)).toEqual([400, { field, reason: ONE_LINE }]);
+      }
+    }
+    // A line break or a tab around a name is trimmed, as white space is.
+    expect((await api.post('/v1/agents', { name: '\n\tTrimmed\n', identity: { businessName: 'B' } })).body.name).toBe('Trimmed');
+    expect((await stateText()).length).toBeGreaterThan(before.length);
+  });
+
+  it('a name or a text that shows nothing is blank: zero-width spaces, joiners and a BOM alone are refused', async () => {
+    const invisible = ['\u200b', '\u200b\u200b', '\ufeff', '\u200d \u2060', '\u00ad'];
+    for (const text of invisible) {
+      const shown = JSON.stringify(text);
+      // A BOM is white space to trim(): a name of it alone is empty once trimmed.
+      const reason = text === '\ufeff' ? 'must be 1 to 80 characters' : 'must not be blank';
+      expect((await api.post('/v1/agents', { name: text, identity: { businessName: 'B' } })).body.errors, shown).toEqual([{ field: 'name', reason }]);
+      expect((await api.post('/v1/knowledge/text', { title: text, text: 'x' })).body.errors?.[0].field, shown).toBe('title');
+      expect((await api.post('/v1/knowledge/text', { title: 'T', text })).body.errors, shown).toEqual([{ field: 'text', reason: 'must not be blank' }]);
+    }
+    // Names in any script, with their joiners, accents and emoji, are names.
+    for (const name of ['Café Aurora', 'مقهى', '👩‍🍳 Chef', 'e\u0301', 'ﬁ']) {
+      expect((await api.post('/v1/agents', { name, identity: { businessName: name } })).status, name).toBe(201);
+    }
+  });
+
+  it('a chat message or a query of invisible characters is blank: refused before any credit is spent', async () => {
+    const agent = (await api.post('/v1/agents', { name: 'Blank', identity: { businessName: 'B' } })).body;
+    const credits = (await control.get(`/_emulator/workspaces/${ws.workspaceId}`)).body;
+    for (const message of ['\u200b\u200b', '\ufeff', '\u2060']) {
+      const chat = await api.post(`/v1/agents/${agent.id}/chat`, { message });
+      expect([chat.status, chat.body.errors], JSON.stringify(message)).toEqual([400, [{ field: 'message', reason: 'must not be blank' }]]);
+      const query = await api.post(`/v1/agents/${agent.id}/query`, { query: message });
+      expect([query.status, query.body.errors], JSON.stringify(message)).toEqual([400, [{ field: 'query', reason: 'must not be blank' }]]);
+    }
+    expect((await control.get(`/_emulator/workspaces/${ws.workspaceId}`)).body).toEqual(credits);
+  });
+
+  it('the OpenAPI description gives the one-line rule as a pattern a client can check', async () => {
+    const doc = (await send(emulator, 'GET', '/v1/openapi.json')).body;
+    const component = (schema: any) => (typeof schema.$ref === 'string' ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema);
+    const name = component(doc.paths['/v1/agents'].post.requestBody.content['application/json'].schema).properties.name;
+    const validate = new Ajv2020({ strict: false }).compile(name);
+    for (const ok of ['Aurora', 'مقهى', EMOJI]) expect(validate(ok), ok).toBe(true);
+    for (const bad of ['a\u0000b', 'two\nlines', 'x\u202ey', 'c1\u0085']) expect(validate(bad), JSON.stringify(bad)).toBe(false);
+  });
+});
