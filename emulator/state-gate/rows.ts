@@ -69,12 +69,17 @@ function sizeAndHash(row: Row, data: string): RowFault[] {
   return faults;
 }
 
-const IngestPayload = v.strictObject({ sourceId: id('src'), ownTitle: v.optional(v.literal(true)) });
+const IngestPayload = v.strictObject({
+  sourceId: id('src'),
+  ownTitle: v.optional(v.literal(true)),
+  // An encoding name, as the platform's TextDecoder gives it (D-1190).
+  charset: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9_-]{1,40}$/, 'must be an encoding name'))),
+});
 const RecrawlPayload = v.strictObject({ sourceId: id('src'), syncAt: timestamp });
 const TranslatePayload = v.strictObject({ projectId: id('prj'), locale: lang, pageId: v.optional(id('pg')) });
 /** The payload of each kind of job the service registers (a test checks none is missing). */
 export const JOB_PAYLOADS: Record<string, [AnySchema, string]> = {
-  [INGEST_JOB]: [IngestPayload, '{ sourceId, ownTitle? }'],
+  [INGEST_JOB]: [IngestPayload, '{ sourceId, ownTitle?, charset? }'],
   [RECRAWL_JOB]: [RecrawlPayload, '{ sourceId, syncAt }'],
   [TRANSLATE_JOB]: [TranslatePayload, '{ projectId, locale, pageId? }'],
   // A workspace's lexicon, learned again once no source is pending (D-790): no payload.

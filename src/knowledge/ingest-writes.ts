@@ -13,7 +13,7 @@ import { chunkTerms, packTerms } from './chunk-terms.js';
 import type { Crawled } from './fetch/crawl.js';
 import type { Embedder } from './ports.js';
 import { packVector } from './pipeline/embedder.js';
-import { formatOfMediaType, isPdf, MEDIA_TYPES, parseContentType, type DocFormat } from './pipeline/formats.js';
+import { formatOfMediaType, isPdf, looksBinary, MEDIA_TYPES, parseContentType, type DocFormat } from './pipeline/formats.js';
 import { IngestError } from './pipeline/ingest-error.js';
 import type { Ingested } from './pipeline/pipeline.js';
 import type { TermDictionary } from './term-dictionary.js';
@@ -60,17 +60,26 @@ export function chunkId(sourceId: string, position: number): string {
   return `chk_${sourceId.replace(/^src_/, '')}_${String(position).padStart(5, '0')}`;
 }
 
-/** The format a fetched response is read as: its declared type, else a look at the bytes. */
+/**
+ * The format a fetched response is read as: its declared type (D-077), else a look at the
+ * bytes. A text format whose bytes are binary (a NUL byte near the start, or a PDF's
+ * signature) is not what was declared: `unsupported_document`, as an upload's 415 (D-1191).
+ */
 export function formatOfResponse(contentType: string | undefined, body: Uint8Array): { format: DocFormat; charset: string | undefined } {
   const { mediaType, charset } = parseContentType(contentType);
+  let format: DocFormat;
   if (mediaType) {
-    const format = formatOfMediaType(mediaType);
-    if (!format) throw new IngestError('unsupported_document', `content type ${mediaType}`);
-    return { format, charset };
+    const declared = formatOfMediaType(mediaType);
+    if (!declared) throw new IngestError('unsupported_document', `content type ${mediaType}`);
+    format = declared;
+  } else if (isPdf(body)) {
+    format = 'pdf';
+  } else {
+    const start = Buffer.from(body.subarray(0, 512)).toString('utf8').trimStart();
+    format = start.startsWith('<') ? 'html' : 'text';
   }
-  if (isPdf(body)) return { format: 'pdf', charset };
-  const start = Buffer.from(body.subarray(0, 512)).toString('utf8').trimStart();
-  return { format: start.startsWith('<') ? 'html' : 'text', charset };
+  if (format !== 'pdf' && (isPdf(body) || looksBinary(body))) throw new IngestError('unsupported_document', `binary data declared as ${mediaType || format}`);
+  return { format, charset };
 }
 
 /** What an ingestion ends with: a source ready with what the pipeline found, or failed with a code. */

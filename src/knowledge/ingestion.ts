@@ -52,11 +52,13 @@ export interface IngestionDeps {
 /**
  * The payload of an ingestion job. `ownTitle`: the client gave no title, so the
  * document's own (an HTML `<title>`, a Markdown `# heading`) beats the file name
- * (decisions, D-304).
+ * (decisions, D-304). `charset`: the encoding name an upload's part declared (D-1190);
+ * the job row keeps it as long as the stored document waits.
  */
 export interface IngestPayload {
   sourceId: string;
   ownTitle?: boolean;
+  charset?: string;
 }
 
 function formatOfStored(contentType: string | null): DocFormat {
@@ -131,7 +133,7 @@ export class Ingestion {
     const lane = async () => {
       while (next < todo.length) {
         const { job, row, fault } = todo[next++]!;
-        const outcome = await this.#outcome(row, job.payload.ownTitle === true, fault);
+        const outcome = await this.#outcome(row, job.payload, fault);
         // Only the write settles the job: it is finished once its outcome is committed.
         writes.push(this.#writes.write(outcome).catch((error: unknown) => void failures.set(job.id, error)));
       }
@@ -153,11 +155,11 @@ export class Ingestion {
   }
 
   /** What the pipeline makes of a pending source: ready with its chunks, or failed with a code. */
-  async #outcome(row: KnowledgeSourceTable, ownTitle: boolean, queuedFault: Promise<IngestFailureCode | undefined>): Promise<IngestOutcome> {
+  async #outcome(row: KnowledgeSourceTable, payload: IngestPayload, queuedFault: Promise<IngestFailureCode | undefined>): Promise<IngestOutcome> {
     try {
       const fault = await queuedFault;
       if (fault !== undefined) throw new IngestError(fault, 'injected fault');
-      return { row, ...(await this.#run(row, ownTitle)) };
+      return { row, ...(await this.#run(row, payload)) };
     } catch (error) {
       if (!(error instanceof IngestError)) this.deps.settings.log(`ingestion of ${row.id} failed`, error);
       return { row, failed: codeOf(error) };
@@ -165,7 +167,7 @@ export class Ingestion {
   }
 
   /** Extracts, chunks, embeds: the document comes from the stored input, the claim, or the web. */
-  async #run(row: KnowledgeSourceTable, ownTitle: boolean): Promise<{ ingested: Ingested; fetched?: Crawled }> {
+  async #run(row: KnowledgeSourceTable, { ownTitle, charset }: IngestPayload): Promise<{ ingested: Ingested; fetched?: Crawled }> {
     // A claim is two texts of at most 2,000 characters: no worker needed.
     if (row.kind === 'claim') return { ingested: await ingestClaim(storedClaim(row), row.title, this.deps.embedder) };
     if (row.kind === 'url') return this.#fetchAndIngest(row);
@@ -175,7 +177,8 @@ export class Ingestion {
       kind: 'upload' as const,
       format: formatOfStored(row.content_type),
       bytes: input.content,
-      title: ownTitle ? undefined : row.title,
+      ...(charset !== undefined && { charset }),
+      title: ownTitle === true ? undefined : row.title,
       fallbackTitle: row.title,
       fileName: row.file_name ?? undefined,
     };

@@ -15,7 +15,7 @@ import { INGEST_JOB, Ingestion, type IngestPayload } from './ingestion.js';
 import { EXTRACT_WORKER } from './pipeline/worker-ref.js';
 import type { KnowledgeIndex } from './knowledge-index.js';
 import { crawledUrl, type ClaimAdd, type Source, type TextAdd, type UploadAdd, type UrlAdd } from './knowledge.schema.js';
-import { guessUploadFormat, isBlankFile, MEDIA_TYPES, type DocFormat } from './pipeline/formats.js';
+import { declaredCharset, guessUploadFormat, isBlankFile, MEDIA_TYPES, type DocFormat } from './pipeline/formats.js';
 import { TITLE_MAX } from './pipeline/pipeline.js';
 import type { AgentLookup, Embedder, IngestFaultHook, Web } from './ports.js';
 import { pendingRow, toSource } from './sources.js';
@@ -188,6 +188,8 @@ export class KnowledgeService {
         errors: [{ field: 'file', reason: 'not a text, Markdown, HTML, CSV, JSON or PDF document' }],
       });
     const fileName = input.file.name.trim();
+    // The charset the part declares is read as a URL's header is (D-1190); it rides on the job.
+    const charset = format === 'pdf' ? undefined : declaredCharset(input.file.type);
     // Without a title, the file name stands in until the document's own is read (D-304).
     return this.#accept(
       workspaceId,
@@ -202,6 +204,7 @@ export class KnowledgeService {
       },
       bytes,
       input.title === undefined,
+      charset,
     );
   }
 
@@ -245,7 +248,8 @@ export class KnowledgeService {
 
   /**
    * Inserts a `pending` source, its document and its ingestion job in one transaction;
-   * `ownTitle`: the document's own title replaces `fields.title` when it has one.
+   * `ownTitle`: the document's own title replaces `fields.title` when it has one;
+   * `charset`: the one the document was declared in (an upload's part, D-1190).
    */
   async #accept(
     workspaceId: string,
@@ -253,6 +257,7 @@ export class KnowledgeService {
     fields: Pick<KnowledgeSourceTable, 'kind' | 'title' | 'topics'> & Partial<KnowledgeSourceTable>,
     document?: Uint8Array,
     ownTitle = false,
+    charset?: string,
   ): Promise<Source> {
     const row = await this.deps.db.transaction().execute(async (trx) => {
       // The workspace's row (D-1140), then the agent's (D-1132), in the order deletions take
@@ -265,7 +270,7 @@ export class KnowledgeService {
       const row = pendingRow({ ...fields, id: this.deps.ids.next('src'), workspace_id: workspaceId, agent_id: agentId, now });
       await this.#insertSource.execute(rowParams(row), trx);
       if (document) await this.#insertInput.execute({ source_id: row.id, workspace_id: workspaceId, content: document, created_at: now }, trx);
-      const payload: IngestPayload = { sourceId: row.id, ...(ownTitle && { ownTitle }) };
+      const payload: IngestPayload = { sourceId: row.id, ...(ownTitle && { ownTitle }), ...(charset !== undefined && { charset }) };
       await this.deps.jobs.enqueue(trx, { workspaceId, kind: INGEST_JOB, payload });
       return row;
     });

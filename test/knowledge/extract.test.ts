@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markdownBlockTokens } from '../../src/knowledge/pipeline/chunk.js';
 import { extractText } from '../../src/knowledge/pipeline/extract.js';
-import { decodeText, detectUploadFormat } from '../../src/knowledge/pipeline/formats.js';
+import { formatOfResponse } from '../../src/knowledge/ingest-writes.js';
+import { declaredCharset, decodeText, detectUploadFormat } from '../../src/knowledge/pipeline/formats.js';
 import { IngestError } from '../../src/knowledge/pipeline/ingest-error.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'knowledge');
@@ -210,6 +211,68 @@ describe('upload formats', () => {
     }
     // Without the mark, NUL bytes still say binary.
     expect(detectUploadFormat('notes.txt', 'text/plain', le.subarray(2))).toBeUndefined();
+  });
+});
+
+describe('the charset of a web page (D-1189)', () => {
+  // "Привет мир" in Windows-1251.
+  const cp1251 = Uint8Array.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2, 0x20, 0xec, 0xe8, 0xf0]);
+  const page = (head: string, tail: Uint8Array = cp1251) => Uint8Array.from([...bytes(`${head}<title>T</title><p>`), ...tail]);
+
+  it('reads a <meta charset> or a <meta http-equiv> in the first 1024 bytes when no charset is declared', async () => {
+    expect(await extractText('html', page('<meta charset="windows-1251">'))).toEqual({ text: 'Привет мир', title: 'T' });
+    expect((await extractText('html', page('<meta http-equiv="Content-Type" content="text/html; charset=cp1251">'))).text).toBe('Привет мир');
+    // Past the first 1024 bytes, the prescan does not look.
+    expect((await extractText('html', page(`<!--${'x'.repeat(1100)}--><meta charset="windows-1251">`))).text).not.toBe('Привет мир');
+  });
+
+  it('lets a declared charset outrank the <meta>, and a byte order mark outrank both', async () => {
+    expect((await extractText('html', page('<meta charset="utf-8">'), 'windows-1251')).text).toBe('Привет мир');
+    const utf8 = page('<meta charset="windows-1251">', bytes('Привет мир'));
+    expect((await extractText('html', Uint8Array.from([0xef, 0xbb, 0xbf, ...utf8]), 'windows-1251')).text).toBe('Привет мир');
+  });
+
+  it('reads pages without any charset as before: UTF-8, else Windows-1252', async () => {
+    expect(await extractText('html', page('<meta charset="utf-8">', bytes('Año café')))).toEqual({ text: 'Año café', title: 'T' });
+    expect(await extractText('html', page('', bytes('Año café')))).toEqual({ text: 'Año café', title: 'T' });
+    expect(await extractText('html', page('', Uint8Array.from([0x41, 0xf1, 0x6f])))).toEqual({ text: 'Año', title: 'T' });
+    // Another format's <meta> is only text.
+    expect((await extractText('text', page('<meta charset="windows-1251">'))).text).not.toContain('Привет');
+  });
+});
+
+describe('a fetched response whose type lies about its bytes (D-1191)', () => {
+  const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
+  const pdf = readFileSync(join(FIXTURES, 'warranty.pdf'));
+
+  it('is unsupported_document when a text type holds binary data or a PDF', () => {
+    for (const [type, body] of [
+      ['text/plain', png],
+      ['text/html; charset=utf-8', pdf],
+      ['application/json', png],
+      [undefined, png],
+    ] as const) {
+      expect(() => formatOfResponse(type, body), String(type)).toThrow(expect.objectContaining({ code: 'unsupported_document' }));
+    }
+  });
+
+  it('keeps the declared type otherwise (D-077)', () => {
+    expect(formatOfResponse('application/pdf', pdf)).toEqual({ format: 'pdf', charset: undefined });
+    expect(formatOfResponse(undefined, pdf).format).toBe('pdf');
+    expect(formatOfResponse('text/plain; charset=utf-16le', Uint8Array.from([0xff, 0xfe, 0x41, 0]))).toEqual({ format: 'text', charset: 'utf-16le' });
+    expect(formatOfResponse('text/html', bytes('# not html'))).toEqual({ format: 'html', charset: undefined });
+  });
+});
+
+describe("an upload part's charset (D-1190)", () => {
+  it('is kept by its encoding name when the platform can decode it', () => {
+    expect(declaredCharset('text/plain; charset=windows-1251')).toBe('windows-1251');
+    expect(declaredCharset('text/plain; charset="CP1251"')).toBe('windows-1251');
+    expect(declaredCharset('text/plain; charset=latin1')).toBe('windows-1252');
+    expect(declaredCharset('text/plain; charset=utf8')).toBe('utf-8');
+    expect(declaredCharset('text/plain; charset=klingon')).toBeUndefined();
+    expect(declaredCharset('text/plain')).toBeUndefined();
+    expect(declaredCharset('')).toBeUndefined();
   });
 });
 

@@ -1,3 +1,4 @@
+import sniffHtmlEncoding from 'html-encoding-sniffer';
 import { markdownBlockTokens } from './chunk.js';
 import { extractCsv } from './extract-csv.js';
 import { extractHtml } from './extract-html.js';
@@ -27,6 +28,17 @@ function tooMuch(text: string): void {
 }
 
 /**
+ * The charset a document is decoded with. A web page's is found as a browser finds it
+ * (D-1189): a byte order mark, else the declared charset (HTTP header, upload part), else
+ * a `<meta charset>` in its first 1024 bytes. Without any, `decodeText` tries UTF-8, then
+ * Windows-1252, as for every other format.
+ */
+function charsetOf(format: DocFormat, bytes: Uint8Array, declared: string | undefined): string | undefined {
+  if (format !== 'html') return declared;
+  return sniffHtmlEncoding(bytes, { transportLayerEncodingLabel: declared, defaultEncoding: 'UTF-8' }).toLowerCase();
+}
+
+/**
  * The readable text of a document in one of the supported formats. Anything that
  * cannot be read, or holds no words, fails with `unsupported_document`; more text
  * than `MAX_TEXT_CHARS` fails with `unsupported_document:too_much_text`.
@@ -37,7 +49,7 @@ export async function extractText(format: DocFormat, bytes: Uint8Array, charset?
   if (format === 'pdf') {
     text = await extractPdf(bytes);
   } else {
-    const decoded = decodeText(bytes, charset).replace(/\r\n?/g, '\n');
+    const decoded = decodeText(bytes, charsetOf(format, bytes, charset)).replace(/\r\n?/g, '\n');
     // Markup and tables shrink when read: only plain text is judged before reading.
     if (format === 'markdown' || format === 'text') tooMuch(decoded);
     if (format === 'html') ({ markdown: text, title } = await extractHtml(decoded));

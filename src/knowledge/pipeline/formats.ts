@@ -48,6 +48,20 @@ export function parseContentType(value: string | undefined): { mediaType: string
   return { mediaType: type.trim().toLowerCase(), charset };
 }
 
+/**
+ * The charset a declared `Content-Type` names, by its encoding name (`latin1` is
+ * `windows-1252`), when the platform can decode it; else undefined (D-1190).
+ */
+export function declaredCharset(contentType: string): string | undefined {
+  const { charset } = parseContentType(contentType);
+  if (!charset) return undefined;
+  try {
+    return new TextDecoder(charset).encoding;
+  } catch {
+    return undefined;
+  }
+}
+
 export function formatOfMediaType(mediaType: string): DocFormat | undefined {
   if (BY_MEDIA_TYPE[mediaType]) return BY_MEDIA_TYPE[mediaType];
   if (/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) return 'json';
