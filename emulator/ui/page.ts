@@ -155,7 +155,7 @@ function sitesSection(): string {
     </div>
     <div class="card">
       <h3>Assets <span class="count" data-count="assets"></span></h3>
-      ${table('assets', ['', 'Kind', 'Type', 'Size', 'Key'], 'Assets')}
+      ${table('assets', ['', 'Asset', 'Kind', 'Type', 'Size', 'Key', 'File'], 'Assets')}
     </div>
   </div>`;
 }
@@ -312,6 +312,7 @@ export function renderUiPage(version: string, current: UiSection = 'workspaces',
   <p class="side-links"><a href="/">Home</a> · <a href="/v1/openapi.json">OpenAPI</a> · <a href="/docs/errors">Errors</a></p>
 </nav>
 <main id="main">
+<p id="workspace-lost" class="note warn" role="status" hidden></p>
 ${sections}
 </main>
 </div>

@@ -15,6 +15,11 @@ export class ProblemError extends Error {
 
 let asking;
 
+/** Whether this tab holds an admin token (given before a reload, say). */
+export function holdsToken() {
+  return sessionStorage.getItem(TOKEN_KEY) !== null;
+}
+
 /** Opens the token dialog (once, however many calls were refused) and resolves with the token. */
 function askToken(refused) {
   asking ??= new Promise((resolve) => {

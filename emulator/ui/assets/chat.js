@@ -203,7 +203,17 @@ pasteForm.addEventListener('submit', (event) => {
     panel,
     async () => {
       if (!secret) throw new ProblemError({ title: 'Check the form', detail: 'Nothing was sent.', errors: [{ field: 'secret', reason: 'required' }] });
-      const me = await (await v1('GET', '/v1/me', secret)).json();
+      // A key the emulator refuses (unknown, revoked, expired): the field is what is wrong (D-1188).
+      const me = await v1('GET', '/v1/me', secret).then(
+        (res) => res.json(),
+        (error) => {
+          if (error instanceof ProblemError && error.problem.status === 401) {
+            const errors = Array.isArray(error.problem.errors) ? error.problem.errors : [];
+            throw new ProblemError({ ...error.problem, errors: [...errors, { field: 'secret', reason: 'this key was refused' }] });
+          }
+          throw error;
+        },
+      );
       if (me.workspaceId !== ws)
         throw new ProblemError({
           title: 'A key of another workspace',

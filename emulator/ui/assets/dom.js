@@ -43,9 +43,17 @@ function fieldControls(form, field) {
   });
 }
 
+/** An error code as a link to its reference page (`/docs/errors/<code>`), opened in a new tab. */
+export function codeLink(code, ...text) {
+  const body = h('code', {}, ...(text.length ? text : [code]));
+  if (typeof code !== 'string' || !/^svc\.[a-z0-9_.]+$/.test(code)) return body;
+  return h('a', { href: `/docs/errors/${encodeURIComponent(code)}`, target: '_blank', rel: 'noopener', title: `What ${code} means` }, body);
+}
+
 /**
- * Shows a refused action's problem document in the panel (status, title, code, detail,
- * each field's reason, request id) and marks the fields of `form` it names as invalid.
+ * Shows a refused action's problem document in the panel (status, title, code linked to
+ * its reference, detail, each field's reason and row, request id) and marks the fields
+ * of `form` it names as invalid.
  */
 export function showProblem(panel, problem, form) {
   clearMessages(panel);
@@ -56,14 +64,15 @@ export function showProblem(panel, problem, form) {
       'p',
       { class: 'problem-title' },
       h('strong', {}, `${problem.status || ''} ${problem.title ?? 'Refused'}`.trim()),
-      problem.code ? h('code', {}, problem.code) : null,
+      problem.code ? codeLink(problem.code) : null,
     ),
     problem.detail ? h('p', {}, problem.detail) : null,
     errors.length
       ? h(
           'ul',
           {},
-          errors.map((e) => h('li', {}, h('code', {}, e.field), ': ', e.reason)),
+          // A restored snapshot's errors name the row at fault too (D-1186).
+          errors.map((e) => h('li', {}, h('code', {}, e.field), e.row ? [' (row ', h('code', { 'data-row': '' }, e.row), ')'] : null, ': ', e.reason)),
         )
       : null,
     problem.hint ? h('p', { class: 'hint' }, problem.hint) : null,
@@ -112,20 +121,22 @@ export function bytes(n) {
 /** A button that asks "again to confirm" before it acts; answers when it is armed. */
 export function confirmButton(button, action) {
   const label = button.textContent;
+  // A button named for its row (`aria-label`) says the same "click again" in that name.
+  const name = button.getAttribute('aria-label');
+  const show = (armed) => {
+    button.dataset.armed = String(armed);
+    button.textContent = armed ? `${label}: click again to confirm` : label;
+    if (name) button.setAttribute('aria-label', armed ? `${name}: click again to confirm` : name);
+  };
   let timer;
   button.addEventListener('click', () => {
     if (button.dataset.armed !== 'true') {
-      button.dataset.armed = 'true';
-      button.textContent = `${label}: click again to confirm`;
-      timer = setTimeout(() => {
-        button.dataset.armed = 'false';
-        button.textContent = label;
-      }, 4000);
+      show(true);
+      timer = setTimeout(() => show(false), 4000);
       return;
     }
     clearTimeout(timer);
-    button.dataset.armed = 'false';
-    button.textContent = label;
+    show(false);
     action();
   });
 }

@@ -1,6 +1,6 @@
 // Requests: the journal of /v1 and console calls, newest first, live; it can be
 // paused, narrowed to refusals, or to paths holding some text.
-import { breakable, fillRows, h, shortTime } from './dom.js';
+import { breakable, codeLink, fillRows, h, shortTime } from './dom.js';
 
 const rows = document.querySelector('[data-rows="journal"]');
 const refusedOnly = document.getElementById('journal-refused');
@@ -30,7 +30,7 @@ export function renderJournal(entries, names = new Map()) {
         h('td', {}, e.method),
         h('td', {}, h('code', {}, breakable(e.path, '/'))),
         h('td', {}, h('span', { class: `status s${String(e.status)[0]}xx` }, e.status)),
-        h('td', {}, e.code ? h('code', {}, breakable(e.code, '.')) : ''),
+        h('td', {}, e.code ? codeLink(e.code, breakable(e.code, '.')) : ''),
         h('td', { class: 'nowrap' }, e.keyPrefix ? h('code', {}, `${e.keyPrefix}…`) : ''),
         h('td', { title: e.workspaceId ?? undefined }, e.workspaceId ? (lastNames.get(e.workspaceId) ?? h('code', {}, e.workspaceId)) : ''),
         h('td', {}, h('code', { class: 'muted' }, e.requestId)),

@@ -34,7 +34,19 @@ export function renderKeys(keys, now) {
   const rows = keys.data.map((k) => {
     const active = isActive(k, now);
     const revoke = active
-      ? h('button', { type: 'button', class: 'small danger', 'data-revoke': k.id, 'data-name': k.name, 'data-prefix': k.prefix }, 'Revoke')
+      ? h(
+          'button',
+          // Its name says which key (D-1188): every row has a Revoke.
+          {
+            type: 'button',
+            class: 'small danger',
+            'data-revoke': k.id,
+            'data-name': k.name,
+            'data-prefix': k.prefix,
+            'aria-label': `Revoke ${k.name} (${k.prefix}…)`,
+          },
+          'Revoke',
+        )
       : '';
     if (revoke) confirmButton(revoke, () => revokeKey(revoke.dataset));
     return h(

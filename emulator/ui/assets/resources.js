@@ -99,7 +99,7 @@ export function renderResources(res) {
         h('td', {}, a.name, h('br'), h('code', { class: 'muted' }, a.id)),
         h('td', {}, a.identity.businessName),
         h('td', {}, answersOn(a.id) || '—'),
-        h('td', {}, h('button', { type: 'button', class: 'small', 'data-chat': a.id }, 'Chat')),
+        h('td', {}, h('button', { type: 'button', class: 'small', 'data-chat': a.id, 'aria-label': `Chat with ${a.name}` }, 'Chat')),
       ),
     ),
     res.agents,
@@ -153,13 +153,26 @@ export function renderResources(res) {
         'tr',
         { 'data-id': a.id },
         h('td', {}, a.kind === 'image' ? h('img', { src: a.url, alt: a.alt ?? '', class: 'thumb', loading: 'lazy' }) : '▶'),
+        h('td', {}, h('code', {}, a.id)),
         h('td', {}, a.kind),
         h('td', {}, a.contentType),
         h('td', { class: 'num' }, bytes(a.byteSize)),
         h('td', {}, a.key ?? ''),
+        h('td', {}, h('a', { href: a.url, target: '_blank', rel: 'noopener', 'data-file': a.id, 'aria-label': `Open ${a.key || a.id}` }, 'Open')),
       ),
     ),
     res.assets,
     'No assets yet.',
   );
+}
+
+/**
+ * Points each asset's Open link at its URL as just signed: the table is not redrawn for
+ * a new signature (D-1181), and the one drawn would expire (D-1187).
+ */
+export function resignFileLinks(assets) {
+  for (const a of assets.data) {
+    const link = document.querySelector(`[data-rows="assets"] a[data-file="${CSS.escape(a.id)}"]`);
+    if (link && link.getAttribute('href') !== a.url) link.setAttribute('href', a.url);
+  }
 }

@@ -1,6 +1,8 @@
 // The UI's sections, one address each (D-850): `/_emulator/ui/<section>`, with the
 // chosen workspace as `?workspace=<id>`. Links marked `data-nav` switch sections without
 // a reload; back, forward, reload and a pasted address all land on the same section.
+// Every such link's `href` names the chosen workspace too (D-1183), so a link opened in
+// a new tab, or copied, lands on the same workspace as a click.
 
 const UI = '/_emulator/ui';
 const sections = [...document.querySelectorAll('main > section.section')].map((s) => s.id);
@@ -29,6 +31,14 @@ function address({ section, workspace }) {
   return `${UI}/${section}${workspace ? `?workspace=${encodeURIComponent(workspace)}` : ''}`;
 }
 
+/** Points every section link at its section with the chosen workspace (a new tab, a copied link). */
+function links() {
+  for (const link of document.querySelectorAll('a[data-nav]')) {
+    const href = address({ section: sections.includes(link.dataset.nav) ? link.dataset.nav : sections[0], workspace: route.workspace });
+    if (link.getAttribute('href') !== href) link.setAttribute('href', href);
+  }
+}
+
 function show(focus) {
   for (const id of sections) document.getElementById(id).hidden = id !== route.section;
   for (const link of document.querySelectorAll('nav.side a[data-nav]')) {
@@ -43,6 +53,7 @@ function show(focus) {
 }
 
 function changed(before, byUi = false) {
+  links();
   for (const listener of listeners) listener({ section: route.section !== before.section, workspace: route.workspace !== before.workspace, byUi });
 }
 
@@ -90,3 +101,4 @@ window.addEventListener('popstate', () => {
 // The address as it will stay: a section's own path, the workspace as a parameter.
 history.replaceState(null, '', address(route));
 show(false);
+links();

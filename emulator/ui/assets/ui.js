@@ -4,7 +4,7 @@
 // queue, the faults). A section re-renders only when its data changed, so forms keep
 // their input and focus.
 import { afterActions } from './act.js';
-import { api, changeToken } from './api.js';
+import { api, changeToken, holdsToken } from './api.js';
 import { chooseAgent, setAgents, setFixtureKeys, setKeys } from './chat.js';
 import { clearMessages } from './dom.js';
 import { renderClock, renderQueue } from './clock.js';
@@ -12,10 +12,10 @@ import { renderFaults } from './faults.js';
 import { syncHeldKeys } from './held-keys.js';
 import { journalPaused, renderJournal } from './journal.js';
 import { hideSecret, isActive, renderKeys } from './keys.js';
-import { agentsBySite, loadSiteAddress, renderResources } from './resources.js';
+import { agentsBySite, loadSiteAddress, renderResources, resignFileLinks } from './resources.js';
 import { chooseWorkspace, onRoute, route } from './router.js';
 import './state.js';
-import { renderDetail, renderWorkspaces, showScoped } from './workspaces.js';
+import { deleting, renderDetail, renderWorkspaces, showScoped } from './workspaces.js';
 
 const POLL_MS = 1000;
 const SCOPED = new Set(['workspaces', 'knowledge', 'agents', 'sites']);
@@ -58,6 +58,24 @@ function showWorkspace(res) {
   setKeys();
 }
 
+/**
+ * The workspace the address names does not exist (a link to a workspace this emulator
+ * never had, or one deleted elsewhere): say so, forget the keys this tab held for it,
+ * and show the first workspace instead (D-1184).
+ */
+function lost(id, list) {
+  syncHeldKeys(id, undefined);
+  const first = list?.find((ws) => ws.id !== id);
+  // Deleted by this page (a poll that read the list just after): its card already says so.
+  if (!deleting.has(id)) {
+    const instead = !list ? '' : first ? ` Showing ${first.name} (${first.id}) instead.` : ' There are no workspaces left.';
+    const note = document.getElementById('workspace-lost');
+    note.textContent = `Workspace ${id} was not found: it was deleted, or this emulator never had it.${instead}`;
+    note.hidden = false;
+  }
+  chooseWorkspace(first?.id, { replace: true });
+}
+
 async function poll() {
   const { section, workspace } = route;
   const scoped = SCOPED.has(section) && workspace;
@@ -77,14 +95,20 @@ async function poll() {
   if (workspaces.value) {
     const list = workspaces.value.data;
     names = new Map(list.map((ws) => [ws.id, ws.name]));
+    // The workspace named is not in the list read after it was chosen (a poll that began
+    // before the choice answers for the old one): a wrong link, or deleted elsewhere.
+    const gone =
+      workspace && workspace === route.workspace && (!list.some((ws) => ws.id === workspace) || resources.reason?.problem?.code === 'svc.tenant.not_found');
+    if (gone) lost(workspace, list);
     // No workspace chosen: the first (the fixtures' demo, when loaded).
-    if (!route.workspace && list.length) chooseWorkspace(list[0].id, { replace: true });
+    else if (!route.workspace && list.length) chooseWorkspace(list[0].id, { replace: true });
     if (changed('workspaces', [route.workspace, list])) renderWorkspaces(list);
   }
   // A poll that began before the workspace changed answers for the old one: skip it.
   if (workspace === route.workspace) {
-    if (resources.status === 'rejected' && resources.reason?.problem?.code === 'svc.tenant.not_found') chooseWorkspace(undefined, { replace: true });
+    if (resources.status === 'rejected' && resources.reason?.problem?.code === 'svc.tenant.not_found') lost(workspace, workspaces.value?.data);
     else if (resources.value && changed('resources', resourcesShown(resources.value))) showWorkspace(resources.value);
+    else if (resources.value) resignFileLinks(resources.value.assets);
     else if (!workspace && changed('resources', null)) {
       showScoped(false);
       setAgents(undefined, []);
@@ -111,6 +135,8 @@ function refresh() {
 
 onRoute((moved) => {
   hideSecret(route.workspace);
+  // The note on a workspace not found stays until the user moves (D-856).
+  if (!moved.byUi) document.getElementById('workspace-lost').hidden = true;
   if (moved.workspace) {
     // What was said about another workspace no longer applies once the user picks one;
     // a choice the UI makes itself (after a delete, on first load) keeps the note.
@@ -142,6 +168,8 @@ async function loop() {
   setTimeout(loop, POLL_MS);
 }
 
+// A tab that holds a token (given before a reload) can change it: the header's button shows (D-1185).
+if (holdsToken()) document.getElementById('token-button').hidden = false;
 showScoped(Boolean(route.workspace));
 loadSiteAddress();
 void loop();

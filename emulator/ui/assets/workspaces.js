@@ -4,7 +4,7 @@
 import { act, checked, wholeNumber } from './act.js';
 import { api } from './api.js';
 import { confirmButton, fillRows, h } from './dom.js';
-import { holdKey } from './held-keys.js';
+import { holdKey, syncHeldKeys } from './held-keys.js';
 import { revealSecret } from './keys.js';
 import { chooseWorkspace, route } from './router.js';
 
@@ -102,10 +102,21 @@ createForm.addEventListener('submit', (event) => {
   );
 });
 
+/** Workspaces this page is deleting: a poll that no longer finds one says nothing of it. */
+export const deleting = new Set();
+
 confirmButton(document.getElementById('workspace-delete'), () => {
   const id = route.workspace;
   return act(detail, async () => {
-    await api('DELETE', `/_emulator/workspaces/${encodeURIComponent(id)}`);
+    deleting.add(id);
+    try {
+      await api('DELETE', `/_emulator/workspaces/${encodeURIComponent(id)}`);
+    } catch (error) {
+      deleting.delete(id);
+      throw error;
+    }
+    // Its keys went with it: this tab stops holding them (D-852).
+    syncHeldKeys(id, undefined);
     chooseWorkspace(undefined, { replace: true });
     return `Deleted ${id} and everything in it.`;
   });
