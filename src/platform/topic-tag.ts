@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { maxChars, minChars, wellFormed } from './validation.js';
+import { maxChars, minChars, shownAs, wellFormed } from './validation.js';
 
 const TOPIC_MAX = 40;
 
@@ -17,4 +17,11 @@ export const TopicSchema = v.pipe(
   maxChars(TOPIC_MAX, `must be 1 to ${TOPIC_MAX} characters`),
   v.regex(/^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$/, 'must be ASCII letters and digits in words joined by single hyphens'),
   v.toLowerCase(),
+  // JSON Schema sees the tag as sent, before the trim: its pattern lets the white space
+  // around it through and counts the 40 characters without it (D-1192).
+  shownAs({
+    type: 'string',
+    pattern: `^\\s*(?=[A-Za-z0-9-]{1,${TOPIC_MAX}}\\s*$)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\\s*$`,
+    description: `A topic tag: trimmed and lowercased, then 1 to ${TOPIC_MAX} ASCII letters and digits in words joined by single hyphens.`,
+  }),
 );

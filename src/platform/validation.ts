@@ -121,6 +121,15 @@ export function integerText(min: number, max: number, description = '') {
 }
 
 /**
+ * What JSON Schema shows for the whole value, in place of what its actions would give: for
+ * a rule valibot checks after a transform (a trim) that a schema of the raw value must
+ * state otherwise (topic tags, D-1192). Placed last in a pipe.
+ */
+export function shownAs(shown: Record<string, unknown>) {
+  return { ...v.metadata<string, Record<never, never>>({}), type: 'shown_as' as const, shown };
+}
+
+/**
  * A body field the service reads only to refuse it with its own code (`agentId` in a chat
  * body: the path names the agent): any value passes validation, so the service can say
  * why, and the description says no value is valid (`enum: []`), which a generated client
@@ -148,6 +157,7 @@ export const textActionsToJsonSchema: NonNullable<ConversionConfig['overrideActi
   if (action.type === 'well_formed' || action.type === 'not_blank') return jsonSchema;
   // The same characters as a pattern a client can check (ECMA-262 without property escapes).
   if (action.type === 'one_line') return { ...jsonSchema, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]*$' };
+  if (action.type === 'shown_as') return { ...(action as unknown as { shown: Record<string, unknown> }).shown };
   if (action.type === 'never_accepted') return { ...jsonSchema, enum: [], description: action.description! };
   return undefined;
 };
