@@ -1799,7 +1799,9 @@ export interface components {
             nextCursor: string | null;
         };
         TopicMerge: {
+            /** @description A topic tag: trimmed and lowercased, then 1 to 40 ASCII letters and digits in words joined by single hyphens. */
             from: string;
+            /** @description A topic tag: trimmed and lowercased, then 1 to 40 ASCII letters and digits in words joined by single hyphens. */
             into: string;
             /** @default null */
             agentId?: string | null | undefined;
