@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { ErrorCode } from './error-codes.js';
+import { readRfc7578 } from './multipart-rfc7578.js';
 import { ServiceError } from './service-error.js';
 import { assertSafeValue } from './validation.js';
 
@@ -66,8 +67,9 @@ export async function readJson(c: Context, limit: number = BODY_LIMITS.json, cod
 }
 
 /**
- * Reads a `multipart/form-data` body with the platform's (undici) parser. An empty body
- * reads as `undefined`, whatever its `Content-Type`, as for JSON (D-1079).
+ * Reads a `multipart/form-data` body with the platform's (undici) parser, else busboy for
+ * what RFC 7578 clients send and undici refuses (D-1194). An empty body reads as
+ * `undefined`, whatever its `Content-Type`, as for JSON (D-1079).
  */
 export async function readMultipart(
   c: Context,
@@ -86,8 +88,11 @@ export async function readMultipart(
   try {
     form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
   } catch {
-    throw new ServiceError('svc.request.invalid', {
-      detail: { en: 'The multipart body could not be read.', es: 'No se pudo leer el cuerpo multipart.' },
+    // What the Fetch standard's parser refuses and RFC 7578 clients send (D-1194).
+    form = await readRfc7578(bytes, type, limit).catch(() => {
+      throw new ServiceError('svc.request.invalid', {
+        detail: { en: 'The multipart body could not be read.', es: 'No se pudo leer el cuerpo multipart.' },
+      });
     });
   }
   const garbled = garbledField(form, bytes);

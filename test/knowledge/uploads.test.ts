@@ -158,6 +158,43 @@ describe('uploads', () => {
     expect(await walk(api, '/v1/knowledge/sources')).toEqual([]);
   });
 
+  it('read the file names RFC 7578 clients send: filename* (RFC 5987) and an escaped quote (D-1194)', async () => {
+    const { api } = await workspace(emulator);
+    const type = { 'content-type': 'multipart/form-data; boundary=svc-rfc7578' };
+    const body = (disposition: string, extra = '') =>
+      Buffer.from(
+        `--svc-rfc7578\r\nContent-Disposition: form-data; name="file"; ${disposition}\r\nContent-Type: text/markdown\r\n\r\n# Tandems\n\nHow to ride a tandem bicycle.\r\n${extra}--svc-rfc7578--\r\n`,
+      );
+    const cases: [string, Buffer, string][] = [
+      ['filename* alone (.NET for a name outside ASCII)', body("filename*=UTF-8''r%C3%A9sum%C3%A9.md"), 'résumé.md'],
+      ['filename and filename*', body('filename="resume.md"; filename*=UTF-8\'\'r%C3%A9sum%C3%A9.md'), 'résumé.md'],
+      ['a quote escaped with a backslash (curl, Go)', body('filename="say \\"hi\\".md"'), 'say "hi".md'],
+      [
+        'with a title field after the file',
+        body('filename="a\\"b.md"', '--svc-rfc7578\r\nContent-Disposition: form-data; name="title"\r\n\r\nTandem notes\r\n'),
+        'a"b.md',
+      ],
+    ];
+    for (const [what, bytes, fileName] of cases) {
+      const res = await api.post('/v1/knowledge/uploads', bytes, type);
+      expect([res.status, res.body.fileName], what).toEqual([202, fileName]);
+      const source = await settled(emulator, api, res.body.id);
+      expect(source.status, what).toBe('ready');
+    }
+    expect(
+      (
+        await api.post(
+          '/v1/knowledge/uploads',
+          body('filename="a\\"b.md"', '--svc-rfc7578\r\nContent-Disposition: form-data; name="title"\r\n\r\nTandem notes\r\n'),
+          type,
+        )
+      ).body.title,
+    ).toBe('Tandem notes');
+    // What neither parser can read is still 400 svc.request.invalid.
+    const broken = await api.post('/v1/knowledge/uploads', Buffer.from('--svc-rfc7578\r\nno headers at all'), type);
+    expect([broken.status, broken.body.code]).toEqual([400, 'svc.request.invalid']);
+  });
+
   it('take 20 MiB and refuse more with 413', async () => {
     const { api } = await workspace(emulator);
     const big = Buffer.alloc(20 * 1024 * 1024 + 1024, 'a');
