@@ -15,7 +15,11 @@ const FLUSH_DELAY_MS = 200;
 
 /** Where a workspace's daily activity is counted: memory (`ActivityCounter`) or the store (`SqlActivity`). */
 export interface ActivityStore {
-  /** Counts one activity unless the cap is reached; false (nothing counted) when it is. */
+  /**
+   * Counts one activity, and answers whether it is within `cap` (the day's count, this one
+   * included, at most `cap`). A request refused at the cap counts too (CONTRACT: every
+   * authenticated `/v1` request counts; D-1195).
+   */
   record(workspaceId: string, cap: number | null): boolean | Promise<boolean>;
   today(workspaceId: string): Promise<number>;
   /** Writes what memory holds to the store. */
@@ -50,21 +54,19 @@ export class ActivityCounter implements ActivityStore {
   }
 
   /**
-   * Counts one activity unless the cap is reached; false (nothing counted) when it is.
-   * Synchronous once the day's counter is loaded: this runs on every request.
+   * Counts one activity; answers whether it is within the cap. Synchronous once the
+   * day's counter is loaded: this runs on every request.
    */
   record(workspaceId: string, cap: number | null): boolean | Promise<boolean> {
-    if (cap !== null && cap <= 0) return false;
     const counter = this.#counter(workspaceId);
     return counter instanceof Promise ? counter.then((c) => this.#count(c, cap)) : this.#count(counter, cap);
   }
 
   #count(counter: Counter, cap: number | null): boolean {
-    if (cap !== null && counter.count >= cap) return false;
     counter.count += 1;
     counter.dirty = true;
     this.#timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS).unref();
-    return true;
+    return cap === null || counter.count <= cap;
   }
 
   async today(workspaceId: string): Promise<number> {

@@ -7,8 +7,9 @@ import type { ActivityStore } from './activity.js';
 
 /**
  * Daily activity counted in the store, for processes sharing it: one atomic upsert per
- * request that counts only under the cap (`ON CONFLICT DO UPDATE ... WHERE count <
- * cap RETURNING`), so a cap of N allows N requests across every process (D-202).
+ * request under a cap (`ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count`),
+ * each request seeing its own count, so a cap of N allows N requests across every
+ * process (D-202); the refused ones count too (D-1195).
  */
 export class SqlActivity implements ActivityStore {
   constructor(
@@ -27,20 +28,14 @@ export class SqlActivity implements ActivityStore {
   });
 
   async record(workspaceId: string, cap: number | null): Promise<boolean> {
-    if (cap !== null && cap <= 0) return false;
     if (cap === null) return this.#uncapped(workspaceId);
     const row = await this.db
       .insertInto('activity')
       .values({ workspace_id: workspaceId, day: utcDay(this.clock.now()), count: 1 })
-      .onConflict((oc) =>
-        oc
-          .columns(['workspace_id', 'day'])
-          .doUpdateSet((eb) => ({ count: eb('activity.count', '+', 1) }))
-          .where('activity.count', '<', cap),
-      )
+      .onConflict((oc) => oc.columns(['workspace_id', 'day']).doUpdateSet((eb) => ({ count: eb('activity.count', '+', 1) })))
       .returning('count')
-      .executeTakeFirst();
-    return row !== undefined;
+      .executeTakeFirstOrThrow();
+    return Number(row.count) <= cap;
   }
 
   /**

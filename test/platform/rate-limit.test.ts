@@ -75,4 +75,29 @@ describe('daily activity cap', () => {
     await control.patch(`/_emulator/workspaces/${ws.workspaceId}`, { dailyActivityCap: null });
     expect((await ws.api.get('/v1/me')).status).toBe(200);
   });
+
+  it('every authenticated /v1 request counts as activity, those refused by either 429 too (CONTRACT; D-1195)', async () => {
+    const ws = await workspace(emulator);
+    const today = () => emulator.service.workspaces.activityToday(ws.workspaceId);
+    await control.patch(`/_emulator/workspaces/${ws.workspaceId}`, { dailyActivityCap: 3, rateLimit: { limit: 2, windowSeconds: 60 } });
+    const now = emulator.clock.now();
+    await emulator.clock.advance(60_000 - (now % 60_000));
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await ws.api.get('/v1/me')).status);
+    // Two pass the rate limit, the next two are refused by it: all four count.
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    expect(await today()).toBe(4);
+    // A new window: past the daily cap now, refused by it, and counted as well.
+    await emulator.clock.advance(60_000);
+    const capped = await ws.api.get('/v1/me');
+    expect([capped.status, capped.body.code]).toEqual([429, 'svc.usage.budget_exceeded']);
+    expect(await today()).toBe(5);
+    // A request without a key is no activity of the workspace.
+    expect((await client(emulator, 'svc_test_nope').get('/v1/me')).status).toBe(401);
+    expect(await today()).toBe(5);
+    // A higher cap admits again once the day's count is under it.
+    await control.patch(`/_emulator/workspaces/${ws.workspaceId}`, { dailyActivityCap: 7 });
+    expect((await ws.api.get('/v1/me')).status).toBe(200);
+    expect(await today()).toBe(6);
+  });
 });
