@@ -196,6 +196,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_emulator/faults/{faultId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one fault, or one entry of queued ingestion failures, by its id; the others stay */
+        delete: operations["removeFault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_emulator/requests": {
         parameters: {
             query?: never;
@@ -1160,6 +1177,10 @@ export interface components {
             /** @description The request faults, then the queued ingestion failures not spent yet (`ingest`), in the order they are taken */
             data: (components["schemas"]["Fault"] | components["schemas"]["IngestFault"])[];
         };
+        FaultRemoved: {
+            /** @description The entry removed, as `GET /_emulator/faults` listed it: a request fault, or queued ingestion failures (`ingest`) */
+            removed: components["schemas"]["Fault"] | components["schemas"]["IngestFault"];
+        };
         FaultsCleared: {
             /** @description How many entries the list had: request faults and queued ingestion failures */
             cleared: number;
@@ -1635,10 +1656,14 @@ export interface components {
         RequestRecord: {
             at: string;
             method: string;
+            /** @description The hosted site's host the request was addressed to (`<slug>.localhost`); null for the API and the console routes */
+            host: string | null;
+            /** @description The path, without the query string */
             path: string;
             status: number;
             code: string | null;
             keyPrefix: string | null;
+            /** @description The key's workspace; for a console route without a key, the workspace its path names (`/workspaces/{id}/keys`) */
             workspaceId: string | null;
             requestId: string;
         };
@@ -3769,6 +3794,128 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code: "svc.auth.forbidden";
+                    };
+                };
+            };
+            /** @description Problem: svc.request.payload_too_large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem: svc.internal.error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.internal.error";
+                    };
+                };
+            };
+            /** @description Problem: svc.service.unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.service.unavailable";
+                    };
+                };
+            };
+        };
+    };
+    removeFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the fault, or of queued ingestion failures, as `GET /_emulator/faults` lists it (`flt_...`) */
+                faultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was removed */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FaultRemoved"];
+                };
+            };
+            /** @description Problem: svc.request.invalid, svc.request.validation_failed */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.invalid" | "svc.request.validation_failed";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.unauthorized";
+                    };
+                };
+            };
+            /** @description Problem: svc.auth.forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.auth.forbidden";
+                    };
+                };
+            };
+            /** @description Problem: svc.resource.not_found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.resource.not_found";
                     };
                 };
             };

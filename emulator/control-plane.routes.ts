@@ -66,6 +66,8 @@ export interface EmulatorControl {
   /** Request faults, then queued ingestion failures not spent yet (D-1093). */
   listFaults(): Promise<FaultEntry[]>;
   clearFaults(): Promise<number>;
+  /** Removes one entry of `listFaults` by id; `404 svc.resource.not_found` when it has none (D-1196). */
+  removeFault(faultId: string): Promise<FaultEntry>;
   requests(limit?: number): Promise<JournalEntry[]>;
 }
 
@@ -106,11 +108,18 @@ const JournalEntrySchema = named(
   v.object({
     at: v.string(),
     method: v.string(),
-    path: v.string(),
+    host: v.pipe(
+      v.nullable(v.string()),
+      v.description("The hosted site's host the request was addressed to (`<slug>.localhost`); null for the API and the console routes"),
+    ),
+    path: v.pipe(v.string(), v.description('The path, without the query string')),
     status: v.number(),
     code: v.nullable(v.string()),
     keyPrefix: v.nullable(v.string()),
-    workspaceId: v.nullable(v.string()),
+    workspaceId: v.pipe(
+      v.nullable(v.string()),
+      v.description("The key's workspace; for a console route without a key, the workspace its path names (`/workspaces/{id}/keys`)"),
+    ),
     requestId: v.string(),
   }),
 );
@@ -159,6 +168,15 @@ const FaultListSchema = named(
 const FaultsClearedSchema = named(
   'FaultsCleared',
   v.object({ cleared: v.pipe(v.number(), v.description('How many entries the list had: request faults and queued ingestion failures')) }),
+);
+const FaultRemovedSchema = named(
+  'FaultRemoved',
+  v.object({
+    removed: v.pipe(
+      v.union([FaultRecordSchema, IngestFaultRecordSchema]),
+      v.description('The entry removed, as `GET /_emulator/faults` listed it: a request fault, or queued ingestion failures (`ingest`)'),
+    ),
+  }),
 );
 const RequestListSchema = named('RequestList', v.object({ data: v.array(JournalEntrySchema) }));
 const LexiconSchema = named(
@@ -454,6 +472,20 @@ export function registerControlPlane(router: Router, emulator: EmulatorControl):
       responses: { 200: { description: 'Cleared', schema: FaultsClearedSchema } },
     },
     async () => ({ status: 200, body: { cleared: await emulator.clearFaults() } }),
+  );
+  router.add(
+    {
+      method: 'DELETE',
+      path: '/_emulator/faults/:faultId',
+      operationId: 'removeFault',
+      tags,
+      security,
+      params: { faultId: idParam('fault, or of queued ingestion failures, as `GET /_emulator/faults` lists it', 'flt') },
+      summary: 'Remove one fault, or one entry of queued ingestion failures, by its id; the others stay',
+      responses: { 200: { description: 'What was removed', schema: FaultRemovedSchema } },
+      errors: ['svc.resource.not_found'],
+    },
+    async ({ params }) => ({ status: 200, body: { removed: await emulator.removeFault(params.faultId) } }),
   );
 
   router.add(

@@ -27,7 +27,15 @@ import { readFixture, type Fixture } from './fixtures.js';
 import type { JournalEntry, JournalStore } from './journal.js';
 import { metaStore, type MetaStore } from './meta.js';
 import type { EmulatorOptions } from './options.js';
-import { AdvanceArgSchema, checkEmulatorOptions, ListenOptionsSchema, seedText, StateTransferOptionsSchema, WorkspaceIdArgSchema } from './options-schema.js';
+import {
+  AdvanceArgSchema,
+  checkEmulatorOptions,
+  FaultIdArgSchema,
+  ListenOptionsSchema,
+  seedText,
+  StateTransferOptionsSchema,
+  WorkspaceIdArgSchema,
+} from './options-schema.js';
 import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { SiteChat } from './sites/site-chat.js';
 import { createSiteHandler } from './sites/site-handler.js';
@@ -150,7 +158,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
         };
       },
     });
-    const record = this.journal.recorder(service.clock);
+    const record = this.journal.recorder(service.clock, service.settings.siteDomain);
     const { app, openapi } = createApp(service, {
       intercept: (c) => this.faults.intercept(c) ?? sites.serve(c),
       problemPage: (c, error) => sites.problemPage(c, error),
@@ -348,6 +356,24 @@ export class Emulator implements EmulatorControl, FixtureHost {
     this.#assertOpen();
     const cleared = await this.faults.clear();
     return cleared + (await this.#ingestFaults.clear());
+  }
+
+  /**
+   * Removes one entry of `listFaults` by its id: a request fault, or queued ingestion
+   * failures (D-1196); answers it as it was listed. An id that is not a string is refused
+   * (400 naming `faultId`), one the list does not have is `404 svc.resource.not_found`.
+   */
+  async removeFault(faultId: string): Promise<FaultEntry> {
+    this.#assertOpen();
+    parseOrThrow(FaultIdArgSchema, { faultId }, 'svc.request.validation_failed');
+    const removed = (await this.faults.remove(faultId)) ?? (await this.#ingestFaults.remove(faultId));
+    if (removed) return removed;
+    throw new ServiceError('svc.resource.not_found', {
+      detail: {
+        en: 'No such fault: it was removed, spent, or never set (GET /_emulator/faults lists the active ones).',
+        es: 'No existe ese fallo: se quitó, se agotó o nunca se inyectó (GET /_emulator/faults lista los activos).',
+      },
+    });
   }
 
   /** Replaces the offline web that URL sources are fetched from (see `PUT /_emulator/web`). */

@@ -168,6 +168,8 @@ export interface FaultRules {
   list(): Fault[] | Promise<Fault[]>;
   /** Removes every request fault; answers how many there were. */
   clear(): number | Promise<number>;
+  /** Removes the request fault `id`; answers it as it was, or undefined when there is none (D-1196). */
+  remove(id: string): Fault | undefined | Promise<Fault | undefined>;
   /** Throws the problem of the first matching fault; control-plane requests never match. */
   intercept(c: Context<AppEnv>): undefined | Promise<undefined>;
   /** Reads the faults other processes set (`Emulator.reloadShared`); memory has nothing to read. */
@@ -187,6 +189,8 @@ export interface IngestFaultQueue {
   list(): IngestFault[] | Promise<IngestFault[]>;
   /** Removes every entry; answers how many there were. */
   clear(): number | Promise<number>;
+  /** Removes the entry `id` not spent yet; answers it as listed, or undefined when there is none (D-1196). */
+  remove(id: string): IngestFault | undefined | Promise<IngestFault | undefined>;
 }
 
 /**
@@ -222,6 +226,12 @@ export class Faults implements FaultRules {
     const cleared = this.#faults.length;
     this.#faults.length = 0;
     return cleared;
+  }
+
+  remove(id: string): Fault | undefined {
+    const index = this.#faults.findIndex((f) => f.id === id);
+    if (index < 0) return undefined;
+    return this.#public(this.#faults.splice(index, 1)[0]!);
   }
 
   /** The first fault matching this request, counted as used. */
@@ -277,5 +287,11 @@ export class IngestFaults implements IngestFaultQueue {
     const cleared = this.#queue.length;
     this.#queue.length = 0;
     return cleared;
+  }
+
+  remove(id: string): IngestFault | undefined {
+    const index = this.#queue.findIndex((entry) => entry.id === id);
+    if (index < 0) return undefined;
+    return { ...this.#queue.splice(index, 1)[0]! };
   }
 }

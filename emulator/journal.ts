@@ -1,11 +1,14 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../src/platform/context.js';
 import type { Clock } from '../src/platform/clock.js';
+import { requestHeader } from '../src/platform/response.js';
 import { iso } from '../src/platform/time.js';
 
 export interface JournalEntry {
   at: string;
   method: string;
+  /** The hosted site's host the request was addressed to (`cafe.localhost`); null for the API and the console (D-1197). */
+  host: string | null;
   path: string;
   status: number;
   code: string | null;
@@ -16,23 +19,52 @@ export interface JournalEntry {
 
 type RawEntry = Omit<JournalEntry, 'at'> & { at: number };
 
+/** A console route that names its workspace (`/workspaces/{id}/keys`...): the id, as the route reads it (D-1197). */
+const CONSOLE_WORKSPACE = /^\/workspaces\/([^/]+)(?:\/|$)/;
+
+function consoleWorkspace(path: string): string | null {
+  const segment = CONSOLE_WORKSPACE.exec(path)?.[1];
+  if (segment === undefined) return null;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * The host of a request to a hosted site (`<slug>.<siteDomain>`), as the site handler
+ * reads it: the Host header without its port or its root's dot, else the URL's; null
+ * for any other host (the API, the console).
+ */
+function siteHost(c: Context<AppEnv>, suffix: string | undefined): string | null {
+  if (suffix === undefined) return null;
+  const header = requestHeader(c, 'host');
+  const host = (header ? header.replace(/:\d+$/, '') : new URL(c.req.url).hostname).toLowerCase().replace(/\.$/, '');
+  return host.endsWith(suffix) ? host : null;
+}
+
 /**
  * What a journal keeps of one answer, or undefined for the control plane's own; a
- * promise when the problem code has to be read from an error body.
+ * promise when the problem code has to be read from an error body. `siteDomain`: the
+ * hosted sites' domain, whose requests are kept with their host.
  */
-export function entryOf(c: Context<AppEnv>, clock: Clock): RawEntry | undefined | Promise<RawEntry> {
+export function entryOf(c: Context<AppEnv>, clock: Clock, siteDomain?: string): RawEntry | undefined | Promise<RawEntry> {
   if (c.req.path.startsWith('/_emulator')) return undefined;
   const at = clock.now();
   const make = (code: string | null): RawEntry => {
     const auth = c.get('auth');
+    const path = c.req.path;
     return {
       at,
       method: c.req.method,
-      path: c.req.path,
+      host: siteHost(c, siteDomain === undefined ? undefined : `.${siteDomain.toLowerCase()}`),
+      path,
       status: c.res.status,
       code,
       keyPrefix: auth?.keyPrefix ?? null,
-      workspaceId: auth?.workspaceId ?? null,
+      // A console route has no key: the workspace its path names (D-1197).
+      workspaceId: auth?.workspaceId ?? consoleWorkspace(path),
       requestId: c.get('requestId'),
     };
   };
@@ -54,8 +86,8 @@ export interface JournalStore {
   /** Newest first. */
   recent(limit: number): JournalEntry[] | Promise<JournalEntry[]>;
   clear(): void | Promise<void>;
-  /** Records one answer (the app calls it for every request). */
-  recorder(clock: Clock): (c: Context<AppEnv>) => void | Promise<void>;
+  /** Records one answer (the app calls it for every request); `siteDomain`: the hosted sites' domain. */
+  recorder(clock: Clock, siteDomain?: string): (c: Context<AppEnv>) => void | Promise<void>;
 }
 
 /**
@@ -95,9 +127,9 @@ export class Journal implements JournalStore {
     this.#size = 0;
   }
 
-  recorder(clock: Clock): (c: Context<AppEnv>) => void | Promise<void> {
+  recorder(clock: Clock, siteDomain?: string): (c: Context<AppEnv>) => void | Promise<void> {
     return (c) => {
-      const entry = entryOf(c, clock);
+      const entry = entryOf(c, clock, siteDomain);
       if (entry instanceof Promise) return entry.then((e) => this.add(e));
       if (entry) this.add(entry);
     };

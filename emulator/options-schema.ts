@@ -226,6 +226,9 @@ export const StateTransferOptionsSchema = v.strictObject({
 /** A workspace id as the members taking one read it: a string (any other is the caller's slip, not a 404). */
 export const WorkspaceIdArgSchema = v.object({ workspaceId: v.string('must be a string') });
 
+/** `removeFault`'s id, read the same way: a string (one the fault list lacks is a 404, D-1196). */
+export const FaultIdArgSchema = v.object({ faultId: v.string('must be a string') });
+
 /** `clock.advance`'s argument: a whole number of milliseconds, as `POST /_emulator/clock` takes it. */
 export const AdvanceArgSchema = v.object({
   advanceMs: v.pipe(v.number('must be a number of milliseconds'), v.integer('must be whole milliseconds'), v.minValue(0, 'time only moves forward')),

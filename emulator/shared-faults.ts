@@ -83,6 +83,17 @@ export class SharedFaults implements FaultRules {
     return cleared;
   }
 
+  /** As `clear`, for one fault: every process drops it from memory on its next request (coherence). */
+  async remove(id: string): Promise<Fault | undefined> {
+    const removed = await transaction(this.db, async (trx) => {
+      const row = await trx.deleteFrom('faults').where('id', '=', id).where('kind', '=', 'request').returningAll().executeTakeFirst();
+      if (row) await this.coherence.changed(trx);
+      return row;
+    });
+    this.#faults = this.#faults.filter((f) => f.id !== id);
+    return removed && toFault(removed);
+  }
+
   intercept(c: Context<AppEnv>): undefined | Promise<undefined> {
     if (this.#faults.length === 0 || c.req.path.startsWith('/_emulator')) return undefined;
     return this.#take(c.req.method, c.req.path, 0);
@@ -163,5 +174,17 @@ export class SharedIngestFaults implements IngestFaultQueue {
     // A row is removed by the take that spends it: every one left still fails an ingestion.
     const deleted = await this.db.deleteFrom('faults').where('kind', '=', 'ingest').executeTakeFirst();
     return Number(deleted.numDeletedRows);
+  }
+
+  /** As `clear`, for one entry: no process keeps the queue in memory, the next take reads the store. */
+  async remove(id: string): Promise<IngestFault | undefined> {
+    const row = await this.db
+      .deleteFrom('faults')
+      .where('id', '=', id)
+      .where('kind', '=', 'ingest')
+      .where('remaining', '>', 0)
+      .returning(['id', 'code', 'remaining'])
+      .executeTakeFirst();
+    return row && { id: row.id, ingest: row.code as IngestFailureCode, remaining: Number(row.remaining) };
   }
 }

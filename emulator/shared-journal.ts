@@ -8,6 +8,22 @@ import { entryOf, type JournalEntry, type JournalStore } from './journal.js';
 
 type RawEntry = Omit<JournalEntry, 'at'> & { at: number };
 
+/**
+ * A site request's host rides in the row's `path` column, before the path: the table has
+ * no column of its own for it (D-1197). A request's path always starts with `/` and a
+ * host holds none, so `cafe.localhost/menu` reads back unambiguously, and a row without a
+ * host (every row written before) is its path as it was.
+ */
+function storedPath(entry: RawEntry): string {
+  return entry.host === null ? entry.path : `${entry.host}${entry.path}`;
+}
+
+function readPath(stored: string): { host: string | null; path: string } {
+  if (stored.startsWith('/')) return { host: null, path: stored };
+  const slash = stored.indexOf('/');
+  return slash < 0 ? { host: null, path: stored } : { host: stored.slice(0, slash), path: stored.slice(slash) };
+}
+
 // Rows past the capacity are dropped now and then, not after every request.
 const PRUNE_EVERY = 100;
 
@@ -50,7 +66,7 @@ export class SharedJournal implements JournalStore {
               batch.map(({ entry }) => ({
                 at: iso(entry.at),
                 method: entry.method,
-                path: entry.path,
+                path: storedPath(entry),
                 status: entry.status,
                 code: entry.code,
                 key_prefix: entry.keyPrefix,
@@ -80,7 +96,7 @@ export class SharedJournal implements JournalStore {
     return rows.map((r) => ({
       at: r.at,
       method: r.method,
-      path: r.path,
+      ...readPath(r.path),
       status: Number(r.status),
       code: r.code,
       keyPrefix: r.key_prefix,
@@ -93,12 +109,12 @@ export class SharedJournal implements JournalStore {
     await this.db.deleteFrom('journal').execute();
   }
 
-  recorder(clock: Clock): (c: Context<AppEnv>) => void | Promise<void> {
+  recorder(clock: Clock, siteDomain?: string): (c: Context<AppEnv>) => void | Promise<void> {
     // The journal is a record of answers, not part of them: an answer whose row cannot
     // be written (the database went away) still goes out, unrecorded.
     const add = (e: RawEntry | undefined) => e && this.add(e).catch(() => {});
     return (c) => {
-      const entry = entryOf(c, clock);
+      const entry = entryOf(c, clock, siteDomain);
       return entry instanceof Promise ? entry.then(add) : add(entry);
     };
   }

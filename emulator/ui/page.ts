@@ -209,7 +209,7 @@ function faultsSection(): string {
   </div>
   <div class="card">
     <h3>Active faults</h3>
-    ${table('faults', ['Method', 'Path', 'Answer', 'Left'], 'Faults')}
+    ${table('faults', ['Method', 'Path', 'Answer', 'Left', ''], 'Faults')}
     <div class="row"><button type="button" id="faults-clear" class="secondary">Clear all faults</button></div>
   </div>`;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createEmulator, type Emulator, type ListeningServer } from '../../emulator/emulator.js';
-import { client, type Client } from '../support/client.js';
+import { client, send, type Client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
 import { SHOTS, expectProblem, launch, openUi } from './ui-support.js';
 
@@ -217,6 +217,51 @@ describe('the emulator UI: names and fields (D-1188)', () => {
     await expectProblem(page, '#chat', 'svc.api_key.invalid');
     expect(await chat.locator('#chat-paste [name="secret"]').getAttribute('aria-invalid')).toBe('true');
     await finish('names-and-fields', [/^\/v1\/me$/]);
+  });
+});
+
+describe('the emulator UI: faults one by one, requests told apart (D-1196, D-1197)', () => {
+  it('each fault row has a Remove button naming its fault, which removes that one only', async () => {
+    const agents = (await control.post('/_emulator/faults', { match: { method: 'GET', path: '/v1/agents/**' }, status: 503 })).body;
+    const me = (await control.post('/_emulator/faults', { match: { path: '/v1/me' }, status: 500 })).body;
+    const queued = (await control.post('/_emulator/faults', { ingest: 'fetch_timeout', times: 2 })).body;
+    try {
+      const { page, finish } = await open(`/_emulator/ui/faults?workspace=${demoId}`);
+      const faults = section(page, 'faults');
+      await faults.locator(`[data-rows="faults"] tr[data-id="${queued.id}"]`).waitFor();
+      const remove = page.getByRole('button', { name: 'Remove fault on GET /v1/agents/** (503 svc.service.unavailable)', exact: true });
+      expect(await remove.count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Remove fault on any method /v1/me (500 svc.internal.error)', exact: true }).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Remove queued ingestion failures (fetch_timeout)', exact: true }).count()).toBe(1);
+      await remove.click();
+      await faults.locator('.note', { hasText: 'Removed the fault on GET /v1/agents/**' }).waitFor();
+      await faults.locator(`[data-rows="faults"] tr[data-id="${agents.id}"]`).waitFor({ state: 'detached' });
+      expect((await control.get('/_emulator/faults')).body.data.map((f: { id: string }) => f.id)).toEqual([me.id, queued.id]);
+      await page.getByRole('button', { name: 'Remove queued ingestion failures (fetch_timeout)', exact: true }).click();
+      await faults.locator(`[data-rows="faults"] tr[data-id="${queued.id}"]`).waitFor({ state: 'detached' });
+      expect((await control.get('/_emulator/faults')).body.data.map((f: { id: string }) => f.id)).toEqual([me.id]);
+      await finish('fault-remove');
+    } finally {
+      await control.delete('/_emulator/faults');
+    }
+  });
+
+  it("the Requests rows show the workspace a console route names and a hosted site's host", async () => {
+    const { page, finish } = await open(`/_emulator/ui/requests?workspace=${demoId}`);
+    const keys = await control.get(`/workspaces/${demoId}/keys`);
+    const menu = await send(emulator, 'GET', 'http://cafe-aurora.localhost/menu');
+    const api = await demo.get('/v1/me');
+    const row = (res: { headers: Headers }) => section(page, 'requests').locator(`tr[data-request="${res.headers.get('x-request-id')}"]`);
+    await row(api).waitFor();
+    expect(await row(keys).locator('td').nth(2).textContent()).toBe(`/workspaces/${demoId}/keys`);
+    expect(await row(keys).locator('td').nth(6).textContent()).toBe('Demo workspace');
+    expect(await row(menu).locator('td').nth(2).textContent()).toBe('cafe-aurora.localhost/menu');
+    expect(await row(api).locator('td').nth(2).textContent()).toBe('/v1/me');
+    // The path filter reads the host too.
+    await page.locator('#journal-filter').fill('cafe-aurora.localhost');
+    await row(api).waitFor({ state: 'detached' });
+    expect(await row(menu).count()).toBe(1);
+    await finish('requests-told-apart');
   });
 });
 

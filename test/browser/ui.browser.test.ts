@@ -313,7 +313,7 @@ describe('the emulator UI: clock, queue, faults, state', () => {
     await faults.locator('.note', { hasText: 'GET /v1/agents answers 503 svc.service.unavailable, 2 times' }).waitFor();
     const row = faults.locator('[data-rows="faults"] tr[data-id]');
     await row.waitFor();
-    expect(await row.locator('td').last().textContent()).toBe('2');
+    expect(await row.locator('td').nth(3).textContent()).toBe('2');
     expect((await demo.get('/v1/agents')).status).toBe(503);
     await row.locator('td', { hasText: /^1$/ }).waitFor();
 

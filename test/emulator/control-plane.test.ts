@@ -5,6 +5,7 @@ import { EmulatedClock } from '../../src/platform/clock.js';
 import { WORKSPACE_NUMBER_MAX } from '../../src/workspaces/workspaces.schema.js';
 import { client, send } from '../support/client.js';
 import { fileEmulator, quiet, workspace } from '../support/emulator.js';
+import { expectMatchesOpenApi } from '../support/openapi.js';
 
 const emulator = await fileEmulator({ seed: 9, fixtures: 'demo' });
 const control = client(emulator);
@@ -414,5 +415,27 @@ describe('control plane', () => {
     expect(full.body.data).toHaveLength(1000);
     expect(await emulator.journal.recent(5000)).toHaveLength(1000);
     expect((await control.get('/_emulator/requests?limit=1001')).status).toBe(400);
+  });
+
+  it("the journal tells console and hosted-site requests apart: the workspace a console path names, a site's host (D-1197)", async () => {
+    const openapi = (await control.get('/v1/openapi.json')).body;
+    const ws = await workspace(emulator);
+    await send(emulator, 'GET', `/workspaces/${ws.workspaceId}/keys`);
+    await send(emulator, 'DELETE', `/workspaces/${ws.workspaceId}/keys/key_missing`);
+    await send(emulator, 'GET', '/workspaces/ws_nobody/keys');
+    await send(emulator, 'GET', 'http://cafe-aurora.localhost/menu');
+    await send(emulator, 'GET', '/menu', { headers: { host: 'Nobody-Here.localhost.:4010' } });
+    await ws.api.get('/v1/me');
+    const { data } = (await control.get('/_emulator/requests?limit=6')).body;
+    expect(data.map((e: Record<string, unknown>) => [e.method, e.host, e.path, e.status, e.workspaceId])).toEqual([
+      ['GET', null, '/v1/me', 200, ws.workspaceId],
+      ['GET', 'nobody-here.localhost', '/menu', 404, null],
+      ['GET', 'cafe-aurora.localhost', '/menu', 200, null],
+      ['GET', null, '/workspaces/ws_nobody/keys', 404, 'ws_nobody'],
+      ['DELETE', null, `/workspaces/${ws.workspaceId}/keys/key_missing`, 404, ws.workspaceId],
+      ['GET', null, `/workspaces/${ws.workspaceId}/keys`, 200, ws.workspaceId],
+    ]);
+    expectMatchesOpenApi(openapi, 'GET', '/_emulator/requests', 200, { data });
+    expect(await emulator.requests(6)).toEqual(data);
   });
 });

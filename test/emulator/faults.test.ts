@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { createEmulator } from '../../emulator/emulator.js';
 import { INGEST_FAILURE_CODES, LIMIT_FAILURES } from '../../src/platform/ingest-failures.js';
-import { client } from '../support/client.js';
-import { fileEmulator, workspace } from '../support/emulator.js';
+import { client, send } from '../support/client.js';
+import { fileEmulator, quiet, workspace } from '../support/emulator.js';
+import { expectMatchesOpenApi } from '../support/openapi.js';
+import { freshDatabase } from '../support/postgres.js';
 
 const emulator = await fileEmulator({ seed: 21 });
 const control = client(emulator);
@@ -145,10 +148,89 @@ describe('fault injection', () => {
     expect(await ingest()).toBe('ready');
   });
 
+  it('removes one fault or one queue of ingestion failures by its id, leaving the others; 404 for one it lacks (D-1196)', async () => {
+    const { api } = await workspace(emulator);
+    const openapi = (await control.get('/v1/openapi.json')).body;
+    const ingest = async () => {
+      const source = (await api.post('/v1/knowledge/text', { title: 'Hours', text: 'We open at nine.' })).body;
+      await emulator.drain();
+      const ended = (await api.get(`/v1/knowledge/sources/${source.id}`)).body;
+      return ended.status === 'failed' ? ended.error : ended.status;
+    };
+    const agents = (await control.post('/_emulator/faults', { match: { path: '/v1/agents/**' }, status: 503 })).body;
+    const me = (await control.post('/_emulator/faults', { match: { path: '/v1/me' }, status: 500, times: 5 })).body;
+    const queued = (await control.post('/_emulator/faults', { ingest: 'fetch_timeout', times: 2 })).body;
+    const later = (await control.post('/_emulator/faults', { ingest: 'ingest_failed' })).body;
+    expect((await api.get('/v1/me')).status).toBe(500);
+
+    // A request fault: answered as listed (its count down included), and requests it matched pass.
+    const removed = await control.delete(`/_emulator/faults/${me.id}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ removed: { ...me, remaining: 4 } });
+    expectMatchesOpenApi(openapi, 'DELETE', '/_emulator/faults/{faultId}', 200, removed.body);
+    expect((await api.get('/v1/me')).status).toBe(200);
+
+    // A queue of ingestion failures: the next ingestion takes the one after it.
+    const dropped = await control.delete(`/_emulator/faults/${queued.id}`);
+    expect(dropped.body).toEqual({ removed: { id: queued.id, ingest: 'fetch_timeout', remaining: 2 } });
+    expectMatchesOpenApi(openapi, 'DELETE', '/_emulator/faults/{faultId}', 200, dropped.body);
+    expect((await control.get('/_emulator/faults')).body.data).toEqual([agents, { id: later.id, ingest: 'ingest_failed', remaining: 1 }]);
+    expect(await ingest()).toBe('ingest_failed');
+
+    // Gone, spent or never set: 404, a problem document, and nothing else removed.
+    for (const id of [me.id, later.id, 'flt_nope']) {
+      const missing = await control.delete(`/_emulator/faults/${id}`);
+      expect(missing.status, id).toBe(404);
+      expect(missing.headers.get('content-type')).toBe('application/problem+json');
+      expect(missing.body).toMatchObject({ status: 404, code: 'svc.resource.not_found', requestId: missing.headers.get('x-request-id') });
+    }
+    expect((await control.get('/_emulator/faults')).body.data).toEqual([agents]);
+
+    // Guarded as the rest of the control plane: a foreign Host removes nothing.
+    const foreign = await send(emulator, 'DELETE', `/_emulator/faults/${agents.id}`, { headers: { host: 'rebind.attacker.example' } });
+    expect([foreign.status, foreign.body.code]).toEqual([403, 'svc.auth.forbidden']);
+
+    // The library's member: the same answer, a rejection (never a throw) for a bad id.
+    expect(await emulator.removeFault(agents.id)).toEqual(agents);
+    await expect(emulator.removeFault(agents.id)).rejects.toMatchObject({ status: 404, code: 'svc.resource.not_found' });
+    const notString = emulator.removeFault(7 as unknown as string);
+    expect(notString).toBeInstanceOf(Promise);
+    await expect(notString).rejects.toMatchObject({ status: 400, code: 'svc.request.validation_failed', errors: [{ field: 'faultId' }] });
+    expect(await emulator.listFaults()).toEqual([]);
+  });
+
   it('reset clears the faults, queued ingestion failures too', async () => {
     await control.post('/_emulator/faults', { status: 500 });
     await control.post('/_emulator/faults', { ingest: 'fetch_timeout', times: 2 });
     await control.post('/_emulator/reset');
     expect((await control.get('/_emulator/faults')).body.data).toEqual([]);
   });
+});
+
+describe('removing one fault on a store processes share (D-1196)', () => {
+  it('a fault removed through one emulator stops failing requests on the other, as a clear does; the others stay', async () => {
+    const url = freshDatabase(inject('postgres'), 'faults');
+    const one = await createEmulator({ db: url, fixtures: 'none', log: quiet });
+    const other = await createEmulator({ db: url, fixtures: 'none', log: quiet });
+    try {
+      const { api: oneApi, key } = await workspace(one);
+      const otherApi = client(other, key);
+      const me = await one.injectFault({ match: { path: '/v1/me' }, status: 503 });
+      const agents = await one.injectFault({ match: { path: '/v1/agents' }, status: 502 });
+      const queued = await one.injectFault({ ingest: 'fetch_timeout', times: 3 });
+      expect((await otherApi.get('/v1/me')).status).toBe(503);
+      // `one` up to date with the store before the removal: only the removal can tell it.
+      expect((await oneApi.get('/v1/agents')).status).toBe(502);
+      const removed = await client(other).delete(`/_emulator/faults/${me.id}`);
+      expect(removed.body).toEqual({ removed: me });
+      expect((await oneApi.get('/v1/me')).status).toBe(200);
+      expect((await otherApi.get('/v1/me')).status).toBe(200);
+      expect((await oneApi.get('/v1/agents')).status).toBe(502);
+      expect(await other.removeFault(queued.id)).toEqual({ id: queued.id, ingest: 'fetch_timeout', remaining: 3 });
+      expect(await one.listFaults()).toEqual([agents]);
+      await expect(one.removeFault(queued.id)).rejects.toMatchObject({ status: 404, code: 'svc.resource.not_found' });
+    } finally {
+      await Promise.all([one.close(), other.close()]);
+    }
+  }, 60_000);
 });

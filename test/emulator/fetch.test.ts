@@ -208,6 +208,7 @@ describe('a closed emulator answers no more requests (D-1077)', () => {
       ['injectFault', () => closing.injectFault({ match: { path: '/v1/me' }, status: 503 })],
       ['listFaults', () => closing.listFaults()],
       ['clearFaults', () => closing.clearFaults()],
+      ['removeFault', () => closing.removeFault('flt_x')],
       ['setWeb', () => closing.setWeb({ pages: [] })],
       ['getWeb', () => closing.getWeb()],
       ['drain', () => closing.drain()],

@@ -328,8 +328,15 @@ describe('GET /_emulator/ui', () => {
         ...[...tr.querySelectorAll('td')].map((td) => td.textContent),
       ]);
       expect(rows).toEqual([
-        [fault.id, 'GET', '/v1/nothing-here', '503 svc.service.unavailable', '2'],
-        [queued.id, '—', '(the next ingestions)', 'fails with fetch_timeout', '3'],
+        [fault.id, 'GET', '/v1/nothing-here', '503 svc.service.unavailable', '2', 'Remove'],
+        [queued.id, '—', '(the next ingestions)', 'fails with fetch_timeout', '3', 'Remove'],
+      ]);
+      // Each row's Remove names its entry (D-1196).
+      expect(
+        [...document.querySelectorAll('[data-rows="faults"] button[data-remove]')].map((b) => [b.getAttribute('data-remove'), b.getAttribute('aria-label')]),
+      ).toEqual([
+        [fault.id, 'Remove fault on GET /v1/nothing-here (503 svc.service.unavailable)'],
+        [queued.id, 'Remove queued ingestion failures (fetch_timeout)'],
       ]);
     } finally {
       for (const name of ['document', 'Node']) delete (globalThis as Record<string, unknown>)[name];

@@ -1,10 +1,29 @@
 // Faults: answer matching requests with a problem, or fail the next ingestions; list
-// and clear them.
+// them, remove one (D-1196) or clear them all.
 import { act, checked, wholeNumber } from './act.js';
 import { api } from './api.js';
 import { fillRows, h } from './dom.js';
 
 const panel = document.getElementById('faults');
+
+/** What a fault row is called: its Remove button's name and the note after it. */
+function faultName(f) {
+  if (f.ingest !== undefined) return `queued ingestion failures (${f.ingest})`;
+  return `fault on ${f.match.method ?? 'any method'} ${f.match.path ?? 'any path'} (${f.status} ${f.code})`;
+}
+
+/** A row's Remove button: its name says which fault (every row has one). */
+function removeButton(f) {
+  const name = faultName(f);
+  const button = h('button', { type: 'button', class: 'small secondary', 'data-remove': f.id, 'aria-label': `Remove ${name}` }, 'Remove');
+  button.addEventListener('click', () =>
+    act(panel, async () => {
+      await api('DELETE', `/_emulator/faults/${encodeURIComponent(f.id)}`);
+      return `Removed the ${name}.`;
+    }),
+  );
+  return button;
+}
 
 export function renderFaults(faults) {
   fillRows(
@@ -19,6 +38,7 @@ export function renderFaults(faults) {
             h('td', {}, '(the next ingestions)'),
             h('td', {}, 'fails with ', h('code', {}, f.ingest)),
             h('td', { class: 'num' }, f.remaining),
+            h('td', {}, removeButton(f)),
           )
         : h(
             'tr',
@@ -27,9 +47,10 @@ export function renderFaults(faults) {
             h('td', {}, h('code', {}, f.match.path ?? '(any path)')),
             h('td', {}, `${f.status} `, h('code', {}, f.code)),
             h('td', { class: 'num' }, f.remaining ?? '∞'),
+            h('td', {}, removeButton(f)),
           ),
     ),
-    4,
+    5,
     'No faults: every request is answered normally.',
   );
 }
