@@ -52,7 +52,7 @@ import { serviceInspector } from './ui/inspector.js';
 import { isUiFile } from './ui/ui-paths.js';
 import { registerUi } from './ui/ui.routes.js';
 import { EmulatorWeb } from './web.js';
-import { storeTenancy, type Tenancy } from './tenancy.js';
+import { lastIdInStore, storeTenancy, type Tenancy } from './tenancy.js';
 import { readPrebuilt, RUNNING_FROM_SOURCES, type PrebuiltLookup, type PrebuiltState } from './prebuilt/demo-state.js';
 import { IdTap, type IdCall } from './prebuilt/id-tap.js';
 import { relocateTables } from './prebuilt/relocate.js';
@@ -464,9 +464,9 @@ export class Emulator implements EmulatorControl, FixtureHost {
    */
   demoState: 'prebuilt' | { loaded: string } | undefined;
 
-  /** @internal Called once by `createEmulator`. */
-  async init(fixtures: Fixture | undefined, state?: unknown, demo?: DemoStart): Promise<void> {
-    const initialized = await this.#meta.get<boolean>('initialized');
+  /** @internal Called once by `createEmulator`; `stored`: what the store said at start, read before any write. */
+  async init(fixtures: Fixture | undefined, state?: unknown, demo?: DemoStart, stored?: StoredStart): Promise<void> {
+    const initialized = stored ? stored.initialized : (await this.#meta.get<boolean>('initialized')) === true;
     if (!initialized || state !== undefined) {
       // A snapshot is taken as it is (its queued jobs run later); fixtures settle first.
       if (state !== undefined) await importState(this.service, this.#clock, state, { plainHashes: true, replays: this.#replays, restoreIds: this.#restoreIds });
@@ -491,7 +491,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     } else {
       // What the store held was taken at start (the saved ids, or what other processes
       // changed since: `Tenancy.resumeIds`, `Tenancy.follow`); nothing of ours to write.
-      this.#baseline = await this.#meta.get<StateDocument>('baseline');
+      this.#baseline = stored ? stored.baseline : await this.#meta.get<StateDocument>('baseline');
     }
     // Every row in the store passed the gate (an import, the check of a file an older
     // version wrote) or was written by this service: no need to read it whole again (D-725).
@@ -704,7 +704,7 @@ export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOpti
         if (demo.prebuilt) return { state: demo.prebuilt };
         return RUNNING_FROM_SOURCES ? undefined : readPrebuilt(fixtures);
       };
-      await emulator.init(fixtures, options.state, { tap: parts.tap, lookup, ...(demo.record && { record: demo.record }) });
+      await emulator.init(fixtures, options.state, { tap: parts.tap, lookup, ...(demo.record && { record: demo.record }) }, parts.stored);
     });
   } catch (error) {
     // Closed once the lock is let go (closing waits for every connection).
@@ -715,8 +715,19 @@ export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOpti
   return emulator!;
 }
 
+/** What a store said of its setup at start (D-1198): whether it was set up, and the state a reset goes back to. */
+interface StoredStart {
+  initialized: boolean;
+  baseline: StateDocument | undefined;
+}
+
 /** The emulator's parts over an open store, its service started. */
-async function assemble(store: Store, options: EmulatorOptions, allowedHosts: AllowedHosts, demo: DemoOptions): Promise<{ emulator: Emulator; tap: IdTap }> {
+async function assemble(
+  store: Store,
+  options: EmulatorOptions,
+  allowedHosts: AllowedHosts,
+  demo: DemoOptions,
+): Promise<{ emulator: Emulator; tap: IdTap; stored: StoredStart }> {
   let service: Service | undefined;
   const meta = metaStore(store.db, () => service?.coherence);
   const tenancy = storeTenancy(store, meta);
@@ -729,6 +740,10 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
     });
   const clockState = await readMeta<ClockState>('clock');
   const idState = await tenancy.savedIds(readMeta);
+  // Read before anything is written: a value put there by hand stops the start, naming
+  // it, with the store as it was (D-1151, D-1198).
+  const initialized = (await readMeta<unknown>('initialized')) === true;
+  const baseline = initialized ? await readMeta<StateDocument>('baseline') : undefined;
   // A clock or id state written into the store by hand stops the start, naming it (D-723).
   const metaFaults = clockAndIdFaults({ ...(clockState && { clock: clockState }), ...(idState && { ids: idState }) });
   if (metaFaults.length) throw new StoreOpenError(`cannot use ${store.where}: its meta.${metaFaults[0]!.field} cannot be read (${metaFaults[0]!.reason})`);
@@ -748,7 +763,7 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
   const tap = new IdTap(createIdGenerator({ clock, ...(idSeed !== undefined && { seed: idSeed }) }));
   const ids = tap.ids;
   demo.tap?.(tap);
-  await tenancy.resumeIds(ids, idState, clock);
+  await tenancy.resumeIds(ids, idState, clock, await lastIdInStore(store.db));
 
   // Processes starting together agree on the first secret written.
   const secret = await meta.setOnce('secret', seed !== undefined ? seedSecret(seed) : randomBytes(32).toString('hex'));
@@ -796,5 +811,5 @@ async function assemble(store: Store, options: EmulatorOptions, allowedHosts: Al
     tenancy,
   });
   await tenancy.follow(service.coherence, () => emulator.reloadShared());
-  return { emulator, tap };
+  return { emulator, tap, stored: { initialized, baseline } };
 }

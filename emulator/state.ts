@@ -5,13 +5,14 @@ import { named } from '../src/platform/named-schema.js';
 import { TABLES } from '../src/db/schema/index.js';
 import { transaction } from '../src/db/transaction.js';
 import type { ClockState, EmulatedClock } from '../src/platform/clock.js';
-import type { IdState } from '../src/platform/ids.js';
+import { laterIds, type IdState } from '../src/platform/ids.js';
 import { ServiceError, type FieldError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
 import type { Service } from '../src/service.js';
 import { createSealer } from './seal.js';
 import { gateState, type GateOptions } from './state-gate/gate.js';
 import { migrateTables } from './state-gate/migrate.js';
+import { lastIdOfRows } from './tenancy.js';
 
 export const STATE_FORMAT = 'svc-emulator-state';
 export const STATE_VERSION = 1;
@@ -273,7 +274,9 @@ export async function importState(service: Service, clock: EmulatedClock, input:
         const before = { clock: clock.snapshot(), ids: service.ids.snapshot() };
         clock.restore(doc.clock);
         // Alone on the store, the ids are restored; beside others each keeps its stream (D-208).
-        options.restoreIds(doc.ids);
+        // Never behind an id the rows hold: such a stream would draw it again (D-1198).
+        const last = lastIdOfRows(tables);
+        options.restoreIds(last ? laterIds(doc.ids, last) : doc.ids);
         return () => {
           clock.restore(before.clock);
           options.restoreIds(before.ids);

@@ -1,7 +1,9 @@
 import type { Store } from '../src/db/database.js';
 import type { Clock, EmulatedClock } from '../src/platform/clock.js';
 import type { Coherence } from '../src/platform/coherence.js';
-import type { IdGenerator, IdState } from '../src/platform/ids.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../src/db/schema/index.js';
+import { idStateOf, laterIds, type IdGenerator, type IdState } from '../src/platform/ids.js';
 import { Faults, IngestFaults, type FaultRules, type IngestFaultQueue } from './faults.js';
 import { Journal, type JournalStore } from './journal.js';
 import type { MetaStore } from './meta.js';
@@ -25,8 +27,11 @@ export interface Tenancy {
   idSeed(seed: string | undefined): Promise<string | undefined>;
   /** The id state saved in the store, to check and then `resumeIds` from; none beside others (D-208). */
   savedIds(read: <T>(key: string) => Promise<T | undefined>): Promise<IdState | undefined>;
-  /** Puts `ids` where the store left them (past any id a crash may have lost) and marks the store in use. */
-  resumeIds(ids: IdGenerator, saved: IdState | undefined, clock: Clock): Promise<void>;
+  /**
+   * Puts `ids` where the store left them (past any id a crash may have lost, and past
+   * `last`, the last id the store's rows hold: D-1198) and marks the store in use.
+   */
+  resumeIds(ids: IdGenerator, saved: IdState | undefined, clock: Clock, last: IdState | undefined): Promise<void>;
   /** The id state written with the clock; none beside others, whose ids are not restored. */
   idsToSave(ids: IdGenerator): IdState | undefined;
   /** Takes a state document's id state: alone it is restored, beside others each keeps its stream (D-208). */
@@ -52,24 +57,27 @@ const SEEDED_STARTS = 'seeded-starts';
 
 /** The store is this process's alone: it keeps the id generator and a clean-shutdown mark in `meta`. */
 class AloneTenancy implements Tenancy {
+  /** `meta.clean` as read at start, before anything is written (D-1198). */
+  #clean: unknown;
+
   constructor(private readonly meta: MetaStore) {}
 
   async idSeed(seed: string | undefined): Promise<string | undefined> {
     return seed;
   }
 
-  savedIds(read: <T>(key: string) => Promise<T | undefined>): Promise<IdState | undefined> {
+  async savedIds(read: <T>(key: string) => Promise<T | undefined>): Promise<IdState | undefined> {
+    this.#clean = await read<unknown>('clean');
     return read<IdState>('ids');
   }
 
-  async resumeIds(ids: IdGenerator, saved: IdState | undefined, clock: Clock): Promise<void> {
-    if (saved) {
-      const clean = await this.meta.get<boolean>('clean');
-      // After a crash the saved id state may be behind the last id handed out: step past it.
-      ids.restore(clean ? saved : { ...saved, time: Math.max(saved.time, clock.now()) + 1 });
-      // Written at once, so that a second crash steps past this start's ids too.
-      await this.meta.set('ids', ids.snapshot());
-    }
+  async resumeIds(ids: IdGenerator, saved: IdState | undefined, clock: Clock, last: IdState | undefined): Promise<void> {
+    // After a crash the saved id state may be behind the last id handed out: step past it.
+    if (saved) ids.restore(this.#clean === true ? saved : { ...saved, time: Math.max(saved.time, clock.now()) + 1 });
+    // Never behind an id the rows hold: a stream restored there would draw it again (D-1198).
+    if (last) ids.restore(laterIds(ids.snapshot(), last));
+    // Written at once, so that a second crash steps past this start's ids too.
+    if (saved || last) await this.meta.set('ids', ids.snapshot());
     await this.meta.set('clean', false);
   }
 
@@ -131,7 +139,12 @@ class SharedTenancy implements Tenancy {
     return undefined;
   }
 
-  restoreIds(): void {}
+  restoreIds(ids: IdGenerator, state: IdState): void {
+    // Each process keeps its own stream (D-208), but never behind what it imported: two
+    // emulators of one seed on fresh stores draw the same ids, so the second, importing
+    // the first's state, would draw the ids of the rows it just took (D-1198).
+    ids.restore(laterIds(ids.snapshot(), state));
+  }
 
   ingestFaults(clock: Clock): IngestFaultQueue {
     return new SharedIngestFaults(this.store.db, clock);
@@ -159,9 +172,47 @@ export function storeTenancy(store: Store, meta: MetaStore): Tenancy {
   return store.shared ? new SharedTenancy(store, meta) : new AloneTenancy(meta);
 }
 
-/** The id stream further on of two: the later last id, and the more random draws spent. */
-function laterIds(a: IdState, b: IdState): IdState {
-  const ahead = a.time !== b.time ? a.time > b.time : BigInt(a.random) >= BigInt(b.random);
-  const last = ahead ? a : b;
-  return { time: last.time, random: last.random, draws: Math.max(a.draws, b.draws) };
+/** The tables whose `id` the generator draws (one prefix per table, so `max(id)` is the last drawn). */
+const DRAWN_ID_TABLES = [
+  'workspaces',
+  'api_keys',
+  'jobs',
+  'agents',
+  'conversations',
+  'chat_messages',
+  'knowledge_sources',
+  'projects',
+  'pages',
+  'assets',
+  'brand_files',
+] as const;
+
+/**
+ * The generator state of the last id the store's rows hold (D-1198): a `meta.ids` written
+ * behind it (by hand, or by a state whose ids were) would draw those ids again, and the
+ * next insert would fail on its primary key. One indexed `max(id)` per table.
+ */
+export async function lastIdInStore(db: Kysely<Database>): Promise<IdState | undefined> {
+  let last: IdState | undefined;
+  for (const table of DRAWN_ID_TABLES) {
+    const row = await db
+      .selectFrom(table as 'agents')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
+    const state = typeof row?.id === 'string' ? idStateOf(row.id) : undefined;
+    if (state) last = last ? laterIds(last, state) : state;
+  }
+  return last;
+}
+
+/** The same over a state document's rows, every table's `id` (D-1198). */
+export function lastIdOfRows(tables: Record<string, readonly Record<string, unknown>[]>): IdState | undefined {
+  let last: IdState | undefined;
+  for (const rows of Object.values(tables)) {
+    for (const row of rows) {
+      const state = typeof row.id === 'string' ? idStateOf(row.id) : undefined;
+      if (state) last = last ? laterIds(last, state) : state;
+    }
+  }
+  return last;
 }

@@ -178,7 +178,13 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
     check(row) {
       const [schema, what] = JOB_PAYLOADS[row.kind as string]!;
       const fault = v.safeParse(json(schema, `a ${row.kind} payload ${what}`), row.payload);
-      return fault.success ? [] : [{ column: 'payload', reason: fault.issues[0].message }];
+      if (!fault.success) return [{ column: 'payload', reason: fault.issues[0].message }];
+      // Only a re-crawl is queued for later; every other job is due when it is queued. A
+      // lexicon job due in the year 8999 made every question of its workspace wait (D-1198).
+      if (row.kind !== RECRAWL_JOB && String(row.run_at) > String(row.created_at)) {
+        return [{ column: 'run_at', reason: `must not be after created_at: only a ${RECRAWL_JOB} job is queued for later` }];
+      }
+      return [];
     },
   },
   agents: {

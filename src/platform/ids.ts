@@ -41,6 +41,28 @@ function encodeBase32(value: number, length: number): string {
   return out;
 }
 
+const DIGIT = new Map([...CROCKFORD].map((c, i) => [c, i]));
+const GENERATED = /^[a-z]+_([0-9a-hjkmnp-tv-z]{26})$/;
+
+/**
+ * The generator state that drew `id` (as `snapshot()` would give right after it, with no
+ * draws), or undefined for a text that is no generated id (a chunk's derived id, a
+ * fixture's name). A stream restored behind an id it drew would draw it again (D-1198).
+ */
+export function idStateOf(id: string): IdState | undefined {
+  const body = GENERATED.exec(id)?.[1];
+  if (!body) return undefined;
+  const read = (from: number, to: number) => [...body.slice(from, to)].reduce((n, c) => n * 32 + DIGIT.get(c)!, 0);
+  return { time: read(0, 10), random: (BigInt(read(10, 18)) * BigInt(HALF) + BigInt(read(18, 26))).toString(), draws: 0 };
+}
+
+/** The stream further on of two: the later last id, and the more random draws spent. */
+export function laterIds(a: IdState, b: IdState): IdState {
+  const ahead = a.time !== b.time ? a.time > b.time : BigInt(a.random) >= BigInt(b.random);
+  const last = ahead ? a : b;
+  return { time: last.time, random: last.random, draws: Math.max(a.draws, b.draws) };
+}
+
 /**
  * Builds the id generator. Ids are ULID-shaped (48-bit emulated time, 80-bit random,
  * lowercase Crockford base32) and monotonic: within one millisecond the random part

@@ -22,7 +22,8 @@ function where(): { file: string; test: string } {
 
 function record(request: Request, response: Response, siteSuffix: string, unreadable: boolean): void {
   const url = new URL(request.url);
-  const host = (request.headers.get('host') ?? url.host).toLowerCase().replace(/:\d+$/, '');
+  // A site's name with the root's dot is the site (D-1180).
+  const host = (request.headers.get('host') ?? url.host).toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
   const contentType = response.headers.get('content-type');
   const answer: RecordedAnswer = {
     ...where(),

@@ -128,12 +128,13 @@ export function withPendingSource(doc: Doc): Doc {
   out.tables.knowledge_inputs = [
     { source_id: id, workspace_id: source.workspace_id, content: { $bytes: Buffer.from('# Later\n\nSoon.').toString('base64') }, created_at: now },
   ];
+  // A job that waits: only a re-crawl is queued for later (D-1198).
   const due = new Date(out.clock.value + 365 * 86_400_000).toISOString();
   out.tables.jobs!.push({
     id: `job_${'z'.repeat(26)}`,
     workspace_id: source.workspace_id,
-    kind: 'knowledge.ingest',
-    payload: JSON.stringify({ sourceId: id }),
+    kind: 'knowledge.recrawl',
+    payload: JSON.stringify({ sourceId: id, syncAt: due }),
     status: 'queued',
     run_at: due,
     attempts: 0,
@@ -483,6 +484,7 @@ export function walkOf(doc: Doc, workspaceId: string, replayAgentPath = '/v1/age
     cp('POST', '/_emulator/workspaces', 'POST /_emulator/workspaces', { name: 'Fuzz' }),
     cp('POST', '/_emulator/workspaces/keyless', 'POST /_emulator/workspaces/keyless', { name: 'Keyless' }),
     cp('POST', '/_emulator/faults', 'POST /_emulator/faults', { match: { path: '/v1/nothing-here' }, status: 503 }),
+    cp('DELETE', '/_emulator/faults/flt_00000000000000000000000000', 'DELETE /_emulator/faults/{faultId}'),
     cp('DELETE', '/_emulator/faults', 'DELETE /_emulator/faults'),
     cp('PUT', '/_emulator/web', 'PUT /_emulator/web', { pages: [] }),
     cp('POST', `/workspaces/${ws}/keys`, 'POST /workspaces/{tenantId}/keys', { name: 'walk', scopes: ['projects:read'] }),
