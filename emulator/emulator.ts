@@ -465,9 +465,8 @@ export class Emulator implements EmulatorControl, FixtureHost {
   demoState: 'prebuilt' | { loaded: string } | undefined;
 
   /** @internal Called once by `createEmulator`; `stored`: what the store said at start, read before any write. */
-  async init(fixtures: Fixture | undefined, state?: unknown, demo?: DemoStart, stored?: StoredStart): Promise<void> {
-    const initialized = stored ? stored.initialized : (await this.#meta.get<boolean>('initialized')) === true;
-    if (!initialized || state !== undefined) {
+  async init(fixtures: Fixture | undefined, state: unknown, demo: DemoStart, stored: StoredStart): Promise<void> {
+    if (!stored.initialized || state !== undefined) {
       // A snapshot is taken as it is (its queued jobs run later); fixtures settle first.
       if (state !== undefined) await importState(this.service, this.#clock, state, { plainHashes: true, replays: this.#replays, restoreIds: this.#restoreIds });
       else {
@@ -491,7 +490,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     } else {
       // What the store held was taken at start (the saved ids, or what other processes
       // changed since: `Tenancy.resumeIds`, `Tenancy.follow`); nothing of ours to write.
-      this.#baseline = stored ? stored.baseline : await this.#meta.get<StateDocument>('baseline');
+      this.#baseline = stored.baseline;
     }
     // Every row in the store passed the gate (an import, the check of a file an older
     // version wrote) or was written by this service: no need to read it whole again (D-725).
@@ -763,7 +762,7 @@ async function assemble(
   const tap = new IdTap(createIdGenerator({ clock, ...(idSeed !== undefined && { seed: idSeed }) }));
   const ids = tap.ids;
   demo.tap?.(tap);
-  await tenancy.resumeIds(ids, idState, clock, await lastIdInStore(store.db));
+  await tenancy.resumeIds(ids, idState, clock, () => lastIdInStore(store.db));
 
   // Processes starting together agree on the first secret written.
   const secret = await meta.setOnce('secret', seed !== undefined ? seedSecret(seed) : randomBytes(32).toString('hex'));

@@ -29,9 +29,9 @@ export interface Tenancy {
   savedIds(read: <T>(key: string) => Promise<T | undefined>): Promise<IdState | undefined>;
   /**
    * Puts `ids` where the store left them (past any id a crash may have lost, and past
-   * `last`, the last id the store's rows hold: D-1198) and marks the store in use.
+   * `lastInStore()`, the last id the store's rows hold: D-1198) and marks the store in use.
    */
-  resumeIds(ids: IdGenerator, saved: IdState | undefined, clock: Clock, last: IdState | undefined): Promise<void>;
+  resumeIds(ids: IdGenerator, saved: IdState | undefined, clock: Clock, lastInStore: () => Promise<IdState | undefined>): Promise<void>;
   /** The id state written with the clock; none beside others, whose ids are not restored. */
   idsToSave(ids: IdGenerator): IdState | undefined;
   /** Takes a state document's id state: alone it is restored, beside others each keeps its stream (D-208). */
@@ -71,7 +71,8 @@ class AloneTenancy implements Tenancy {
     return read<IdState>('ids');
   }
 
-  async resumeIds(ids: IdGenerator, saved: IdState | undefined, clock: Clock, last: IdState | undefined): Promise<void> {
+  async resumeIds(ids: IdGenerator, saved: IdState | undefined, clock: Clock, lastInStore: () => Promise<IdState | undefined>): Promise<void> {
+    const last = await lastInStore();
     // After a crash the saved id state may be behind the last id handed out: step past it.
     if (saved) ids.restore(this.#clean === true ? saved : { ...saved, time: Math.max(saved.time, clock.now()) + 1 });
     // Never behind an id the rows hold: a stream restored there would draw it again (D-1198).

@@ -74,12 +74,12 @@ export interface TextRule {
 
 // Controls, line and paragraph separators, bidi embeddings/overrides (U+202A-E) and isolates (U+2066-9).
 const NOT_IN_A_LINE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
-export const ONE_LINE_REASON = 'must be one line without control characters or bidi overrides';
+const ONE_LINE_REASON = 'must be one line without control characters or bidi overrides';
 // White space, and what Unicode says is never seen (zero-width spaces and joiners, BOM, soft hyphen...).
 const BLANK = /^[\s\p{Default_Ignorable_Code_Point}]*$/u;
 
 /** Whether `text` shows nothing: only white space and default-ignorable characters (U+200B, U+FEFF...). */
-export function isBlank(text: string): boolean {
+function isBlank(text: string): boolean {
   return BLANK.test(text);
 }
 
@@ -101,13 +101,8 @@ export function clientText(rule: TextRule) {
   const min = rule.min ?? 0;
   const message = rule.message ?? (min > 0 ? `must be ${min} to ${rule.max} characters` : `must be at most ${rule.max} characters`);
   const length = [...(min > 0 ? [minChars(min, rule.minMessage ?? message)] : []), maxChars(rule.max, message)] as const;
-  if (rule.line) {
-    const visible = min > 0 ? [notBlank(rule.minMessage ?? 'must not be blank')] : [];
-    return rule.trim
-      ? v.pipe(v.string(), wellFormed(), v.trim(), ...length, oneLine(), ...visible)
-      : v.pipe(v.string(), wellFormed(), ...length, oneLine(), ...visible);
-  }
-  return rule.trim ? v.pipe(v.string(), wellFormed(), v.trim(), ...length) : v.pipe(v.string(), wellFormed(), ...length);
+  const line = rule.line ? [oneLine(), ...(min > 0 ? [notBlank(rule.minMessage ?? 'must not be blank')] : [])] : [];
+  return rule.trim ? v.pipe(v.string(), wellFormed(), v.trim(), ...length, ...line) : v.pipe(v.string(), wellFormed(), ...length, ...line);
 }
 
 /**

@@ -1,11 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
-import { tempDbPath } from '../support/backends.js';
+import { fileDigest, tempDbPath } from '../support/backends.js';
 import { reopenableCliStore } from '../support/store.js';
 import { exited, runToEnd, startCli } from '../support/cli.js';
 
@@ -19,7 +18,6 @@ afterEach(() => {
 
 const start = (args: string[]) => startCli(args, { track: running });
 const tempDir = () => mkdtempSync(join(tmpdir(), 'svc-emu-state-'));
-const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -271,10 +269,10 @@ describe('--import of a bad state file: one line naming the file, exit 1, nothin
       const kept = tempDbPath();
       const made = await start(['--db', kept, '--fixtures', 'none']);
       await stop(made.child);
-      const before = digest(kept);
+      const before = fileDigest(kept);
       const again = await runToEnd(['--import', file, '--db', kept, '--port', '0'], { track: running });
       expect(again.code).toBe(1);
-      expect(digest(kept)).toBe(before);
+      expect(fileDigest(kept)).toBe(before);
     });
   }
 

@@ -1,28 +1,11 @@
-// A state (a document or a --db file) whose own values would break the service later,
-// though each passes its type: an id stream behind the rows' ids, a job due centuries
-// from now, a meta value that is not JSON (D-1198).
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../../emulator/emulator.js';
 import { StoreOpenError } from '../../src/db/database.js';
-import { tempDbPath } from '../support/backends.js';
+import { bySqlite, fileDigest, tempDbPath } from '../support/backends.js';
 import { client } from '../support/client.js';
 import { quiet } from '../support/emulator.js';
 
 const NOTHING_DRAWN = { time: -1, random: '0', draws: 0 };
-const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
-
-/** Runs SQL on a closed store file, as sqlite3 would. */
-function bySqlite(path: string, run: (db: BetterSqlite3.Database) => void): void {
-  const db = new BetterSqlite3(path);
-  try {
-    run(db);
-  } finally {
-    db.close();
-  }
-}
 
 /** Makes `n` agents through /v1: every answer must be 201. */
 async function makeAgents(api: ReturnType<typeof client>, n: number): Promise<string[]> {
@@ -104,10 +87,10 @@ describe('meta values read at start are read before anything is written (D-1198)
     const first = await createEmulator({ db: file, seed: 8, fixtures: 'demo', log: quiet });
     await first.close();
     bySqlite(file, (db) => db.prepare('UPDATE meta SET value = ? WHERE key = ?').run('{', key));
-    const sum = digest(file);
+    const sum = fileDigest(file);
     const start = createEmulator({ db: file, seed: 8, fixtures: 'demo', log: quiet });
     await expect(start).rejects.toBeInstanceOf(StoreOpenError);
     await expect(start).rejects.toThrow(`cannot use ${file}: its meta.${key} is not JSON`);
-    expect(digest(file)).toBe(sum);
+    expect(fileDigest(file)).toBe(sum);
   });
 });

@@ -1,31 +1,15 @@
-// Defence in depth (issue 24): rows written straight into a --db file (sqlite3, by hand)
-// never reach the gate. A value the service cannot read answers a problem naming the row
-// (never a 500, never a crash), the log names the row, and what is sent is well formed.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import { StoreOpenError } from '../../src/db/database.js';
-import { tempDbPath } from '../support/backends.js';
+import { bySqlite, fileDigest, tempDbPath } from '../support/backends.js';
 import { client, send } from '../support/client.js';
 
 const DEMO_KEY = 'svc_test_DemoFullAccessKey000000000000001_0k1rIW';
 const READ_KEY = 'svc_test_DemoReadOnlyKey00000000000000001_1YUbBi';
 const logged: string[] = [];
 const log = (message: string, error?: unknown) => logged.push(`${message} ${error instanceof Error ? error.message : ''}`);
-const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
-
-/** Runs SQL on a closed store file, as sqlite3 would. */
-function bySqlite(path: string, run: (db: BetterSqlite3.Database) => void): void {
-  const db = new BetterSqlite3(path);
-  try {
-    run(db);
-  } finally {
-    db.close();
-  }
-}
 
 let file: string;
 let emulator: Emulator;
@@ -216,7 +200,7 @@ describe('a --db file an older version wrote is checked when opened', () => {
       db.prepare("DELETE FROM meta WHERE key = 'state_gate'").run();
       db.prepare('UPDATE api_keys SET scopes = ?').run('nope');
     });
-    const before = digest(older);
+    const before = fileDigest(older);
     const refused = await createEmulator({ db: older, fixtures: 'none', log }).then(
       (e) => e.close().then(() => undefined),
       (error: unknown) => error,
@@ -227,7 +211,7 @@ describe('a --db file an older version wrote is checked when opened', () => {
         `^cannot use ${older}: it holds rows this svc-emulator could not have written \\(tables\\.api_keys\\.0\\.scopes \\(key_\\w+\\): must be JSON text`,
       ),
     );
-    expect(digest(older)).toBe(before);
+    expect(fileDigest(older)).toBe(before);
 
     // Mended, it opens, and is marked so that the next start does not read it whole again.
     bySqlite(older, (db) => db.prepare('UPDATE api_keys SET scopes = ?').run('["projects:read"]'));
@@ -245,9 +229,9 @@ describe('a --db file an older version wrote is checked when opened', () => {
       db.prepare("UPDATE meta SET value = 'not json' WHERE key = 'state_gate'").run();
       db.prepare("UPDATE workspaces SET credits = 'lots'").run();
     });
-    const before = digest(path);
+    const before = fileDigest(path);
     await expect(createEmulator({ db: path, fixtures: 'none', log })).rejects.toThrow(/holds rows this svc-emulator could not have written/);
-    expect(digest(path)).toBe(before);
+    expect(fileDigest(path)).toBe(before);
   });
 
   it('a clock written by hand past any date stops the start, naming meta.clock', async () => {
@@ -314,7 +298,7 @@ describe('a --db file whose schema or settings svc-emulator did not write is ref
     await made.createWorkspace({ name: 'W' });
     await made.close();
     bySqlite(path, change);
-    const before = digest(path);
+    const before = fileDigest(path);
     const refused = await createEmulator({ db: path, seed: 5, fixtures: 'none', log }).then(
       (e) => e.close().then(() => undefined),
       (error: unknown) => error,
@@ -322,7 +306,7 @@ describe('a --db file whose schema or settings svc-emulator did not write is ref
     expect(refused, String(message)).toBeInstanceOf(StoreOpenError);
     expect((refused as Error).message).toMatch(message);
     expect((refused as Error).message.startsWith(`cannot use ${path}: `)).toBe(true);
-    expect(digest(path)).toBe(before);
+    expect(fileDigest(path)).toBe(before);
   }
 
   it.each([

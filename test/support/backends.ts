@@ -1,6 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { inject } from 'vitest';
 import type { DatabaseOptions } from '../../src/db/database.js';
 import { freshDatabase } from './postgres.js';
@@ -24,4 +26,19 @@ export const BACKENDS = testStoreName() === 'sqlite-memory' ? ALL_BACKENDS : ALL
 /** A fresh temporary file path for a SQLite database. */
 export function tempDbPath(): string {
   return join(mkdtempSync(join(tmpdir(), 'svc-emu-')), 'store.db');
+}
+
+/** Runs SQL on a closed store file, as sqlite3 would (a hand edit). */
+export function bySqlite(path: string, run: (db: BetterSqlite3.Database) => void): void {
+  const db = new BetterSqlite3(path);
+  try {
+    run(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The SHA-256 of a file's bytes: whether a refused start left it as it was. */
+export function fileDigest(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
