@@ -71,6 +71,23 @@ describe('text extraction', () => {
     for (const name of ['`gdb`', '`valgrind`', '`strace-doc`']) expect(text).toContain(name);
   });
 
+  it('reads a page that marks no main content as the same page with its content in <main> (D-1199): line endings as a browser reads them', async () => {
+    const row = (p: string) =>
+      `<tr><td><a href="https://packages.example.org/${p}"><code>${p}</code></a></td><td>${p} is a debugger of its own kind.</td></tr>`;
+    const content = `<h2>12.5. Debug</h2>\r\n<p>A developer who can read a backtrace writes bug reports that <a href="#maint">maintainers</a> can act upon.</p>\r\n
+      <a id="debugpackages"><p class="title"><strong>Table 12.13. List of <a href="https://example.org/debug">debug</a> packages</strong></p></a>
+      <table><thead><tr><th>package</th><th>what it is</th></tr></thead><tbody>${['gdb', 'valgrind', 'strace'].map(row).join('')}</tbody></table>
+      <pre class="screen">\r\n\r\n$ gdb -p 1234\r\n(gdb) bt\r\n</pre>`;
+    const page = (body: string) => `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"/><title>12.5. Debug</title></head><body>${body}</body></html>`;
+    const marked = await extractText('html', bytes(page(`<main>${content}</main>`)));
+    const unmarked = await extractText('html', bytes(page(content)));
+    expect(unmarked).toEqual(marked);
+    expect(marked.text).not.toContain('\r');
+    // The line break right after <pre> is not the code's; the blank line after it is.
+    expect(marked.text).toContain('```\n\n$ gdb -p 1234\n(gdb) bt\n```');
+    expect(marked.text).toContain('List of debug packages');
+  });
+
   it('reads a page with next to no link text whole and as written: no byline dropped, no heading demoted (D-982)', async () => {
     const prose = (topic: string) =>
       `<p>The ${topic} of the server is checked every night by a script that writes its findings to the system log, and an administrator reads them each morning.</p>`;

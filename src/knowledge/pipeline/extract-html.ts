@@ -210,16 +210,27 @@ function asDocument(html: string): string {
   return `<!doctype html><html>${html.replace(DOCTYPE, '')}</html>`;
 }
 
+type ContentElement = HtmlNode & {
+  normalize(): void;
+  textContent: string | null;
+  querySelectorAll(selector: string): Iterable<{ textContent: string | null }>;
+};
+
+interface Page {
+  document: { querySelector(selector: string): ContentElement | null; querySelectorAll(selector: string): Iterable<unknown> };
+  body: ContentElement;
+}
+
 /**
- * The main content of an HTML page as Markdown, through a real HTML parser (linkedom):
- * navigation, scripts, styles and site chrome are dropped. A page that marks its main
- * content with one `<main>` is read from there; any other page with link text enough to
- * be chrome goes through Mozilla's Readability, whose article is kept when it keeps the
- * content (D-305, D-890, D-982).
+ * `html` read by linkedom, its attribute names lowercased, without what is never content
+ * (`NOISE`) nor site chrome outside a `<main>` or an `<article>` (`CHROME`). The HTML
+ * standard's input stream turns every CR LF and lone CR into LF before the parser sees
+ * it (a browser's DOM never holds a CR); linkedom's parser does not, so that is done first
+ * (D-1199). `title`: the page's title, read before `<head>` goes.
  */
-export async function extractHtml(html: string): Promise<HtmlText> {
-  const [{ parseHTML }, td] = await Promise.all([loadLinkedom(), loadTurndown()]);
-  const { document } = parseHTML(asDocument(html));
+async function readPage(html: string): Promise<Page & { title: string | undefined }> {
+  const { parseHTML } = await loadLinkedom();
+  const { document } = parseHTML(asDocument(html.replace(/\r\n?/g, '\n')));
   if (UPPERCASE_ATTRIBUTE.test(html)) lowercaseAttributes(document);
   const title =
     clean(document.querySelector('title')?.textContent) ||
@@ -228,41 +239,50 @@ export async function extractHtml(html: string): Promise<HtmlText> {
     undefined;
   for (const el of [...document.querySelectorAll(NOISE)]) el.remove();
   for (const el of [...document.querySelectorAll(CHROME)]) if (!el.parentElement?.closest('main, article')) el.remove();
-  const body = document.body;
+  const body = document.body as unknown as ContentElement | null;
   if (!body) throw new IngestError('unsupported_document', 'no body');
-  const main = markedMain(document);
-  // Turndown reads the element as it stands, rather than a serialisation of it parsed
-  // again; linkedom leaves a text split at each character reference, which
-  // Turndown would escape piece by piece: joined first.
-  if (main) main.normalize();
-  const content = main ?? (await readableContent(document, body));
-  // No blank lines collapsed after Turndown: it joins blocks with one blank line at
-  // most already, and a code block's own are its text (D-1010).
-  const markdown = td.turndown(typeof content === 'string' ? content : consumed(content)).trim();
-  return { markdown, title: title?.slice(0, 300) };
+  return { document: document as unknown as Page['document'], body, title };
 }
 
 /**
- * The HTML of a page without a marked main content: Readability's article when it keeps
- * the content (D-305), else the whole body; a page with next to no link text is read
- * whole without asking (D-982). Readability hands its article over as an element (no
- * serialising and parsing it again to measure it).
+ * The main content of an HTML page as Markdown, through a real HTML parser (linkedom):
+ * navigation, scripts, styles and site chrome are dropped. A page that marks its main
+ * content with one `<main>` is read from there; any other page with link text enough to
+ * be chrome goes through Mozilla's Readability, whose article is kept when it keeps the
+ * content (D-305, D-890, D-982). Turndown reads the content's element where it stands,
+ * never a serialisation of it parsed again by another parser (D-1050, D-1199).
  */
-async function readableContent(
-  document: unknown,
-  body: { innerHTML: string; textContent: string | null; querySelectorAll(selector: string): Iterable<{ textContent: string | null }> },
-): Promise<string> {
-  const whole = body.innerHTML;
-  const wholeText = measure(body);
-  if (!mayHoldChrome(wholeText)) return whole;
+export async function extractHtml(html: string): Promise<HtmlText> {
+  const [page, td] = await Promise.all([readPage(html), loadTurndown()]);
+  const content = markedMain(page.document) ?? (await readableContent(html, page));
+  // linkedom leaves a text split at each character reference, which Turndown would
+  // escape piece by piece: joined first.
+  content.normalize();
+  // No blank lines collapsed after Turndown: it joins blocks with one blank line at
+  // most already, and a code block's own are its text (D-1010).
+  const markdown = td.turndown(consumed(content)).trim();
+  return { markdown, title: page.title?.slice(0, 300) };
+}
+
+/**
+ * The element holding a page without a marked main content: Readability's article when
+ * it keeps the content (D-305), else the whole body; a page with next to no link text is
+ * read whole without asking (D-982). Readability takes the document apart as it reads
+ * it, so the page of a refused article is parsed again (D-1199): no copy is kept
+ * beforehand for the pages whose article is used (linkedom's copy costs what its parse
+ * does, D-1050), and the parse costs less than the serialising and second parser it
+ * replaces.
+ */
+async function readableContent(html: string, page: Page): Promise<ContentElement> {
+  const wholeText = measure(page.body);
+  if (!mayHoldChrome(wholeText)) return page.body;
   const { Readability } = await loadReadability();
   try {
-    const article = new Readability<typeof body>(document as never, { serializer: (el) => el as never }).parse();
+    const article = new Readability<ContentElement>(page.document as never, { serializer: (el) => el as never }).parse();
     const kept = article?.content;
-    const keptHtml = kept?.innerHTML;
-    if (kept && keptHtml && articleKeepsContent(wholeText, measure(kept))) return keptHtml;
+    if (kept && articleKeepsContent(wholeText, measure(kept))) return kept;
   } catch {
     // Readability gave up on the page: the whole of it is the content.
   }
-  return whole;
+  return (await readPage(html)).body;
 }
