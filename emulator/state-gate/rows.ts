@@ -19,7 +19,9 @@ import {
 } from '../../src/pages/pages.schema.js';
 import { REPLAYED_STATUSES, StoredReplayHeadersSchema, isJsonText } from '../../src/platform/idempotency.js';
 import { isIngestFailureCode } from '../../src/platform/ingest-failures.js';
+import { RESERVED_SLUGS } from '../../src/projects/slug.js';
 import { TRANSLATE_JOB } from '../../src/projects/translate-job.js';
+import { isReservedPath } from '../../src/pages/page-path.js';
 import { LEXICON_JOB } from '../../src/knowledge/lexicon/lexicon-builder.js';
 import {
   StoredAnalyticsSchema,
@@ -90,6 +92,11 @@ export const JOB_PAYLOADS: Record<string, [AnySchema, string]> = {
 const HASH_EMBEDDER = /^svc-hash-ngram-v1-(\d+)$/;
 
 /** Every table of the store, and what the gate checks of its rows. */
+/** The service never gives a project a slug the platform reserves (svc.project.slug_reserved, API.md Project). */
+function reservedSlug(row: Row): RowFault[] {
+  return RESERVED_SLUGS.has(String(row.slug)) ? [{ column: 'slug', reason: `must not be ${String(row.slug)}, which the platform reserves` }] : [];
+}
+
 export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
   meta: { absent: 'not state' },
   knowledge_terms: { absent: 'derived' },
@@ -314,10 +321,12 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
       created_at: timestamp,
       updated_at: timestamp,
     }),
-    check: (row) =>
-      (JSON.parse(row.locales as string) as string[]).includes(row.default_locale as string)
+    check: (row) => [
+      ...((JSON.parse(row.locales as string) as string[]).includes(row.default_locale as string)
         ? []
-        : [{ column: 'default_locale', reason: 'must be one of locales' }],
+        : [{ column: 'default_locale', reason: 'must be one of locales' }]),
+      ...reservedSlug(row),
+    ],
   },
   project_slugs: {
     row: v.strictObject({
@@ -327,6 +336,7 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
       state: oneOf(['active', 'retired'] as const),
       updated_at: timestamp,
     }),
+    check: reservedSlug,
     name: (row) => String(row.slug),
   },
   pages: {
@@ -349,8 +359,13 @@ export const ROW_RULES: Record<(typeof TABLES)[number], TableRule> = {
       updated_at: timestamp,
       published_at: nullable(timestamp),
     }),
-    check: (row) =>
-      (row.kind === 'agent') === (row.agent_id !== null) ? [] : [{ column: 'agent_id', reason: 'an agent page names its agent, a document page none' }],
+    check: (row) => [
+      ...((row.kind === 'agent') === (row.agent_id !== null) ? [] : [{ column: 'agent_id', reason: 'an agent page names its agent, a document page none' }]),
+      // The service refuses a path under a reserved first segment (svc.page.path_reserved), so none is stored.
+      ...(isReservedPath(String(row.path))
+        ? [{ column: 'path', reason: `must not be under /${String(row.path).split('/')[1]}, which the platform reserves` }]
+        : []),
+    ],
   },
   themes: {
     row: v.strictObject({

@@ -108,6 +108,25 @@ describe('PUT /_emulator/state refuses rows the service could not have written (
     expect((await site('/')).status).toBe(200);
   });
 
+  it('a page under a path the platform reserves, or a project at a reserved slug: the API refuses both (path_reserved, slug_reserved)', async () => {
+    let at = -1;
+    const page = await importChanged((doc) => {
+      const { i, r } = row(doc, 'pages', (p) => p.path !== '/');
+      r.path = '/api/menu';
+      at = i;
+    });
+    expectRefused(page, `tables.pages.${at}.path`);
+    const slug = await importChanged((doc) => {
+      const { i, r } = row(doc, 'projects');
+      row(doc, 'project_slugs', (s) => s.slug === r.slug && s.state === 'active').r.slug = 'www';
+      r.slug = 'www';
+      at = i;
+    });
+    expectRefused(slug, `tables.projects.${at}.slug`);
+    expect((slug.body.errors as { field: string }[]).some((e) => /^tables\.project_slugs\.\d+\.slug$/.test(e.field))).toBe(true);
+    expect((await site('/')).status).toBe(200);
+  });
+
   it('a clock past any date', async () => {
     expectRefused(
       await importChanged((doc) => {
