@@ -441,9 +441,27 @@ export class Emulator implements EmulatorControl, FixtureHost {
   async reset(): Promise<void> {
     this.#assertOpen();
     // A baseline this process exported is its own rows; one read from a store file is not (D-726).
-    if (this.#baseline) await this.#import(this.#baseline, { trusted: this.#baselineOwn });
+    if (this.#baseline) await this.#import(this.#baseline, { trusted: this.#baselineOwn }).catch((error: unknown) => this.#baselineFault(error));
     await this.journal.clear();
     await this.clearFaults();
+  }
+
+  /**
+   * A baseline read from the store that the gate refuses was put there by hand: the store
+   * is at fault, not the caller, so reset answers `503 svc.service.unavailable` naming
+   * `meta.baseline`, as for any stored value this service did not write (D-722, D-1201).
+   */
+  #baselineFault(error: unknown): never {
+    if (!(error instanceof ServiceError) || error.code !== 'svc.request.validation_failed' || this.#baselineOwn) throw error;
+    const first = error.errors?.[0];
+    throw new ServiceError('svc.service.unavailable', {
+      detail: {
+        en: 'The state this store resets to (its meta.baseline) was not written by this service, so reset cannot go back to it. Start with a new --db file, or --import a state.',
+        es: 'El estado al que se restablece este almacén (su meta.baseline) no lo escribió este servicio, así que no se puede volver a él. Empiece con un archivo --db nuevo, o con --import de un estado.',
+      },
+      errors: [{ field: `meta.baseline${first?.field ? `.${first.field}` : ''}`, reason: first?.reason ?? 'not a state this service wrote' }],
+      cause: error,
+    });
   }
 
   /**

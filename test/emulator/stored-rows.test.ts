@@ -240,6 +240,25 @@ describe('a --db file an older version wrote is checked when opened', () => {
     bySqlite(path, (db) => db.prepare("UPDATE meta SET value = ? WHERE key = 'clock'").run(JSON.stringify({ frozen: true, value: 1e17 })));
     await expect(createEmulator({ db: path, fixtures: 'none', log })).rejects.toThrow(/meta\.clock\.value cannot be read/);
   });
+
+  it('a reset whose stored baseline is not a state answers 503 naming meta.baseline, and changes nothing (D-1201)', async () => {
+    const path = tempDbPath();
+    const made = await createEmulator({ db: path, fixtures: 'none', log });
+    await made.createWorkspace({ name: 'Kept' });
+    await made.close();
+    bySqlite(path, (db) => db.prepare("UPDATE meta SET value = ? WHERE key = 'baseline'").run(JSON.stringify({ hello: 'world' })));
+    const reopened = await createEmulator({ db: path, fixtures: 'none', log });
+    try {
+      const res = await send(reopened, 'POST', '/_emulator/reset');
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe('svc.service.unavailable');
+      expect(res.body.errors[0].field).toMatch(/^meta\.baseline/);
+      expect(res.body.detail).toContain('--db');
+      expect(((await reopened.exportState()).tables.workspaces ?? []).map((w) => w.name)).toContain('Kept');
+    } finally {
+      await reopened.close();
+    }
+  });
 });
 
 /** Sends bytes on one connection and reads everything until the server closes it. */
