@@ -7,6 +7,7 @@ import { packageRoot } from '../../emulator/package-info.js';
 import { buildBm25 } from '../relevance/bm25.js';
 import { corpusInstalled, INSTALL_HINT, loadCorpus, type CorpusDocument } from '../relevance/corpora/reference-reader.js';
 import { fmt, median, startServer, stop } from '../support.js';
+import { PACKAGE_PAGES_HINT, packagePages, packagePagesInstalled } from './package-pages.js';
 
 /** `BENCH_INGEST_CLI=path/to/cli.js`: another build (an older commit's) to measure the same way. */
 const CLI = process.env.BENCH_INGEST_CLI ?? join(packageRoot(), 'dist', 'cli.js');
@@ -28,6 +29,8 @@ const WAIT = process.env.BENCH_INGEST_WAIT === 'poll' || process.env.BENCH_INGES
  * no main content does (D-890 reads a marked one without it).
  */
 const NO_MAIN = process.env.BENCH_INGEST_PAGES === 'no-main';
+/** `BENCH_INGEST_PAGES=package`: the packages' own HTML files instead, whole pages with their chrome (`package-pages.ts`). */
+const PACKAGE = process.env.BENCH_INGEST_PAGES === 'package';
 /** `BENCH_INGEST_CPU_PROF=dir`: the server runs with `--cpu-prof` into that directory. */
 const CPU_PROF = process.env.BENCH_INGEST_CPU_PROF;
 /** `BENCH_INGEST_TIMELINE=1`: every 500 ms, the CPU each part of the server spent (how busy the cores were). */
@@ -60,6 +63,7 @@ export function heldOutShape(all: CorpusDocument[]): CorpusDocument[] {
 
 /** The held-out-shaped pages as the bench uploads them (`BENCH_INGEST_PAGES`). */
 export function heldOutDocuments(): CorpusDocument[] {
+  if (PACKAGE) return packagePages();
   const shaped = heldOutShape(loadCorpus());
   if (!NO_MAIN) return shaped;
   const docs = shaped.map((d) => ({ ...d, html: d.html.replace('<body><main>', '<body>').replace('</main></body>', '</body>') }));
@@ -350,8 +354,8 @@ function bm25Ms(docs: CorpusDocument[]): { wall: number; cpu: number } {
  * documents' text in process. Medians of `BENCH_INGEST_ROUNDS` fresh processes per store.
  */
 export async function runHeldOutShape(): Promise<void> {
-  if (!corpusInstalled()) {
-    console.log(`held-out-shaped set skipped: ${INSTALL_HINT}`);
+  if (PACKAGE ? !packagePagesInstalled() : !corpusInstalled()) {
+    console.log(`held-out-shaped set skipped: ${PACKAGE ? PACKAGE_PAGES_HINT : INSTALL_HINT}`);
     return;
   }
   const docs = heldOutDocuments();
@@ -362,7 +366,7 @@ export async function runHeldOutShape(): Promise<void> {
   const asked = questions.slice(0, QUESTIONS).map((q) => q.text);
   const dir = mkdtempSync(join(tmpdir(), 'svc-emu-bench-ingest-'));
   console.log(
-    `held-out shape: ${docs.length} Debian Reference pages (${docs.filter((d) => d.lang === 'en').length} English, ${docs.filter((d) => d.lang === 'es').length} Spanish), ` +
+    `held-out shape: ${docs.length} ${PACKAGE ? "pages of the Debian packages' own HTML" : 'Debian Reference pages'} (${docs.filter((d) => d.lang === 'en').length} English, ${docs.filter((d) => d.lang === 'es').length} Spanish), ` +
       `${fmt(bytes / 1e6, 2)} MB of HTML${NO_MAIN ? ' (without their <main>)' : ''}, uploaded by ${CLIENTS} concurrent clients; waited for by ${WAIT}${SETTLE_MS > 0 ? `; the first upload ${SETTLE_MS} ms after start` : ''}; median of ${ROUNDS} fresh processes` +
       (process.env.BENCH_INGEST_CLI ? `; CLI ${CLI}` : ''),
   );
