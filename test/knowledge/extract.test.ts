@@ -88,6 +88,17 @@ describe('text extraction', () => {
     expect(marked.text).toContain('List of debug packages');
   });
 
+  it('refuses a page whose elements nest deeper than a browser parser nests them (512), with or without <main>; 500 deep reads (D-1199)', async () => {
+    const page = (depth: number, main: boolean) => {
+      const inner = `${'<div>'.repeat(depth)}Rooms are cleaned daily.${'</div>'.repeat(depth)}`;
+      return bytes(`<!doctype html><html><body>${main ? `<main>${inner}</main>` : inner}</body></html>`);
+    };
+    for (const main of [false, true]) {
+      expect(await failure(extractText('html', page(600, main)))).toBe('unsupported_document');
+      expect((await extractText('html', page(500, main))).text).toBe('Rooms are cleaned daily.');
+    }
+  });
+
   it('reads a page with next to no link text whole and as written: no byline dropped, no heading demoted (D-982)', async () => {
     const prose = (topic: string) =>
       `<p>The ${topic} of the server is checked every night by a script that writes its findings to the system log, and an administrator reads them each morning.</p>`;

@@ -210,6 +210,41 @@ function asDocument(html: string): string {
   return `<!doctype html><html>${html.replace(DOCTYPE, '')}</html>`;
 }
 
+/**
+ * How deep elements may nest: the depth at which Blink's and WebKit's HTML parsers stop
+ * nesting (512). Turndown and Readability read a tree recursively, and each element's
+ * text again for each of its ancestors, so a page nested deeper costs time quadratic in
+ * its depth before it overflows the stack (D-1199): it is refused as the stack overflow
+ * was, before any of that work.
+ */
+const MAX_DEPTH = 512;
+
+interface DepthNode {
+  firstElementChild: DepthNode | null;
+  nextElementSibling: DepthNode | null;
+  parentElement: DepthNode | null;
+}
+
+/** Whether an element inside `root` is more than `limit` elements deep; a walk without recursion that stops there. */
+function depthOver(root: DepthNode, limit: number): boolean {
+  let node = root.firstElementChild;
+  let depth = 1;
+  while (node) {
+    if (depth > limit) return true;
+    if (node.firstElementChild) {
+      node = node.firstElementChild;
+      depth += 1;
+      continue;
+    }
+    while (node && node !== root && !node.nextElementSibling) {
+      node = node.parentElement;
+      depth -= 1;
+    }
+    node = node && node !== root ? node.nextElementSibling : null;
+  }
+  return false;
+}
+
 type ContentElement = HtmlNode & {
   normalize(): void;
   textContent: string | null;
@@ -239,8 +274,9 @@ async function readPage(html: string): Promise<Page & { title: string | undefine
     undefined;
   for (const el of [...document.querySelectorAll(NOISE)]) el.remove();
   for (const el of [...document.querySelectorAll(CHROME)]) if (!el.parentElement?.closest('main, article')) el.remove();
-  const body = document.body as unknown as ContentElement | null;
+  const body = document.body as unknown as (ContentElement & DepthNode) | null;
   if (!body) throw new IngestError('unsupported_document', 'no body');
+  if (depthOver(body, MAX_DEPTH)) throw new IngestError('unsupported_document', `elements nested more than ${MAX_DEPTH} deep`);
   return { document: document as unknown as Page['document'], body, title };
 }
 
