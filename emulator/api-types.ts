@@ -1245,6 +1245,62 @@ export interface components {
             /** @description How many ingestions were queued to fail */
             times: number;
         };
+        InspectedPage: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "agent" | "document";
+            path: string;
+            /** @enum {string} */
+            status: "draft" | "published";
+            /** @enum {string} */
+            defaultLocale: "es" | "en";
+            editorial: {
+                badge: {
+                    es: string;
+                    en: string;
+                };
+                title: {
+                    es: string;
+                    en: string;
+                };
+                titleAccent: {
+                    es: string;
+                    en: string;
+                };
+                description: {
+                    es: string;
+                    en: string;
+                };
+            };
+            seo: {
+                title: {
+                    es: string;
+                    en: string;
+                };
+                description: {
+                    es: string;
+                    en: string;
+                };
+            };
+            sitemap: {
+                priority: number;
+                /** @enum {string} */
+                changefreq: "always" | "hourly" | "daily" | "weekly" | "monthly" | "yearly" | "never";
+                sitemapExclude: boolean;
+            };
+            body: {
+                es: string;
+                en: string;
+            };
+            agentId?: string;
+            projectId: string;
+            createdAt: string;
+            updatedAt: string;
+            publishedAt: string | null;
+            /** @description A document page: the first heading its body shows in the page's default language, as the hosted page renders it; null for an agent page or a body without one */
+            bodyHeading: string | null;
+        };
         Key: {
             id: string;
             name: string;
@@ -1958,7 +2014,7 @@ export interface components {
                 hasMore: boolean;
             };
             pages: {
-                data: components["schemas"]["Page"][];
+                data: components["schemas"]["InspectedPage"][];
                 hasMore: boolean;
             };
             assets: {

@@ -39,6 +39,7 @@ import {
 import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { SiteChat } from './sites/site-chat.js';
 import { createSiteHandler } from './sites/site-handler.js';
+import { RenderedPages } from './sites/rendered-pages.js';
 import { exportState, importState, type StateDocument, type StateImportOptions, type StateTransferOptions } from './state.js';
 import { clockAndIdFaults } from './state-gate/gate.js';
 import { checkStoreFile, GATE_MARK, GATE_VERSION } from './state-gate/store-file.js';
@@ -145,8 +146,11 @@ export class Emulator implements EmulatorControl, FixtureHost {
     this.journal = journal;
     this.siteChat = new SiteChat(service, service.ids.fork('site-chat'), siteChat, service.windowCounters('visitor'));
     this.#ingestFaultIds = service.ids.fork('ingest-faults');
+    // One cache of rendered bodies for the sites and the console's page list (D-1202).
+    const rendered = new RenderedPages(service.workers, service.settings.log);
     const sites = createSiteHandler({
       service,
+      rendered,
       chat: this.siteChat,
       brand: async (workspaceId, projectId, origin) => {
         const brand = await service.brand.getBrand(workspaceId, projectId, origin);
@@ -173,7 +177,11 @@ export class Emulator implements EmulatorControl, FixtureHost {
         registerControlPlane(router, this);
         registerInspectRoutes(
           router,
-          serviceInspector(service, () => this.fixtureKeys),
+          serviceInspector(
+            service,
+            () => this.fixtureKeys,
+            (pageId, lang, markdown) => rendered.heading(pageId, lang, markdown),
+          ),
         );
         registerUi(router, { siteDomain: service.settings.siteDomain });
         registerHomePage(router, service);

@@ -90,6 +90,18 @@ export async function renderMarkdown(markdown: string): Promise<string> {
   return sanitize(marked.parse(markdown) as string, ALLOWED);
 }
 
+/**
+ * The first `<h1>` of a rendered page body, its text as a visitor reads it (white space
+ * collapsed), or null when the body has none: what the console shows as a document
+ * page's heading (D-1202).
+ */
+export async function firstHeading(html: string): Promise<string | null> {
+  const { parseHTML } = await import('linkedom');
+  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
+  const text = (document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  return text || null;
+}
+
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);

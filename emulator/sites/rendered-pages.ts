@@ -8,6 +8,20 @@ const MARKDOWN_WORKER = workerModule<typeof MarkdownWorker>(import.meta.url, 'ma
 /** How much rendered HTML the cache keeps (UTF-16 code units), and how many pages at most. */
 export const RENDER_CACHE = { maxChars: 32 * 1024 * 1024, maxEntries: 2_000 };
 
+/** A page body's version: the page, the language and a hash of the Markdown itself. */
+function versionKey(pageId: string, lang: string, markdown: string): string {
+  return `${pageId}\n${lang}\n${sha256Hex(markdown)}`;
+}
+
+/** The entry kept under `key`, made the most recently used (last in the map's order). */
+function recentlyUsed<T>(cache: Map<string, T>, key: string): T | undefined {
+  const hit = cache.get(key);
+  if (hit === undefined) return undefined;
+  cache.delete(key);
+  cache.set(key, hit);
+  return hit;
+}
+
 /**
  * Document page bodies rendered once per published version and kept: a view of an
  * unchanged page does no Markdown work. The key is the page, the language and a hash
@@ -17,6 +31,7 @@ export const RENDER_CACHE = { maxChars: 32 * 1024 * 1024, maxEntries: 2_000 };
  */
 export class RenderedPages {
   readonly #cache = new Map<string, Promise<string>>();
+  readonly #headings = new Map<string, Promise<string | null>>();
   readonly #sizes = new Map<string, number>();
   #chars = 0;
 
@@ -27,14 +42,9 @@ export class RenderedPages {
 
   /** The sanitised HTML of a page body in one language. */
   render(pageId: string, lang: string, markdown: string): Promise<string> {
-    const key = `${pageId}\n${lang}\n${sha256Hex(markdown)}`;
-    const hit = this.#cache.get(key);
-    if (hit) {
-      // Most recently used last.
-      this.#cache.delete(key);
-      this.#cache.set(key, hit);
-      return hit;
-    }
+    const key = versionKey(pageId, lang, markdown);
+    const hit = recentlyUsed(this.#cache, key);
+    if (hit) return hit;
     const rendered = this.#render(markdown);
     this.#cache.set(key, rendered);
     void rendered.then(
@@ -70,6 +80,28 @@ export class RenderedPages {
     this.#cache.delete(key);
     this.#chars -= this.#sizes.get(key) ?? 0;
     this.#sizes.delete(key);
+  }
+
+  /**
+   * The first heading a page body shows in one language (D-1202), or null: rendered in
+   * the worker pool, as a view renders it, and kept per version as the HTML is. A body
+   * that cannot be rendered within the limits is shown as plain text, which has none.
+   */
+  heading(pageId: string, lang: string, markdown: string): Promise<string | null> {
+    const key = versionKey(pageId, lang, markdown);
+    const hit = recentlyUsed(this.#headings, key);
+    if (hit) return hit;
+    const found = this.workers.run(MARKDOWN_WORKER, 'heading', markdown).catch((error: unknown) => {
+      if (error instanceof WorkerLimitError) return null;
+      this.#headings.delete(key);
+      throw error;
+    });
+    this.#headings.set(key, found);
+    for (const oldest of this.#headings.keys()) {
+      if (this.#headings.size <= RENDER_CACHE.maxEntries) break;
+      this.#headings.delete(oldest);
+    }
+    return found;
   }
 
   /** Entries kept now (tests). */

@@ -22,6 +22,8 @@ export interface SiteDeps {
   /** The brand a site's pages show. */
   brand(workspaceId: string, projectId: string, origin: string): Promise<BrandView>;
   chat: SiteChat;
+  /** The rendered bodies, shared with the console's page list (D-1202); one of its own when left out. */
+  rendered?: RenderedPages;
 }
 
 /** The hosted sites: what answers on a site's host, and how a problem shows there. */
@@ -66,7 +68,7 @@ function languageOf(url: URL, project: Project, fallback: Language): Language {
  */
 export function createSiteHandler(deps: SiteDeps): SiteHandler {
   const suffix = `.${deps.service.settings.siteDomain.toLowerCase()}`;
-  const rendered = new RenderedPages(deps.service.workers, deps.service.settings.log);
+  const rendered = deps.rendered ?? new RenderedPages(deps.service.workers, deps.service.settings.log);
   const styles = new ThemeStyles();
 
   // The site's name when the request is for a site's host, not for `/files/`.

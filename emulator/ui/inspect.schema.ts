@@ -46,6 +46,20 @@ export const FixtureKeyListSchema = named('FixtureKeyList', v.object({ data: v.a
 /** `POST /_emulator/workspaces/keyless`: what `POST /_emulator/workspaces` takes but `scopes` (no key is made). */
 export const KeylessWorkspaceSchema = named('KeylessWorkspaceCreate', v.optional(v.omit(WorkspaceCreateSchema.wrapped, ['scopes']), {}));
 
+/** A page as the console lists it: the page, and the heading its body shows (D-1202). */
+export const InspectedPageSchema = named(
+  'InspectedPage',
+  v.object({
+    ...PageSchema.pipe[0].entries,
+    bodyHeading: v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        "A document page: the first heading its body shows in the page's default language, as the hosted page renders it; null for an agent page or a body without one",
+      ),
+    ),
+  }),
+);
+
 export const WorkspaceResourcesSchema = named(
   'WorkspaceResources',
   v.object({
@@ -57,7 +71,7 @@ export const WorkspaceResourcesSchema = named(
     sources: firstPage(SourceSchema),
     projects: firstPage(ProjectSchema),
     /** Pages of every project, newest first. */
-    pages: firstPage(PageSchema),
+    pages: firstPage(InspectedPageSchema),
     assets: firstPage(AssetSchema),
   }),
 );

@@ -11,6 +11,9 @@ interface LoadedFixtureKey {
   secret: string;
 }
 
+/** The first heading a page body shows in one language, or null (`RenderedPages.heading`). */
+export type BodyHeading = (pageId: string, lang: string, markdown: string) => Promise<string | null>;
+
 const LISTED_STATUSES = ['queued', 'running', 'failed'] as const;
 
 /** The first page of a list, as the resources answer carries it. */
@@ -31,9 +34,14 @@ async function newestPages(service: Service, workspaceId: string, projectIds: st
 
 /**
  * The emulator's `Inspector`, read from its service; `fixtureKeys` answers the keys the
- * fixtures made (with their secrets) as the emulator loaded them.
+ * fixtures made (with their secrets) as the emulator loaded them, `headingOf` the heading
+ * a document page's body shows (the hosted sites' rendering, D-1202).
  */
-export function serviceInspector(service: Service, fixtureKeys: () => readonly LoadedFixtureKey[] = () => []): Inspector {
+export function serviceInspector(
+  service: Service,
+  fixtureKeys: () => readonly LoadedFixtureKey[] = () => [],
+  headingOf: BodyHeading = () => Promise.resolve(null),
+): Inspector {
   return {
     async workspaces() {
       const [list, usage] = await Promise.all([service.workspaces.list(), service.db.selectFrom('workspaces').select(['id', 'messages_used']).execute()]);
@@ -85,11 +93,19 @@ export function serviceInspector(service: Service, fixtureKeys: () => readonly L
         service.projects.list(workspaceId, { limit }),
         service.assets.list(workspaceId, { limit }, origin),
       ]);
-      const pages = await newestPages(
+      const newest = await newestPages(
         service,
         workspaceId,
         projects.data.map((p) => p.id),
       );
+      // What a visitor sees as a document page's heading is its body's, rendered as the site renders it.
+      const data = await Promise.all(
+        newest.data.map(async (page) => ({
+          ...page,
+          bodyHeading: page.kind === 'document' ? await headingOf(page.id, page.defaultLocale, page.body[page.defaultLocale]) : null,
+        })),
+      );
+      const pages = { data, hasMore: newest.hasMore };
       return {
         workspace,
         credits,

@@ -85,6 +85,9 @@ describe('the emulator UI: sections a user navigates', () => {
     await page.locator('nav.side a[data-nav="sites"]').click();
     const port = new URL(server.url).port;
     await section(page, 'sites').locator(`a[href="http://cafe-aurora.localhost:${port}/"]`).first().waitFor();
+    // A document page's heading is its body's, as its site shows it (D-1202).
+    const menu = section(page, 'sites').locator('[data-rows="pages"] tr', { hasText: '/menu' });
+    expect(await menu.locator('td').nth(2).textContent()).toBe('Carta');
     const journal = (await control.get('/_emulator/requests?limit=1000')).body.data as { path: string }[];
     expect(journal.filter((entry) => entry.path === '/')).toEqual([]);
     await finish('navigation');

@@ -130,6 +130,34 @@ describe('GET /_emulator/workspaces/{id}/resources', () => {
     expect(res.body.keys.data).toHaveLength(1);
   });
 
+  it("gives a document page the heading its hosted page shows (its body's first <h1>), following an edit (D-1202)", async () => {
+    const pageOf = async (path: string) =>
+      (
+        (await control.get(`/_emulator/workspaces/${demoId}/resources`)).body.pages.data as {
+          path: string;
+          kind: string;
+          bodyHeading: string | null;
+          id: string;
+          body: Record<string, string>;
+        }[]
+      ).find((p) => p.path === path)!;
+    const menu = await pageOf('/menu');
+    expect(menu.kind).toBe('document');
+    // The page's default language is Spanish: its body's "# Carta".
+    expect(menu.bodyHeading).toBe('Carta');
+    const site = parseHTML((await send(emulator, 'GET', 'http://cafe-aurora.localhost/menu')).text).document;
+    expect(site.querySelector('main h1')?.textContent).toBe(menu.bodyHeading);
+    const home = await pageOf('/');
+    expect(home.kind).toBe('agent');
+    expect(home.bodyHeading).toBeNull();
+    const edited = await demo.patch(`/v1/pages/${menu.id}`, { body: { es: 'Precios primero.\n\n# Nuestras *bebidas* &amp; precios\n\n# Después' } });
+    expect(edited.status).toBe(200);
+    expect((await pageOf('/menu')).bodyHeading).toBe('Nuestras bebidas & precios');
+    expect((await demo.patch(`/v1/pages/${menu.id}`, { body: { es: 'Sin título.' } })).status).toBe(200);
+    expect((await pageOf('/menu')).bodyHeading).toBeNull();
+    expect((await demo.patch(`/v1/pages/${menu.id}`, { body: menu.body })).status).toBe(200);
+  });
+
   it('answers 404 svc.tenant.not_found for an unknown workspace', async () => {
     const res = await control.get('/_emulator/workspaces/ws_nope/resources');
     expect(res.status).toBe(404);

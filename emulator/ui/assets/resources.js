@@ -35,7 +35,10 @@ function tabTitle(page, project, home) {
   return page.seo?.title?.[lang] || home?.seo?.title?.[lang] || project?.name || page.name;
 }
 
+// As the hosted page shows it: an agent page its editorial title, a document page its
+// body's first heading, which the server reads from the rendered body (D-1202).
 function heading(page) {
+  if (page.kind === 'document') return page.bodyHeading ?? '';
   const e = page.editorial ?? {};
   const lang = page.defaultLocale;
   return [e.title?.[lang], e.titleAccent?.[lang]].filter(Boolean).join(' ');
