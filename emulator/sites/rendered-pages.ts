@@ -83,20 +83,17 @@ export class RenderedPages {
   }
 
   /**
-   * The first heading a page body shows in one language (D-1202), or null: rendered in
-   * the worker pool, as a view renders it, and kept per version as the HTML is. A body
-   * that cannot be rendered within the limits is shown as plain text, which has none.
+   * The first heading a page body shows in one language (D-1202), or null: read in the
+   * worker pool from the HTML `render` keeps, and kept per version as that HTML is. A
+   * body that ran over the rendering limits is shown as plain text, which has none.
    */
   heading(pageId: string, lang: string, markdown: string): Promise<string | null> {
     const key = versionKey(pageId, lang, markdown);
     const hit = recentlyUsed(this.#headings, key);
     if (hit) return hit;
-    const found = this.workers.run(MARKDOWN_WORKER, 'heading', markdown).catch((error: unknown) => {
-      if (error instanceof WorkerLimitError) return null;
-      this.#headings.delete(key);
-      throw error;
-    });
+    const found = this.render(pageId, lang, markdown).then((html) => this.workers.run(MARKDOWN_WORKER, 'heading', html));
     this.#headings.set(key, found);
+    void found.catch(() => this.#headings.delete(key));
     for (const oldest of this.#headings.keys()) {
       if (this.#headings.size <= RENDER_CACHE.maxEntries) break;
       this.#headings.delete(oldest);
