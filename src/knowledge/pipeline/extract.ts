@@ -1,3 +1,8 @@
+// Loaded as a module before `html-encoding-sniffer` (CommonJS) requires it: Node 20
+// aborts the whole process when a worker thread is ended inside a `require()` of an ES
+// module, and a thread ends while loading this file when the pool closes or a task runs
+// out of time (D-1203).
+import '@exodus/bytes/encoding-lite.js';
 import sniffHtmlEncoding from 'html-encoding-sniffer';
 import { markdownBlockTokens } from './chunk.js';
 import { extractCsv } from './extract-csv.js';
