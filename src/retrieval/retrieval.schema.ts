@@ -47,7 +47,8 @@ export const PassageSchema = named(
           'Comparable across questions to the same agent. With an embeddings endpoint configured the words still decide: the ' +
           'vectors raise a score by at most 1% of itself (by how near they rank the passage), so passages more than 1% apart keep ' +
           "the words' order, and a passage only the vectors find scores under 0.023, after every passage holding the question's words. " +
-          'Strictly decreasing down the list, 6 decimals: passages with the same evidence are ordered by chunk and shown ' +
+          'Strictly decreasing down the list, 6 decimals: passages with the same evidence are ordered by what they are, whatever order ' +
+          "their sources arrived in (the question's language first, then the title, then the text), and shown " +
           '0.000001 apart (past the sixth decimal, a millionth of the score above apart, never 0); only the same text twice shares a score.',
       ),
     ),

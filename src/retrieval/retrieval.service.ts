@@ -60,6 +60,13 @@ interface Candidate {
   byTopic: boolean;
 }
 
+/** A candidate with its chunk and the score it is ranked by (the topic bonus added). */
+interface Scored {
+  c: Candidate;
+  chunk: ReturnType<ScopeIndex['chunk']>;
+  score: number;
+}
+
 /**
  * Retrieval over the knowledge index (decisions, D-090 to D-094, D-302, D-303, D-760 to
  * D-763, D-990). The similarity strategy is a textbook BM25 over the chunks' stored terms
@@ -218,10 +225,14 @@ export class RetrievalService {
     }
 
     const scored = [...candidates.values()].map((c) => ({ c, chunk: index.chunk(c.position), score: Math.min(1, c.base + (c.byTopic ? TOPIC_BONUS : 0)) }));
-    scored.sort((a, b) => b.score - a.score || b.c.base - a.c.base || a.c.position - b.c.position);
-    // A chunk deleted since the index was built has no text: its passage is left out.
-    const texts = await index.texts(scored.slice(0, input.limit).map((s) => s.c.position));
-    const top = scored.slice(0, input.limit).flatMap((s, k) => (texts[k] === undefined ? [] : [{ ...s, text: texts[k] }]));
+    // Equal evidence is ordered by what the passages are, not by chunk ids, which follow
+    // the order uploads arrived in (D-1204): the question's language first, the title,
+    // then (read only for ties that reach the answer) the text.
+    const foreign = (s: Scored) => (language !== undefined && s.chunk.lang !== language ? 1 : 0);
+    const tied = (a: Scored, b: Scored) =>
+      b.score - a.score || b.c.base - a.c.base || foreign(a) - foreign(b) || (a.chunk.title < b.chunk.title ? -1 : a.chunk.title > b.chunk.title ? 1 : 0);
+    scored.sort((a, b) => tied(a, b) || a.c.position - b.c.position);
+    const top = await this.#passages(index, scored, input.limit, tied);
     const shown = separated(
       top.map((t) => t.score),
       top.map((t) => t.text),
@@ -241,6 +252,23 @@ export class RetrievalService {
         vector: top.filter((s) => s.c.byVector).length,
       },
     };
+  }
+
+  /**
+   * The first `limit` of `scored` (sorted by `tied`, then position) with their texts, a
+   * chunk deleted since the index was built left out. Candidates `tied` calls equal are
+   * ordered by text, then position, a run of them that reaches the last place read whole
+   * (up to four times `limit`), so that neither their order nor which of them make the
+   * answer follows chunk ids (D-1204); exact duplicates keep their position order.
+   */
+  async #passages(index: ScopeIndex, scored: Scored[], limit: number, tied: (a: Scored, b: Scored) => number): Promise<(Scored & { text: string })[]> {
+    let end = Math.min(limit, scored.length);
+    while (end > 0 && end < Math.min(scored.length, limit * 4) && tied(scored[end - 1]!, scored[end]!) === 0) end += 1;
+    const read = scored.slice(0, end);
+    const texts = await index.texts(read.map((s) => s.c.position));
+    const withText = read.map((s, k) => ({ ...s, text: texts[k] }));
+    withText.sort((a, b) => tied(a, b) || (a.text === b.text ? 0 : (a.text ?? '') < (b.text ?? '') ? -1 : 1) || a.c.position - b.c.position);
+    return withText.slice(0, limit).flatMap((s) => (s.text === undefined ? [] : [{ ...s, text: s.text }]));
   }
 
   /**

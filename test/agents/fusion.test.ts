@@ -210,9 +210,9 @@ describe('/query with a helpful embedder: the vectors fix what the words leave o
     { title: 'Computer care', text: 'Computer care: wipe the computer screen with a dry cloth every week.' },
   ];
   const texts = RESETS.map((s) => s.text);
-  // It knows that "reset" means the pinhole, and that "rename the computer" means its hostname.
+  // It knows that "reset" means pulling the plug, and that "rename the computer" means its hostname.
   const helpful = tableEmbedder('helpful', texts, (question) =>
-    /reset/.test(question) ? [0.2, 1, 0, 0] : /rename/.test(question) ? [0, 0, 1, 0.3] : [0, 0, 0, 0],
+    /reset/.test(question) ? [1, 0.2, 0, 0] : /rename/.test(question) ? [0, 0, 1, 0.3] : [0, 0, 0, 0],
   );
 
   it('orders a near-tie of the words by the vectors', async () => {
@@ -220,11 +220,11 @@ describe('/query with a helpful embedder: the vectors fix what the words leave o
     const fused = await knowledge(RESETS, helpful);
     const question = 'How do I reset the router?';
     const plain = await words.ask(question);
-    expect(plain.map((p) => p.sourceId)).toEqual([words.ids[0], words.ids[1]]);
-    // The words cannot separate them: within 1%.
+    // The words cannot separate them (within 1%): their tie is ordered by text (D-1204).
+    expect(plain.map((p) => p.sourceId)).toEqual([words.ids[1], words.ids[0]]);
     expect(plain[0]!.score).toBeLessThanOrEqual(plain[1]!.score * (1 + NUDGE));
     const got = await fused.ask(question);
-    expect(got.map((p) => p.sourceId).slice(0, 2)).toEqual([fused.ids[1], fused.ids[0]]);
+    expect(got.map((p) => p.sourceId).slice(0, 2)).toEqual([fused.ids[0], fused.ids[1]]);
     expect(got[0]!.score).toBeGreaterThan(got[1]!.score);
   });
 
