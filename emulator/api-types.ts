@@ -271,7 +271,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A workspace's settings, credits, keys (never their secrets), agents, sources with their ingestion status, projects, pages and assets: the newest 100 of each */
+        /** A workspace's settings, credits, keys (never their secrets), agents, sources with their ingestion status, projects, pages and assets: the newest 100 of each, or `limit` (at most 1000); `hasMore` says a kind has more */
         get: operations["getWorkspaceResources"];
         put?: never;
         post?: never;
@@ -4301,7 +4301,10 @@ export interface operations {
     };
     getWorkspaceResources: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many records of each kind to answer, newest first */
+                limit?: number | undefined;
+            } | undefined;
             header?: never;
             path: {
                 /** @description Id of the workspace (`ws_...`) */
@@ -4319,6 +4322,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkspaceResources"];
+                };
+            };
+            /** @description Problem: svc.request.validation_failed */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "svc.request.validation_failed";
+                    };
                 };
             };
             /** @description Problem: svc.auth.unauthorized */

@@ -13,6 +13,8 @@ import {
   FixtureKeyListSchema,
   KeylessWorkspaceSchema,
   QueueQuerySchema,
+  ResourcesQuerySchema,
+  RESOURCES_MAX_PER_KIND,
   RESOURCES_PER_KIND,
   QueueSchema,
   WorkspaceListSchema,
@@ -30,7 +32,7 @@ export interface Inspector {
   fixtureKeys(): Promise<FixtureKey[]>;
   createKeyless(input: v.InferOutput<typeof KeylessWorkspaceSchema>): Promise<WorkspaceRecord>;
   /** Throws `svc.tenant.not_found` for an unknown workspace. */
-  resources(workspaceId: string, origin: string): Promise<WorkspaceResources>;
+  resources(workspaceId: string, origin: string, limit?: number): Promise<WorkspaceResources>;
   queue(limit: number): Promise<QueueView>;
   /** A chat turn as the workspace itself (one credit, like `/v1`); throws `svc.tenant.not_found` first. */
   openChat(workspaceId: string, agentId: string, body: ChatBody): Promise<StreamedTurn>;
@@ -101,11 +103,12 @@ export function registerInspectRoutes(router: Router, inspector: Inspector): voi
       tags,
       security,
       params: { workspaceId },
-      summary: `A workspace's settings, credits, keys (never their secrets), agents, sources with their ingestion status, projects, pages and assets: the newest ${RESOURCES_PER_KIND} of each`,
+      summary: `A workspace's settings, credits, keys (never their secrets), agents, sources with their ingestion status, projects, pages and assets: the newest ${RESOURCES_PER_KIND} of each, or \`limit\` (at most ${RESOURCES_MAX_PER_KIND}); \`hasMore\` says a kind has more`,
+      query: ResourcesQuerySchema,
       responses: { 200: { description: 'Resources of the workspace', schema: WorkspaceResourcesSchema } },
-      errors: ['svc.tenant.not_found'],
+      errors: ['svc.request.validation_failed', 'svc.tenant.not_found'],
     },
-    async ({ c, params }) => ({ status: 200, body: await inspector.resources(params.workspaceId, requestOrigin(c)) }),
+    async ({ c, params, query }) => ({ status: 200, body: await inspector.resources(params.workspaceId, requestOrigin(c), query.limit) }),
   );
 
   router.add(

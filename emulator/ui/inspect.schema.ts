@@ -9,8 +9,10 @@ import { PageSchema } from '../../src/pages/pages.schema.js';
 import { ProjectSchema } from '../../src/projects/projects.schema.js';
 import { WorkspaceCreateSchema, WorkspaceRecordSchema } from '../../src/workspaces/workspaces.schema.js';
 
-/** How many records of each kind `GET /_emulator/workspaces/{id}/resources` answers (newest first). */
+/** How many records of each kind `GET /_emulator/workspaces/{id}/resources` answers by default (newest first). */
 export const RESOURCES_PER_KIND = 100;
+/** The most of each kind it answers when asked (`?limit=`): the UI's "Show more" asks for up to this many. */
+export const RESOURCES_MAX_PER_KIND = 1000;
 
 function firstPage<S extends v.GenericSchema>(item: S) {
   return v.object({ data: v.array(item), hasMore: v.boolean() });
@@ -77,6 +79,10 @@ export const WorkspaceResourcesSchema = named(
 );
 
 export type WorkspaceResources = v.InferOutput<typeof WorkspaceResourcesSchema>;
+
+export const ResourcesQuerySchema = v.object({
+  limit: v.optional(integerText(1, RESOURCES_MAX_PER_KIND, 'How many records of each kind to answer, newest first'), String(RESOURCES_PER_KIND)),
+});
 
 export const QueueQuerySchema = v.object({
   limit: v.optional(integerText(1, 1000, 'How many jobs to answer'), '100'),

@@ -22,11 +22,10 @@ function first<T>(page: { data: T[]; hasMore: boolean }): { data: T[]; hasMore: 
 }
 
 /**
- * Pages of every project, newest first, at most `RESOURCES_PER_KIND`: the newest of
- * each project are enough to find the newest overall.
+ * Pages of every project, newest first, at most `limit`: the newest of each project are
+ * enough to find the newest overall.
  */
-async function newestPages(service: Service, workspaceId: string, projectIds: string[]) {
-  const limit = RESOURCES_PER_KIND;
+async function newestPages(service: Service, workspaceId: string, projectIds: string[], limit: number) {
   const lists = await Promise.all(projectIds.map((projectId) => service.pages.list(workspaceId, projectId, { limit })));
   const all = lists.flatMap((list) => list.data).sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
   return { data: all.slice(0, limit), hasMore: all.length > limit || lists.some((list) => list.hasMore) };
@@ -82,9 +81,8 @@ export function serviceInspector(
 
     createKeyless: (input) => service.workspaces.create(input),
 
-    async resources(workspaceId, origin) {
+    async resources(workspaceId, origin, limit = RESOURCES_PER_KIND) {
       const workspace = await service.workspaces.getWorkspaceOrThrow(workspaceId);
-      const limit = RESOURCES_PER_KIND;
       const [credits, keys, agents, sources, projects, assets] = await Promise.all([
         service.workspaces.messages(workspaceId),
         service.auth.listKeys(workspaceId, { limit }),
@@ -97,6 +95,7 @@ export function serviceInspector(
         service,
         workspaceId,
         projects.data.map((p) => p.id),
+        limit,
       );
       // What a visitor sees as a document page's heading is its body's, rendered as the site renders it.
       const data = await Promise.all(

@@ -396,6 +396,31 @@ describe('the emulator UI: clock, queue, faults, state', () => {
   });
 });
 
+describe('the emulator UI: long lists', () => {
+  it('shows the newest 100 sources, and a hundred more on "Show more" until none is left', async () => {
+    const made = await emulator.createWorkspace({});
+    secrets.push(made.apiKey.secret);
+    expect((await control.patch(`/_emulator/workspaces/${made.workspaceId}`, { rateLimit: { limit: 1000 }, dailyActivityCap: null })).status).toBe(200);
+    const api = client(server.url, made.apiKey.secret);
+    for (let i = 0; i < 101; i++) expect((await api.post('/v1/knowledge/text', { title: `Note ${i}`, text: `Note number ${i}.` })).status).toBe(202);
+    const { page, finish } = await open(`/_emulator/ui/knowledge?workspace=${made.workspaceId}`);
+    const knowledge = section(page, 'knowledge');
+    const count = knowledge.locator('[data-count="sources"]');
+    await knowledge.locator('[data-count="sources"]', { hasText: '(100+)' }).waitFor();
+    expect(await knowledge.locator('[data-rows="sources"] tr[data-id]').count()).toBe(100);
+    // The oldest is not among them yet.
+    expect(await knowledge.locator('[data-rows="sources"] tr', { hasText: 'Note 0' }).count()).toBe(0);
+    await knowledge.getByRole('button', { name: 'Show 100 more sources' }).click();
+    await knowledge.locator('[data-count="sources"]', { hasText: '(101)' }).waitFor();
+    expect(await count.textContent()).toBe('(101)');
+    expect(await knowledge.locator('[data-rows="sources"] tr[data-id]').count()).toBe(101);
+    await knowledge.locator('[data-rows="sources"] tr', { hasText: /^Note 0/ }).waitFor();
+    expect(await knowledge.locator('button[data-more]').count()).toBe(0);
+    await emulator.drain();
+    await finish('knowledge-more');
+  });
+});
+
 describe('the emulator UI with an admin token', () => {
   it('asks for the token once, refuses a wrong one, sends it only to the control plane and console routes, and keeps it for the tab', async () => {
     const guarded = await createEmulator({ fixtures: 'demo', seed: 6, adminToken: 'ui-token-123', log: () => {} });

@@ -158,6 +158,32 @@ describe('GET /_emulator/workspaces/{id}/resources', () => {
     expect((await demo.patch(`/v1/pages/${menu.id}`, { body: menu.body })).status).toBe(200);
   });
 
+  it('answers the newest 100 of each kind, or up to `limit` (at most 1000) when asked: the UI’s "Show more"', async () => {
+    const ws = await workspace(emulator);
+    expect((await control.patch(`/_emulator/workspaces/${ws.workspaceId}`, { rateLimit: { limit: 1000 }, dailyActivityCap: null })).status).toBe(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 103; i++) ids.push((await ws.api.post('/v1/knowledge/text', { title: `Note ${i}`, text: `Note number ${i}.` })).body.id);
+    const at = (query: string) => control.get(`/_emulator/workspaces/${ws.workspaceId}/resources${query}`);
+    const first = (await at('')).body.sources;
+    expect(first.data).toHaveLength(100);
+    expect(first.hasMore).toBe(true);
+    expect(first.data.map((s: { id: string }) => s.id)).toEqual(ids.slice(3).reverse());
+    const more = await at('?limit=200');
+    expectMatchesOpenApi(doc, 'GET', '/_emulator/workspaces/{workspaceId}/resources', 200, more.body);
+    expect(more.body.sources.data.map((s: { id: string }) => s.id)).toEqual([...ids].reverse());
+    expect(more.body.sources.hasMore).toBe(false);
+    expect((await at('?limit=103')).body.sources.hasMore).toBe(false);
+    expect((await at('?limit=102')).body.sources.hasMore).toBe(true);
+    for (const bad of ['0', '1001', 'ten']) {
+      const res = await at(`?limit=${bad}`);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('svc.request.validation_failed');
+      expect(res.body.errors[0].field).toBe('limit');
+    }
+    // Leaves no job behind for the queue's tests.
+    await emulator.drain();
+  });
+
   it('answers 404 svc.tenant.not_found for an unknown workspace', async () => {
     const res = await control.get('/_emulator/workspaces/ws_nope/resources');
     expect(res.status).toBe(404);

@@ -17,11 +17,40 @@ export function loadSiteAddress() {
   if (domain) siteAddress = `${location.protocol}//<slug>.${domain}${location.port ? `:${location.port}` : ''}/`;
 }
 
+// The newest hundred of each kind, a hundred more per "Show more", up to what the
+// resources route answers at most (`limit`, 1000).
+const STEP = 100;
+const MOST = 1000;
+let limit = STEP;
+
+/** How many records of each kind the UI asks for. */
+export function resourcesLimit() {
+  return limit;
+}
+
+/** Back to the newest hundred (another workspace is shown). */
+export function resetResourcesLimit() {
+  limit = STEP;
+}
+
 function fill(kind, rows, list, empty) {
   const tbody = document.querySelector(`[data-rows="${kind}"]`);
   fillRows(tbody, rows, tbody.closest('table').tHead.rows[0].cells.length, empty);
-  document.querySelector(`[data-count="${kind}"]`).textContent = `(${list.data.length}${list.hasMore ? '+' : ''})`;
+  const count = document.querySelector(`[data-count="${kind}"]`);
+  count.textContent = `(${list.data.length}${list.hasMore ? '+' : ''})`;
+  count.parentElement.querySelector(`[data-more="${kind}"]`)?.remove();
+  if (list.hasMore && limit < MOST) {
+    const label = `Show ${Math.min(STEP, MOST - limit)} more`;
+    count.after(h('button', { type: 'button', class: 'small', 'data-more': kind, 'aria-label': `${label} ${kind}` }, label));
+  }
 }
+
+// Every list grows together: the sections read one another (an agent's pages, a site's home).
+document.addEventListener('click', (event) => {
+  if (!event.target.closest?.('button[data-more]')) return;
+  limit = Math.min(MOST, limit + STEP);
+  document.dispatchEvent(new CustomEvent('svc:resources-more'));
+});
 
 /** A site is live when its home page is published; answers its `/` page then. */
 function homeOf(projectId, pages) {

@@ -12,7 +12,7 @@ import { renderFaults } from './faults.js';
 import { syncHeldKeys } from './held-keys.js';
 import { journalPaused, renderJournal } from './journal.js';
 import { hideSecret, isActive, renderKeys } from './keys.js';
-import { agentsBySite, loadSiteAddress, renderResources, resignFileLinks } from './resources.js';
+import { agentsBySite, loadSiteAddress, renderResources, resetResourcesLimit, resignFileLinks, resourcesLimit } from './resources.js';
 import { chooseWorkspace, onRoute, route } from './router.js';
 import './state.js';
 import { deleting, renderDetail, renderWorkspaces, showScoped } from './workspaces.js';
@@ -82,7 +82,7 @@ async function poll() {
   const [clock, workspaces, resources, journal, queue, faults, fixtureKeys] = await Promise.allSettled([
     api('GET', '/_emulator/clock'),
     api('GET', '/_emulator/workspaces'),
-    scoped ? api('GET', `/_emulator/workspaces/${encodeURIComponent(workspace)}/resources`) : undefined,
+    scoped ? api('GET', `/_emulator/workspaces/${encodeURIComponent(workspace)}/resources?limit=${resourcesLimit()}`) : undefined,
     section === 'requests' && !journalPaused() ? api('GET', '/_emulator/requests?limit=1000') : undefined,
     section === 'queue' ? api('GET', '/_emulator/queue?limit=200') : undefined,
     section === 'faults' ? api('GET', '/_emulator/faults') : undefined,
@@ -146,11 +146,15 @@ onRoute((moved) => {
     }
     shown.delete('resources');
     shown.delete('workspaces');
+    resetResourcesLimit();
     if (!route.workspace) showScoped(false);
     setKeys();
   }
   void refresh();
 });
+
+// "Show more" under a list: the same records, a hundred more of each kind.
+document.addEventListener('svc:resources-more', () => void refresh());
 
 document.querySelector('[data-rows="agents"]').addEventListener('click', (event) => {
   const agentId = event.target.closest('button[data-chat]')?.dataset.chat;
