@@ -47,7 +47,7 @@ export interface ChatReply {
 export interface ChatModel {
   /** Part of the `cached` key: answers of another model are never reused. */
   readonly id: string;
-  /** Starts a reply. The model must stop producing tokens once `signal` aborts. */
+  /** Starts a reply. The model should stop producing tokens once `signal` aborts; a turn stops waiting for it then anyway (D-1206). */
   reply(input: ChatTurnInput, options: { signal: AbortSignal }): ChatReply | Promise<ChatReply>;
 }
 

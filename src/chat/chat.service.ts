@@ -6,6 +6,7 @@ import type { Clock } from '../platform/clock.js';
 import { sha256Hex } from '../platform/crypto.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { ServiceError } from '../platform/service-error.js';
+import { abortable, untilAborted } from '../platform/abortable.js';
 import type { Passage, QueryResult, SearchInput } from '../retrieval/retrieval.schema.js';
 import { detectMessageLanguage } from '../text/detect-language.js';
 import type { Language } from '../text/language.js';
@@ -213,20 +214,28 @@ export class ChatService {
       passages: turn.passages,
     };
     const model = turn.passages.length ? this.deps.model : this.#nothingFound;
-    const reply = await model.reply(input, { signal });
+    // A model of the user's own may ignore its signal: the turn stops waiting for it
+    // anyway, so that a stop or a client gone is not held up by it.
+    const reply = await untilAborted(model.reply(input, { signal }), signal);
     onSources(sourcesComponents(turn.passages, reply.sourceIds));
-    return reply;
+    return { ...reply, tokens: abortable(reply.tokens, signal) };
   }
 
   async #generate(turn: PreparedTurn, signal: AbortSignal): Promise<StoredAnswer> {
     let components: SourcesComponent[] = [];
-    const started = await this.#startModel(turn, signal, (c) => (components = c));
-    // A model that has the reply at once hands it over whole: no tokens to cut (D-1084).
-    let reply = started.text ?? '';
-    if (started.text === undefined) for await (const token of started.tokens) reply += token;
-    if (signal.aborted) {
-      throw new ServiceError('svc.service.unavailable', { detail: { en: 'The turn was cancelled.', es: 'El turno se canceló.' } });
+    const cancelled = () => new ServiceError('svc.service.unavailable', { detail: { en: 'The turn was cancelled.', es: 'El turno se canceló.' } });
+    let reply: string;
+    try {
+      const started = await this.#startModel(turn, signal, (c) => (components = c));
+      // A model that has the reply at once hands it over whole: no tokens to cut (D-1084).
+      reply = started.text ?? '';
+      if (started.text === undefined) for await (const token of started.tokens) reply += token;
+    } catch (error) {
+      // Stopped: whatever the model did about it (returned, threw its own abort error, or nothing).
+      if (signal.aborted) throw cancelled();
+      throw error;
     }
+    if (signal.aborted) throw cancelled();
     return { reply, components };
   }
 

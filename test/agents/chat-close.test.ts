@@ -107,3 +107,72 @@ describe('close() while a chat turn is under way (D-1163)', () => {
     expect(await afterwards(file, ws.key, ws.workspaceId)).toEqual({ used: 0, messages: 0 });
   });
 });
+
+describe('close() while a chat model that ignores its signal answers (D-1206)', () => {
+  it('a JSON turn whose model never answers: close() ends, the call answers 503, nothing spent or logged', async () => {
+    let started!: () => void;
+    const replying = new Promise<void>((resolve) => (started = resolve));
+    const model: ChatModel = {
+      id: 'deaf-test-model',
+      reply: () => {
+        started();
+        return new Promise(() => {});
+      },
+    };
+    const { emulator, file, logged, ws, agentId } = await emulatorWithAgent(model);
+    const answer = ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Tell me about your stories' });
+    await replying;
+    const [res] = await Promise.all([answer, emulator.close()]);
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: 'svc.service.unavailable' });
+    expect(logged).toEqual([]);
+    expect(await afterwards(file, ws.key, ws.workspaceId)).toEqual({ used: 0, messages: 0 });
+  });
+
+  it('a JSON turn whose model throws its own abort error when stopped answers 503, as one that returns', async () => {
+    let started!: () => void;
+    const replying = new Promise<void>((resolve) => (started = resolve));
+    const model: ChatModel = {
+      id: 'throwing-test-model',
+      reply: async (_input, { signal }) => {
+        started();
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        throw signal.reason;
+      },
+    };
+    const { emulator, file, logged, ws, agentId } = await emulatorWithAgent(model);
+    const answer = ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Tell me about your stories' });
+    await replying;
+    const [res] = await Promise.all([answer, emulator.close()]);
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: 'svc.service.unavailable' });
+    expect(logged).toEqual([]);
+    expect(await afterwards(file, ws.key, ws.workspaceId)).toEqual({ used: 0, messages: 0 });
+  });
+
+  it('a stream whose model stops sending tokens: close() ends, the stream says 503, the turn is undone', async () => {
+    let started!: () => void;
+    const replying = new Promise<void>((resolve) => (started = resolve));
+    const model: ChatModel = {
+      id: 'stalled-test-model',
+      reply: () => ({
+        tokens: (async function* () {
+          yield 'Once ';
+          started();
+          await new Promise(() => {});
+        })(),
+      }),
+    };
+    const { emulator, file, logged, ws, agentId } = await emulatorWithAgent(model);
+    const res = await streamRequest(emulator, ws.key, agentId, { message: 'Tell me about your stories' });
+    // Read from the start: the first token waits for its reader before the model is asked for more.
+    const reading = readEvents(res);
+    await replying;
+    await emulator.close();
+    const events = await reading;
+    expect(events.map((e) => e.event)).toEqual(['start', 'token', 'error']);
+    expect(events.at(-1)).toMatchObject({ event: 'error', data: { status: 503, code: 'svc.service.unavailable' } });
+    expect(logged).toEqual([]);
+    expect(await afterwards(file, ws.key, ws.workspaceId)).toEqual({ used: 0, messages: 0 });
+  });
+});
