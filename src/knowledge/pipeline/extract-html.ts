@@ -140,7 +140,7 @@ function measure(root: { textContent: string | null; querySelectorAll(selector: 
 /**
  * Whether Readability's article is the page's content. It drops site chrome, but on a
  * page that is all content it can also drop a table or the prose around it (111 of the
- * 840 pages of the development set, decisions D-305). What chrome is left after `NOISE`
+ * 840 pages of the development set, decisions D-305). What chrome is left after the noise (`stripPage`)
  * is mostly links; prose and tables are not. So the article is used when it keeps most of
  * the text, or when what it drops is mostly link text; else the whole page is.
  */
@@ -312,7 +312,7 @@ interface Page {
 
 /**
  * `html` read by linkedom, its attribute names lowercased, without what is never content
- * (`NOISE`) nor site chrome outside a `<main>` or an `<article>` (`CHROME`). The HTML
+ * nor site chrome outside a `<main>` or an `<article>` (`stripPage`). The HTML
  * standard's input stream turns every CR LF and lone CR into LF before the parser sees
  * it (a browser's DOM never holds a CR); linkedom's parser does not, so that is done first
  * (D-1199). `title`: the page's title, read before `<head>` goes.
