@@ -36,6 +36,7 @@ import {
   StateTransferOptionsSchema,
   WorkspaceIdArgSchema,
 } from './options-schema.js';
+import { untilAborted } from '../src/platform/abortable.js';
 import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { SiteChat } from './sites/site-chat.js';
 import { createSiteHandler } from './sites/site-handler.js';
@@ -220,21 +221,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     // rejects with the signal's reason; the request sees it through its own signal (D-1171).
     const { signal } = request;
     if (signal.aborted) return Promise.reject(signal.reason);
-    const answer = Promise.resolve(this.app.fetch(request, options?.publicUrl === undefined ? undefined : { publicUrl: options.publicUrl }));
-    return new Promise((resolve, reject) => {
-      const abort = () => reject(signal.reason);
-      signal.addEventListener('abort', abort, { once: true });
-      answer.then(
-        (response) => {
-          signal.removeEventListener('abort', abort);
-          resolve(response);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', abort);
-          reject(error);
-        },
-      );
-    });
+    return untilAborted(this.app.fetch(request, options?.publicUrl === undefined ? undefined : { publicUrl: options.publicUrl }), signal);
   }
 
   /** From `close()` on, every member that answers a promise rejects it with `EmulatorClosedError` (D-1153). */

@@ -53,6 +53,20 @@ async function afterwards(file: string, key: string, workspaceId: string) {
   }
 }
 
+/**
+ * A JSON turn asked of a model whose `reply` is `make(started)` (it calls `started` once it
+ * has the question), then `close()`: what the caller got, what was logged, what the file keeps.
+ */
+async function closeDuringJsonTurn(id: string, make: (started: () => void) => ChatModel['reply']) {
+  let started!: () => void;
+  const replying = new Promise<void>((resolve) => (started = resolve));
+  const { emulator, file, logged, ws, agentId } = await emulatorWithAgent({ id, reply: make(started) });
+  const answer = ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Tell me about your stories' });
+  await replying;
+  const [res] = await Promise.all([answer, emulator.close()]);
+  return { res, logged, kept: await afterwards(file, ws.key, ws.workspaceId) };
+}
+
 describe('close() while a chat turn is under way (D-1163)', () => {
   it('a stream being read ends with a 503 error event, the turn undone and its credit given back, nothing logged', async () => {
     const { model, replying } = endlessModel();
@@ -82,72 +96,45 @@ describe('close() while a chat turn is under way (D-1163)', () => {
   });
 
   it('a JSON turn waiting for its model answers 503, spends nothing, logs nothing', async () => {
-    let started!: () => void;
-    const replying = new Promise<void>((resolve) => (started = resolve));
-    const model: ChatModel = {
-      id: 'waiting-test-model',
-      reply: async (_input, { signal }) => {
-        started();
-        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-        return {
-          text: 'Too late.',
-          tokens: (async function* () {
-            yield 'Too late.';
-          })(),
-        };
-      },
-    };
-    const { emulator, file, logged, ws, agentId } = await emulatorWithAgent(model);
-    const answer = ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Tell me about your stories' });
-    await replying;
-    const [res] = await Promise.all([answer, emulator.close()]);
+    const { res, logged, kept } = await closeDuringJsonTurn('waiting-test-model', (started) => async (_input, { signal }) => {
+      started();
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      return {
+        text: 'Too late.',
+        tokens: (async function* () {
+          yield 'Too late.';
+        })(),
+      };
+    });
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ code: 'svc.service.unavailable' });
     expect(logged).toEqual([]);
-    expect(await afterwards(file, ws.key, ws.workspaceId)).toEqual({ used: 0, messages: 0 });
+    expect(kept).toEqual({ used: 0, messages: 0 });
   });
 });
 
 describe('close() while a chat model that ignores its signal answers (D-1206)', () => {
   it('a JSON turn whose model never answers: close() ends, the call answers 503, nothing spent or logged', async () => {
-    let started!: () => void;
-    const replying = new Promise<void>((resolve) => (started = resolve));
-    const model: ChatModel = {
-      id: 'deaf-test-model',
-      reply: () => {
-        started();
-        return new Promise(() => {});
-      },
-    };
-    const { emulator, file, logged, ws, agentId } = await emulatorWithAgent(model);
-    const answer = ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Tell me about your stories' });
-    await replying;
-    const [res] = await Promise.all([answer, emulator.close()]);
+    const { res, logged, kept } = await closeDuringJsonTurn('deaf-test-model', (started) => () => {
+      started();
+      return new Promise(() => {});
+    });
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ code: 'svc.service.unavailable' });
     expect(logged).toEqual([]);
-    expect(await afterwards(file, ws.key, ws.workspaceId)).toEqual({ used: 0, messages: 0 });
+    expect(kept).toEqual({ used: 0, messages: 0 });
   });
 
   it('a JSON turn whose model throws its own abort error when stopped answers 503, as one that returns', async () => {
-    let started!: () => void;
-    const replying = new Promise<void>((resolve) => (started = resolve));
-    const model: ChatModel = {
-      id: 'throwing-test-model',
-      reply: async (_input, { signal }) => {
-        started();
-        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-        throw signal.reason;
-      },
-    };
-    const { emulator, file, logged, ws, agentId } = await emulatorWithAgent(model);
-    const answer = ws.api.post(`/v1/agents/${agentId}/chat`, { message: 'Tell me about your stories' });
-    await replying;
-    const [res] = await Promise.all([answer, emulator.close()]);
+    const { res, logged, kept } = await closeDuringJsonTurn('throwing-test-model', (started) => async (_input, { signal }) => {
+      started();
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      throw signal.reason;
+    });
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ code: 'svc.service.unavailable' });
     expect(logged).toEqual([]);
-    expect(await afterwards(file, ws.key, ws.workspaceId)).toEqual({ used: 0, messages: 0 });
+    expect(kept).toEqual({ used: 0, messages: 0 });
   });
 
   it('a stream whose model stops sending tokens: close() ends, the stream says 503, the turn is undone', async () => {

@@ -1,10 +1,9 @@
 import { IngestError } from './ingest-error.js';
 
-// Never content: code, embedded media, site chrome. Readability drops most of these
-// itself; removing them first keeps a short page's chrome out of the fallback too.
-// What is never content: these elements, and any with one of these roles, `aria-hidden="true"`
-// or `hidden` (as the selector `head, title, ..., [role="navigation"], ..., [hidden]` would
-// match them). Site chrome: a header or footer outside a `<main>` or an `<article>`.
+// Never content: code, embedded media, site chrome (these elements, and any with one of
+// these roles, `aria-hidden="true"` or `hidden`); nor a header or footer outside a
+// `<main>` or an `<article>`. Readability drops most of these itself; removing them
+// first keeps a short page's chrome out of the fallback too.
 const NOISE_TAGS = new Set([
   'head',
   'title',
@@ -140,9 +139,9 @@ function measure(root: { textContent: string | null; querySelectorAll(selector: 
 /**
  * Whether Readability's article is the page's content. It drops site chrome, but on a
  * page that is all content it can also drop a table or the prose around it (111 of the
- * 840 pages of the development set, decisions D-305). What chrome is left after the noise (`stripPage`)
- * is mostly links; prose and tables are not. So the article is used when it keeps most of
- * the text, or when what it drops is mostly link text; else the whole page is.
+ * 840 pages of the development set, decisions D-305). What chrome is left after
+ * `stripPage` is mostly links; prose and tables are not. So the article is used when it
+ * keeps most of the text, or when what it drops is mostly link text; else the whole page is.
  */
 function articleKeepsContent(whole: TextMeasure, article: TextMeasure): boolean {
   if (article.text < MIN_KEPT * whole.text) return false;
