@@ -2,7 +2,7 @@
  * Runs the benchmarks: `npm run bench` (all) or `npm run bench -- http` (one).
  * Each prints its figures next to a baseline measured in the same run.
  */
-const available = ['http', 'retrieval', 'ingest', 'hostile', 'relevance', 'multiprocess', 'concurrency'];
+const available = ['http', 'retrieval', 'ingest', 'hostile', 'relevance', 'multiprocess', 'concurrency', 'lists'];
 const wanted = process.argv.slice(2);
 for (const name of wanted.length ? wanted : available) {
   if (!available.includes(name)) {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import type { KnowledgeSourceTable } from '../src/db/schema/knowledge.js';
 
 /** Starts a server process and resolves once it prints `... ready at <url>`. */
 export function startServer(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; ms: number }> {
@@ -39,3 +40,37 @@ export const percentile = (xs: number[], p: number): number => {
 };
 
 export const fmt = (n: number, digits = 1): string => n.toFixed(digits);
+
+/**
+ * A ready upload's row of `knowledge_sources`, for benchmarks that write a workspace's
+ * sources straight into the store (ingesting thousands would measure ingestion): every
+ * column, `fields` over plain defaults.
+ */
+export function readySourceRow(fields: Pick<KnowledgeSourceTable, 'id' | 'workspace_id' | 'created_at'> & Partial<KnowledgeSourceTable>): KnowledgeSourceTable {
+  return {
+    agent_id: null,
+    kind: 'upload',
+    title: fields.id,
+    status: 'ready',
+    error: null,
+    lang: 'en',
+    source_lang: 'en',
+    translated: 0,
+    topics: '[]',
+    file_name: null,
+    content_type: 'text/markdown',
+    byte_size: 0,
+    url: null,
+    resolved_url: null,
+    last_fetched_at: null,
+    sync_ttl_minutes: null,
+    next_sync_at: null,
+    claim: null,
+    chunk_count: 1,
+    token_count: 0,
+    summary: '',
+    content_hash: null,
+    updated_at: fields.created_at,
+    ...fields,
+  };
+}

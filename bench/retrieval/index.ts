@@ -5,8 +5,9 @@ import { performance } from 'node:perf_hooks';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 type VectorChunk = { chunkId: string; vector: Float32Array };
 import { embedText, packVector } from '../../src/knowledge/pipeline/embedder.js';
+import type { KnowledgeSourceTable } from '../../src/db/schema/knowledge.js';
 import { iso } from '../../src/platform/time.js';
-import { fmt, percentile } from '../support.js';
+import { fmt, percentile, readySourceRow } from '../support.js';
 
 const SIZES = (process.env.BENCH_RETRIEVAL_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env.BENCH_RETRIEVAL_QUERIES ?? 200);
@@ -55,40 +56,24 @@ export async function seed(emulator: Emulator, workspaceId: string, agentId: str
   const embedderId = emulator.service.knowledge.index.embedder.id;
   const now = iso(emulator.clock.now());
   for (let start = 0; start < count; start += INSERT_BATCH) {
-    const sources: Record<string, unknown>[] = [];
+    const sources: KnowledgeSourceTable[] = [];
     const chunks: Record<string, unknown>[] = [];
     for (let i = start; i < Math.min(count, start + INSERT_BATCH); i++) {
       const sourceIndex = Math.floor(i / CHUNKS_PER_SOURCE);
       const sourceId = `src_bench${String(sourceIndex).padStart(8, '0')}`;
       if (i % CHUNKS_PER_SOURCE === 0) {
-        sources.push({
-          id: sourceId,
-          workspace_id: workspaceId,
-          agent_id: sourceIndex % 2 ? agentId : null,
-          kind: 'upload',
-          title: `Document ${sourceIndex}`,
-          status: 'ready',
-          error: null,
-          lang: 'en',
-          source_lang: 'en',
-          translated: 0,
-          topics: JSON.stringify(sourceIndex % 3 ? [TOPICS[sourceIndex % TOPICS.length]] : []),
-          file_name: null,
-          content_type: 'text/markdown',
-          byte_size: 0,
-          url: null,
-          resolved_url: null,
-          last_fetched_at: null,
-          sync_ttl_minutes: null,
-          next_sync_at: null,
-          claim: null,
-          chunk_count: CHUNKS_PER_SOURCE,
-          token_count: 0,
-          summary: '',
-          content_hash: sourceId,
-          created_at: now,
-          updated_at: now,
-        });
+        sources.push(
+          readySourceRow({
+            id: sourceId,
+            workspace_id: workspaceId,
+            agent_id: sourceIndex % 2 ? agentId : null,
+            title: `Document ${sourceIndex}`,
+            topics: JSON.stringify(sourceIndex % 3 ? [TOPICS[sourceIndex % TOPICS.length]] : []),
+            chunk_count: CHUNKS_PER_SOURCE,
+            content_hash: sourceId,
+            created_at: now,
+          }),
+        );
       }
       const text = Array.from({ length: WORDS_PER_CHUNK }, () => zipf(rand)).join(' ');
       chunks.push({
