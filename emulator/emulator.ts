@@ -1,66 +1,53 @@
-import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { ServerType } from '@hono/node-server';
 import type * as v from 'valibot';
-import { createApp } from '../src/app.js';
+import type { createApp } from '../src/app.js';
+import { assemble, type EmulatorParts, type StoredStart } from './assemble.js';
+import { createEmulatorApp } from './emulator-app.js';
 import { closedFetchError, EmulatorClosedError } from './closed.js';
 import type { RouteDoc } from '../src/platform/openapi.js';
-import { isPostgresUrl, openStore, StoreOpenError, type DatabaseOptions, type Store } from '../src/db/database.js';
+import { isPostgresUrl, openStore, type DatabaseOptions } from '../src/db/database.js';
 import type { WebDefinition, WebDefinitionInput } from '../src/knowledge/fetch/offline-web.js';
 import { WebDefinitionSchema } from '../src/knowledge/fetch/offline-web.js';
-import { EmulatedClock, LATEST_INSTANT, type ClockState } from '../src/platform/clock.js';
-import { createIdGenerator, type IdGenerator, type IdState } from '../src/platform/ids.js';
+import { type EmulatedClock, LATEST_INSTANT, type ClockState } from '../src/platform/clock.js';
+import type { IdGenerator, IdState } from '../src/platform/ids.js';
 import { SCOPES, type Scope } from '../src/platform/scopes.js';
-import { resolveSettings } from '../src/platform/settings.js';
 import type { IngestFailureCode } from '../src/platform/ingest-failures.js';
 import { finerThanMilliseconds, iso, parseIso } from '../src/platform/time.js';
 import { ServiceError } from '../src/platform/service-error.js';
 import { parseOrThrow } from '../src/platform/validation.js';
-import { createService, type Service } from '../src/service.js';
+import type { Service } from '../src/service.js';
 import { WorkspaceCreateSchema, WorkspaceSettingsPatchSchema, type WorkspaceSettingsPatch } from '../src/workspaces/workspaces.schema.js';
 import type { WorkspaceRecord } from '../src/workspaces/workspaces.service.js';
-import { registerControlPlane, RequestsLimitSchema, type CreatedWorkspace, type EmulatorControl, type LexiconView } from './control-plane.routes.js';
-import { controlPlaneGuard, parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
+import { RequestsLimitSchema, type CreatedWorkspace, type EmulatorControl, type LexiconView } from './control-plane.routes.js';
+import { parseAllowedHosts, type AllowedHosts } from './control-plane-guard.js';
 import { FaultSchema, type Fault, type FaultEntry, type FaultRequest, type FaultRules, type IngestFaultQueue, type IngestFaultQueued } from './faults.js';
 import { loadFixture, type FixtureHost, type LoadedKey } from './fixture-loader.js';
 import { readFixture, type Fixture } from './fixtures.js';
 import type { JournalEntry, JournalStore } from './journal.js';
-import { metaStore, type MetaStore } from './meta.js';
+import type { MetaStore } from './meta.js';
 import type { EmulatorOptions } from './options.js';
 import {
   AdvanceArgSchema,
   checkEmulatorOptions,
   FaultIdArgSchema,
   ListenOptionsSchema,
-  seedText,
   StateTransferOptionsSchema,
   WorkspaceIdArgSchema,
 } from './options-schema.js';
 import { untilAborted } from '../src/platform/abortable.js';
-import { siteChatLimits, type SiteChatLimits } from './sites/site-chat-limits.js';
 import { SiteChat } from './sites/site-chat.js';
-import { createSiteHandler } from './sites/site-handler.js';
-import { RenderedPages } from './sites/rendered-pages.js';
 import { exportState, importState, type StateDocument, type StateImportOptions, type StateTransferOptions } from './state.js';
-import { clockAndIdFaults } from './state-gate/gate.js';
 import { checkStoreFile, GATE_MARK, GATE_VERSION } from './state-gate/store-file.js';
-import { registerErrorPages } from './docs/error-pages.js';
-import { registerHomePage } from './docs/home-page.js';
-import { createNodeServer } from './node-listener.js';
-import { RequestLog } from './request-log.js';
-import { seedSecret } from './seal.js';
-import { registerInspectRoutes } from './ui/inspect.routes.js';
-import { serviceInspector } from './ui/inspector.js';
-import { isUiFile } from './ui/ui-paths.js';
-import { registerUi } from './ui/ui.routes.js';
-import { EmulatorWeb } from './web.js';
-import { lastIdInStore, storeTenancy, type Tenancy } from './tenancy.js';
+import { Listeners, type ListeningServer } from './listeners.js';
+import type { EmulatorWeb } from './web.js';
+import type { Tenancy } from './tenancy.js';
 import { readPrebuilt, RUNNING_FROM_SOURCES, type PrebuiltLookup, type PrebuiltState } from './prebuilt/demo-state.js';
-import { IdTap, type IdCall } from './prebuilt/id-tap.js';
+import type { IdTap, IdCall } from './prebuilt/id-tap.js';
 import { relocateTables } from './prebuilt/relocate.js';
 
 export type { EmulatorOptions } from './options.js';
 export type { CreatedWorkspace } from './control-plane.routes.js';
+export { SEED_EPOCH } from './assemble.js';
+export type { ListeningServer } from './listeners.js';
 
 /** @internal What `init` needs to start the bundled demo (D-185). */
 export interface DemoStart {
@@ -69,36 +56,6 @@ export interface DemoStart {
   lookup?: () => PrebuiltLookup | undefined;
   /** Called with the id calls of a fixture load. */
   record?: (calls: IdCall[]) => void;
-}
-
-/** Where a seeded emulator's frozen clock starts. */
-export const SEED_EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
-
-export interface ListeningServer {
-  url: string;
-  port: number;
-  host: string;
-  close(): Promise<void>;
-}
-
-/** What an emulator is made of; `createEmulator` builds them. */
-export interface EmulatorParts {
-  service: Service;
-  /** The emulated clock the service runs on; the emulator moves, saves and restores it. */
-  clock: EmulatedClock;
-  meta: MetaStore;
-  /** The offline web URL sources are fetched from (the service's `web` port). */
-  web: EmulatorWeb;
-  /** Queued ingestion failures (the service's `ingestFaults` port). */
-  ingestFaults: IngestFaultQueue;
-  /** Request faults: memory, or the store when processes share it. */
-  faults: FaultRules;
-  /** The request journal: memory, or the store when processes share it. */
-  journal: JournalStore;
-  guard: { adminToken: string | undefined; allowedHosts: AllowedHosts };
-  siteChat: SiteChatLimits;
-  /** Alone on the store or beside other processes: what each step of the emulator's life does (D-970). */
-  tenancy: Tenancy;
 }
 
 /**
@@ -118,7 +75,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
   #baseline: StateDocument | undefined;
   #baselineOwn = false;
   #replaySchemas: StateImportOptions['replays'];
-  readonly #servers = new Set<ServerType>();
+  readonly #listeners = new Listeners();
   #closed = false;
   /** Set when `close` starts: from then on no request is answered (D-1077). */
   #closing: Promise<void> | undefined;
@@ -131,7 +88,6 @@ export class Emulator implements EmulatorControl, FixtureHost {
   /** Names each queued ingestion failure, whatever the store keeps it in (D-1093). */
   readonly #ingestFaultIds: IdGenerator;
   readonly #tenancy: Tenancy;
-  #requestLog: RequestLog | undefined;
   /** Jobs the drain of a clock move finished: the next `drain()` reports them (D-1094). */
   #drainedByMoves = 0;
 
@@ -147,47 +103,15 @@ export class Emulator implements EmulatorControl, FixtureHost {
     this.journal = journal;
     this.siteChat = new SiteChat(service, service.ids.fork('site-chat'), siteChat, service.windowCounters('visitor'));
     this.#ingestFaultIds = service.ids.fork('ingest-faults');
-    // One cache of rendered bodies for the sites and the console's page list (D-1202).
-    const rendered = new RenderedPages(service.workers, service.settings.log);
-    const sites = createSiteHandler({
+    const { app, openapi } = createEmulatorApp({
       service,
-      rendered,
-      chat: this.siteChat,
-      brand: async (workspaceId, projectId, origin) => {
-        const brand = await service.brand.getBrand(workspaceId, projectId, origin);
-        return {
-          logoUrl: brand.logo?.url,
-          faviconUrl: brand.favicon?.url,
-          navbar: { links: brand.navbar.links, cta: brand.navbar.cta ?? undefined },
-          footer: brand.footer,
-        };
-      },
-    });
-    const record = this.journal.recorder(service.clock, service.settings.siteDomain);
-    const { app, openapi } = createApp(service, {
-      intercept: (c) => this.faults.intercept(c) ?? sites.serve(c),
-      problemPage: (c, error) => sites.problemPage(c, error),
-      onResponse: (c) => {
-        this.#requestLog?.note(c);
-        return record(c);
-      },
-      extend: (app, router) => {
-        const guarded = controlPlaneGuard({ ...guard, tokenFree: isUiFile });
-        app.use('/_emulator/*', guarded);
-        app.use('/workspaces/*', guarded);
-        registerControlPlane(router, this);
-        registerInspectRoutes(
-          router,
-          serviceInspector(
-            service,
-            () => this.fixtureKeys,
-            (pageId, lang, markdown) => rendered.heading(pageId, lang, markdown),
-          ),
-        );
-        registerUi(router, { siteDomain: service.settings.siteDomain });
-        registerHomePage(router, service);
-        registerErrorPages(router);
-      },
+      control: this,
+      faults,
+      journal,
+      siteChat: this.siteChat,
+      guard,
+      fixtureKeys: () => this.fixtureKeys,
+      noted: (c) => this.#listeners.note(c),
     });
     this.app = app;
     this.openapi = openapi;
@@ -540,34 +464,7 @@ export class Emulator implements EmulatorControl, FixtureHost {
     } catch (error) {
       return Promise.reject(error);
     }
-    const host = checked.host ?? '127.0.0.1';
-    return new Promise((resolve, reject) => {
-      const server = createNodeServer(this.app.fetch, host);
-      server.listen(checked.port ?? 0, host, () => {
-        const info = server.address() as AddressInfo;
-        const shownHost = host.includes(':') ? `[${host}]` : host;
-        resolve({
-          url: `http://${shownHost}:${info.port}`,
-          port: info.port,
-          host,
-          close: () => this.#closeServer(server),
-        });
-      });
-      server.once('error', reject);
-      if (options.log) {
-        this.#requestLog ??= new RequestLog();
-        this.#requestLog.attach(server, options.log);
-      }
-      this.#servers.add(server);
-    });
-  }
-
-  #closeServer(server: ServerType): Promise<void> {
-    this.#servers.delete(server);
-    return new Promise((resolve) => {
-      server.close(() => resolve());
-      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-    });
+    return this.#listeners.listen(this.app.fetch, checked.port ?? 0, checked.host ?? '127.0.0.1', options.log);
   }
 
   /**
@@ -601,10 +498,10 @@ export class Emulator implements EmulatorControl, FixtureHost {
   async #close(): Promise<void> {
     // Servers take no new connection, the requests under way end (a chat stream undoes
     // its turn and says so, D-1163), and only then are the connections cut.
-    const servers = [...this.#servers].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    const servers = this.#listeners.stopAccepting();
     await this.service.endRequests();
-    await Promise.all([...this.#servers].map((s) => this.#closeServer(s)));
-    await Promise.all(servers);
+    await this.#listeners.cutConnections();
+    await servers;
     await this.service.stop();
     await this.#persist().catch(() => {});
     this.#closed = true;
@@ -709,14 +606,16 @@ export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOpti
     // Processes starting together on one shared store start one at a time: the first
     // loads the fixtures, the others find them loaded (decisions, D-209).
     await store.exclusive('start', async () => {
-      const parts = await assemble(store, options, allowedHosts, demo);
-      emulator = parts.emulator;
+      const { parts, tap, stored } = await assemble(store, options, allowedHosts, demo);
+      const started = new Emulator(parts);
+      emulator = started;
+      await parts.tenancy.follow(parts.service.coherence, () => started.reloadShared());
       const lookup = (): PrebuiltLookup | undefined => {
         if (demo.prebuilt === 'none' || !fixtures || !prebuiltFits(options, dbOptions)) return undefined;
         if (demo.prebuilt) return { state: demo.prebuilt };
         return RUNNING_FROM_SOURCES ? undefined : readPrebuilt(fixtures);
       };
-      await emulator.init(fixtures, options.state, { tap: parts.tap, lookup, ...(demo.record && { record: demo.record }) }, parts.stored);
+      await emulator.init(fixtures, options.state, { tap, lookup, ...(demo.record && { record: demo.record }) }, stored);
     });
   } catch (error) {
     // Closed once the lock is let go (closing waits for every connection).
@@ -725,103 +624,4 @@ export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOpti
     throw error;
   }
   return emulator!;
-}
-
-/** What a store said of its setup at start (D-1198): whether it was set up, and the state a reset goes back to. */
-interface StoredStart {
-  initialized: boolean;
-  baseline: StateDocument | undefined;
-}
-
-/** The emulator's parts over an open store, its service started. */
-async function assemble(
-  store: Store,
-  options: EmulatorOptions,
-  allowedHosts: AllowedHosts,
-  demo: DemoOptions,
-): Promise<{ emulator: Emulator; tap: IdTap; stored: StoredStart }> {
-  let service: Service | undefined;
-  const meta = metaStore(store.db, () => service?.coherence);
-  const tenancy = storeTenancy(store, meta);
-  // A string of digits is the number it writes: `"01"` is the seed 1 (D-1096).
-  const seed = options.seed === undefined ? undefined : seedText(options.seed);
-
-  const readMeta = <T>(key: string): Promise<T | undefined> =>
-    meta.get<T>(key).catch(() => {
-      throw new StoreOpenError(`cannot use ${store.where}: its meta.${key} is not JSON`);
-    });
-  const clockState = await readMeta<ClockState>('clock');
-  const idState = await tenancy.savedIds(readMeta);
-  // Read before anything is written: a value put there by hand stops the start, naming
-  // it, with the store as it was (D-1151, D-1198).
-  const initialized = (await readMeta<unknown>('initialized')) === true;
-  const baseline = initialized ? await readMeta<StateDocument>('baseline') : undefined;
-  // A clock or id state written into the store by hand stops the start, naming it (D-723).
-  const metaFaults = clockAndIdFaults({ ...(clockState && { clock: clockState }), ...(idState && { ids: idState }) });
-  if (metaFaults.length) throw new StoreOpenError(`cannot use ${store.where}: its meta.${metaFaults[0]!.field} cannot be read (${metaFaults[0]!.reason})`);
-  // The secret and the offline web are read before anything is written: a value put there
-  // by hand stops the start, naming it, and leaves the store as it was (D-1151).
-  const storedSecret = await readMeta<unknown>('secret');
-  if (storedSecret !== undefined && (typeof storedSecret !== 'string' || !/^[0-9a-f]{64}$/.test(storedSecret))) {
-    throw new StoreOpenError(`cannot use ${store.where}: its meta.secret is not a secret svc-emulator writes (64 hexadecimal digits); nothing was changed`);
-  }
-  const web = await EmulatorWeb.load(meta, store.where);
-  const clock = seed !== undefined ? new EmulatedClock({ frozenAt: demo.epoch ?? SEED_EPOCH }) : new EmulatedClock();
-  if (clockState) clock.restore(clockState);
-
-  // Sharing a store, each process draws ids from its own stream (decisions, D-208, D-972).
-  const idSeed = await tenancy.idSeed(seed);
-  // Tapped so that a prebuilt demo can make the calls a load would have made (D-185).
-  const tap = new IdTap(createIdGenerator({ clock, ...(idSeed !== undefined && { seed: idSeed }) }));
-  const ids = tap.ids;
-  demo.tap?.(tap);
-  await tenancy.resumeIds(ids, idState, clock, () => lastIdInStore(store.db));
-
-  // Processes starting together agree on the first secret written.
-  const secret = await meta.setOnce('secret', seed !== undefined ? seedSecret(seed) : randomBytes(32).toString('hex'));
-
-  const settings = resolveSettings({
-    secret,
-    siteDomain: options.siteDomain,
-    docsUrl: options.docsUrl,
-    liveFetch: options.liveFetch,
-    jobConcurrency: options.jobConcurrency,
-    workers: options.workers,
-    leaseMs: options.leaseMs,
-    lexiconWaitMs: options.lexiconWaitMs,
-    log: options.log,
-  });
-  const siteChat = siteChatLimits(options.siteChat);
-  const ingestFaults = tenancy.ingestFaults(clock);
-  service = createService({
-    db: store,
-    clock,
-    ids,
-    settings,
-    ports: {
-      embedder: options.embedder,
-      translator: options.translator,
-      chatModel: options.chatModel,
-      web,
-      ingestFaults: ingestFaults.take,
-      clockMoves: clock,
-    },
-  });
-  const faults = tenancy.faults(service.ids, service.coherence, clock);
-  const journal = tenancy.journal();
-  await service.start();
-  const emulator = new Emulator({
-    service,
-    clock,
-    meta,
-    web,
-    ingestFaults,
-    faults,
-    journal,
-    guard: { adminToken: options.adminToken, allowedHosts },
-    siteChat,
-    tenancy,
-  });
-  await tenancy.follow(service.coherence, () => emulator.reloadShared());
-  return { emulator, tap, stored: { initialized, baseline } };
 }
