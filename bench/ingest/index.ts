@@ -4,6 +4,7 @@ import { createEmulator } from '../../emulator/emulator.js';
 import { tempDbPath } from '../../test/support/backends.js';
 import { fmt, median } from '../support.js';
 import { runHeldOutShape } from './debian.js';
+import { runClaims } from './claims.js';
 import { runStages } from './stages.js';
 import { runTurns } from './turns.js';
 
@@ -37,12 +38,14 @@ function smallDocument(i: number): string {
  * set of real documentation (`debian.ts`). `BENCH_INGEST_ONLY=synthetic` or `held-out`
  * runs one of them; `BENCH_INGEST_ONLY=stages`, the pipeline's stages in process
  * (`stages.ts`), and `BENCH_INGEST_ONLY=turns`, one workspace's upload behind another's
- * (`turns.ts`), which the default run leaves out.
+ * (`turns.ts`), and `BENCH_INGEST_ONLY=claims`, a job claim's cost against the queue's
+ * length (`claims.ts`), which the default run leaves out.
  */
 export async function run(): Promise<void> {
   const only = process.env.BENCH_INGEST_ONLY;
   if (only === 'stages') return runStages();
   if (only === 'turns') return runTurns();
+  if (only === 'claims') return runClaims();
   if (only !== 'held-out') await runSynthetic();
   if (only !== 'synthetic') await runHeldOutShape();
 }

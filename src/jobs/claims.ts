@@ -48,19 +48,8 @@ export class LocalClaims implements JobClaims {
   async claim(now: string, limit: number, holding: ReadonlySet<string>, served: readonly string[], kind?: string): Promise<JobTable[]> {
     if (limit <= 0) return [];
     return this.db.transaction().execute(async (trx) => {
-      let due = trx
-        .selectFrom('jobs')
-        .selectAll()
-        .select(sql<number>`row_number() over (partition by workspace_id order by run_at, id)`.as('turn'))
-        .where('status', '=', 'queued')
-        .where('run_at', '<=', now);
-      if (kind !== undefined) due = due.where('kind', '=', kind);
       // No turn past `limit` (and the jobs held) can be taken: the rest stay in the store.
-      const candidates = await trx
-        .selectFrom(due.as('due'))
-        .selectAll()
-        .where('turn', '<=', limit + holding.size)
-        .execute();
+      const candidates = await firstDueOfEachWorkspace(trx, now, limit + holding.size, kind);
       const rows = inTurns(candidates, served)
         .filter((row) => !holding.has(row.id))
         .slice(0, limit);
@@ -95,6 +84,32 @@ export class LocalClaims implements JobClaims {
     const row = await this.db.selectFrom('jobs').select('id').where('status', '=', 'queued').where('run_at', '<=', now).limit(1).executeTakeFirst();
     return row !== undefined;
   }
+}
+
+/**
+ * The first `depth` due jobs (`run_at <= now`, queued, of `kind` if given) of every
+ * workspace that has one, each with its `turn` (its place among its workspace's due jobs,
+ * from 1): the workspaces found by one seek each of the `jobs_turns` index (a loose index
+ * scan), then each one's first jobs by another (D-1209). A window function numbering every
+ * due job read and sorted the whole queue on every claim.
+ */
+async function firstDueOfEachWorkspace(db: Kysely<Database>, now: string, depth: number, kind: string | undefined): Promise<(JobTable & { turn: number })[]> {
+  const ofKind = kind === undefined ? sql`` : sql` and kind = ${kind}`;
+  const due = sql`status = 'queued' and run_at <= ${now}${ofKind}`;
+  const { rows } = await sql<JobTable>`
+    with recursive ws(id) as (
+      select (select workspace_id from jobs where ${due} order by workspace_id limit 1)
+      union all
+      select (select workspace_id from jobs where ${due} and workspace_id > ws.id order by workspace_id limit 1) from ws where ws.id is not null
+    )
+    select j.* from ws, jobs j
+    where j.id in (select id from jobs where ${due} and workspace_id = ws.id order by run_at, id limit ${depth})
+    order by j.workspace_id, j.run_at, j.id`.execute(db);
+  let turn = 0;
+  return rows.map((row, i) => {
+    turn = i > 0 && rows[i - 1]!.workspace_id === row.workspace_id ? turn + 1 : 1;
+    return { ...row, turn };
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import { retrievalScopeIndexes } from './0008-retrieval-scope-indexes.js';
 import { retrievalScopeIndexParts } from './0009-retrieval-scope-index-parts.js';
 import { retrievalLexicons } from './0010-retrieval-lexicons.js';
 import { knowledgeSourceStatus } from './0011-knowledge-source-status.js';
+import { jobTurns } from './0012-job-turns.js';
 
 /**
  * Every migration, keyed by a name that sorts in application order. A part of the API
@@ -28,4 +29,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0009-retrieval-scope-index-parts': retrievalScopeIndexParts,
   '0010-retrieval-lexicons': retrievalLexicons,
   '0011-knowledge-source-status': knowledgeSourceStatus,
+  '0012-job-turns': jobTurns,
 };

@@ -1,0 +1,64 @@
+import { performance } from 'node:perf_hooks';
+import { openStore } from '../../src/db/database.js';
+import type { JobTable } from '../../src/db/schema/core.js';
+import { LocalClaims } from '../../src/jobs/claims.js';
+import { fmt, median } from '../support.js';
+
+const NOW = '2026-01-01T00:00:00.000Z';
+/** Jobs queued (`BENCH_INGEST_QUEUED`, comma-separated); the first size is the baseline. */
+const SIZES = (process.env.BENCH_INGEST_QUEUED ?? '100,1000,5000,20000').split(',').map(Number);
+const CLAIMS = 30;
+/** What one claim takes: an ingestion batch (`INGEST_BATCH`). */
+const BATCH = 16;
+
+/** `n` queued jobs, one in ten of a second workspace (the turns of D-1118 have work to do). */
+function queued(n: number): JobTable[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `job_${String(i).padStart(8, '0')}`,
+    workspace_id: i % 10 === 0 ? 'ws_b' : 'ws_a',
+    kind: 'ingest',
+    payload: '{}',
+    status: 'queued',
+    run_at: NOW,
+    attempts: 0,
+    last_error: null,
+    created_at: NOW,
+    updated_at: NOW,
+  }));
+}
+
+/**
+ * One claim of 16 jobs (`LocalClaims.claim`, as the queue makes one whenever a slot frees)
+ * with more and more jobs queued in a memory store, against the claim with the fewest
+ * queued: a claim should cost about the same however long the queue is (D-1209); one that
+ * reads the whole queue makes a burst of n uploads cost n² on the serving thread.
+ */
+export async function runClaims(): Promise<void> {
+  let baseline: number | undefined;
+  for (const size of SIZES) {
+    const store = await openStore({ kind: 'memory' });
+    try {
+      const jobs = queued(size);
+      for (let i = 0; i < jobs.length; i += 500)
+        await store.db
+          .insertInto('jobs')
+          .values(jobs.slice(i, i + 500))
+          .execute();
+      const claims = new LocalClaims(store.db);
+      const times: number[] = [];
+      for (let k = 0; k < CLAIMS; k++) {
+        const t = performance.now();
+        const got = await claims.claim(NOW, BATCH, new Set(), ['ws_a', 'ws_b']);
+        times.push(performance.now() - t);
+        if (got.length < BATCH) break;
+      }
+      const ms = median(times);
+      baseline ??= ms;
+      console.log(
+        `  ${size} jobs queued: a claim of ${BATCH} ${fmt(ms, 2)} ms (median of ${times.length}; ${fmt(ms / baseline, 2)}x the claim with ${SIZES[0]} queued)`,
+      );
+    } finally {
+      await store.close();
+    }
+  }
+}
