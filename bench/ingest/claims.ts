@@ -11,20 +11,29 @@ const CLAIMS = 30;
 /** What one claim takes: an ingestion batch (`INGEST_BATCH`). */
 const BATCH = 16;
 
-/** `n` queued jobs, one in ten of a second workspace (the turns of D-1118 have work to do). */
+const LATER = '2026-01-02T00:00:00.000Z';
+
+/**
+ * `n` due jobs, one in ten of a second workspace (the turns of D-1118 have work to do),
+ * and as many again due only tomorrow, spread over 100 other workspaces (re-crawls).
+ */
 function queued(n: number): JobTable[] {
-  return Array.from({ length: n }, (_, i) => ({
+  const job = (i: number, workspace: string, runAt: string): JobTable => ({
     id: `job_${String(i).padStart(8, '0')}`,
-    workspace_id: i % 10 === 0 ? 'ws_b' : 'ws_a',
+    workspace_id: workspace,
     kind: 'ingest',
     payload: '{}',
     status: 'queued',
-    run_at: NOW,
+    run_at: runAt,
     attempts: 0,
     last_error: null,
     created_at: NOW,
     updated_at: NOW,
-  }));
+  });
+  return [
+    ...Array.from({ length: n }, (_, i) => job(i, i % 10 === 0 ? 'ws_b' : 'ws_a', NOW)),
+    ...Array.from({ length: n }, (_, i) => job(n + i, `ws_later${String(i % 100).padStart(3, '0')}`, LATER)),
+  ];
 }
 
 /**
@@ -55,7 +64,7 @@ export async function runClaims(): Promise<void> {
       const ms = median(times);
       baseline ??= ms;
       console.log(
-        `  ${size} jobs queued: a claim of ${BATCH} ${fmt(ms, 2)} ms (median of ${times.length}; ${fmt(ms / baseline, 2)}x the claim with ${SIZES[0]} queued)`,
+        `  ${size} jobs due (and ${size} later): a claim of ${BATCH} ${fmt(ms, 2)} ms (median of ${times.length}; ${fmt(ms / baseline, 2)}x the claim with ${SIZES[0]} due)`,
       );
     } finally {
       await store.close();

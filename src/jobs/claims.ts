@@ -89,18 +89,20 @@ export class LocalClaims implements JobClaims {
 /**
  * The first `depth` due jobs (`run_at <= now`, queued, of `kind` if given) of every
  * workspace that has one, each with its `turn` (its place among its workspace's due jobs,
- * from 1): the workspaces found by one seek each of the `jobs_turns` index (a loose index
- * scan), then each one's first jobs by another (D-1209). A window function numbering every
+ * from 1): the workspaces with queued jobs found by one seek each of the `jobs_turns`
+ * index (a loose index scan), then each one's first due jobs by another (D-1209). A window function numbering every
  * due job read and sorted the whole queue on every claim.
  */
 async function firstDueOfEachWorkspace(db: Kysely<Database>, now: string, depth: number, kind: string | undefined): Promise<(JobTable & { turn: number })[]> {
   const ofKind = kind === undefined ? sql`` : sql` and kind = ${kind}`;
   const due = sql`status = 'queued' and run_at <= ${now}${ofKind}`;
+  // The workspaces with queued jobs, due or not: one seek each, where a workspace whose
+  // jobs all run later (re-crawls) would have its entries read one by one.
   const { rows } = await sql<JobTable>`
     with recursive ws(id) as (
-      select (select workspace_id from jobs where ${due} order by workspace_id limit 1)
+      select (select workspace_id from jobs where status = 'queued' order by workspace_id limit 1)
       union all
-      select (select workspace_id from jobs where ${due} and workspace_id > ws.id order by workspace_id limit 1) from ws where ws.id is not null
+      select (select workspace_id from jobs where status = 'queued' and workspace_id > ws.id order by workspace_id limit 1) from ws where ws.id is not null
     )
     select j.* from ws, jobs j
     where j.id in (select id from jobs where ${due} and workspace_id = ws.id order by run_at, id limit ${depth})
