@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import type { KnowledgeSourceTable } from '../src/db/schema/knowledge.js';
+import { pendingRow } from '../src/knowledge/sources.js';
 
 /** Starts a server process and resolves once it prints `... ready at <url>`. */
 export function startServer(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; ms: number }> {
@@ -44,33 +45,21 @@ export const fmt = (n: number, digits = 1): string => n.toFixed(digits);
 /**
  * A ready upload's row of `knowledge_sources`, for benchmarks that write a workspace's
  * sources straight into the store (ingesting thousands would measure ingestion): every
- * column, `fields` over plain defaults.
+ * column, `fields` over a new source's defaults (`pendingRow`), ready.
  */
 export function readySourceRow(fields: Pick<KnowledgeSourceTable, 'id' | 'workspace_id' | 'created_at'> & Partial<KnowledgeSourceTable>): KnowledgeSourceTable {
-  return {
+  const { created_at, ...rest } = fields;
+  return pendingRow({
     agent_id: null,
     kind: 'upload',
     title: fields.id,
-    status: 'ready',
-    error: null,
-    lang: 'en',
-    source_lang: 'en',
-    translated: 0,
     topics: '[]',
-    file_name: null,
+    status: 'ready',
+    source_lang: 'en',
     content_type: 'text/markdown',
     byte_size: 0,
-    url: null,
-    resolved_url: null,
-    last_fetched_at: null,
-    sync_ttl_minutes: null,
-    next_sync_at: null,
-    claim: null,
     chunk_count: 1,
-    token_count: 0,
-    summary: '',
-    content_hash: null,
-    updated_at: fields.created_at,
-    ...fields,
-  };
+    now: created_at,
+    ...rest,
+  });
 }

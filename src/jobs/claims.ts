@@ -90,8 +90,8 @@ export class LocalClaims implements JobClaims {
  * The first `depth` due jobs (`run_at <= now`, queued, of `kind` if given) of every
  * workspace that has one, each with its `turn` (its place among its workspace's due jobs,
  * from 1): the workspaces with queued jobs found by one seek each of the `jobs_turns`
- * index (a loose index scan), then each one's first due jobs by another (D-1209). A window function numbering every
- * due job read and sorted the whole queue on every claim.
+ * index (a loose index scan), then each one's first due jobs by another (D-1209). A
+ * window function numbering every due job read and sorted the whole queue on every claim.
  */
 async function firstDueOfEachWorkspace(db: Kysely<Database>, now: string, depth: number, kind: string | undefined): Promise<(JobTable & { turn: number })[]> {
   const ofKind = kind === undefined ? sql`` : sql` and kind = ${kind}`;
