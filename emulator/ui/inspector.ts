@@ -22,16 +22,6 @@ function first<T>(page: { data: T[]; hasMore: boolean }): { data: T[]; hasMore: 
 }
 
 /**
- * Pages of every project, newest first, at most `limit`: the newest of each project are
- * enough to find the newest overall.
- */
-async function newestPages(service: Service, workspaceId: string, projectIds: string[], limit: number) {
-  const lists = await Promise.all(projectIds.map((projectId) => service.pages.list(workspaceId, projectId, { limit })));
-  const all = lists.flatMap((list) => list.data).sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
-  return { data: all.slice(0, limit), hasMore: all.length > limit || lists.some((list) => list.hasMore) };
-}
-
-/**
  * The emulator's `Inspector`, read from its service; `fixtureKeys` answers the keys the
  * fixtures made (with their secrets) as the emulator loaded them, `headingOf` the heading
  * a document page's body shows (the hosted sites' rendering, D-1202).
@@ -83,20 +73,15 @@ export function serviceInspector(
 
     async resources(workspaceId, origin, limit = RESOURCES_PER_KIND) {
       const workspace = await service.workspaces.getWorkspaceOrThrow(workspaceId);
-      const [credits, keys, agents, sources, projects, assets] = await Promise.all([
+      const [credits, keys, agents, sources, projects, assets, newest] = await Promise.all([
         service.workspaces.messages(workspaceId),
         service.auth.listKeys(workspaceId, { limit }),
         service.agents.list(workspaceId, { limit }),
         service.knowledge.list(workspaceId, { limit }),
         service.projects.list(workspaceId, { limit }),
         service.assets.list(workspaceId, { limit }, origin),
+        service.pages.listNewest(workspaceId, limit),
       ]);
-      const newest = await newestPages(
-        service,
-        workspaceId,
-        projects.data.map((p) => p.id),
-        limit,
-      );
       // What a visitor sees as a document page's heading is its body's, rendered as the site renders it.
       const data = await Promise.all(
         newest.data.map(async (page) => ({
@@ -112,7 +97,7 @@ export function serviceInspector(
         agents: first(agents),
         sources: first(sources),
         projects: first(projects),
-        pages: projects.hasMore ? { ...pages, hasMore: true } : pages,
+        pages,
         assets: first(assets),
       } as WorkspaceResources;
     },

@@ -147,6 +147,22 @@ export class PagesService {
     return paginate(this.deps.cursors, `${workspaceId}:pages:${projectId}:${params.status ?? ''}`, params, query, toPage);
   }
 
+  /**
+   * The workspace's pages of every project, newest first, at most `limit` (the console's
+   * overview): one seek of `pages_workspace_newest`, however many projects it has.
+   */
+  async listNewest(workspaceId: string, limit: number): Promise<{ data: Page[]; hasMore: boolean }> {
+    const rows = await this.deps.db
+      .selectFrom('pages')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
+    return { data: rows.slice(0, limit).map(toPage), hasMore: rows.length > limit };
+  }
+
   async getPage(workspaceId: string, pageId: string, db: Db = this.deps.db): Promise<Page | undefined> {
     const row = await db.selectFrom('pages').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', pageId).executeTakeFirst();
     return row && toPage(row);

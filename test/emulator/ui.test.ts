@@ -184,6 +184,27 @@ describe('GET /_emulator/workspaces/{id}/resources', () => {
     await emulator.drain();
   });
 
+  it('answers the newest pages of every project, those of projects past `limit` included', async () => {
+    const ws = await workspace(emulator);
+    const projects: string[] = [];
+    for (const name of ['One', 'Two', 'Three']) projects.push((await ws.api.post('/v1/projects', { name })).body.id);
+    // The first project's page is the newest, though its project is the oldest, past `limit=2`.
+    const made: string[] = [];
+    for (const [i, project] of [projects[2], projects[1], projects[1], projects[0]].entries()) {
+      const res = await ws.api.post(`/v1/projects/${project}/pages`, { name: `P${i}`, kind: 'document', path: `/p${i}` });
+      expect(res.status).toBe(201);
+      made.push(res.body.id);
+    }
+    const at = async (query: string) => (await control.get(`/_emulator/workspaces/${ws.workspaceId}/resources${query}`)).body;
+    const two = await at('?limit=2');
+    expect(two.projects.data.map((p: { id: string }) => p.id)).toEqual([projects[2], projects[1]]);
+    expect(two.pages.data.map((p: { id: string }) => p.id)).toEqual([made[3], made[2]]);
+    expect(two.pages.hasMore).toBe(true);
+    const all = await at('?limit=4');
+    expect(all.pages.data.map((p: { id: string }) => p.id)).toEqual([...made].reverse());
+    expect(all.pages.hasMore).toBe(false);
+  });
+
   it('answers 404 svc.tenant.not_found for an unknown workspace', async () => {
     const res = await control.get('/_emulator/workspaces/ws_nope/resources');
     expect(res.status).toBe(404);

@@ -11,6 +11,7 @@ import { retrievalScopeIndexParts } from './0009-retrieval-scope-index-parts.js'
 import { retrievalLexicons } from './0010-retrieval-lexicons.js';
 import { knowledgeSourceStatus } from './0011-knowledge-source-status.js';
 import { jobTurns } from './0012-job-turns.js';
+import { pagesNewest } from './0013-pages-newest.js';
 
 /**
  * Every migration, keyed by a name that sorts in application order. A part of the API
@@ -30,4 +31,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0010-retrieval-lexicons': retrievalLexicons,
   '0011-knowledge-source-status': knowledgeSourceStatus,
   '0012-job-turns': jobTurns,
+  '0013-pages-newest': pagesNewest,
 };
