@@ -5,6 +5,12 @@ import { DB_NOW_MS, type SharedProcess } from '../platform/shared-process.js';
 import { inTurns, type JobClaims } from './claims.js';
 
 const QUIET_WAIT_MS = 25;
+/**
+ * How many times a claim's `limit` each workspace offers it at most: the jobs other
+ * processes' claims have locked meanwhile are skipped, and the rest still fill the claim
+ * while up to three others take theirs from the same workspace (D-1211).
+ */
+const DEPTH_PER_CLAIM = 4;
 
 /**
  * Jobs among processes sharing a PostgreSQL store (decisions, D-204). A claim takes due
@@ -27,29 +33,57 @@ export class LeasedClaims implements JobClaims {
   async claim(now: string, limit: number, holding: ReadonlySet<string>, served: readonly string[], kind?: string): Promise<JobTable[]> {
     if (limit <= 0) return [];
     const me = this.process.id;
-    // Queued and due, or running under no live lease (of another process, or of this
-    // one for a job it no longer runs); nobody preparing an import; of `kind`, if given.
-    const claimable = sql`((j.status = 'queued' AND j.run_at <= ${now})
-          OR (j.status = 'running' AND NOT EXISTS (
+    const ofKind = sql`(${kind ?? null}::text IS NULL OR j.kind = ${kind ?? null})`;
+    // Running under no live lease (of another process, or of this one for a job it no
+    // longer runs): few, left by a process that died or lost the database.
+    const unleased = sql`NOT EXISTS (
                 SELECT 1 FROM job_leases l JOIN instances i ON i.id = l.instance_id
                 WHERE l.job_id = j.id AND i.lease_until > ${DB_NOW_MS}
-                  AND (l.instance_id <> ${me} OR j.id = ANY(${[...holding]}::text[])))))
+                  AND (l.instance_id <> ${me} OR j.id = ANY(${[...holding]}::text[])))`;
+    // Queued and due, or running unleased; nobody preparing an import; of `kind`, if
+    // given. Checked on rows found by their ids, as one CASE: no index serves it, so the
+    // planner reaches them by the primary key, where a condition on `status` let it
+    // walk the `jobs_turns` index with statistics that lag behind a burst (D-1211).
+    const claimable = sql`CASE j.status WHEN 'queued' THEN j.run_at <= ${now} WHEN 'running' THEN ${unleased} ELSE false END
         AND NOT EXISTS (SELECT 1 FROM instances p WHERE p.pausing = 1 AND p.lease_until > ${DB_NOW_MS})
-        AND (${kind ?? null}::text IS NULL OR j.kind = ${kind ?? null})`;
+        AND ${ofKind}`;
     return this.db.transaction().execute(async (trx) => {
-      // Workspaces take turns (D-1118). A window function cannot share a query level
-      // with FOR UPDATE: the turns are counted first, then the rows locked, the
-      // condition checked again on each row as locked (another process may have just
-      // claimed it).
+      // Workspaces take turns (D-1118), numbered among the first jobs of each (D-1211):
+      // the workspaces with queued jobs by one seek each of `jobs_turns` (a loose index
+      // scan), each one's first due jobs by another, and the unleased ones; numbering
+      // every claimable job read the whole queue on every claim. A window function cannot
+      // share a query level with FOR UPDATE: the turns are counted first, then the rows
+      // locked in turn order, each checked again as locked (another process may have just
+      // claimed it). Rows another claim has locked are skipped: `DEPTH_PER_CLAIM` leaves
+      // room for them, and a claim that still takes fewer is followed by another.
       const { rows } = await sql<JobTable & { turn: number | string }>`
-        WITH due AS (
-          SELECT j.id, j.run_at, row_number() OVER (PARTITION BY j.workspace_id ORDER BY j.run_at, j.id) AS turn
-          FROM jobs j WHERE ${claimable}
+        WITH RECURSIVE ws(id) AS (
+          SELECT (SELECT workspace_id FROM jobs WHERE status = 'queued' ORDER BY workspace_id LIMIT 1)
+          UNION ALL
+          SELECT (SELECT workspace_id FROM jobs WHERE status = 'queued' AND workspace_id > ws.id ORDER BY workspace_id LIMIT 1)
+          FROM ws WHERE ws.id IS NOT NULL
+        ),
+        candidates AS (
+          SELECT d.id, d.workspace_id, d.run_at FROM ws CROSS JOIN LATERAL (
+            SELECT j.id, j.workspace_id, j.run_at FROM jobs j
+            WHERE j.status = 'queued' AND j.workspace_id = ws.id AND j.run_at <= ${now} AND ${ofKind}
+            ORDER BY j.run_at, j.id LIMIT ${limit * DEPTH_PER_CLAIM}
+          ) d
+          WHERE ws.id IS NOT NULL
+          UNION ALL
+          SELECT j.id, j.workspace_id, j.run_at FROM jobs j WHERE j.status = 'running' AND ${unleased} AND ${ofKind}
+        ),
+        due AS (
+          SELECT c.id, c.workspace_id, c.run_at, row_number() OVER (PARTITION BY c.workspace_id ORDER BY c.run_at, c.id) AS turn FROM candidates c
+        ),
+        ordered AS (
+          SELECT d.id, d.turn, row_number() OVER (ORDER BY d.turn, coalesce(array_position(${[...served]}::text[], d.workspace_id), 0), d.run_at, d.id) AS place
+          FROM due d ORDER BY place LIMIT ${limit * DEPTH_PER_CLAIM}
         ),
         picked AS (
-          SELECT j.id, d.turn FROM jobs j JOIN due d ON d.id = j.id
-          WHERE ${claimable}
-          ORDER BY d.turn, coalesce(array_position(${[...served]}::text[], j.workspace_id), 0), d.run_at, d.id
+          SELECT j.id, o.turn FROM jobs j JOIN ordered o ON o.id = j.id
+          WHERE j.id = ANY(ARRAY(SELECT id FROM ordered)) AND ${claimable}
+          ORDER BY o.place
           LIMIT ${limit}
           FOR UPDATE OF j SKIP LOCKED
         )

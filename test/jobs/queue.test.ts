@@ -143,3 +143,60 @@ describe('workspaces take turns (D-1118)', () => {
     });
   }
 });
+
+describe('claims among processes sharing a store (D-204, D-1211)', () => {
+  for (const backend of BACKENDS.filter((b) => b.name === 'postgres')) {
+    it(`on ${backend.name}: a job whose holder died is claimed again in its workspace's turn; a job held, or not due, is not`, async () => {
+      const store = await openStore(backend.options());
+      open.push(store);
+      const at = (minutes: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + minutes * 60_000).toISOString();
+      const job = (id: string, workspace: string, minutes: number, kind = 'some.kind') => ({
+        id,
+        workspace_id: workspace,
+        kind,
+        payload: '{}',
+        status: 'queued',
+        run_at: at(minutes),
+        attempts: 0,
+        last_error: null,
+        created_at: at(0),
+        updated_at: at(0),
+      });
+      await store.db
+        .insertInto('jobs')
+        .values([
+          job('a1', 'ws_a', 0),
+          job('a2', 'ws_a', 1),
+          job('a3', 'ws_a', 2),
+          job('b1', 'ws_b', 0),
+          job('c1', 'ws_c', 60 * 24),
+          job('d1', 'ws_d', 0, 'other.kind'),
+        ])
+        .execute();
+      const processOf = (id: string) => new SharedProcess(store.db, id, { leaseMs: 60_000, now: () => Date.now(), log: () => {} });
+      const dead = processOf('ins_dead');
+      const alive = processOf('ins_alive');
+      await dead.start();
+      await alive.start();
+      try {
+        const now = at(5);
+        const ids = (jobs: { id: string }[]) => jobs.map((j) => j.id);
+        const first = await new LeasedClaims(store.db, dead).claim(now, 2, new Set(), [], 'some.kind');
+        expect(ids(first)).toEqual(['a1', 'b1']);
+        // Its lease ends with it: what it ran is anyone's, each in its workspace's turn.
+        await dead.stop();
+        const claims = new LeasedClaims(store.db, alive);
+        const taken = await claims.claim(now, 10, new Set(), [], 'some.kind');
+        expect(ids(taken)).toEqual(['a1', 'b1', 'a2', 'a3']);
+        expect(taken.find((j) => j.id === 'a1')?.attempts).toBe(2);
+        // Held by a live process: claimed by nobody, this process included while it runs them.
+        expect(await new LeasedClaims(store.db, processOf('ins_third')).claim(now, 10, new Set(), [], 'some.kind')).toEqual([]);
+        expect(await claims.claim(now, 10, new Set(ids(taken)), [], 'some.kind')).toEqual([]);
+        // Of any kind: the one job of another kind; c1 runs tomorrow.
+        expect(ids(await claims.claim(now, 10, new Set(ids(taken)), []))).toEqual(['d1']);
+      } finally {
+        await alive.stop();
+      }
+    });
+  }
+});
