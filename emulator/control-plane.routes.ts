@@ -1,12 +1,10 @@
 import { setImmediate as nextTask } from 'node:timers/promises';
 import * as v from 'valibot';
 import { WebDefinitionSchema, WebSummarySchema, type WebDefinition } from '../src/knowledge/fetch/offline-web.js';
-import { named } from '../src/platform/named-schema.js';
 import { idParam } from '../src/platform/openapi.js';
 import type { Router } from '../src/platform/route.js';
 import type { Scope } from '../src/platform/scopes.js';
-import { finerThanMilliseconds, parseIso } from '../src/platform/time.js';
-import { integerText } from '../src/platform/validation.js';
+import { parseIso } from '../src/platform/time.js';
 import {
   WorkspaceCreateSchema,
   WorkspaceRecordSchema,
@@ -18,6 +16,27 @@ import { FaultSchema, type Fault, type FaultEntry, type FaultRequest, type Inges
 import type { JournalEntry } from './journal.js';
 import { packageVersion } from './package-info.js';
 import { StateDocumentSchema, type StateDocument } from './state.js';
+
+import {
+  ClockMoveSchema,
+  ClockSchema,
+  MemorySchema,
+  RequestsQuerySchema,
+  CreatedWorkspaceSchema,
+  HealthSchema,
+  WorkspaceDeletedSchema,
+  ResetSchema,
+  ImportedSchema,
+  DrainedSchema,
+  FaultRecordSchema,
+  IngestFaultsSchema,
+  FaultListSchema,
+  FaultsClearedSchema,
+  FaultRemovedSchema,
+  RequestListSchema,
+  LexiconSchema,
+  type LexiconView,
+} from './control-plane.schema.js';
 
 /** A workspace made by the control plane, with its one key (the secret is shown once). */
 export interface CreatedWorkspace {
@@ -71,136 +90,7 @@ export interface EmulatorControl {
   requests(limit?: number): Promise<JournalEntry[]>;
 }
 
-const ClockMoveSchema = named(
-  'ClockMove',
-  v.union(
-    [
-      v.strictObject({ advanceMs: v.pipe(v.number(), v.integer('must be whole milliseconds'), v.minValue(0, 'time only moves forward')) }),
-      v.strictObject({
-        now: v.pipe(
-          v.string(),
-          v.check((s) => parseIso(s) !== undefined, 'must be an RFC 3339 date-time'),
-          v.check((s) => !finerThanMilliseconds(s), 'must be whole milliseconds'),
-        ),
-      }),
-    ],
-    'send either { advanceMs } or { now }',
-  ),
-);
-
-const ClockSchema = named('Clock', v.object({ now: v.string(), frozen: v.boolean() }));
-const MemorySchema = named(
-  'Memory',
-  v.object({ rss: v.number(), heapTotal: v.number(), heapUsed: v.number(), external: v.number(), arrayBuffers: v.number(), collected: v.boolean() }),
-);
-/** The most journal entries one read answers: all the journal keeps. */
-const REQUESTS_MAX = 1000;
-const RequestsQuerySchema = v.object({
-  limit: v.optional(integerText(1, REQUESTS_MAX, 'How many requests to answer, newest first'), '100'),
-});
-const REQUESTS_LIMIT = `must be an integer from 1 to ${REQUESTS_MAX}`;
-/** `emulator.requests(limit)`'s check: what the route's `?limit=` takes, as a number (D-1095). */
-export const RequestsLimitSchema = v.object({
-  limit: v.pipe(v.number(REQUESTS_LIMIT), v.integer(REQUESTS_LIMIT), v.minValue(1, REQUESTS_LIMIT), v.maxValue(REQUESTS_MAX, REQUESTS_LIMIT)),
-});
-const JournalEntrySchema = named(
-  'RequestRecord',
-  v.object({
-    at: v.string(),
-    method: v.string(),
-    host: v.pipe(
-      v.nullable(v.string()),
-      v.description("The hosted site's host the request was addressed to (`<slug>.localhost`); null for the API and the console routes"),
-    ),
-    path: v.pipe(v.string(), v.description('The path, without the query string')),
-    status: v.number(),
-    code: v.nullable(v.string()),
-    keyPrefix: v.nullable(v.string()),
-    workspaceId: v.pipe(
-      v.nullable(v.string()),
-      v.description("The key's workspace; for a console route without a key, the workspace its path names (`/workspaces/{id}/keys`)"),
-    ),
-    requestId: v.string(),
-  }),
-);
-const CreatedWorkspaceSchema = named(
-  'CreatedWorkspace',
-  v.object({
-    workspaceId: v.string(),
-    apiKey: v.object({ id: v.string(), prefix: v.string(), scopes: v.array(v.string()), secret: v.string() }),
-  }),
-);
-const HealthSchema = named('Health', v.object({ status: v.literal('ok'), version: v.string() }));
-const WorkspaceDeletedSchema = named('WorkspaceDeleted', v.object({ workspaceId: v.string(), deleted: v.literal(true) }));
-const ResetSchema = named('ResetDone', v.object({ reset: v.literal(true) }));
-const ImportedSchema = named('StateImported', v.object({ imported: v.literal(true) }));
-const DrainedSchema = named('QueueDrained', v.object({ ran: v.number() }));
-const FaultRecordSchema = named(
-  'Fault',
-  v.object({
-    id: v.string(),
-    match: v.object({ method: v.optional(v.string()), path: v.optional(v.string()) }),
-    status: v.number(),
-    code: v.string(),
-    remaining: v.nullable(v.number()),
-  }),
-);
-const IngestFaultFields = {
-  id: v.string(),
-  ingest: v.pipe(v.string(), v.description('The source error code the next ingestions fail with')),
-  remaining: v.pipe(v.number(), v.description('How many ingestions it still fails')),
-};
-/** Queued ingestion failures as the list shows them (D-1093). */
-const IngestFaultRecordSchema = named('IngestFault', v.object(IngestFaultFields));
-const IngestFaultsSchema = named(
-  'IngestFaultsQueued',
-  v.object({ ...IngestFaultFields, times: v.pipe(v.number(), v.description('How many ingestions were queued to fail')) }),
-);
-const FaultListSchema = named(
-  'FaultList',
-  v.object({
-    data: v.pipe(
-      v.array(v.union([FaultRecordSchema, IngestFaultRecordSchema])),
-      v.description('The request faults, then the queued ingestion failures not spent yet (`ingest`), in the order they are taken'),
-    ),
-  }),
-);
-const FaultsClearedSchema = named(
-  'FaultsCleared',
-  v.object({ cleared: v.pipe(v.number(), v.description('How many entries the list had: request faults and queued ingestion failures')) }),
-);
-const FaultRemovedSchema = named(
-  'FaultRemoved',
-  v.object({
-    removed: v.pipe(
-      v.union([FaultRecordSchema, IngestFaultRecordSchema]),
-      v.description('The entry removed, as `GET /_emulator/faults` listed it: a request fault, or queued ingestion failures (`ingest`)'),
-    ),
-  }),
-);
-const RequestListSchema = named('RequestList', v.object({ data: v.array(JournalEntrySchema) }));
-const LexiconSchema = named(
-  'Lexicon',
-  v.object({
-    workspaceId: v.string(),
-    twins: v.pipe(v.number(), v.description('Twin documents found (translations of each other), bilingual claims included')),
-    units: v.pipe(v.number(), v.description('Aligned pieces (sections, blocks, sentences) the word pairs were learned from')),
-    twinnedSources: v.pipe(
-      v.array(v.string()),
-      v.description(
-        "The ready sources with a ready twin in the workspace, by id. In an agent's query a question's translated words weigh as much as its own in the passages of a source whose twin the agent's scope does not hold (D-1123, D-1124)",
-      ),
-    ),
-    pairs: v.pipe(
-      v.array(v.object({ es: v.string(), en: v.string(), weight: v.number() })),
-      v.description('Spanish and English Snowball stems paired, with how sure (0..1), by Spanish stem'),
-    ),
-  }),
-);
 const workspaceId = { workspaceId: idParam('workspace', 'ws') };
-
-/** A workspace's lexicon as the control plane shows it. */
-export type LexiconView = v.InferOutput<typeof LexiconSchema>;
 
 /** The emulator's control plane under `/_emulator` (CONTRACT, control plane). */
 export function registerControlPlane(router: Router, emulator: EmulatorControl): void {
