@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import type { ChatModel } from '../../src/chat/chat-model.js';
 import type { Translator } from '../../src/pages/translator.js';
-import { postgresBin, startCluster } from '../../test/support/postgres.js';
+import { postgresInstalled, startCluster } from '../../test/support/postgres.js';
 
 const PNG = readFileSync(new URL('../../test/fixtures/assets/image.png', import.meta.url));
 
@@ -320,9 +320,7 @@ export async function run(): Promise<void> {
       console.log(`sqlite seed ${seed}: ${failures.length ? `FAILED\n  ${failures.join('\n  ')}` : 'ok'}`);
     }
     if (STORES.includes('postgres')) {
-      try {
-        postgresBin();
-      } catch {
+      if (!postgresInstalled()) {
         console.log('postgres skipped: no PostgreSQL server programs (apt-get install postgresql)');
         continue;
       }

@@ -82,6 +82,7 @@ export class LeasedClaims implements JobClaims {
         ),
         picked AS (
           SELECT j.id, o.turn FROM jobs j JOIN ordered o ON o.id = j.id
+          -- The join says it; the list of ids makes the planner read these rows by primary key.
           WHERE j.id = ANY(ARRAY(SELECT id FROM ordered)) AND ${claimable}
           ORDER BY o.place
           LIMIT ${limit}

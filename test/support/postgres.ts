@@ -41,6 +41,16 @@ export function postgresBin(env: NodeJS.ProcessEnv = process.env, debianRoot = '
   );
 }
 
+/** Whether PostgreSQL's server programs are installed (`postgresBin` finds them): benchmarks skip the store otherwise. */
+export function postgresInstalled(): boolean {
+  try {
+    postgresBin();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Who runs the server: initdb refuses root, so root hands it to `postgres` (or `nobody`). */
 export function serverUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
