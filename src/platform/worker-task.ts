@@ -7,7 +7,11 @@ import { BUFFER_LIMIT_EXIT, type TaskResult, type WorkerTask } from './worker-pr
 // decoder fed a decompression bomb (a PDF stream, a PNG) grows them to gigabytes. Every
 // typed array and ArrayBuffer constructor of this thread checks, for allocations of a
 // MiB or more, that the thread's buffers stay under the task's limit. Libraries look
-// these constructors up on the global object, so they get the checked ones.
+// these constructors up on the global object, so they get the checked ones. An object
+// constructed with the proxy as `new.target` would take a map derived from it, not the
+// platform's: every typed array of the thread another hidden class, and code over them
+// (the lexicon's learning) twice as slow (D-1212). So the proxy constructs as the
+// constructor itself; a subclass keeps its own `new.target`.
 const LARGE = 1024 * 1024;
 let maxBufferBytes = Number.POSITIVE_INFINITY;
 let exceeded = false;
@@ -59,19 +63,21 @@ function install(): void {
   g.__svcBufferGuard = true;
   for (const name of TYPED) {
     const ctor = g[name] as { BYTES_PER_ELEMENT: number } & (new (...args: unknown[]) => unknown);
-    g[name] = new Proxy(ctor, {
+    const guarded: typeof ctor = new Proxy(ctor, {
       construct(target, args, newTarget) {
         check(requested(args, ctor.BYTES_PER_ELEMENT));
-        return Reflect.construct(target, args, newTarget);
+        return Reflect.construct(target, args, newTarget === guarded ? target : newTarget);
       },
     });
+    g[name] = guarded;
   }
-  g.ArrayBuffer = new Proxy(ArrayBuffer, {
+  const guardedBuffer: ArrayBufferConstructor = new Proxy(ArrayBuffer, {
     construct(target, args, newTarget) {
       check(typeof args[0] === 'number' ? args[0] : 0);
-      return Reflect.construct(target, args, newTarget);
+      return Reflect.construct(target, args, newTarget === guardedBuffer ? target : newTarget);
     },
   });
+  g.ArrayBuffer = guardedBuffer;
   for (const method of ['alloc', 'allocUnsafe', 'allocUnsafeSlow'] as const) {
     const original = Buffer[method] as (size: number, ...rest: unknown[]) => Buffer;
     (Buffer as unknown as Record<string, unknown>)[method] = (size: number, ...rest: unknown[]) => {
