@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
@@ -44,7 +43,11 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
  * problem document (`svc.request.invalid`, D-1117) and no route runs.
  */
 export function createNodeServer(fetch: Fetch, hostname: string): Server {
-  const current = new AsyncLocalStorage<{ incoming: IncomingMessage; outgoing: ServerResponse }>();
+  // The exchange node-server is reading, for its error handler: node-server calls that
+  // handler in the same turn as the listener when it cannot make a request of the
+  // exchange, so a variable set around the call is enough. (An AsyncLocalStorage made
+  // Node 20 run its promise hooks on every promise of every request, D-1213.)
+  let reading: { incoming: IncomingMessage; outgoing: ServerResponse } | undefined;
   // node-server takes a Host of letters, digits, dots and hyphens as it is, without
   // parsing it: `999.999.999.999` or `xn--a.localhost` (no IPv4 address, no valid
   // punycode) make a URL no `new URL` reads. Such a request is as unreadable as the
@@ -54,7 +57,7 @@ export function createNodeServer(fetch: Fetch, hostname: string): Server {
   const listener = getRequestListener(readable as never, {
     hostname,
     errorHandler: (error) => {
-      const exchange = current.getStore();
+      const exchange = reading;
       // Only a request node-server could not read comes here with its exchange: the
       // app's own failures are answered by its error handler and never reject.
       if (!(error instanceof RequestError) || !exchange) throw error;
@@ -62,7 +65,14 @@ export function createNodeServer(fetch: Fetch, hostname: string): Server {
       return fetch(ownRequest(exchange.incoming), { ...exchange, unreadable: { detail } });
     },
   });
-  const server = createServer((incoming, outgoing) => current.run({ incoming, outgoing }, () => listener(incoming, outgoing)));
+  const server = createServer((incoming, outgoing) => {
+    reading = { incoming, outgoing };
+    try {
+      void listener(incoming, outgoing);
+    } finally {
+      reading = undefined;
+    }
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(fetch, error, socket));
   return server;
 }
