@@ -57,27 +57,29 @@ const TYPED = [
   'BigUint64Array',
 ] as const;
 
+/**
+ * `ctor` checking the bytes `bytesOf` reads from its arguments; constructed as `ctor`
+ * itself when it is `new.target` (D-1212), as its subclass when one is.
+ */
+function checked<C extends abstract new (...args: never[]) => unknown>(ctor: C, bytesOf: (args: unknown[]) => number): C {
+  const guarded: C = new Proxy(ctor, {
+    construct(target, args, newTarget) {
+      check(bytesOf(args));
+      return Reflect.construct(target, args, newTarget === guarded ? target : newTarget);
+    },
+  });
+  return guarded;
+}
+
 function install(): void {
   const g = globalThis as unknown as Record<string, unknown>;
   if (g.__svcBufferGuard) return;
   g.__svcBufferGuard = true;
   for (const name of TYPED) {
     const ctor = g[name] as { BYTES_PER_ELEMENT: number } & (new (...args: unknown[]) => unknown);
-    const guarded: typeof ctor = new Proxy(ctor, {
-      construct(target, args, newTarget) {
-        check(requested(args, ctor.BYTES_PER_ELEMENT));
-        return Reflect.construct(target, args, newTarget === guarded ? target : newTarget);
-      },
-    });
-    g[name] = guarded;
+    g[name] = checked(ctor, (args) => requested(args, ctor.BYTES_PER_ELEMENT));
   }
-  const guardedBuffer: ArrayBufferConstructor = new Proxy(ArrayBuffer, {
-    construct(target, args, newTarget) {
-      check(typeof args[0] === 'number' ? args[0] : 0);
-      return Reflect.construct(target, args, newTarget === guardedBuffer ? target : newTarget);
-    },
-  });
-  g.ArrayBuffer = guardedBuffer;
+  g.ArrayBuffer = checked(ArrayBuffer, (args) => (typeof args[0] === 'number' ? args[0] : 0));
   for (const method of ['alloc', 'allocUnsafe', 'allocUnsafeSlow'] as const) {
     const original = Buffer[method] as (size: number, ...rest: unknown[]) => Buffer;
     (Buffer as unknown as Record<string, unknown>)[method] = (size: number, ...rest: unknown[]) => {
