@@ -104,11 +104,13 @@ await build({
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
 });
 
-// The tokenizer's vocabulary as JSON beside the chunks (`src/knowledge/pipeline/tokens.ts`
-// reads it there): each thread that counts tokens parses it for about a third less than
-// it compiles gpt-tokenizer's module of the same ranks (decisions, D-1073). Written from
-// the installed package, so it is the package's vocabulary whatever its version.
+// The tokenizer's vocabulary as a table beside the chunks (`src/knowledge/pipeline/tokens.ts`
+// reads it there): each thread that counts tokens reads it as it is, where gpt-tokenizer
+// builds a Map of its 200,000 ranks in every thread (decisions, D-1214; D-1073 before it).
+// Written from the installed package by tsc's build of the same module, so it is the
+// package's vocabulary whatever its version.
 const { default: ranks } = await import('gpt-tokenizer/esm/bpeRanks/o200k_base');
 if (!Array.isArray(ranks) || ranks.length < 199_000 || Object.keys(ranks).length !== ranks.length)
-  throw new Error('gpt-tokenizer: o200k_base ranks are not the array D-1073 was written for');
-writeFileSync(join(dist, 'o200k_base.ranks.json'), JSON.stringify(ranks));
+  throw new Error('gpt-tokenizer: o200k_base ranks are not the array D-1214 was written for');
+const { encodeRankTable, RANK_TABLE_FILE } = await import('../dist/src/knowledge/pipeline/rank-table.js');
+writeFileSync(join(dist, RANK_TABLE_FILE), encodeRankTable(ranks));

@@ -7,11 +7,11 @@ import {
   countByParagraphs,
   countJoined,
   loadTokenizer,
+  encodingFromTable,
   MERGE_CACHE_ENTRIES,
-  RANKS_FILE,
   remembering,
-  tokenizerFromRanks,
 } from '../../src/knowledge/pipeline/tokens.js';
+import { encodeRankTable, RANK_TABLE_FILE, RankTable } from '../../src/knowledge/pipeline/rank-table.js';
 
 const tokenizer = await loadTokenizer();
 
@@ -54,22 +54,63 @@ describe('token counts', () => {
   });
 });
 
-describe('the vocabulary the bundle reads as JSON (D-1073)', () => {
-  const built = join(import.meta.dirname, '..', '..', 'dist', RANKS_FILE);
-  it.runIf(existsSync(built))("is the package's own, and counts every text as the package's module does", async () => {
-    const ranks = JSON.parse(readFileSync(built, 'utf8')) as (string | number[])[];
-    const { default: packaged } = await import('gpt-tokenizer/esm/bpeRanks/o200k_base');
-    expect(ranks).toEqual(packaged);
-    const fromJson = await tokenizerFromRanks(ranks);
-    const texts = [
-      'hello world',
-      '<|endoftext|> as text',
-      '¿Cómo configuro la red? Ñandú, pingüino, acción.',
-      'Box-drawing ─┼─ and CJK 中文字符 and emoji 🙂🚀 and a lone \uD83D surrogate',
-      `${'x'.repeat(300)} then a long run and \u00e9\u0301 combining marks`,
-      readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8'),
-    ];
-    for (const text of texts) expect(fromJson.count(text), text.slice(0, 40)).toBe(tokenizer.count(text));
+describe('the rank table the bundle reads (D-1214)', async () => {
+  const { default: packaged } = await import('gpt-tokenizer/esm/bpeRanks/o200k_base');
+  const own = (await import('gpt-tokenizer')).default;
+  const table = encodeRankTable(packaged);
+  const AS_TEXT = { disallowedSpecial: new Set<string>() };
+  const texts = [
+    'hello world',
+    '<|endoftext|> as text',
+    '¿Cómo configuro la red? Ñandú, pingüino, acción.',
+    'Box-drawing ─┼─ and CJK 中文字符 and emoji 🙂🚀 and a lone \uD83D surrogate',
+    `${'x'.repeat(300)} then a long run and \u00e9\u0301 combining marks`,
+    // Bytes no token holds as text: a lone continuation byte's neighbours, Latin-1 read as UTF-8.
+    '\u0080\u00ff\u0100 ÿþ \u{10FFFF} \uFFFD\uFFFD',
+    readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8'),
+  ];
+
+  it('looks up every token of the package as its Map does, and misses what is no token', () => {
+    const read = RankTable.read(table)!;
+    let strings = 0;
+    const wrong: string[] = [];
+    packaged.forEach((token, rank) => {
+      if (typeof token !== 'string') return;
+      strings += 1;
+      if (read.get(token) !== rank) wrong.push(token);
+    });
+    expect(wrong).toEqual([]);
+    expect(read.size).toBe(strings);
+    expect(read.binaries.length + strings).toBe(Object.keys(packaged).length);
+    for (const miss of ['', 'qzxqzxqzx', ' supercalifragilisticexpialidocious', '\uD83D']) expect(read.get(miss)).toBeUndefined();
+    // Every token by rank again, for decoding.
+    const ranks = read.ranks();
+    const decoded = ranks.map((token) => (typeof token === 'string' ? token : [...token]));
+    expect(decoded).toEqual(packaged);
+  });
+
+  it("counts, encodes and decodes every text as the package's own module does", async () => {
+    const fromTable = (await encodingFromTable(table))!;
+    expect(fromTable).toBeDefined();
+    for (const text of texts) {
+      expect(fromTable.countTokens(text, AS_TEXT), text.slice(0, 40)).toBe(own.countTokens(text, AS_TEXT));
+      const tokens = fromTable.encode(text, AS_TEXT);
+      expect(tokens, text.slice(0, 40)).toEqual(own.encode(text, AS_TEXT));
+      expect([...fromTable.decodeGenerator(tokens)].join('')).toBe([...own.decodeGenerator(tokens)].join(''));
+    }
+  });
+
+  it('is no table in bytes of another byte order or cut short, and the package is read instead', async () => {
+    const swapped = new Uint8Array(table.slice(0, 64));
+    swapped.subarray(0, 4).reverse();
+    expect(RankTable.read(swapped)).toBeUndefined();
+    expect(RankTable.read(table.slice(0, 12))).toBeUndefined();
+    expect(await encodingFromTable(swapped)).toBeUndefined();
+  });
+
+  const built = join(import.meta.dirname, '..', '..', 'dist', RANK_TABLE_FILE);
+  it.runIf(existsSync(built))("is, in the build, the installed package's vocabulary", () => {
+    expect(Buffer.compare(readFileSync(built), Buffer.from(table))).toBe(0);
   });
 });
 

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { RANK_TABLE_FILE, RankTable } from './rank-table.js';
 
 /** Token counts with a real BPE tokenizer (o200k_base, the GPT-4o family's). */
 export interface Tokenizer {
@@ -95,36 +96,59 @@ function tokenizerOf(api: Encoding): Tokenizer {
   return { name: 'o200k_base', count: (text: string) => sliced(count, text) };
 }
 
+/** What `fromTable` replaces in gpt-tokenizer's encoding core: its lookups, built from the ranks in its constructor. */
+interface CoreLookups {
+  bytePairStringRankEncoder: { get(key: string): number | undefined };
+  bytePairNonUtfSortedEncoder: [Uint8Array, number][];
+  bytePairNonUtfRankDecoder: Map<number, Uint8Array>;
+  bytePairRankDecoder: unknown;
+  mergeableBytePairRankCount: number;
+}
+
 /**
- * o200k_base from `ranks`, the package's own ranks as JSON (D-1073): the same encoding
- * `gpt-tokenizer` builds from its module of ranks, at a third less of a thread's start.
+ * o200k_base over the bundle's rank table (D-1214): gpt-tokenizer's own encoding, built
+ * with no ranks, then given the table's lookups where it would have built them from
+ * 200,000 ranks (its `Map` of string tokens, its sorted binary tokens; the ranks by rank
+ * only when a reply is decoded). Undefined when the package is not the one this was
+ * written for: its own ranks are read instead.
  */
-async function encodingFromRanks(ranks: readonly (string | number[])[]): Promise<Encoding> {
+export async function encodingFromTable(bytes: Uint8Array): Promise<Encoding | undefined> {
+  const table = RankTable.read(bytes);
+  if (!table) return undefined;
   const { GptEncoding } = await import('gpt-tokenizer/GptEncoding');
-  return bounded(GptEncoding.getEncodingApi('o200k_base', () => ranks as (string | number[])[]));
+  const api = GptEncoding.getEncodingApi('o200k_base', () => []);
+  const core = (api as unknown as { bytePairEncodingCoreProcessor?: Partial<CoreLookups> }).bytePairEncodingCoreProcessor;
+  if (
+    !core ||
+    !(core.bytePairStringRankEncoder instanceof Map) ||
+    !Array.isArray(core.bytePairNonUtfSortedEncoder) ||
+    !(core.bytePairNonUtfRankDecoder instanceof Map) ||
+    !Array.isArray(core.bytePairRankDecoder)
+  )
+    return undefined;
+  core.bytePairStringRankEncoder = table;
+  core.bytePairNonUtfSortedEncoder = table.binaries;
+  for (const [token, rank] of table.binaries) core.bytePairNonUtfRankDecoder.set(rank, token);
+  core.mergeableBytePairRankCount = table.size + table.binaries.length;
+  let ranks: unknown[] | undefined;
+  Object.defineProperty(core, 'bytePairRankDecoder', { get: () => (ranks ??= table.ranks()), configurable: true });
+  return bounded(api as unknown as MergeCached);
 }
-
-/** The token counter of `encodingFromRanks(ranks)`. */
-export async function tokenizerFromRanks(ranks: readonly (string | number[])[]): Promise<Tokenizer> {
-  return tokenizerOf(await encodingFromRanks(ranks));
-}
-
-/** Where the bundle keeps the ranks as JSON (`emulator/bundle.mjs` writes them); sources and `tsc`'s output have none. */
-export const RANKS_FILE = 'o200k_base.ranks.json';
 
 /**
  * The o200k_base encoding, loaded on first use and once per thread (the pipeline's
- * counts and the chat's tokens share it): its vocabulary takes a few hundred
- * milliseconds of each thread that uses it, which start-up should not pay. Parsing the
- * ranks as JSON costs a thread about a third less than compiling `gpt-tokenizer`'s 2 MB
- * module of them (D-1073), so the file beside the bundle is read when there is one.
+ * counts and the chat's tokens share it), which start-up should not pay. Beside the
+ * bundle, its rank table is read as it is (D-1214: about 10 ms of a thread, where
+ * gpt-tokenizer's module of ranks costs 0.4 s and the same ranks as JSON 0.25 s,
+ * D-1073); elsewhere the package's own module.
  */
 export function loadEncoding(): Promise<Encoding> {
-  encoding ??= readFile(new URL(`./${RANKS_FILE}`, import.meta.url), 'utf8').then(
-    (json) => encodingFromRanks(JSON.parse(json) as (string | number[])[]),
+  const packaged = async () => bounded((await import('gpt-tokenizer')).default);
+  encoding ??= readFile(new URL(`./${RANK_TABLE_FILE}`, import.meta.url)).then(
+    async (bytes) => (await encodingFromTable(bytes)) ?? packaged(),
     async (error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
-      return bounded((await import('gpt-tokenizer')).default);
+      return packaged();
     },
   );
   return encoding;
