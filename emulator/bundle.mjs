@@ -7,6 +7,8 @@ import { build } from 'esbuild';
 // Pure-JS dependencies worth inlining; every other dependency stays external (native
 // addons, wasm, and heavy libraries that are imported lazily).
 // linkedom is bundled for `lazyListenerMaps` (its optional peer `canvas` stays outside).
+// turndown is bundled so that its DOM parser, which it loads whether or not it is ever
+// used, is left out (`withoutDomino`).
 // mediabunny (MPL-2.0; esbuild keeps each file's licence comment) is bundled so that it is
 // no dependency of the package: it depends on `@types/dom-webcodecs`, which a consumer's
 // TypeScript then loads with its own DOM lib and fails on (D-1152).
@@ -22,6 +24,7 @@ const BUNDLED = new Set([
   'saxes',
   'image-size',
   'linkedom',
+  'turndown',
 ]);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Peers (vitest, msw) are the user's own: the entries that use them import them.
@@ -52,6 +55,25 @@ const lazyListenerMaps = {
       }
       return { contents, loader: 'js' };
     });
+  },
+};
+
+// Turndown requires the domino DOM parser when its module loads (about 40 ms of CPU in
+// every thread that reads a page), for a string of HTML; the pipeline hands it linkedom's
+// elements, never a string (src/knowledge/pipeline/extract-html.ts). In the bundle the
+// parser is a stub that says so if a string ever reaches it (decisions, D-1215).
+const withoutDomino = {
+  name: 'turndown-without-domino',
+  setup(b) {
+    b.onResolve({ filter: /^@mixmark-io\/domino$/ }, ({ importer }) => {
+      if (!/[\\/]turndown[\\/]/.test(importer)) throw new Error(`${importer} imports domino: only turndown's was meant to be left out (D-1215)`);
+      return { path: 'domino', namespace: 'turndown-without-domino' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'turndown-without-domino' }, () => ({
+      contents:
+        "module.exports = { createDocument() { throw new Error('Turndown was given HTML as a string: the bundle leaves its parser out, hand it an element (D-1215)'); } };",
+      loader: 'js',
+    }));
   },
 };
 
@@ -99,7 +121,7 @@ await build({
   external,
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [lazyListenerMaps],
+  plugins: [lazyListenerMaps, withoutDomino],
   // CommonJS code inside the bundle may call require().
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
 });

@@ -278,7 +278,9 @@ describe('the built CLI on a port (worker modules bundled beside dist/cli.js)', 
   /** The peak resident memory of a process so far (Linux `VmHWM`), in bytes. */
   const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
-  it('ingests a PDF, refuses a polyglot, checks an SVG logo, renders a page, and stays small through a PDF bomb', { timeout: 90_000 }, async () => {
+  it('ingests a PDF and an HTML page, refuses a polyglot, checks an SVG logo, renders a page, and stays small through a PDF bomb', {
+    timeout: 90_000,
+  }, async () => {
     const cli = await startCli(['--fixtures', 'none', '--seed', '7']);
     try {
       const call = async (path: string, init: RequestInit = {}) => {
@@ -300,6 +302,36 @@ describe('the built CLI on a port (worker modules bundled beside dist/cli.js)', 
       });
       expect(added.status).toBe(202);
       expect(await settle(added.body.id)).toMatchObject({ status: 'ready', chunkCount: 1 });
+
+      // The bundle's Turndown has no HTML parser of its own (D-1215): a page still reads as Markdown from linkedom's elements.
+      const html =
+        '<html><head><title>Hours</title></head><body><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav>' +
+        '<main><h1>Opening hours</h1><p>We rent kayaks from <b>9:00</b> to 17:00 on weekdays.</p><pre><code>$ book --kayak</code></pre></main></body></html>';
+      const hours = await call('/v1/knowledge/uploads', {
+        method: 'POST',
+        headers: auth,
+        body: upload({ name: 'hours.html', type: 'text/html', content: Buffer.from(html) }),
+      });
+      expect(hours.status).toBe(202);
+      expect(await settle(hours.body.id)).toMatchObject({ status: 'ready', title: 'Hours' });
+      const agent = (
+        await call('/v1/agents', {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Desk', identity: { businessName: 'Kayaks' } }),
+        })
+      ).body;
+      const found = (
+        await call(`/v1/agents/${agent.id}/query`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'when can I rent a kayak' }),
+        })
+      ).body;
+      const passage = found.passages.find((p: { sourceId: string }) => p.sourceId === hours.body.id);
+      expect(passage.text).toContain('We rent kayaks from **9:00** to 17:00 on weekdays.');
+      expect(passage.text).toContain('```\n$ book --kayak\n```');
+      expect(passage.text).not.toContain('Shop');
 
       const gif = fixture('image.gif');
       const polyglot = await call('/v1/assets', {
