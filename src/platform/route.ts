@@ -207,7 +207,7 @@ export class Router {
     const wantsIdempotency = typeof spec.idempotent === 'function' ? spec.idempotent(c) : (spec.idempotent ?? flags.idempotentByDefault);
     const idemKey = wantsIdempotency && auth ? c.req.header('idempotency-key') : undefined;
     // A route that takes no body still reads one that is sent: it must be JSON, and empty (D-1165).
-    if (spec.body || idemKey !== undefined || c.req.raw.body !== null) return this.#withBody(c, spec, handler, { auth, query, params, idemKey });
+    if (spec.body || idemKey !== undefined || mayHaveBody(c)) return this.#withBody(c, spec, handler, { auth, query, params, idemKey });
     const pending = handler({ c, auth, params, query, body: undefined });
     return pending instanceof Promise ? pending.then((result) => this.#answer(c, result)) : this.#answer(c, pending);
   }
@@ -239,7 +239,7 @@ export class Router {
         const limit = spec.bodyLimit ?? (spec.path.startsWith('/_emulator/') ? BODY_LIMITS.control : BODY_LIMITS.json);
         input = await readJson(c, limit, invalid);
       }
-    } else if (c.req.raw.body !== null) {
+    } else if (mayHaveBody(c)) {
       const limit = spec.path.startsWith('/_emulator/') ? BODY_LIMITS.control : BODY_LIMITS.json;
       assertNoFields(await readJson(c, limit, invalid), invalid);
     }
@@ -281,6 +281,17 @@ export class Router {
       throw error;
     }
   }
+}
+
+/**
+ * Whether the request may carry a body. A GET or HEAD never does (the Fetch standard
+ * refuses one), and asking node-server's request for its `body` makes it build a whole
+ * `Request` with a stream over the socket: on every GET that tripled what an
+ * authenticated `GET /v1/me` cost (decisions, D-1216).
+ */
+function mayHaveBody(c: Context<AppEnv>): boolean {
+  const method = c.req.method;
+  return method !== 'GET' && method !== 'HEAD' && c.req.raw.body !== null;
 }
 
 /**
