@@ -139,15 +139,26 @@ function sampleTimeline(pid: number | undefined, start: CpuSnapshot | undefined)
   const t0 = performance.now();
   const lines: string[] = [];
   let last = start;
+  // The machine's idle CPU (every core), from /proc/stat: a core left idle while the pool works is a thread waiting.
+  const idleMs = () => Number(readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)[4]) * 10;
+  let idle = idleMs();
   const timer = setInterval(() => {
     const now = cpuSnapshot(pid);
     if (!now || !start || !last) return;
     const from = cpuSpent(start, last)!;
     const to = cpuSpent(start, now)!;
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    // The threads other than the main one, busiest first: the pool's two lead when they work.
+    const each = [...now.threads]
+      .filter(([tid]) => tid !== now.pid)
+      .map(([tid, ms]) => ms - (last!.threads.get(tid) ?? 0))
+      .filter((ms) => ms > 0)
+      .sort((a, b) => b - a)
+      .slice(0, 4);
     lines.push(
-      `      ${fmt((performance.now() - t0) / 1000, 1)} s: main ${to.main - from.main}, pool ${to.pool - from.pool}, other ${to.others - from.others} ms (load ${load})`,
+      `      ${fmt((performance.now() - t0) / 1000, 1)} s: main ${to.main - from.main}, pool ${to.pool - from.pool}, other ${to.others - from.others} ms [${each.join(' ')}], idle ${idleMs() - idle} ms (load ${load})`,
     );
+    idle = idleMs();
     last = now;
   }, 500);
   return {
@@ -156,6 +167,19 @@ function sampleTimeline(pid: number | undefined, start: CpuSnapshot | undefined)
       return lines.join('\n');
     },
   };
+}
+
+/**
+ * The pool's share of a round's CPU. Threads started during the round are the pool's; since
+ * D-1000 the CLI starts them once it listens, so they run before the first upload and sit
+ * among the others: then the two busiest threads other than the main one stand for them
+ * (theirs lead by far while pages are read; V8's helpers stay under a third of either).
+ */
+function poolPart(cpus: NonNullable<Round['cpu']>[]): string {
+  const started = Math.max(...cpus.map((c) => c.threads));
+  const others = `other threads ${fmt(median(cpus.map((c) => c.others)))}`;
+  if (started > 0) return `worker pool ${fmt(median(cpus.map((c) => c.pool)))} (${started} threads), ${others}`;
+  return `${others}, of them the two busiest (the pool's, started at listen) ${fmt(median(cpus.map((c) => (c.busiest[0] ?? 0) + (c.busiest[1] ?? 0))))}`;
 }
 
 const fileName = (doc: CorpusDocument) => `${doc.key.replace(/[#@ ]/g, '.')}.html`;
@@ -416,7 +440,7 @@ export async function runHeldOutShape(): Promise<void> {
         const bmCpu = median(baselineCpu);
         console.log(
           `    server CPU            ${fmt(median(cpus.map(total)))} ms from the first upload to ready (main thread ${fmt(median(cpus.map((c) => c.main)))}, ` +
-            `worker pool ${fmt(median(cpus.map((c) => c.pool)))} (${Math.max(...cpus.map((c) => c.threads))} threads), other threads ${fmt(median(cpus.map((c) => c.others)))}; runs ${cpus.map((c) => fmt(total(c), 0)).join(', ')}); ` +
+            `${poolPart(cpus)}; runs ${cpus.map((c) => fmt(total(c), 0)).join(', ')}); ` +
             `${fmt(median(cpus.map((c, i) => total(c) / baselineCpu[i]!)), 2)}x BM25's ${fmt(bmCpu)} ms CPU (runs ${baselineCpu.map((b) => fmt(b, 0)).join(', ')})`,
         );
       }
