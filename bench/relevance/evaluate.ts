@@ -39,6 +39,8 @@ export interface CorpusRun {
   /** With an embedder: the same `/query` ranking by its words alone, and fused by D-306's reciprocal rank (as answered). */
   fusion?: { lexical: Outcome[]; rrf: Outcome[] };
   /** Every passage score `/query` returned, per question (ours), to check their order. */
+  /** The same ranking without its refusal: each question's passage scores (a refused question's too). */
+  aloneScores: number[][];
   scores: number[][];
   /** Per question, the texts of the returned passages (to tell exact duplicates). */
   texts: string[][];
@@ -118,6 +120,7 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder; i
     const alone: Outcome[] = [];
     const fusion = options.embedder ? { lexical: [] as Outcome[], rrf: [] as Outcome[] } : undefined;
     const scores: number[][] = [];
+    const aloneScores: number[][] = [];
     const texts: string[][] = [];
     for (const question of questions) {
       const passages = question === questions[0] ? firstAnswer : await ask(question.text);
@@ -130,6 +133,7 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder; i
       scores.push(passages.map((p) => p.score));
       texts.push(passages.map((p) => p.text));
       const all = await emulator.service.retrieval.search(workspaceId, agentId, { query: question.text, topics: [], limit: LIMIT }, { refuse: false });
+      aloneScores.push(all.passages.map((p) => p.score));
       alone.push(
         outcome(
           question,
@@ -181,7 +185,22 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder; i
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, `${corpus.name}.chunks.json`), JSON.stringify({ chunks, questions }));
     }
-    return { corpus, documents: docs.length, chunks, failed, ingestMs, firstQueryMs, questions, ours, alone, bm25, scores, texts, ...(fusion && { fusion }) };
+    return {
+      corpus,
+      documents: docs.length,
+      chunks,
+      failed,
+      ingestMs,
+      firstQueryMs,
+      questions,
+      ours,
+      alone,
+      bm25,
+      scores,
+      aloneScores,
+      texts,
+      ...(fusion && { fusion }),
+    };
   } finally {
     await emulator.close();
   }

@@ -172,7 +172,14 @@ export async function run(): Promise<void> {
       const ranks = { rank: r.ours[i]!.rank, unrefusedRank: r.alone[i]!.rank, bm25Rank: r.bm25[i]!.rank, passages: r.ours[i]!.passages };
       const row = { corpus: r.corpus.name, id: q.id, lang: q.lang, kind: q.kind, cross: q.cross ?? false, ...ranks };
       if (r.corpus.role === 'blind') return { ...row, scoresDigest: createHash('sha256').update(JSON.stringify(r.scores[i])).digest('hex').slice(0, 12) };
-      const shown = { text: q.text, relevant: q.relevant, scores: r.scores[i], top: r.ours[i]!.sections.slice(0, 5), bm25Top: r.bm25[i]!.sections.slice(0, 5) };
+      const shown = {
+        text: q.text,
+        relevant: q.relevant,
+        scores: r.scores[i],
+        unrefusedScores: r.aloneScores[i],
+        top: r.ours[i]!.sections.slice(0, 5),
+        bm25Top: r.bm25[i]!.sections.slice(0, 5),
+      };
       return { ...row, ...shown };
     }),
   );
