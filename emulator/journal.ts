@@ -69,6 +69,11 @@ export function entryOf(c: Context<AppEnv>, clock: Clock, siteDomain?: string): 
     };
   };
   if (c.res.status < 400 || !(c.res.headers.get('content-type') ?? '').includes('json')) return make(null);
+  // The problem this request built says its code: reading it back from the body cloned
+  // node-server's response into a whole one and parsed it, most of what a 404 cost (D-1218).
+  const answered = c.get('problem');
+  if (answered?.status === c.res.status) return make(answered.code);
+  // An answer stored earlier (an idempotent replay of a problem): its body says.
   return c.res
     .clone()
     .json()

@@ -70,7 +70,7 @@ export function createApp(service: Service, options: AppOptions = {}) {
   const logCause = (c: Context<AppEnv>, error: ServiceError) => {
     if (error.cause !== undefined) service.settings.log(`${error.code} on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error.cause);
   };
-  app.onError((error, c) => {
+  const answerError = (error: Error, c: Context<AppEnv>): Response | Promise<Response> => {
     shell.begin(c);
     if (error instanceof ServiceError) {
       logCause(c, error);
@@ -84,6 +84,18 @@ export function createApp(service: Service, options: AppOptions = {}) {
     if (service.store.conflicted(error)) return problem(c, new ServiceError('svc.service.unavailable', { detail: CONFLICTED }));
     service.settings.log(`unexpected error on ${c.req.method} ${c.req.path} (${c.get('requestId')})`, error);
     return problem(c, new ServiceError('svc.internal.error'));
+  };
+  // Hono sets `c.res` to what the error handler answers, after `shell.finish` has set it
+  // to the same response: set twice, a response is built again from its body, which made
+  // node-server's light response a whole one with a stream, most of a 404's cost (D-1218).
+  // The answer is handed over unset, once everything that reads it has run.
+  const handOver = (c: Context<AppEnv>, res: Response): Response => {
+    c.res = undefined;
+    return res;
+  };
+  app.onError((error, c) => {
+    const answer = answerError(error, c);
+    return answer instanceof Promise ? answer.then((res) => handOver(c, res)) : handOver(c, answer);
   });
   app.notFound(async (c) => {
     shell.begin(c);

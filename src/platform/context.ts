@@ -1,3 +1,4 @@
+import type { ErrorCode } from './error-codes.js';
 import type { Scope } from './scopes.js';
 import type { Detail } from './service-error.js';
 
@@ -33,5 +34,7 @@ export interface AppEnv {
     /** Console routes send problem bodies as `application/json`. */
     plainJsonErrors: boolean;
     auth: AuthContext;
+    /** The problem this request was answered with, as `problemResponse` built it: what the journal records (D-1218). */
+    problem: { code: ErrorCode; status: number };
   };
 }

@@ -53,6 +53,7 @@ export function problemBody(c: Context<AppEnv>, error: ServiceError): ProblemDoc
  * sniffed: a browser shown a problem that echoes client text reads it as JSON only.
  */
 export function problemResponse(c: Context<AppEnv>, error: ServiceError): Response {
+  c.set('problem', { code: error.code, status: error.status });
   return respond(c, error.status, JSON.stringify(problemBody(c, error)), {
     'content-type': c.get('plainJsonErrors') ? 'application/json' : 'application/problem+json',
     ...error.headers,

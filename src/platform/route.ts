@@ -3,7 +3,7 @@ import type { ParamKeys } from 'hono/types';
 import * as v from 'valibot';
 import type { AppEnv, AuthContext } from './context.js';
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
-import { BODY_LIMITS, readJson, readMultipart } from './http-body.js';
+import { BODY_LIMITS, hasBody, readJson, readMultipart } from './http-body.js';
 import { canonicalJson, formFingerprint, type IdempotencyStore } from './idempotency.js';
 import type { OpenApiRegistry, ParamDoc, ResponseDoc, RouteDoc } from './openapi.js';
 import type { Scope } from './scopes.js';
@@ -291,7 +291,7 @@ export class Router {
  */
 function mayHaveBody(c: Context<AppEnv>): boolean {
   const method = c.req.method;
-  return method !== 'GET' && method !== 'HEAD' && c.req.raw.body !== null;
+  return method !== 'GET' && method !== 'HEAD' && hasBody(c);
 }
 
 /**
