@@ -25,11 +25,30 @@ function cpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p99: number; errors: number; non2xx: number }> {
+interface Load {
+  rps: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  total: number;
+  /** The server's CPU per request answered (µs, /proc), when it can be read. */
+  cpuUs: number | undefined;
+}
+
+async function load(url: string, headers: Record<string, string>, pid: number | undefined, path = '/v1/me'): Promise<Load> {
   // Warm up the JIT and the store before measuring.
-  await autocannon({ url: `${url}/v1/me`, headers, connections: 20, duration: 1 });
-  const r = await autocannon({ url: `${url}/v1/me`, headers, connections: 20, duration: DURATION });
-  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  await autocannon({ url: `${url}${path}`, headers, connections: 20, duration: 1 });
+  const before = cpuMs(pid);
+  const r = await autocannon({ url: `${url}${path}`, headers, connections: 20, duration: DURATION });
+  const after = cpuMs(pid);
+  const cpuUs = before !== undefined && after !== undefined && r.requests.total > 0 ? ((after - before) * 1000) / r.requests.total : undefined;
+  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, total: r.requests.total, cpuUs };
+}
+
+/** The median of the rounds' CPU per request, when every round could read it. */
+function cpuPerRequest(rounds: Load[]): number | undefined {
+  const values = rounds.map((r) => r.cpuUs);
+  return values.every((v) => v !== undefined) ? median(values as number[]) : undefined;
 }
 
 /**
@@ -47,11 +66,15 @@ export async function run(): Promise<void> {
   });
   const bareServer = await startServer([BARE]);
   // Alternate rounds so that both see the same machine; compare medians.
-  const full: Awaited<ReturnType<typeof load>>[] = [];
-  const bare: Awaited<ReturnType<typeof load>>[] = [];
+  const full: Load[] = [];
+  const bare: Load[] = [];
+  const problem: Load[] = [];
+  const auth = { authorization: `Bearer ${DEMO_KEY}` };
   for (let round = 0; round < ROUNDS; round++) {
-    full.push(await load(emu.url, { authorization: `Bearer ${DEMO_KEY}` }));
-    bare.push(await load(bareServer.url, {}));
+    full.push(await load(emu.url, auth, emu.child.pid));
+    bare.push(await load(bareServer.url, {}, bareServer.child.pid));
+    // An error answered (a problem document, the journal's code): what a suite's negative tests cost.
+    problem.push(await load(emu.url, auth, emu.child.pid, '/v1/agents/agt_missing'));
   }
   await stop(emu.child);
   await stop(bareServer.child);
@@ -64,6 +87,18 @@ export async function run(): Promise<void> {
   );
   console.log(`  bare Hono   ${fmt(bareRps, 0)} req/s  p99 ${median(bare.map((r) => r.p99))} ms`);
   console.log(`  ratio       ${fmt(fullRps / bareRps, 2)} of bare throughput (target >= 0.60)`);
+  const fullCpu = cpuPerRequest(full);
+  const bareCpu = cpuPerRequest(bare);
+  if (fullCpu !== undefined && bareCpu !== undefined) {
+    // On a busy machine the client's share of the cores moves throughput; the server's own CPU per answer much less.
+    console.log(`  CPU per request (/proc): full stack ${fmt(fullCpu, 0)} µs, bare Hono ${fmt(bareCpu, 0)} µs: ${fmt(bareCpu / fullCpu, 2)} of bare`);
+  }
+  const problemCpu = cpuPerRequest(problem);
+  console.log(
+    `  a 404 (GET /v1/agents/agt_missing, a problem document): ${fmt(median(problem.map((r) => r.rps)), 0)} req/s, ${fmt(median(problem.map((r) => r.rps)) / fullRps, 2)} of GET /v1/me` +
+      (problemCpu !== undefined ? `, ${fmt(problemCpu, 0)} µs CPU per request` : '') +
+      (problem.every((r) => r.non2xx === r.total) ? '' : ' (SOME ANSWERED 2xx)'),
+  );
 
   const timings = { emulator: [] as number[], demo: [] as number[], bare: [] as number[] };
   const cpu = { emulator: [] as number[], demo: [] as number[], bare: [] as number[] };
