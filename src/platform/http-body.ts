@@ -24,6 +24,11 @@ function declaredLength(c: Context): number | undefined {
   return Number(header);
 }
 
+/** Whether the request came through the server (node-server's request over a socket), not handed in in process. */
+function throughServer(c: Context): boolean {
+  return (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined;
+}
+
 /**
  * Whether the request carries a body. Through the server, its headers say (RFC 9112: a
  * `Content-Length` above 0 or a `Transfer-Encoding`): asking node-server's request for
@@ -31,25 +36,26 @@ function declaredLength(c: Context): number | undefined {
  * D-1217). In process, the `Request` handed in says.
  */
 export function hasBody(c: Context): boolean {
-  if (!(c.env as { incoming?: unknown } | undefined)?.incoming) return c.req.raw.body !== null;
+  if (!throughServer(c)) return c.req.raw.body !== null;
   if (c.req.header('transfer-encoding') !== undefined) return true;
   const length = declaredLength(c);
   return length === undefined ? c.req.header('content-length') !== undefined : length > 0;
 }
 
 /**
- * Reads the raw body, refusing with 413 as soon as it passes `limit` bytes. A body of a
- * declared length within the limit is read whole (D-1217): node-server then reads the
- * socket into one buffer instead of building a `Request` and a stream over it (an
- * upload's third of a millisecond of the serving thread), and Node's parser reads no
- * more than the declared bytes; the size is checked again after, for a `Request` built
- * in process whose header says less than its body holds.
+ * Reads the raw body, refusing with 413 as soon as it passes `limit` bytes. Through the
+ * server, a body of a declared length within the limit is read whole (D-1217):
+ * node-server then reads the socket into one buffer instead of building a `Request` and
+ * a stream over it (an upload's third of a millisecond of the serving thread), and
+ * Node's parser reads no more than the declared bytes. A `Request` handed in in process
+ * may declare less than its stream holds: it is read as a stream, as one sent in chunks.
  */
 export async function readBody(c: Context, limit: number): Promise<Uint8Array> {
-  const declared = declaredLength(c) ?? Number(c.req.header('content-length'));
+  const declared = Number(c.req.header('content-length'));
   if (Number.isFinite(declared) && declared > limit) throw new ServiceError('svc.request.payload_too_large');
-  if (declaredLength(c) !== undefined) {
+  if (throughServer(c) && declaredLength(c) !== undefined) {
     const bytes = new Uint8Array(await c.req.raw.arrayBuffer());
+    // Node's parser holds a body to its declared length; a second look costs nothing.
     if (bytes.byteLength > limit) throw new ServiceError('svc.request.payload_too_large');
     return bytes;
   }

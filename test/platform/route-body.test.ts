@@ -102,6 +102,31 @@ describe('bodies read over the socket (D-1217)', () => {
   });
 });
 
+describe('a body handed in in process (D-1217)', () => {
+  it('is read as a stream whatever length it declares: past the limit, 413 without reading it all', async () => {
+    let sent = 0;
+    const piece = new TextEncoder().encode(' '.repeat(64 * 1024));
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // Far past the limit if it were read to its end: it is not.
+        if (sent >= 64 * 1024 * 1024) return controller.close();
+        sent += piece.byteLength;
+        controller.enqueue(piece);
+      },
+    });
+    const res = await emulator.fetch(
+      new Request('http://localhost/v1/agents', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.key}`, 'content-type': 'application/json', 'content-length': '10' },
+        body: endless,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([413, 'svc.request.payload_too_large']);
+    expect(sent).toBeLessThan(4 * 1024 * 1024);
+  });
+});
+
 describe('a problem answered over the socket (D-1218)', () => {
   it('carries its request id and rate-limit headers, and the journal records its code', async () => {
     const res = await fetch(`${server.url}/v1/agents/agt_missing`, { headers: { authorization: `Bearer ${ws.key}` } });
