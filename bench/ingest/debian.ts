@@ -155,10 +155,11 @@ function sampleTimeline(pid: number | undefined, start: CpuSnapshot | undefined)
       .filter((ms) => ms > 0)
       .sort((a, b) => b - a)
       .slice(0, 4);
+    const idleNow = idleMs();
     lines.push(
-      `      ${fmt((performance.now() - t0) / 1000, 1)} s: main ${to.main - from.main}, pool ${to.pool - from.pool}, other ${to.others - from.others} ms [${each.join(' ')}], idle ${idleMs() - idle} ms (load ${load})`,
+      `      ${fmt((performance.now() - t0) / 1000, 1)} s: main ${to.main - from.main}, pool ${to.pool - from.pool}, other ${to.others - from.others} ms [${each.join(' ')}], idle ${idleNow - idle} ms (load ${load})`,
     );
-    idle = idleMs();
+    idle = idleNow;
     last = now;
   }, 500);
   return {

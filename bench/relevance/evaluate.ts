@@ -39,9 +39,9 @@ export interface CorpusRun {
   /** With an embedder: the same `/query` ranking by its words alone, and fused by D-306's reciprocal rank (as answered). */
   fusion?: { lexical: Outcome[]; rrf: Outcome[] };
   /** Every passage score `/query` returned, per question (ours), to check their order. */
+  scores: number[][];
   /** The same ranking without its refusal: each question's passage scores (a refused question's too). */
   aloneScores: number[][];
-  scores: number[][];
   /** Per question, the texts of the returned passages (to tell exact duplicates). */
   texts: string[][];
 }
