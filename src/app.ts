@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from './platform/context.js';
 import { OpenApiDocumentSchema, OpenApiRegistry } from './platform/openapi.js';
 import { problemResponse } from './platform/problem.js';
+import { respond } from './platform/response.js';
 import { createShell } from './platform/shell.js';
 import { Router } from './platform/route.js';
 import { ServiceError } from './platform/service-error.js';
@@ -137,7 +138,7 @@ export function createApp(service: Service, options: AppOptions = {}) {
       summary: 'This OpenAPI 3.1 description',
       responses: { 200: { description: 'OpenAPI document', schema: OpenApiDocumentSchema } },
     },
-    () => ({ status: 200, body: openapi.document() }),
+    ({ c }) => respond(c, 200, openapi.json(), { 'content-type': 'application/json' }),
   );
   registerAuthRoutes(router, service.auth);
   registerAgentRoutes(router, service.agents);

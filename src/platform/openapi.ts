@@ -130,6 +130,7 @@ export class OpenApiRegistry {
   readonly #routes: RouteDoc[] = [];
   readonly #operationIds = new Set<string>();
   #cached: OpenApiDocument | undefined;
+  #cachedJson: string | undefined;
 
   add(route: RouteDoc): void {
     if (this.#operationIds.has(route.operationId)) throw new Error(`OpenAPI: operationId ${route.operationId} is used twice`);
@@ -139,6 +140,7 @@ export class OpenApiRegistry {
     this.#operationIds.add(route.operationId);
     this.#routes.push(route);
     this.#cached = undefined;
+    this.#cachedJson = undefined;
   }
 
   get routes(): readonly RouteDoc[] {
@@ -148,6 +150,13 @@ export class OpenApiRegistry {
   document(): OpenApiDocument {
     this.#cached ??= this.#build();
     return this.#cached;
+  }
+
+  /** The document as `GET /v1/openapi.json` sends it, serialised once per set of routes. */
+  json(): string {
+    // 450 KB: serialising it took 3 of the 3.6 ms each request cost.
+    this.#cachedJson ??= JSON.stringify(this.document());
+    return this.#cachedJson;
   }
 
   #build(): OpenApiDocument {
