@@ -3,8 +3,8 @@
  * compared offline in seconds (`fusion-rules.ts`): every chunk's section, each
  * question's lexical ranking as `/query` scores it (100 deep, words alone, not refused),
  * whether `/query` refuses it, and the cosine of the question to every chunk through the
- * embeddings endpoint of `BENCH_RELEVANCE_EMBEDDINGS_URL`. Development corpora only:
- * the blind ones are refused here. `BENCH_RELEVANCE_CORPORA` restricts;
+ * embeddings endpoint of `BENCH_RELEVANCE_EMBEDDINGS_URL`. Every corpus but the blind
+ * ones, which are refused here. `BENCH_RELEVANCE_CORPORA` restricts;
  * `FUSION_DATA=dir` (default the temp folder) is where `<corpus>.fusion.json` goes.
  */
 import { writeFileSync } from 'node:fs';
@@ -14,10 +14,9 @@ import { allCorpora } from '../corpora/index.js';
 import { embeddingsFromEnv } from '../embeddings.js';
 import { evaluate, type Ingested } from '../evaluate.js';
 
-const DEV = ['debian-reference', 'debian-handbook', 'installation-guide'];
 const DEPTH = 100;
 const OUT = process.env.FUSION_DATA ?? tmpdir();
-const ONLY = process.env.BENCH_RELEVANCE_CORPORA?.split(',').filter(Boolean) ?? DEV;
+const ONLY = process.env.BENCH_RELEVANCE_CORPORA?.split(',').filter(Boolean);
 
 const embeddings = await embeddingsFromEnv();
 if (!embeddings) throw new Error('set BENCH_RELEVANCE_EMBEDDINGS_URL (and _MODEL): this capture needs the vectors');
@@ -51,9 +50,8 @@ async function capture(name: string, { emulator, workspaceId, agentId, questions
 }
 
 for (const corpus of await allCorpora()) {
-  if (!ONLY.includes(corpus.name)) continue;
-  if (!DEV.includes(corpus.name) || corpus.role === 'blind')
-    throw new Error(`${corpus.name} is not a development corpus: the blind corpora run once, at the end, by the lead`);
+  if (ONLY ? !ONLY.includes(corpus.name) : corpus.role === 'blind') continue;
+  if (corpus.role === 'blind') throw new Error(`${corpus.name} is blind: the blind corpora run once per candidate, through the bench, at the end`);
   if (!corpus.installed()) {
     console.log(`${corpus.name}: not installed (apt-get install -y ${corpus.packages.join(' ')})`);
     continue;

@@ -1,11 +1,11 @@
 /**
- * Fusion rules compared offline on the captures of `fusion-dump.ts` (development corpora
- * only): the lexical ranking alone, D-306's reciprocal-rank fusion, and bounded rules
+ * Fusion rules compared offline on the captures of `fusion-dump.ts` (every corpus but
+ * the blind ones): the lexical ranking alone, D-306's reciprocal-rank fusion, and bounded rules
  * where the vectors move a passage by at most `eps` of its lexical score. Each rule also
  * under stand-in embedders (the captured vectors replaced): random (mean over `SEEDS`),
  * adversarial (every relevant chunk last) and oracle (every relevant chunk first), to see
  * what the vectors can cost where the words separate passages, and what they could gain.
- * Default: the shipped rule (D-990) beside words alone and RRF; `GRID=rank` (or `raw`):
+ * Default: the shipped rule (D-1219) and the one before it (D-990) beside words alone and RRF; `GRID=rank` (or `raw`):
  * the relative nudge by its share; `ALL=1`: every family. `FUSION_DATA=dir` as for the dump.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -13,7 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rankOf, type Question } from '../metrics.js';
 
-const DEV = ['debian-reference', 'debian-handbook', 'installation-guide'];
+/** The corpora that are not blind, in the bench's order. */
+const CORPORA = [
+  'debian-reference',
+  'debian-handbook',
+  'installation-guide',
+  'securing-debian',
+  'kernel-handbook',
+  'abs-guide',
+  'freedombox-manual',
+  'aptitude-manual',
+];
 const DIR = process.env.FUSION_DATA ?? tmpdir();
 const LIMIT = 10;
 const DEPTH = 100;
@@ -167,7 +177,7 @@ function adversarial(data: Data) {
 }
 
 const f3 = (x: number) => x.toFixed(Number(process.env.DIGITS ?? 3)).replace(/^0/, '');
-const corpora = DEV.filter((c) => existsSync(join(DIR, `${c}.fusion.json`)));
+const corpora = CORPORA.filter((c) => existsSync(join(DIR, `${c}.fusion.json`)));
 const datas = corpora.map((c) => JSON.parse(readFileSync(join(DIR, `${c}.fusion.json`), 'utf8')) as Data);
 
 const RULES: [string, Rule][] = [
@@ -190,17 +200,21 @@ function oracle(data: Data) {
 }
 
 const SEEDS = Number(process.env.SEEDS ?? 20);
-/** The shipped rule (D-990): a relative nudge of 1% by the vectors' rank, under the refusal's 5% share (0.05 / (k1 + 1) as a score). */
-const SHIPPED = relNudge(0.01, 'rank', 0.05 / 2.2);
+/** D-990, superseded: a relative nudge of 1% by the vectors' rank, under the refusal's 5% share (0.05 / (k1 + 1) as a score). */
+const D990 = relNudge(0.01, 'rank', 0.05 / 2.2);
+/** The shipped rule (D-1219): no nudge where the words hold evidence; D-990's mean under the floor. */
+const SHIPPED = relNudge(0, 'rank', 0.05 / 2.2);
 if (!process.env.GRID && !process.env.ALL) {
   console.log(`MRR@10 / own words / paraphrased / cross-language as answered; random: mean of ${SEEDS} seeds`);
   const rows: [string, Rule, ((d: Data) => (q: number, row: Row) => number[]) | undefined][] = [
     ['words alone', lexical, undefined],
     ['RRF 1:1 (D-306), USE', rrf, undefined],
-    ['D-990, USE', SHIPPED, undefined],
-    ['D-990, random', SHIPPED, () => random(0)],
-    ['D-990, adversarial', SHIPPED, adversarial],
-    ['D-990, oracle', SHIPPED, oracle],
+    ['D-990, USE', D990, undefined],
+    ['D-990, adversarial', D990, adversarial],
+    ['D-1219, USE', SHIPPED, undefined],
+    ['D-1219, random', SHIPPED, () => random(0)],
+    ['D-1219, adversarial', SHIPPED, adversarial],
+    ['D-1219, oracle', SHIPPED, oracle],
     ['RRF 1:1 (D-306), random', rrf, () => random(0)],
   ];
   console.log(''.padEnd(26) + corpora.map((c) => c.padEnd(30)).join(''));
@@ -220,8 +234,8 @@ if (!process.env.GRID && !process.env.ALL) {
 }
 if (process.env.GRID) {
   console.log('relative nudge by the vectors rank (u = 1 - r/100): USE | random mean over seeds (MRR own) | oracle | adversarial');
-  for (const e of [0.0025, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05]) {
-    const rule = relNudge(e, (process.env.GRID as Form) ?? 'rank', 0.05);
+  for (const e of [0, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05]) {
+    const rule = relNudge(e, (process.env.GRID as Form) ?? 'rank', 0.05 / 2.2);
     const cells = datas.map((d) => {
       const m = measure(d, rule);
       let rm = 0;
