@@ -141,11 +141,11 @@ export async function run(): Promise<void> {
       : 'at least BM25 on MRR@10 and own words on every corpus measured',
   );
   if (embedder) {
-    console.log('\nwith the embeddings, /query as answered: words alone | fused by reciprocal rank (D-306, superseded) | the shipped rule (D-990)');
+    console.log('\nwith the embeddings, /query as answered: words alone | fused by reciprocal rank (D-306, superseded) | the shipped rule (D-1219)');
     const fcols = ['MRR@10', 'own words', 'paraphrased', 'cross-lang'];
     const fw = 20;
     console.log(`${'corpus'.padEnd(30)} ${'n'.padStart(4)}  ${fcols.map((c) => c.padEnd(fw)).join('')}`);
-    console.log(`${''.padEnd(36)}${fcols.map(() => 'words rrf   D-990'.padEnd(fw)).join('')}`);
+    console.log(`${''.padEnd(36)}${fcols.map(() => 'words rrf   D-1219'.padEnd(fw)).join('')}`);
     const fusedBehind: string[] = [];
     for (const r of runs) {
       if (!r.fusion) continue;

@@ -44,9 +44,9 @@ export const PassageSchema = named(
         'How much of the question this passage holds: its BM25 score over the highest BM25 the question could give ' +
           '(every word of it under each stem the knowledge uses, those it never uses included, as often as saturation allows), so 1 is out of reach ' +
           'and a passage holding each word once scores about 0.45 (0.15 more for a passage of a routed topic, at most 1). ' +
-          'Comparable across questions to the same agent. With an embeddings endpoint configured the words still decide: the ' +
-          'vectors raise a score by at most 1% of itself (by how near they rank the passage), so passages more than 1% apart keep ' +
-          "the words' order, and a passage only the vectors find scores under 0.023, after every passage holding the question's words. " +
+          'Comparable across questions to the same agent. With an embeddings endpoint configured the words still decide: a passage ' +
+          "holding the question's words keeps its score, the vectors order only passages of the same evidence, and a passage only " +
+          "the vectors find scores under 0.023, after every passage holding the question's words. " +
           'Strictly decreasing down the list, 6 decimals: passages with the same evidence are ordered by what they are, whatever order ' +
           "their sources arrived in (the question's language first, then the title, then the text), and shown " +
           '0.000001 apart (past the sixth decimal, a millionth of the score above apart, never 0); only the same text twice shares a score.',

@@ -27,12 +27,6 @@ const TOPIC_BONUS = 0.15;
 const POOL = 50;
 /** With a plugged embedder: how deep each ranking goes into the fusion. */
 const FUSION_DEPTH = 100;
-/**
- * With a plugged embedder, the most the vectors raise a passage's lexical score, as a
- * share of it (D-990): the band within which a random embedder's reordering cost nothing
- * on any development corpus, i.e. within which the lexical order is no better than chance.
- */
-const VECTOR_NUDGE = 0.01;
 /** Reciprocal rank fusion's constant (the usual 60), for the superseded fusion of D-306. */
 const RRF_K = 60;
 /** A topic's centroid must be at least this close to route a query that names no topic. */
@@ -54,8 +48,10 @@ export interface SearchOptions {
 
 interface Candidate {
   position: number;
-  /** 0..1 before the topic bonus: BM25 over the best score the question allows (with a plugged embedder, nudged by the vectors, D-990). */
+  /** 0..1 before the topic bonus: BM25 over the best score the question allows (D-761). */
   base: number;
+  /** With a plugged embedder, how near the vectors rank it: 1 for their nearest, 0 past their `FUSION_DEPTH` nearest (D-1219). */
+  near?: number;
   byVector: boolean;
   byTopic: boolean;
 }
@@ -69,10 +65,10 @@ interface Scored {
 
 /**
  * Retrieval over the knowledge index (decisions, D-090 to D-094, D-302, D-303, D-760 to
- * D-763, D-990). The similarity strategy is a textbook BM25 over the chunks' stored terms
+ * D-763, D-990, D-1219). The similarity strategy is a textbook BM25 over the chunks' stored terms
  * (Snowball stems of the chunk's language, k1 1.2, b 0.75; every question word looked
  * up under its stems in both languages, counted once); with a plugged embedder the
- * vectors reorder only lexical near-ties and fill in past the words' evidence (D-990). Topic
+ * vectors order only passages of the same evidence and fill in past the words' evidence (D-1219). Topic
  * routing (the request's topics, the topics the question names, or the nearest
  * centroid) adds a bonus to the passages of the routed topics. When the evidence is
  * weak (`confidence`) there are no passages at all: the agent cannot answer yet.
@@ -225,12 +221,17 @@ export class RetrievalService {
     }
 
     const scored = [...candidates.values()].map((c) => ({ c, chunk: index.chunk(c.position), score: Math.min(1, c.base + (c.byTopic ? TOPIC_BONUS : 0)) }));
-    // Equal evidence is ordered by what the passages are, not by chunk ids, which follow
-    // the order uploads arrived in (D-1204): the question's language first, the title,
-    // then (read only for ties that reach the answer) the text.
+    // Equal evidence is ordered by the plugged embedder's vectors (D-1219), then by what
+    // the passages are, not by chunk ids, which follow the order uploads arrived in
+    // (D-1204): the question's language first, the title, then (read only for ties that
+    // reach the answer) the text.
     const foreign = (s: Scored) => (language !== undefined && s.chunk.lang !== language ? 1 : 0);
     const tied = (a: Scored, b: Scored) =>
-      b.score - a.score || b.c.base - a.c.base || foreign(a) - foreign(b) || (a.chunk.title < b.chunk.title ? -1 : a.chunk.title > b.chunk.title ? 1 : 0);
+      b.score - a.score ||
+      b.c.base - a.c.base ||
+      (b.c.near ?? 0) - (a.c.near ?? 0) ||
+      foreign(a) - foreign(b) ||
+      (a.chunk.title < b.chunk.title ? -1 : a.chunk.title > b.chunk.title ? 1 : 0);
     scored.sort((a, b) => tied(a, b) || a.c.position - b.c.position);
     const top = await this.#passages(index, scored, input.limit, tied);
     const shown = separated(
@@ -287,14 +288,13 @@ export class RetrievalService {
   }
 
   /**
-   * The words decide; the plugged embedder's ranking only reorders what they cannot
-   * separate and fills in past their evidence (D-990). A passage with lexical evidence
-   * (a score of at least `floor`) keeps its score raised by at most `VECTOR_NUDGE` of
-   * itself, by how high the vectors rank it among their `FUSION_DEPTH` nearest (1 for the
-   * nearest, 0 past them): two passages whose scores differ by more than that share keep
-   * the lexical order whatever the vectors say. Below `floor` (and for a passage the words
-   * miss) the score is the mean of the lexical one and `floor` times the vectors' rank,
-   * so every such passage stays under every passage with evidence.
+   * The words decide; the plugged embedder's ranking only orders what they cannot
+   * separate and fills in past their evidence (D-990, D-1219). A passage with lexical
+   * evidence (a score of at least `floor`) keeps its score; the vectors' closeness
+   * (`near`) orders it only among passages of exactly its evidence. Below `floor` (and
+   * for a passage the words miss) the score is the mean of the lexical one and `floor`
+   * times the vectors' closeness, so every such passage stays under every passage with
+   * evidence.
    */
   #fuse(
     index: ScopeIndex,
@@ -307,11 +307,14 @@ export class RetrievalService {
     const cosine = index.similarities(vector);
     const nearest = topPositions(cosine, FUSION_DEPTH, (i) => eligible(i) && cosine[i]! > 0);
     const closeness = new Map(nearest.map((p, rank) => [p, 1 - rank / FUSION_DEPTH]));
-    const base = (score: number, near: number) => (score >= floor ? score * (1 + VECTOR_NUDGE * near) : (score + floor * near) / 2);
+    const base = (score: number, near: number) => (score >= floor ? score : (score + floor * near) / 2);
     const out = new Map<number, Candidate>();
-    for (const h of hits)
-      out.set(h.position, { position: h.position, base: base(normalised(h.score), closeness.get(h.position) ?? 0), byVector: true, byTopic: false });
-    for (const [position, near] of closeness) if (!out.has(position)) out.set(position, { position, base: base(0, near), byVector: true, byTopic: false });
+    for (const h of hits) {
+      const near = closeness.get(h.position) ?? 0;
+      out.set(h.position, { position: h.position, base: base(normalised(h.score), near), near, byVector: true, byTopic: false });
+    }
+    for (const [position, near] of closeness)
+      if (!out.has(position)) out.set(position, { position, base: base(0, near), near, byVector: true, byTopic: false });
     return [...out.values()];
   }
 
