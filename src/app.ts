@@ -4,7 +4,7 @@ import { OpenApiDocumentSchema, OpenApiRegistry } from './platform/openapi.js';
 import { problemResponse } from './platform/problem.js';
 import { respond } from './platform/response.js';
 import { createShell } from './platform/shell.js';
-import { Router } from './platform/route.js';
+import { JSON_HEADERS, Router } from './platform/route.js';
 import { ServiceError } from './platform/service-error.js';
 import type { Service } from './service.js';
 import { apiKeyGate } from './auth/auth.middleware.js';
@@ -138,7 +138,7 @@ export function createApp(service: Service, options: AppOptions = {}) {
       summary: 'This OpenAPI 3.1 description',
       responses: { 200: { description: 'OpenAPI document', schema: OpenApiDocumentSchema } },
     },
-    ({ c }) => respond(c, 200, openapi.json(), { 'content-type': 'application/json' }),
+    ({ c }) => respond(c, 200, openapi.json(), JSON_HEADERS),
   );
   registerAuthRoutes(router, service.auth);
   registerAgentRoutes(router, service.agents);

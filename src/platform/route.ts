@@ -84,7 +84,8 @@ type AnyRouteSpec = RouteSpecFields<string, AnySchema | undefined, AnySchema | u
 type Answer = Response | { status: number; body: unknown; headers?: Record<string, string> };
 type AnyHandler = (input: RouteInput<unknown, unknown>) => Promise<Answer> | Answer;
 
-const JSON_HEADERS: Record<string, string> = Object.freeze({ 'content-type': 'application/json' }) as Record<string, string>;
+/** The headers of a JSON answer that sets none of its own. */
+export const JSON_HEADERS: Record<string, string> = Object.freeze({ 'content-type': 'application/json' }) as Record<string, string>;
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 const IdempotencyKeySchema = clientText({ min: 1, max: 255 });

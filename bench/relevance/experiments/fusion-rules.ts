@@ -11,19 +11,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { allCorpora } from '../corpora/index.js';
 import { rankOf, type Question } from '../metrics.js';
 
 /** The corpora that are not blind, in the bench's order. */
-const CORPORA = [
-  'debian-reference',
-  'debian-handbook',
-  'installation-guide',
-  'securing-debian',
-  'kernel-handbook',
-  'abs-guide',
-  'freedombox-manual',
-  'aptitude-manual',
-];
+const CORPORA = (await allCorpora()).filter((c) => c.role !== 'blind').map((c) => c.name);
 const DIR = process.env.FUSION_DATA ?? tmpdir();
 const LIMIT = 10;
 const DEPTH = 100;
