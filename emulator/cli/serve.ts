@@ -7,6 +7,7 @@ import { bannerLines, keysToShow, stateNotes } from './banner.js';
 import { commandEnvironment, emulatorVariables, envFileText, exitStatus, runCommand, type RunningCommand } from './exec.js';
 import type { Cli, CliOptions } from './options.js';
 import { fail, say, type StopRequests } from './stops.js';
+import { rehearsalTexts } from './rehearsals.js';
 import { removeQuietly, writeFileSafely } from './safe-file.js';
 import { checkExportTarget, importFailure, readStateFile, StateFileError, writeStateFile } from './state-file.js';
 import { EmulatorOptionsError } from '../options-schema.js';
@@ -117,8 +118,9 @@ export async function serve(cli: Extract<Cli, { options: CliOptions }>, stops: S
   }
 
   // Listening: start ingestion's threads now, in the background, so that the first
-  // uploads do not wait for them; an in-process emulator stays lazy (D-1000).
-  void emulator.service.warmIngestion();
+  // uploads do not wait for them (D-1000), and have them rehearse on the package's own
+  // pages while no document comes (D-1220); an in-process emulator stays lazy.
+  void emulator.service.warmIngestion(rehearsalTexts());
 
   const fixture: Fixture | undefined = options.fixtures === 'none' ? undefined : readFixture(options.fixtures);
   const keys = await keysToShow(emulator, fixture);

@@ -99,6 +99,8 @@ interface SharedThreads {
   readonly all: PQueue;
   readonly background: PQueue;
   piscina: Promise<Piscina> | undefined;
+  /** Tasks given to `run` and not settled yet, waiting or running, of every pool sharing the threads. */
+  active: number;
   /** Pools holding them: a pool holds them from its construction (again from its next task after a `close`) until `close`. */
   holders: number;
 }
@@ -162,6 +164,7 @@ export class WorkerPool {
         all: new PQueue({ concurrency: this.#threadCount() }),
         background: new PQueue({ concurrency: this.backgroundThreads }),
         piscina: undefined,
+        active: 0,
         holders: 0,
       };
       SHARED.set(this.#key, shared);
@@ -189,12 +192,52 @@ export class WorkerPool {
    * The name, the input and the result are the module's own (D-805).
    */
   run<M, N extends TaskNames<M>>(module: WorkerModule<M>, name: N, input: TaskInput<M, N>, options: RunOptions = {}): Promise<TaskOutput<M, N>> {
-    type R = TaskOutput<M, N>;
     const shared = this.#hold();
+    shared.active += 1;
+    return this.#submit<TaskOutput<M, N>>(shared, module, name, input, options).finally(() => {
+      shared.active -= 1;
+    });
+  }
+
+  #submit<R>(shared: SharedThreads, module: string, name: string, input: unknown, options: RunOptions): Promise<R> {
     // Tasks wait here, not in piscina's queue, so that the time limit counts running time only.
     const start = () =>
       shared.all.add(() => this.#exec<R>(shared, module, name, input, options.transfer ?? []), { priority: options.background ? 0 : 1 }) as Promise<R>;
     return options.background ? (shared.background.add(start) as Promise<R>) : start();
+  }
+
+  /**
+   * Runs task `name` of `module` on each of `inputs` in turn, on as many background
+   * threads at once as the pool has, while the pool has nothing else to do: before each,
+   * it looks whether any task given to `run` by any pool sharing the threads waits or
+   * runs, and the first time one does, or once this pool is closed, it starts no more.
+   * For work worth doing only on threads that would idle otherwise (warming their
+   * compiled code, D-1220): the next real task waits at most for the ones already
+   * started. A task that fails ends its lane. Resolves with how many ran.
+   */
+  async whileIdle<M, N extends TaskNames<M>>(module: WorkerModule<M>, name: N, inputs: readonly TaskInput<M, N>[]): Promise<number> {
+    const shared = this.#held;
+    if (!shared) return 0;
+    let next = 0;
+    let ran = 0;
+    let stopped = false;
+    // Once other work came, or the pool closed, every lane stops for good.
+    const idle = () => {
+      if (this.#held !== shared || shared.active > 0) stopped = true;
+      return !stopped;
+    };
+    const lane = async () => {
+      while (next < inputs.length && idle()) {
+        try {
+          await this.#submit(shared, module, name, inputs[next++], { background: true });
+          ran += 1;
+        } catch {
+          return;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: this.backgroundThreads }, lane));
+    return ran;
   }
 
   /**

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { rehearsalTexts } from '../../emulator/cli/rehearsals.js';
+import { EXTRACT_WORKER } from '../../src/knowledge/pipeline/worker-ref.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
 import { html, settled, upload } from './support.js';
 
@@ -35,5 +37,47 @@ describe('ingestion threads started ahead (D-1000)', () => {
     expect(read.status).toBe('ready');
     expect(read.chunkCount).toBeGreaterThan(1);
     expect(read).toEqual(await ingested(cold));
+  });
+});
+
+describe("threads that rehearse on the package's own pages while idle (D-1220)", () => {
+  const texts = rehearsalTexts();
+
+  it('are given real prose in both languages, the same on every start', () => {
+    expect(texts.length).toBeGreaterThanOrEqual(40);
+    expect(texts).toEqual(rehearsalTexts());
+    expect(texts.every((t) => t.length <= 6_000)).toBe(true);
+    expect(texts.some((t) => /^#{1,3} /mu.test(t) && /```/u.test(t))).toBe(true);
+    expect(texts.filter((t) => /\b(?:tiene|nuestros|para|los)\b/u.test(t)).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('read them all when nothing else comes, and then read a document exactly as threads that rehearsed nothing', async () => {
+    // Other limits, so threads of its own: the emulators of a process share theirs (D-1074).
+    const rehearsed = await fileEmulator({ seed: 3, workers: { idleTimeoutMs: 28_000 } });
+    const plain = await fileEmulator({ seed: 3, workers: { idleTimeoutMs: 27_000 } });
+    expect(await rehearsed.service.warmIngestion(texts.slice(0, 12))).toBe(12);
+    expect(await plain.service.warmIngestion()).toBe(0);
+    const read = await ingested(rehearsed);
+    expect(read.status).toBe('ready');
+    expect(read).toEqual(await ingested(plain));
+  });
+
+  it('start no more once a task of another kind is given, which then runs', async () => {
+    const emulator = await fileEmulator({ seed: 3, workers: { idleTimeoutMs: 26_000 } });
+    const { workers } = emulator.service;
+    const pages = texts.map((markdown) => ({ markdown, asPage: 'main' as const }));
+    // Each lane starts its first page at once; the document given next is waited for.
+    const rehearsal = workers.whileIdle(EXTRACT_WORKER, 'rehearse', pages);
+    const other = workers.run(EXTRACT_WORKER, 'warm', null, { background: true });
+    expect(await rehearsal).toBe(workers.backgroundThreads);
+    await expect(other).resolves.toBeNull();
+  });
+
+  it('start none on a pool that was closed', async () => {
+    const emulator = await fileEmulator({ seed: 3, workers: { idleTimeoutMs: 25_000 } });
+    const { workers } = emulator.service;
+    await emulator.close();
+    expect(await workers.whileIdle(EXTRACT_WORKER, 'rehearse', [{ markdown: texts[0]!, asPage: 'main' }])).toBe(0);
+    expect(await workers.threads()).toBe(0);
   });
 });

@@ -47,3 +47,28 @@ export const warm = workerTask(async (_: null): Promise<null> => {
   await Promise.all([loadTokenizer(), loadHtmlReader(), loadMarked()]);
   return null;
 });
+
+// Links enough for a page without `<main>` to go through Readability, as many uploaded pages do (D-982).
+const NAV = `<nav>${['Home', 'Guides', 'Reference', 'Download', 'Support', 'About'].map((l) => `<a href="/${l.toLowerCase()}">${l}</a>`).join(' ')}</nav>`;
+
+/**
+ * Reads a Markdown text (the package's own documentation) as an uploaded web page, and
+ * throws the result away (D-1220): before its first document, a thread runs the
+ * pipeline's code in V8's interpreter, and reading a few dozen real pages first makes
+ * it compiled code. `asPage` `main` marks its content with `<main>`, `readable` leaves
+ * that to Readability. Nothing is kept: not the memo of documents read (D-981), nor
+ * anything a later document's result depends on.
+ */
+export const rehearse = workerTask(async (input: { markdown: string; asPage: 'main' | 'readable' }): Promise<null> => {
+  const { parse } = await loadMarked();
+  const body = parse(input.markdown, { async: false });
+  const content = input.asPage === 'main' ? `${NAV}<main>${body}</main>` : `${NAV}<div class="content">${body}</div>`;
+  const html = `<!doctype html><html><head><title>Rehearsal</title></head><body>${content}</body></html>`;
+  try {
+    await prepareDocument({ kind: 'upload', format: 'html', bytes: new TextEncoder().encode(html), fallbackTitle: 'rehearsal' }, true);
+  } catch (error) {
+    // A section with nothing to chunk teaches the thread as much; anything else is a bug.
+    if (!(error instanceof IngestError)) throw error;
+  }
+  return null;
+});
