@@ -48,8 +48,10 @@ export const warm = workerTask(async (_: null): Promise<null> => {
   return null;
 });
 
-// Links enough for a page without `<main>` to go through Readability, as many uploaded pages do (D-982).
 const NAV = `<nav>${['Home', 'Guides', 'Reference', 'Download', 'Support', 'About'].map((l) => `<a href="/${l.toLowerCase()}">${l}</a>`).join(' ')}</nav>`;
+// A list of links outside any `<nav>`: enough link text for a page without `<main>` to go
+// through Readability (D-982), as many uploaded pages do.
+const RELATED = `<div class="related"><h3>Related pages</h3><ul>${Array.from({ length: 24 }, (_, i) => `<li><a href="/guide/${i + 1}">Related guide number ${i + 1}</a></li>`).join('')}</ul></div>`;
 
 /**
  * Reads a Markdown text (the package's own documentation) as an uploaded web page, and
@@ -62,7 +64,7 @@ const NAV = `<nav>${['Home', 'Guides', 'Reference', 'Download', 'Support', 'Abou
 export const rehearse = workerTask(async (input: { markdown: string; asPage: 'main' | 'readable' }): Promise<null> => {
   const { parse } = await loadMarked();
   const body = parse(input.markdown, { async: false });
-  const content = input.asPage === 'main' ? `${NAV}<main>${body}</main>` : `${NAV}<div class="content">${body}</div>`;
+  const content = input.asPage === 'main' ? `${NAV}<main>${body}</main>` : `${NAV}<div class="content">${body}</div>${RELATED}`;
   const html = `<!doctype html><html><head><title>Rehearsal</title></head><body>${content}</body></html>`;
   try {
     await prepareDocument({ kind: 'upload', format: 'html', bytes: new TextEncoder().encode(html), fallbackTitle: 'rehearsal' }, true);
