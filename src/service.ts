@@ -279,11 +279,12 @@ export function createService({ db: store, clock, ids, settings, workspaceDefaul
     /**
      * Starts the worker threads ingestion runs on, in the background, so that the first
      * uploads do not wait for them; a server calls it once it listens (D-1000). With
-     * `rehearsals` (Markdown texts), the threads then read them as web pages, only while
+     * `rehearsals` (Markdown texts, asked for once the threads have loaded their modules,
+     * off the ready line's way), the threads then read them as web pages, only while
      * no document waits, so that the first real ones find the pipeline's code compiled
      * (D-1220). Resolves with how many they read.
      */
-    warmIngestion(rehearsals: readonly string[] = []): Promise<number> {
+    warmIngestion(rehearsals: () => readonly string[] = () => []): Promise<number> {
       return warmPipeline(workers, rehearsals);
     },
 

@@ -120,7 +120,7 @@ export async function serve(cli: Extract<Cli, { options: CliOptions }>, stops: S
   // Listening: start ingestion's threads now, in the background, so that the first
   // uploads do not wait for them (D-1000), and have them rehearse on the package's own
   // pages while no document comes (D-1220); an in-process emulator stays lazy.
-  void emulator.service.warmIngestion(rehearsalTexts());
+  void emulator.service.warmIngestion(rehearsalTexts);
 
   const fixture: Fixture | undefined = options.fixtures === 'none' ? undefined : readFixture(options.fixtures);
   const keys = await keysToShow(emulator, fixture);

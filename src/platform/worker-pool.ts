@@ -206,6 +206,11 @@ export class WorkerPool {
     return options.background ? (shared.background.add(start) as Promise<R>) : start();
   }
 
+  /** Whether this pool is held and no task given to `run` by any pool sharing its threads waits or runs. */
+  get idle(): boolean {
+    return this.#held !== undefined && this.#held.active === 0;
+  }
+
   /**
    * Runs task `name` of `module` on each of `inputs` in turn, on as many background
    * threads at once as the pool has, while the pool has nothing else to do: before each,

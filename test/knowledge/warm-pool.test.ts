@@ -55,7 +55,7 @@ describe("threads that rehearse on the package's own pages while idle (D-1220)",
     // Other limits, so threads of its own: the emulators of a process share theirs (D-1074).
     const rehearsed = await fileEmulator({ seed: 3, workers: { idleTimeoutMs: 28_000 } });
     const plain = await fileEmulator({ seed: 3, workers: { idleTimeoutMs: 27_000 } });
-    expect(await rehearsed.service.warmIngestion(texts.slice(0, 12))).toBe(12);
+    expect(await rehearsed.service.warmIngestion(() => texts.slice(0, 12))).toBe(12);
     expect(await plain.service.warmIngestion()).toBe(0);
     const read = await ingested(rehearsed);
     expect(read.status).toBe('ready');
