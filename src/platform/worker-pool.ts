@@ -228,7 +228,7 @@ export class WorkerPool {
     let stopped = false;
     // Once other work came, or the pool closed, every lane stops for good.
     const idle = () => {
-      if (this.#held !== shared || shared.active > 0) stopped = true;
+      if (this.#held !== shared || !this.idle) stopped = true;
       return !stopped;
     };
     const lane = async () => {
