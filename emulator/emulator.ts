@@ -570,10 +570,14 @@ function prebuiltFits(options: EmulatorOptions, dbOptions: DatabaseOptions): boo
     options.embedder === undefined &&
     options.translator === undefined &&
     options.chatModel === undefined &&
-    // Worker limits can fail a load that the prebuilt state would not.
-    options.workers === undefined
+    // Worker limits can fail a load that the prebuilt state would not; how many threads
+    // there are, how long idle ones live and how nice they run cannot (the CLI sets the
+    // idle time, D-1221).
+    Object.keys(options.workers ?? {}).every((name) => LOAD_NEUTRAL_WORKER_OPTIONS.has(name))
   );
 }
+
+const LOAD_NEUTRAL_WORKER_OPTIONS = new Set<string>(['maxThreads', 'idleTimeoutMs', 'niceIncrement']);
 
 /** @internal `createEmulator`, with the demo's start chosen by the caller. */
 export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOptions = {}): Promise<Emulator> {

@@ -12,6 +12,15 @@ import { removeQuietly, writeFileSafely } from './safe-file.js';
 import { checkExportTarget, importFailure, readStateFile, StateFileError, writeStateFile } from './state-file.js';
 import { EmulatorOptionsError } from '../options-schema.js';
 
+/**
+ * How long the CLI's worker threads live without work (D-1221): a server's threads keep
+ * the code they compiled on the pages they read and the documents they memoised, so a
+ * burst after a pause (a test suite run again, the first suite a minute after start)
+ * finds them warm; the library's 30 s frees an in-process emulator's threads soon after
+ * its tests.
+ */
+export const CLI_THREAD_IDLE_MS = 10 * 60_000;
+
 const quiet = () => {};
 
 /** Why a listen failed, in one line that says what to do. */
@@ -94,6 +103,7 @@ export async function serve(cli: Extract<Cli, { options: CliOptions }>, stops: S
       liveFetch: options.liveFetch,
       ...(options.lease !== undefined && { leaseMs: options.lease }),
       ...(options.embeddings && { embedder: openAiEmbedder(options.embeddings) }),
+      workers: { idleTimeoutMs: CLI_THREAD_IDLE_MS },
     });
   } catch (error) {
     if (created()) removeStore(dbFile!);

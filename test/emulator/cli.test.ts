@@ -149,15 +149,7 @@ describe('svc-emulator CLI', () => {
       const { child, url } = await start(['--fixtures', 'none', '--seed', '3']);
       const pid = child.pid!;
       expect((await fetch(`${url}/_emulator/health`)).status).toBe(200);
-      // Field 22 of a stat line: when the thread started. Worker threads start well after
-      // the process (V8's and libuv's threads start with it) and spend CPU loading.
-      const stat = (path: string) => readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
-      const started = Number(stat(`/proc/${pid}/stat`)[19]);
-      const warmed = () =>
-        readdirSync(`/proc/${pid}/task`).filter((tid) => {
-          const fields = stat(`/proc/${pid}/task/${tid}/stat`);
-          return Number(tid) !== pid && Number(fields[19]) - started >= 20 && Number(fields[11]) + Number(fields[12]) > 0;
-        }).length;
+      const warmed = () => workerThreads(pid).length;
       for (let i = 0; i < 600 && warmed() < 2; i++) await new Promise((r) => setTimeout(r, 50));
       expect(warmed()).toBeGreaterThanOrEqual(2);
 
@@ -186,4 +178,35 @@ describe('svc-emulator CLI', () => {
       expect(await exited(child)).toBe(0);
     },
   );
+
+  // Linux: the threads are read from /proc.
+  it.runIf(process.platform === 'linux')(
+    "keeps its warmed threads past the library's 30 s without work, so that uploads after a pause find them warm (D-1221)",
+    async () => {
+      const { child } = await start(['--fixtures', 'none', '--seed', '3']);
+      const pid = child.pid!;
+      for (let i = 0; i < 600 && workerThreads(pid).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      const warm = workerThreads(pid);
+      expect(warm.length).toBeGreaterThanOrEqual(2);
+      await new Promise((r) => setTimeout(r, 36_000));
+      expect(workerThreads(pid)).toEqual(expect.arrayContaining(warm));
+      child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+    },
+    60_000,
+  );
 });
+
+/**
+ * The ids of a process's worker threads that have run: threads started well after the
+ * process (V8's and libuv's start with it; field 22 of a stat line is when a thread
+ * started) that spent CPU.
+ */
+function workerThreads(pid: number): string[] {
+  const stat = (path: string) => readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
+  const started = Number(stat(`/proc/${pid}/stat`)[19]);
+  return readdirSync(`/proc/${pid}/task`).filter((tid) => {
+    const fields = stat(`/proc/${pid}/task/${tid}/stat`);
+    return Number(tid) !== pid && Number(fields[19]) - started >= 20 && Number(fields[11]) + Number(fields[12]) > 0;
+  });
+}

@@ -87,6 +87,24 @@ describe('the prebuilt demo (dist/demo-state.json)', () => {
     }
   }, 60_000);
 
+  it('worker options that cannot fail a load (thread count, idle time, niceness) keep the prebuilt start; a limit does not (D-1221)', async () => {
+    const neutral = await openEmulator(
+      { fixtures: 'demo', seed: 4, log: quiet, workers: { idleTimeoutMs: 600_000, maxThreads: 3, niceIncrement: 5 } },
+      { prebuilt },
+    );
+    try {
+      expect(neutral.demoState).toBe('prebuilt');
+    } finally {
+      await neutral.close();
+    }
+    const limited = await openEmulator({ fixtures: 'demo', seed: 4, log: quiet, workers: { idleTimeoutMs: 600_000, taskTimeoutMs: 20_000 } }, { prebuilt });
+    try {
+      expect(limited.demoState).not.toBe('prebuilt');
+    } finally {
+      await limited.close();
+    }
+  }, 120_000);
+
   it('into a new --db file: kept over a restart, and reset returns to it', async () => {
     const db = tempDbPath();
     const first = await openEmulator({ db, fixtures: 'demo', seed: 3, log: quiet }, { prebuilt });
