@@ -42,6 +42,12 @@ const NODE_FLAGS = (process.env.BENCH_INGEST_NODE_FLAGS ?? '').split(' ').filter
  * upload, as for a server started a moment before its documents come (default 0: at once).
  */
 const SETTLE_MS = Number(process.env.BENCH_INGEST_SETTLE ?? 0);
+/**
+ * `BENCH_INGEST_AGAIN=ms`: once a round is ready, wait this long and upload the same
+ * documents into a new workspace, as a test suite run again after a pause (D-1221):
+ * prints that burst's uploads and how long after them every source was ready.
+ */
+const AGAIN_MS = process.env.BENCH_INGEST_AGAIN === undefined ? undefined : Number(process.env.BENCH_INGEST_AGAIN);
 /** `BENCH_INGEST_STORES=file` or `memory`: one store only. */
 const STORES = (process.env.BENCH_INGEST_STORES ?? 'file,memory').split(',');
 /** The questions asked after ingestion (their answers make the ranking digest). */
@@ -227,56 +233,20 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
   try {
     const base = server.url;
     const control = { 'content-type': 'application/json' };
-    const ws = await json<{ workspaceId: string; apiKey: { secret: string } }>(
-      await fetch(`${base}/_emulator/workspaces`, { method: 'POST', headers: control, body: '{}' }),
-      201,
-      'workspace',
-    );
-    await json(
-      await fetch(`${base}/_emulator/workspaces/${ws.workspaceId}`, {
-        method: 'PATCH',
-        headers: control,
-        body: JSON.stringify({ rateLimit: { limit: 1_000_000, windowSeconds: 60 }, dailyActivityCap: null }),
-      }),
-      200,
-      'workspace settings',
-    );
-    const auth = { authorization: `Bearer ${ws.apiKey.secret}` };
-    const agent = await json<{ id: string }>(
-      await fetch(`${base}/v1/agents`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          name: 'Debian helper',
-          identity: { businessName: 'Debian Reference', description: 'Answers questions on administering a Debian system.' },
-        }),
-      }),
-      201,
-      'agent',
-    );
+    const { auth, agentId } = await newWorkspace(base);
 
     if (SETTLE_MS > 0) await new Promise((r) => setTimeout(r, SETTLE_MS));
     const cpu0 = cpuSnapshot(server.child.pid);
     const timeline = TIMELINE ? sampleTimeline(server.child.pid, cpu0) : undefined;
     const t0 = performance.now();
-    let next = 0;
-    const client = async () => {
-      while (next < docs.length) {
-        const doc = docs[next++]!;
-        const form = new FormData();
-        form.set('file', new File([doc.html], fileName(doc), { type: 'text/html' }));
-        form.set('agentId', agent.id);
-        await json(await fetch(`${base}/v1/knowledge/uploads`, { method: 'POST', headers: auth, body: form }), 202, `upload ${doc.key}`);
-      }
-    };
-    await Promise.all(Array.from({ length: CLIENTS }, client));
+    await uploadAll(base, auth, agentId, docs);
     const uploaded = performance.now();
     let sourcesReady: number | undefined;
     let asked: Asked | undefined;
     if (WAIT !== 'drain') {
-      while ((await listSources(base, auth)).some((s) => s.status === 'pending')) await new Promise((r) => setTimeout(r, 50));
+      await untilNonePending(base, auth);
       sourcesReady = performance.now();
-      if (WAIT === 'ask') asked = await askAll(base, auth, agent.id, questions);
+      if (WAIT === 'ask') asked = await askAll(base, auth, agentId, questions);
     }
     // Ready means every job the uploads caused is done: the sources, and the lexicon job
     // their last settling queued (it runs once no source is pending, after they all report
@@ -295,7 +265,7 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
     const byFile = new Map(sources.map((s) => [s.id, s.fileName ?? s.id]));
     const content = sources.map((s) => JSON.stringify([s.fileName, s.title, s.lang, s.chunkCount, s.tokenCount, s.summary])).sort();
 
-    asked ??= await askAll(base, auth, agent.id, questions);
+    asked ??= await askAll(base, auth, agentId, questions);
     // Source ids follow the order uploads arrived in, which concurrent clients do not fix;
     // passages of equal score are listed by file name, so that the digest does not see it.
     const ranking = asked.answers.map((a) =>
@@ -305,6 +275,17 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
         .map((p) => `${p.file}:${p.score}`),
     );
     const firstQueryMs = asked.firstQueryMs;
+    if (AGAIN_MS !== undefined) {
+      await new Promise((r) => setTimeout(r, AGAIN_MS));
+      const again = await newWorkspace(base);
+      const t1 = performance.now();
+      await uploadAll(base, again.auth, again.agentId, docs);
+      const t2 = performance.now();
+      await untilNonePending(base, again.auth);
+      console.log(
+        `      again ${AGAIN_MS} ms later, into a new workspace: uploads ${fmt(t2 - t1)} ms, sources all ready ${fmt(performance.now() - t2)} ms after them`,
+      );
+    }
     return {
       cpu: cpu0 && cpu1 && cpuSpent(cpu0, cpu1),
       failed: failed.length,
@@ -319,6 +300,59 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
   } finally {
     await stop(server.child);
   }
+}
+
+/** A new workspace (rate limit and daily cap out of the way) with an agent: its key's header and the agent's id. */
+async function newWorkspace(base: string): Promise<{ auth: Record<string, string>; agentId: string }> {
+  const control = { 'content-type': 'application/json' };
+  const ws = await json<{ workspaceId: string; apiKey: { secret: string } }>(
+    await fetch(`${base}/_emulator/workspaces`, { method: 'POST', headers: control, body: '{}' }),
+    201,
+    'workspace',
+  );
+  await json(
+    await fetch(`${base}/_emulator/workspaces/${ws.workspaceId}`, {
+      method: 'PATCH',
+      headers: control,
+      body: JSON.stringify({ rateLimit: { limit: 1_000_000, windowSeconds: 60 }, dailyActivityCap: null }),
+    }),
+    200,
+    'workspace settings',
+  );
+  const auth = { authorization: `Bearer ${ws.apiKey.secret}` };
+  const agent = await json<{ id: string }>(
+    await fetch(`${base}/v1/agents`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Debian helper',
+        identity: { businessName: 'Debian Reference', description: 'Answers questions on administering a Debian system.' },
+      }),
+    }),
+    201,
+    'agent',
+  );
+  return { auth, agentId: agent.id };
+}
+
+/** Every document uploaded by `CLIENTS` concurrent clients. */
+async function uploadAll(base: string, auth: Record<string, string>, agentId: string, docs: CorpusDocument[]): Promise<void> {
+  let next = 0;
+  const client = async () => {
+    while (next < docs.length) {
+      const doc = docs[next++]!;
+      const form = new FormData();
+      form.set('file', new File([doc.html], fileName(doc), { type: 'text/html' }));
+      form.set('agentId', agentId);
+      await json(await fetch(`${base}/v1/knowledge/uploads`, { method: 'POST', headers: auth, body: form }), 202, `upload ${doc.key}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, client));
+}
+
+/** Lists the workspace's sources every 50 ms until none is pending. */
+async function untilNonePending(base: string, auth: Record<string, string>): Promise<void> {
+  while ((await listSources(base, auth)).some((s) => s.status === 'pending')) await new Promise((r) => setTimeout(r, 50));
 }
 
 interface Asked {

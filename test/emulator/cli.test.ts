@@ -206,7 +206,8 @@ function workerThreads(pid: number): string[] {
   const stat = (path: string) => readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   const started = Number(stat(`/proc/${pid}/stat`)[19]);
   return readdirSync(`/proc/${pid}/task`).filter((tid) => {
-    const fields = stat(`/proc/${pid}/task/${tid}/stat`);
-    return Number(tid) !== pid && Number(fields[19]) - started >= 20 && Number(fields[11]) + Number(fields[12]) > 0;
+    // A thread that ended since the directory was read is no worker thread of now.
+    const fields = existsSync(`/proc/${pid}/task/${tid}/stat`) ? stat(`/proc/${pid}/task/${tid}/stat`) : undefined;
+    return fields !== undefined && Number(tid) !== pid && Number(fields[19]) - started >= 20 && Number(fields[11]) + Number(fields[12]) > 0;
   });
 }
