@@ -25,6 +25,7 @@ import { loadFixture, type FixtureHost, type LoadedKey } from './fixture-loader.
 import { readFixture, type Fixture } from './fixtures.js';
 import type { JournalEntry, JournalStore } from './journal.js';
 import type { MetaStore } from './meta.js';
+import type { WorkerPoolOptions } from '../src/platform/worker-pool.js';
 import type { EmulatorOptions } from './options.js';
 import {
   AdvanceArgSchema,
@@ -573,11 +574,11 @@ function prebuiltFits(options: EmulatorOptions, dbOptions: DatabaseOptions): boo
     // Worker limits can fail a load that the prebuilt state would not; how many threads
     // there are, how long idle ones live and how nice they run cannot (the CLI sets the
     // idle time, D-1221).
-    Object.keys(options.workers ?? {}).every((name) => LOAD_NEUTRAL_WORKER_OPTIONS.has(name))
+    Object.keys(options.workers ?? {}).every((name) => LOAD_NEUTRAL_WORKER_OPTIONS.has(name as keyof WorkerPoolOptions))
   );
 }
 
-const LOAD_NEUTRAL_WORKER_OPTIONS = new Set<string>(['maxThreads', 'idleTimeoutMs', 'niceIncrement']);
+const LOAD_NEUTRAL_WORKER_OPTIONS = new Set<keyof WorkerPoolOptions>(['maxThreads', 'idleTimeoutMs', 'niceIncrement']);
 
 /** @internal `createEmulator`, with the demo's start chosen by the caller. */
 export async function openEmulator(options: EmulatorOptions = {}, demo: DemoOptions = {}): Promise<Emulator> {

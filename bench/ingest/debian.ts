@@ -50,6 +50,8 @@ const SETTLE_MS = Number(process.env.BENCH_INGEST_SETTLE ?? 0);
 const AGAIN_MS = process.env.BENCH_INGEST_AGAIN === undefined ? undefined : Number(process.env.BENCH_INGEST_AGAIN);
 /** `BENCH_INGEST_STORES=file` or `memory`: one store only. */
 const STORES = (process.env.BENCH_INGEST_STORES ?? 'file,memory').split(',');
+/** The headers of a control-plane request with a JSON body. */
+const CONTROL = { 'content-type': 'application/json' };
 /** The questions asked after ingestion (their answers make the ranking digest). */
 const QUESTIONS = 20;
 
@@ -233,7 +235,6 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
   const server = await startServer([...nodeFlags, CLI, '--port', '0', '--fixtures', 'none', '--seed', '1', ...storeArgs]);
   try {
     const base = server.url;
-    const control = { 'content-type': 'application/json' };
     const { auth, agentId } = await newWorkspace(base);
 
     if (SETTLE_MS > 0) await new Promise((r) => setTimeout(r, SETTLE_MS));
@@ -252,7 +253,7 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
     // Ready means every job the uploads caused is done: the sources, and the lexicon job
     // their last settling queued (it runs once no source is pending, after they all report
     // `ready`); a drain waits for both.
-    await json(await fetch(`${base}/_emulator/queue/drain`, { method: 'POST', headers: control }), 200, 'drain');
+    await json(await fetch(`${base}/_emulator/queue/drain`, { method: 'POST', headers: CONTROL }), 200, 'drain');
     const ready = performance.now();
     const cpu1 = cpuSnapshot(server.child.pid);
     if (process.env.BENCH_INGEST_THREADS === '1' && cpu0 && cpu1) console.log(`      busiest threads: ${cpuSpent(cpu0, cpu1)!.busiest.join(', ')} ms`);
@@ -305,16 +306,15 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
 
 /** A new workspace (rate limit and daily cap out of the way) with an agent: its key's header and the agent's id. */
 async function newWorkspace(base: string): Promise<{ auth: Record<string, string>; agentId: string }> {
-  const control = { 'content-type': 'application/json' };
   const ws = await json<{ workspaceId: string; apiKey: { secret: string } }>(
-    await fetch(`${base}/_emulator/workspaces`, { method: 'POST', headers: control, body: '{}' }),
+    await fetch(`${base}/_emulator/workspaces`, { method: 'POST', headers: CONTROL, body: '{}' }),
     201,
     'workspace',
   );
   await json(
     await fetch(`${base}/_emulator/workspaces/${ws.workspaceId}`, {
       method: 'PATCH',
-      headers: control,
+      headers: CONTROL,
       body: JSON.stringify({ rateLimit: { limit: 1_000_000, windowSeconds: 60 }, dailyActivityCap: null }),
     }),
     200,

@@ -19,7 +19,7 @@ import { EmulatorOptionsError } from '../options-schema.js';
  * finds them warm; the library's 30 s frees an in-process emulator's threads soon after
  * its tests.
  */
-export const CLI_THREAD_IDLE_MS = 10 * 60_000;
+const CLI_THREAD_IDLE_MS = 10 * 60_000;
 
 const quiet = () => {};
 
