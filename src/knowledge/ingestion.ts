@@ -25,6 +25,20 @@ export { RECRAWL_JOB };
 
 /** Ingestion jobs claimed and run together (D-891): their writes share transactions. */
 const INGEST_BATCH = 16;
+/**
+ * Uploads a worker thread reads in one task at most while a batch has a backlog, and the
+ * stored bytes they hold between them (D-1222): a task is a round trip through the
+ * serving thread, which a thread at nice 10 waits for on a busy machine.
+ */
+const DOCUMENTS_PER_TASK = 4;
+const BYTES_PER_TASK = 1024 * 1024;
+
+/** A claimed job whose source is pending, with its place among the queued faults. */
+interface Pending {
+  job: Job<IngestPayload>;
+  row: KnowledgeSourceTable;
+  fault: Promise<IngestFailureCode | undefined>;
+}
 
 export interface IngestionDeps {
   db: Kysely<Database>;
@@ -112,7 +126,7 @@ export class Ingestion {
     // before a later batch's (D-1119): the places are taken now, before any await.
     const wanted = jobs.map(() => settleable<boolean>());
     const faults = wanted.map((w) => this.#nextFault(w.promise));
-    const todo: { job: Job<IngestPayload>; row: KnowledgeSourceTable; fault: Promise<IngestFailureCode | undefined> }[] = [];
+    const todo: Pending[] = [];
     try {
       const ids = [...new Set(jobs.map((j) => j.payload.sourceId))];
       const rows = new Map((await this.deps.db.selectFrom('knowledge_sources').selectAll().where('id', 'in', ids).execute()).map((r) => [r.id, r]));
@@ -130,15 +144,19 @@ export class Ingestion {
     const failures = new Map<string, unknown>();
     const writes: Promise<void>[] = [];
     let next = 0;
+    const lanes = Math.min(todo.length, Math.max(1, this.deps.workers.backgroundThreads));
     const lane = async () => {
       while (next < todo.length) {
-        const { job, row, fault } = todo[next++]!;
-        const outcome = await this.#outcome(row, job.payload, fault);
-        // Only the write settles the job: it is finished once its outcome is committed.
-        writes.push(this.#writes.write(outcome).catch((error: unknown) => void failures.set(job.id, error)));
+        const group = takeGroup(todo, next, lanes);
+        next += group.length;
+        const outcomes = await this.#outcomes(group);
+        group.forEach(({ job }, i) => {
+          // Only the write settles the job: it is finished once its outcome is committed.
+          writes.push(this.#writes.write(outcomes[i]!).catch((error: unknown) => void failures.set(job.id, error)));
+        });
       }
     };
-    await Promise.all(Array.from({ length: Math.min(todo.length, Math.max(1, this.deps.workers.backgroundThreads)) }, lane));
+    await Promise.all(Array.from({ length: lanes }, lane));
     await Promise.all(writes);
     return failures;
   }
@@ -154,6 +172,64 @@ export class Ingestion {
     return fault;
   }
 
+  /**
+   * The outcomes of a group of pending sources, in its order. Several uploads are read in
+   * one worker task; when that task fails (over its time or memory limit, or a bug), each
+   * of its documents is read again alone, under its own limits, so that only the one at
+   * fault fails and with its own reason (D-1222).
+   */
+  async #outcomes(group: Pending[]): Promise<IngestOutcome[]> {
+    const [only] = group;
+    if (group.length === 1 && only) return [await this.#outcome(only.row, only.job.payload, only.fault)];
+    const clear = await Promise.all(
+      group.map(({ fault }) =>
+        fault.then(
+          (f) => f === undefined,
+          () => false,
+        ),
+      ),
+    );
+    const read = await this.#readTogether(group.filter((_, i) => clear[i]));
+    const outcomes: IngestOutcome[] = [];
+    // One by one: this lane takes one of the pool's threads at a time.
+    for (const p of group) outcomes.push(read.get(p) ?? (await this.#outcome(p.row, p.job.payload, p.fault)));
+    return outcomes;
+  }
+
+  /** The uploads of `group` read in one worker task: their outcomes, none when the task failed. */
+  async #readTogether(group: Pending[]): Promise<Map<Pending, IngestOutcome>> {
+    const docs: { pending: Pending; input: DocumentInput }[] = [];
+    for (const pending of group) {
+      // A stored document that cannot be read is left to `#outcome`, which names why.
+      const input = await this.#storedDocument(pending.row, pending.job.payload).catch(() => undefined);
+      if (input) docs.push({ pending, input });
+    }
+    const read = new Map<Pending, IngestOutcome>();
+    if (docs.length === 0) return read;
+    const embed = this.#embedInThread();
+    let results: ({ prepared: Prepared } | { failed: IngestFailureCode })[];
+    try {
+      results = await this.deps.workers.run(
+        EXTRACT_WORKER,
+        'prepareEach',
+        docs.map(({ input }) => ({ ...input, embed })),
+        { background: true, transfer: docs.flatMap(({ input }) => movable(input.bytes)) },
+      );
+    } catch {
+      return read;
+    }
+    for (const [i, { pending }] of docs.entries()) {
+      const { row } = pending;
+      try {
+        read.set(pending, { row, ingested: await this.#finish(results[i]!) });
+      } catch (error) {
+        if (!(error instanceof IngestError)) this.deps.settings.log(`ingestion of ${row.id} failed`, error);
+        read.set(pending, { row, failed: codeOf(error) });
+      }
+    }
+    return read;
+  }
+
   /** What the pipeline makes of a pending source: ready with its chunks, or failed with a code. */
   async #outcome(row: KnowledgeSourceTable, payload: IngestPayload, queuedFault: Promise<IngestFailureCode | undefined>): Promise<IngestOutcome> {
     try {
@@ -167,14 +243,21 @@ export class Ingestion {
   }
 
   /** Extracts, chunks, embeds: the document comes from the stored input, the claim, or the web. */
-  async #run(row: KnowledgeSourceTable, { ownTitle, charset }: IngestPayload): Promise<{ ingested: Ingested; fetched?: Crawled }> {
+  async #run(row: KnowledgeSourceTable, payload: IngestPayload): Promise<{ ingested: Ingested; fetched?: Crawled }> {
     // A claim is two texts of at most 2,000 characters: no worker needed.
     if (row.kind === 'claim') return { ingested: await ingestClaim(storedClaim(row), row.title, this.deps.embedder) };
     if (row.kind === 'url') return this.#fetchAndIngest(row);
+    const document = await this.#storedDocument(row, payload);
+    // The stored bytes are read once: they may move to the thread rather than be copied.
+    return { ingested: await this.#ingestDocument(document, movable(document.bytes)) };
+  }
+
+  /** An upload's stored document, as the pipeline takes it. */
+  async #storedDocument(row: KnowledgeSourceTable, { ownTitle, charset }: IngestPayload): Promise<DocumentInput> {
     const [input] = await this.#input.execute({ sourceId: row.id });
     if (!input) throw new IngestError('ingest_failed', 'the stored document is missing');
-    const document = {
-      kind: 'upload' as const,
+    return {
+      kind: 'upload',
       format: formatOfStored(row.content_type),
       bytes: input.content,
       ...(charset !== undefined && { charset }),
@@ -182,17 +265,25 @@ export class Ingestion {
       fallbackTitle: row.title,
       fileName: row.file_name ?? undefined,
     };
-    // The stored bytes are read once: they may move to the thread rather than be copied.
-    return { ingested: await this.#ingestDocument(document, movable(input.content)) };
+  }
+
+  /** The built-in embedder runs in the worker thread; an embedder the user plugged in (maybe a network client) runs here. */
+  #embedInThread(): boolean {
+    return this.deps.embedder.constructor === HashingEmbedder;
+  }
+
+  /** A worker's answer for one document: the document ingested, or its failure thrown. */
+  #finish(outcome: { prepared: Prepared } | { failed: IngestFailureCode }): Promise<Ingested> {
+    if ('failed' in outcome) throw new IngestError(outcome.failed);
+    return finishDocument(outcome.prepared, this.deps.embedder);
   }
 
   /**
-   * A document through the pipeline in a worker thread. The built-in embedder runs
-   * there too; an embedder the user plugged in (maybe a network client) runs here.
+   * A document through the pipeline in a worker thread (with the built-in embedder).
    * Going over the pool's time or memory limit fails the source with its reason.
    */
   async #ingestDocument(input: DocumentInput, transfer: ArrayBuffer[] = []): Promise<Ingested> {
-    const embed = this.deps.embedder.constructor === HashingEmbedder;
+    const embed = this.#embedInThread();
     let outcome: { prepared: Prepared } | { failed: IngestFailureCode };
     try {
       outcome = await this.deps.workers.run(EXTRACT_WORKER, 'prepare', { ...input, embed }, { background: true, transfer });
@@ -201,8 +292,7 @@ export class Ingestion {
         throw new IngestError(error.limit === 'time' ? LIMIT_FAILURES.timeLimit : LIMIT_FAILURES.memoryLimit, error.message);
       throw error;
     }
-    if ('failed' in outcome) throw new IngestError(outcome.failed);
-    return finishDocument(outcome.prepared, this.deps.embedder);
+    return this.#finish(outcome);
   }
 
   async #fetchAndIngest(row: KnowledgeSourceTable): Promise<{ ingested: Ingested; fetched: Crawled }> {
@@ -259,6 +349,27 @@ export class Ingestion {
       await this.deps.settled?.(trx, row.workspace_id, `${row.id}:${result.ingested.contentHash}`);
     });
   }
+}
+
+/**
+ * The pending sources a lane takes next from `todo` at `next`: one, or, while the batch
+ * holds enough for every lane to take as many (so the lanes still end together), up to
+ * `DOCUMENTS_PER_TASK` uploads in a row of one workspace with `BYTES_PER_TASK` between
+ * them. A batch mixes workspaces (they take turns, D-1118): another's lone document is
+ * never read in one of this workspace's groups, so it waits for no more than before.
+ */
+function takeGroup(todo: readonly Pending[], next: number, lanes: number): Pending[] {
+  const most = Math.min(DOCUMENTS_PER_TASK, Math.floor((todo.length - next) / lanes));
+  const group = [todo[next]!];
+  let bytes = 0;
+  for (let i = next; i < todo.length && i - next < most; i++) {
+    const { row } = todo[i]!;
+    if (row.kind !== 'upload' || row.byte_size === null || row.workspace_id !== todo[next]!.row.workspace_id) break;
+    bytes += row.byte_size;
+    if (bytes > BYTES_PER_TASK) break;
+    if (i > next) group.push(todo[i]!);
+  }
+  return group;
 }
 
 /** A promise and its resolve, settled once (later calls do nothing). */

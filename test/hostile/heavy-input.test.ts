@@ -10,7 +10,7 @@ import { exited, startCli } from '../support/cli.js';
 import { send, type Client } from '../support/client.js';
 import { fileEmulator, workspace } from '../support/emulator.js';
 import { deflatedRun, fontBombPdf, textPdf } from '../support/pdf.js';
-import { upload } from '../knowledge/support.js';
+import { html, upload } from '../knowledge/support.js';
 
 // Heavy and hostile input runs in worker threads under limits (issue 11): what a
 // client sees when something goes over them, and that nothing else goes wrong.
@@ -149,6 +149,34 @@ describe('knowledge sources over a limit end failed with the limit named', () =>
     );
     expect(ok.status).toBe('ready');
     // 11 s alone on a clean clone; past the default 30 s on two cores shared with another test run.
+  }, 120_000);
+
+  it('a burst of uploads is read a few pages per task, and the one of them over the memory limit fails alone (D-1222)', async () => {
+    const { api } = await workspace(small);
+    // Every upload accepted before the queue looks, as a burst's are once it has a backlog.
+    await small.service.jobs.stop();
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < 12; i++) {
+        // 256 KB that pdf.js would inflate to 256 MiB, four times the buffer limit.
+        const file =
+          i === 5
+            ? { name: 'bomb.pdf', type: 'application/pdf', content: await fontBombPdf(256 * 1024 * 1024) }
+            : { name: `page-${i}.html`, type: 'text/html', content: html(`Opening hours ${i}`, `<p>Branch ${i} opens at ${i + 7} o'clock.</p>`) };
+        const res = await api.post('/v1/knowledge/uploads', upload(file));
+        expect(res.status, res.text).toBe(202);
+        ids.push(res.body.id);
+      }
+    } finally {
+      await small.service.jobs.start();
+    }
+    const tasks = small.service.workers.tasksStarted;
+    await small.drain();
+    const sources = await Promise.all(ids.map(async (id) => (await api.get(`/v1/knowledge/sources/${id}`)).body));
+    expect(sources[5]).toMatchObject({ status: 'failed', error: 'ingest_failed:memory_limit', chunkCount: 0 });
+    expect(sources.filter((s) => s.status === 'ready')).toHaveLength(11);
+    // Fewer tasks than documents, the bomb's group read again one by one included.
+    expect(small.service.workers.tasksStarted - tasks).toBeLessThan(ids.length);
   }, 120_000);
 });
 

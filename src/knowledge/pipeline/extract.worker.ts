@@ -13,12 +13,7 @@ import { loadTokenizer } from './tokens.js';
 /** This thread's documents read so far, by content (D-981). */
 const memo = new PreparedMemo();
 
-/**
- * The knowledge pipeline's worker module: everything whose cost grows with a document
- * runs here, off the thread that serves requests. A failure the pipeline expects comes
- * back as its code (an `IngestError` cannot cross threads).
- */
-export const prepare = workerTask(async (input: DocumentInput & { embed: boolean }): Promise<{ prepared: Prepared } | { failed: IngestFailureCode }> => {
+async function prepareOne(input: DocumentInput & { embed: boolean }): Promise<{ prepared: Prepared } | { failed: IngestFailureCode }> {
   try {
     return { prepared: await memo.get(input, () => prepareDocument(input, input.embed)) };
   } catch (error) {
@@ -28,6 +23,24 @@ export const prepare = workerTask(async (input: DocumentInput & { embed: boolean
     if (error instanceof RangeError && /call stack/i.test(error.message)) return { failed: 'unsupported_document' };
     throw error;
   }
+}
+
+/**
+ * The knowledge pipeline's worker module: everything whose cost grows with a document
+ * runs here, off the thread that serves requests. A failure the pipeline expects comes
+ * back as its code (an `IngestError` cannot cross threads).
+ */
+export const prepare = workerTask(prepareOne);
+
+/**
+ * Several documents in one task, each as `prepare` reads it (D-1222): one round trip
+ * through the serving thread for all of them. They share the task's limits; the caller
+ * reads each again alone when the task goes over one.
+ */
+export const prepareEach = workerTask(async (inputs: (DocumentInput & { embed: boolean })[]) => {
+  const outcomes: Awaited<ReturnType<typeof prepareOne>>[] = [];
+  for (const input of inputs) outcomes.push(await prepareOne(input));
+  return outcomes;
 });
 
 /** Whether a JSON upload parses (the rest of upload detection is cheap). */
