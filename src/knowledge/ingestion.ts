@@ -223,8 +223,7 @@ export class Ingestion {
       try {
         read.set(pending, { row, ingested: await this.#finish(results[i]!) });
       } catch (error) {
-        if (!(error instanceof IngestError)) this.deps.settings.log(`ingestion of ${row.id} failed`, error);
-        read.set(pending, { row, failed: codeOf(error) });
+        read.set(pending, this.#failed(row, error));
       }
     }
     return read;
@@ -237,9 +236,14 @@ export class Ingestion {
       if (fault !== undefined) throw new IngestError(fault, 'injected fault');
       return { row, ...(await this.#run(row, payload)) };
     } catch (error) {
-      if (!(error instanceof IngestError)) this.deps.settings.log(`ingestion of ${row.id} failed`, error);
-      return { row, failed: codeOf(error) };
+      return this.#failed(row, error);
     }
+  }
+
+  /** A source failed by `error`: its code, and in the log when the pipeline did not expect it. */
+  #failed(row: KnowledgeSourceTable, error: unknown): IngestOutcome {
+    if (!(error instanceof IngestError)) this.deps.settings.log(`ingestion of ${row.id} failed`, error);
+    return { row, failed: codeOf(error) };
   }
 
   /** Extracts, chunks, embeds: the document comes from the stored input, the claim, or the web. */
