@@ -284,9 +284,15 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
       await uploadAll(base, again.auth, again.agentId, docs);
       const t2 = performance.now();
       await untilNonePending(base, again.auth);
+      const t3 = performance.now();
+      await json(await fetch(`${base}/_emulator/queue/drain`, { method: 'POST', headers: CONTROL }), 200, 'drain');
+      const t4 = performance.now();
+      // The same documents teach the same lexicon, whichever workspace holds them (D-789, D-1223).
+      const same = (await lexiconPairs(base, auth)) === (await lexiconPairs(base, again.auth));
       console.log(
-        `      again ${AGAIN_MS} ms later, into a new workspace: uploads ${fmt(t2 - t1)} ms, sources all ready ${fmt(performance.now() - t2)} ms after them`,
+        `      again ${AGAIN_MS} ms later, into a new workspace: uploads ${fmt(t2 - t1)} ms, sources all ready ${fmt(t3 - t2)} ms after them, every job ${fmt(t4 - t2)} ms after them; lexicon ${same ? 'the same' : 'DIFFERENT'}`,
       );
+      if (!same) throw new Error('the same documents learned another lexicon in another workspace');
     }
     return {
       cpu: cpu0 && cpu1 && cpuSpent(cpu0, cpu1),
@@ -302,6 +308,17 @@ async function round(docs: CorpusDocument[], questions: string[], storeArgs: str
   } finally {
     await stop(server.child);
   }
+}
+
+/** The pairs of the lexicon of the workspace whose key `auth` holds, as JSON. */
+async function lexiconPairs(base: string, auth: Record<string, string>): Promise<string> {
+  const { workspaceId } = await json<{ workspaceId: string }>(await fetch(`${base}/v1/me`, { headers: auth }), 200, 'me');
+  const lexicon = await json<{ twins: number; units: number; pairs: unknown[] }>(
+    await fetch(`${base}/_emulator/workspaces/${workspaceId}/lexicon`, { headers: CONTROL }),
+    200,
+    'lexicon',
+  );
+  return JSON.stringify([lexicon.twins, lexicon.units, lexicon.pairs]);
 }
 
 /** A new workspace (rate limit and daily cap out of the way) with an agent: its key's header and the agent's id. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createEmulator } from '../../emulator/emulator.js';
+import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import { client, type Client } from '../support/client.js';
 import { sections } from '../../src/knowledge/lexicon/segments.js';
 import { DEMO_KEY } from '../support/demo-session.js';
@@ -158,22 +158,63 @@ describe('where the lexicon lives', () => {
     // Two sections in each language, as the two headings say (heading, text, code; heading, text).
     for (const lang of ['en', 'es'] as const) expect(sections(guide(lang)).map((s) => s.children.length)).toEqual([3, 2]);
   });
-  it('is learned from content alone: the same documents in another order, in another workspace, give the same lexicon byte for byte', async () => {
-    const learned = async (docs: typeof DEMO_TEXTS) => {
-      const ws = await workspace(emulator);
+  it('is learned from content alone: the same documents in another order, in another emulator, give the same lexicon byte for byte', async () => {
+    const learned = async (host: Emulator, docs: typeof DEMO_TEXTS) => {
+      const ws = await workspace(host);
       for (const doc of docs) expect((await ws.api.post('/v1/knowledge/text', doc)).status).toBe(202);
-      await emulator.drain();
+      await host.drain();
       // Source ids are the workspace's own: the twins are counted, not named.
-      const { workspaceId: _, twinnedSources, ...lexicon } = (await control.get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).body;
+      const { workspaceId: _, twinnedSources, ...lexicon } = (await client(host).get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).body;
       return { ...lexicon, twinnedSources: twinnedSources.length } as { twins: number; pairs: Pair[] };
     };
-    const forward = await learned(DEMO_TEXTS);
-    const reversed = await learned([...DEMO_TEXTS].reverse());
-    expect(forward.twins).toBe(6);
-    expect(JSON.stringify(reversed)).toBe(JSON.stringify(forward));
+    const forward = await learned(emulator, DEMO_TEXTS);
+    // Another process learns on its own (this one would take what it learned, D-1223).
+    const other = await createEmulator({ seed: 3, log: quiet });
+    try {
+      const reversed = await learned(other, [...DEMO_TEXTS].reverse());
+      expect(forward.twins).toBe(6);
+      expect(JSON.stringify(reversed)).toBe(JSON.stringify(forward));
+    } finally {
+      await other.close();
+    }
     // The demo's also learned from its bilingual claim: most pairs are the same.
     const demoPairs = new Set((await lexiconOf(demoWorkspace)).pairs.map((p) => `${p.es}:${p.en}`));
     expect(forward.pairs.filter((p) => demoPairs.has(`${p.es}:${p.en}`)).length).toBeGreaterThan(forward.pairs.length * 0.8);
+  });
+
+  it('learns once for workspaces holding the same documents: another one takes that lexicon as it is, a different one learns its own (D-1223)', async () => {
+    const pool = emulator.service.workers;
+    const run = pool.run.bind(pool);
+    let learning = 0;
+    pool.run = ((...args: Parameters<typeof run>) => {
+      if (args[1] === 'learn') learning += 1;
+      return run(...args);
+    }) as typeof run;
+    try {
+      const load = async (docs: typeof DEMO_TEXTS) => {
+        const ws = await workspace(emulator);
+        for (const doc of docs) expect((await ws.api.post('/v1/knowledge/text', doc)).status).toBe(202);
+        await emulator.drain();
+        // Source ids are the workspace's own: the twins are counted, not named.
+        const { workspaceId: _, twinnedSources, ...lexicon } = (await control.get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).body;
+        return { ...lexicon, twinnedSources: twinnedSources.length } as { twins: number; pairs: Pair[] };
+      };
+      // A fourth of the demo's texts, so that no workspace of the file learned them before.
+      const first = await load([...DEMO_TEXTS.slice(0, 4), WATER, AGUA]);
+      expect(first.twins).toBe(3);
+      expect(learning).toBe(1);
+      // The same documents, uploaded in another order: no thread learns, the lexicon is the same.
+      expect(await load([AGUA, ...DEMO_TEXTS.slice(0, 4).reverse(), WATER])).toEqual(first);
+      expect(learning).toBe(1);
+      // One document less: learned again, without what that twin taught.
+      const fewer = await load([...DEMO_TEXTS.slice(0, 4), WATER]);
+      expect(learning).toBe(2);
+      expect(fewer.twins).toBe(2);
+      expect(fewer.pairs.map((p) => `${p.es}:${p.en}`)).not.toContain('agu:water');
+      expect(first.pairs.map((p) => `${p.es}:${p.en}`)).toContain('agu:water');
+    } finally {
+      pool.run = run;
+    }
   });
 
   it('a workspace in one language builds none and ranks exactly as without it', async () => {

@@ -12,6 +12,7 @@ import type * as LexiconWorker from './lexicon.worker.js';
 import type { Language } from '../../text/language.js';
 import type { LearnedLexicon, LexiconSource } from './learn.js';
 import { StoredLexiconSchema } from '../knowledge.schema.js';
+import { LearnedByPrint } from './learned-by-print.js';
 import { Lexicon } from './lexicon.js';
 import { nextTurn } from '../../platform/turn.js';
 
@@ -35,6 +36,8 @@ const READ_TOKENS = 100_000;
 const WAIT_POLL_MS = 20;
 
 const NO_LEXICON: LearnedLexicon = { pairs: [], twins: 0, units: 0 };
+/** Lexicons this process learned that another workspace may take as they are (D-1223): the most recent this many. */
+const REMEMBERED = 16;
 
 /** The print of a workspace's ready sources: what its lexicon was learned from. */
 async function sourcePrint(db: Db, workspaceId: string): Promise<{ print: string; rows: SourceRow[] }> {
@@ -70,6 +73,8 @@ export class LexiconBuilder {
   readonly #pending: PreparedQuery<{ workspaceId: string }, { id: string }>;
   /** Whether the workspace's lexicon job is due with no source pending: asked by every lookup, compiled once (D-1142). */
   readonly #due: PreparedQuery<{ workspaceId: string }, { id: string }>;
+  /** What this process learned, by the print of what it was learned from: another workspace of that print takes it (D-1223). */
+  readonly #learned = new LearnedByPrint(REMEMBERED);
 
   constructor(
     private readonly deps: {
@@ -241,27 +246,10 @@ export class LexiconBuilder {
     const { print, rows } = await sourcePrint(db, workspaceId);
     const stored = await db.selectFrom('knowledge_lexicons').select('print').where('workspace_id', '=', workspaceId).executeTakeFirst();
     if (stored?.print === print) return;
-    // One language only (no claim, chunks of one language): nothing to pair, and no text to read.
-    const langs = await db.selectFrom('knowledge_chunks').select('lang').where('workspace_id', '=', workspaceId).groupBy('lang').execute();
-    const bilingual = langs.length > 1 || rows.some((r) => r.kind === 'claim');
-    const sources = bilingual ? await this.#sources(workspaceId, rows) : [];
-    let learned = NO_LEXICON;
-    if (bilingual && new Set(sources.flatMap((s) => (s.claim ? ['en', 'es'] : s.langs))).size > 1) {
-      try {
-        learned = await this.deps.workers.run(
-          LEXICON_WORKER,
-          'learn',
-          sources.map(({ langs: _, ...s }) => s),
-          { background: true },
-        );
-      } catch (error) {
-        if (!(error instanceof WorkerLimitError)) throw error;
-        // Nothing is written: the lexicon learned before stays, and the next change of knowledge tries again.
-        this.deps.log(`svc.knowledge: learning the lexicon of ${workspaceId} ran over its ${error.limit} limit; the one learned before stays`, error);
-        return;
-      }
-    }
-    const data = new Lexicon(learned).serialize();
+    const remembered = this.#learned.get(print);
+    const learned = remembered === undefined ? await this.#learnFrom(workspaceId, rows) : { data: remembered, whole: false };
+    if (learned === undefined) return;
+    const { data } = learned;
     await transaction(db, async (trx) => {
       // Processes sharing a store may write one workspace's lexicon at once (each runs the
       // job of its own change): its row is their lock (D-1126), claimed first, inserted
@@ -283,13 +271,49 @@ export class LexiconBuilder {
         return;
       }
       await trx.updateTable('knowledge_lexicons').set({ print, data }).where('workspace_id', '=', workspaceId).execute();
-      afterCommit(trx, () => this.#cache.delete(workspaceId));
+      afterCommit(trx, () => {
+        this.#cache.delete(workspaceId);
+        // Learned from what the print still names (checked above), every chunk of it read.
+        if (learned.whole) this.#learned.set(print, data);
+      });
       this.deps.changed(trx, workspaceId);
     });
   }
 
-  /** The ready sources' text, in id order, up to `MAX_CHARS`, with the languages of their chunks. */
-  async #sources(workspaceId: string, rows: SourceRow[]): Promise<Read[]> {
+  /**
+   * The lexicon of `rows` as stored, learned in a worker thread when they hold two
+   * languages; `whole` when every chunk was read (a read cut at `MAX_CHARS` takes sources
+   * in id order, and another workspace's ids would cut elsewhere). Undefined when learning
+   * ran over a limit: nothing is written.
+   */
+  async #learnFrom(workspaceId: string, rows: SourceRow[]): Promise<{ data: string; whole: boolean } | undefined> {
+    const db = this.deps.db;
+    // One language only (no claim, chunks of one language): nothing to pair, and no text to read.
+    const langs = await db.selectFrom('knowledge_chunks').select('lang').where('workspace_id', '=', workspaceId).groupBy('lang').execute();
+    const bilingual = langs.length > 1 || rows.some((r) => r.kind === 'claim');
+    // Nothing to remember: no thread ran.
+    if (!bilingual) return { data: NO_LEXICON_DATA, whole: false };
+    const { sources, whole } = await this.#sources(workspaceId, rows);
+    if (new Set(sources.flatMap((s) => (s.claim ? ['en', 'es'] : s.langs))).size < 2) return { data: NO_LEXICON_DATA, whole: false };
+    let learned: LearnedLexicon;
+    try {
+      learned = await this.deps.workers.run(
+        LEXICON_WORKER,
+        'learn',
+        sources.map(({ langs: _, ...s }) => s),
+        { background: true },
+      );
+    } catch (error) {
+      if (!(error instanceof WorkerLimitError)) throw error;
+      // Nothing is written: the lexicon learned before stays, and the next change of knowledge tries again.
+      this.deps.log(`svc.knowledge: learning the lexicon of ${workspaceId} ran over its ${error.limit} limit; the one learned before stays`, error);
+      return undefined;
+    }
+    return { data: new Lexicon(learned).serialize(), whole };
+  }
+
+  /** The ready sources' text, in id order, up to `MAX_CHARS`, with the languages of their chunks; `whole` when none was left out. */
+  async #sources(workspaceId: string, rows: SourceRow[]): Promise<{ sources: Read[]; whole: boolean }> {
     const out: Read[] = [];
     const byId = new Map<string, Read>();
     for (const r of rows) {
@@ -318,8 +342,12 @@ export class LexiconBuilder {
       batches.at(-1)!.push(r.id);
       tokens += Number(r.token_count);
     }
+    let whole = true;
     for (const [k, batch] of batches.entries()) {
-      if (chars >= MAX_CHARS) break;
+      if (chars >= MAX_CHARS) {
+        whole = false;
+        break;
+      }
       if (k > 0) await nextTurn();
       const chunks = await this.deps.db
         .selectFrom('knowledge_chunks')
@@ -330,18 +358,22 @@ export class LexiconBuilder {
         .orderBy('position')
         .execute();
       for (const c of chunks) {
-        if (chars >= MAX_CHARS) break;
+        if (chars >= MAX_CHARS) {
+          whole = false;
+          break;
+        }
         const source = byId.get(c.source_id)!;
         source.chunks.push(c.text);
         if (!source.langs.includes(c.lang as Language)) source.langs.push(c.lang as Language);
         chars += c.text.length;
       }
     }
-    return out.filter((s) => s.claim || s.chunks.length);
+    return { sources: out.filter((s) => s.claim || s.chunks.length), whole };
   }
 }
 
 const EMPTY = new Lexicon(NO_LEXICON);
+const NO_LEXICON_DATA = EMPTY.serialize();
 
 /** A source as read for learning, with the languages its chunks are written in. */
 type Read = LexiconSource & { chunks: string[]; langs: Language[] };
