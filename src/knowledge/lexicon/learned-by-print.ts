@@ -5,12 +5,13 @@
  * (D-789): sources of one print, every chunk read, learn the same lexicon byte for byte
  * in whichever workspace they are. Only lexicons this process learned itself are kept,
  * never one read from the store, so a row put there by hand teaches no other workspace.
+ * Bounded by entries and by characters, least recently used out first.
  */
 export class LearnedByPrint {
   readonly #data = new Map<string, string>();
+  #chars = 0;
 
-  /** @param capacity The most recently used this many are kept. */
-  constructor(private readonly capacity: number) {}
+  constructor(private readonly limits: { entries: number; chars: number }) {}
 
   get(print: string): string | undefined {
     const data = this.#data.get(print);
@@ -22,8 +23,17 @@ export class LearnedByPrint {
   }
 
   set(print: string, data: string): void {
-    this.#data.delete(print);
+    this.#drop(print);
+    if (data.length > this.limits.chars) return;
     this.#data.set(print, data);
-    if (this.#data.size > this.capacity) this.#data.delete(this.#data.keys().next().value!);
+    this.#chars += data.length;
+    while (this.#data.size > this.limits.entries || this.#chars > this.limits.chars) this.#drop(this.#data.keys().next().value!);
+  }
+
+  #drop(print: string): void {
+    const data = this.#data.get(print);
+    if (data === undefined) return;
+    this.#data.delete(print);
+    this.#chars -= data.length;
   }
 }

@@ -36,8 +36,13 @@ const READ_TOKENS = 100_000;
 const WAIT_POLL_MS = 20;
 
 const NO_LEXICON: LearnedLexicon = { pairs: [], twins: 0, units: 0 };
-/** Lexicons this process learned that another workspace may take as they are (D-1223): the most recent this many. */
-const REMEMBERED = 16;
+/**
+ * Lexicons this process learned that another workspace may take as they are (D-1223):
+ * the most recent this many, of at most this many characters between them (the held-out
+ * shape's, 859 word pairs and 183 pairs of twins, is under 50,000; `MAX_PAIRS` word pairs
+ * take about 500,000, plus 135 a pair of twins).
+ */
+const REMEMBERED = { entries: 16, chars: 8_000_000 };
 
 /** The print of a workspace's ready sources: what its lexicon was learned from. */
 async function sourcePrint(db: Db, workspaceId: string): Promise<{ print: string; rows: SourceRow[] }> {
