@@ -218,6 +218,36 @@ describe('where the lexicon lives', () => {
     }
   });
 
+  it('hands no lexicon read from a state file to another workspace: a file teaches only the workspace it names (D-1223)', async () => {
+    const docs = DEMO_TEXTS.slice(0, 4);
+    const load = async (host: Emulator) => {
+      const ws = await workspace(host);
+      for (const doc of docs) expect((await ws.api.post('/v1/knowledge/text', doc)).status).toBe(202);
+      await host.drain();
+      return ws.workspaceId;
+    };
+    const pairsOf = async (host: Emulator, workspaceId: string) =>
+      (await client(host).get(`/_emulator/workspaces/${workspaceId}/lexicon`)).body.pairs as Pair[];
+    const named = await load(emulator);
+    const genuine = await pairsOf(emulator, named);
+    expect(genuine.length).toBeGreaterThan(5);
+    // A state whose lexicon was written by hand, for sources whose print is the genuine one,
+    // loaded into a process that never learned from them.
+    const state = (await control.get('/_emulator/state')).body;
+    const row = state.tables.knowledge_lexicons.find((r: { workspace_id: string }) => r.workspace_id === named);
+    row.data = JSON.stringify({ ...JSON.parse(row.data), pairs: [['zzzz', 'yyyy', 0.9]] });
+    const forged = await createEmulator({ seed: 9, log: quiet });
+    try {
+      const imported = await client(forged).put('/_emulator/state', state);
+      expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+      expect(await pairsOf(forged, named)).toEqual([{ es: 'zzzz', en: 'yyyy', weight: 0.9 }]);
+      // Another workspace of the same documents learns its own.
+      expect(await pairsOf(forged, await load(forged))).toEqual(genuine);
+    } finally {
+      await forged.close();
+    }
+  });
+
   it('remembers what it learned within its bounds, the least recently used out first (D-1223)', () => {
     const learned = new LearnedByPrint({ entries: 2, chars: 10 });
     learned.set('a', 'aaaa');
