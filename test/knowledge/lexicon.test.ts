@@ -18,6 +18,18 @@ const lexiconOf = async (workspaceId: string) =>
   (await control.get(`/_emulator/workspaces/${workspaceId}/lexicon`)).body as { twins: number; units: number; twinnedSources: string[]; pairs: Pair[] };
 const agentNamed = async (api: Client, name: string) =>
   ((await api.get('/v1/agents')).body.data as { id: string; name: string }[]).find((a) => a.name === name)!.id;
+/** A new workspace of `host` holding `docs` as texts, every job done: its id. */
+const loaded = async (host: Emulator, docs: readonly { title: string; text: string }[]) => {
+  const ws = await workspace(host);
+  for (const doc of docs) expect((await ws.api.post('/v1/knowledge/text', doc)).status).toBe(202);
+  await host.drain();
+  return ws.workspaceId;
+};
+/** What a workspace of `host` learned, without ids: source ids are the workspace's own, so the twins are counted, not named. */
+const learnedBy = async (host: Emulator, workspaceId: string) => {
+  const { workspaceId: _, twinnedSources, ...lexicon } = (await client(host).get(`/_emulator/workspaces/${workspaceId}/lexicon`)).body;
+  return { ...lexicon, twinnedSources: twinnedSources.length } as { twins: number; units: number; twinnedSources: number; pairs: Pair[] };
+};
 
 const DEMO = JSON.parse(readFileSync(new URL('../../fixtures/demo.json', import.meta.url), 'utf8')) as {
   workspaces: { knowledge: { kind: string; title?: string; text?: string }[] }[];
@@ -160,14 +172,7 @@ describe('where the lexicon lives', () => {
     for (const lang of ['en', 'es'] as const) expect(sections(guide(lang)).map((s) => s.children.length)).toEqual([3, 2]);
   });
   it('is learned from content alone: the same documents in another order, in another emulator, give the same lexicon byte for byte', async () => {
-    const learned = async (host: Emulator, docs: typeof DEMO_TEXTS) => {
-      const ws = await workspace(host);
-      for (const doc of docs) expect((await ws.api.post('/v1/knowledge/text', doc)).status).toBe(202);
-      await host.drain();
-      // Source ids are the workspace's own: the twins are counted, not named.
-      const { workspaceId: _, twinnedSources, ...lexicon } = (await client(host).get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).body;
-      return { ...lexicon, twinnedSources: twinnedSources.length } as { twins: number; pairs: Pair[] };
-    };
+    const learned = async (host: Emulator, docs: typeof DEMO_TEXTS) => learnedBy(host, await loaded(host, docs));
     const forward = await learned(emulator, DEMO_TEXTS);
     // Another process learns on its own (this one would take what it learned, D-1223).
     const other = await createEmulator({ seed: 3, log: quiet });
@@ -192,15 +197,8 @@ describe('where the lexicon lives', () => {
       return run(...args);
     }) as typeof run;
     try {
-      const load = async (docs: typeof DEMO_TEXTS) => {
-        const ws = await workspace(emulator);
-        for (const doc of docs) expect((await ws.api.post('/v1/knowledge/text', doc)).status).toBe(202);
-        await emulator.drain();
-        // Source ids are the workspace's own: the twins are counted, not named.
-        const { workspaceId: _, twinnedSources, ...lexicon } = (await control.get(`/_emulator/workspaces/${ws.workspaceId}/lexicon`)).body;
-        return { ...lexicon, twinnedSources: twinnedSources.length } as { twins: number; pairs: Pair[] };
-      };
-      // A fourth of the demo's texts, so that no workspace of the file learned them before.
+      const load = async (docs: typeof DEMO_TEXTS) => learnedBy(emulator, await loaded(emulator, docs));
+      // Documents no other workspace of this file holds all of, and no more: this process never learned from them.
       const first = await load([...DEMO_TEXTS.slice(0, 4), WATER, AGUA]);
       expect(first.twins).toBe(3);
       expect(learning).toBe(1);
@@ -220,15 +218,8 @@ describe('where the lexicon lives', () => {
 
   it('hands no lexicon read from a state file to another workspace: a file teaches only the workspace it names (D-1223)', async () => {
     const docs = DEMO_TEXTS.slice(0, 4);
-    const load = async (host: Emulator) => {
-      const ws = await workspace(host);
-      for (const doc of docs) expect((await ws.api.post('/v1/knowledge/text', doc)).status).toBe(202);
-      await host.drain();
-      return ws.workspaceId;
-    };
-    const pairsOf = async (host: Emulator, workspaceId: string) =>
-      (await client(host).get(`/_emulator/workspaces/${workspaceId}/lexicon`)).body.pairs as Pair[];
-    const named = await load(emulator);
+    const pairsOf = async (host: Emulator, workspaceId: string) => (await learnedBy(host, workspaceId)).pairs;
+    const named = await loaded(emulator, docs);
     const genuine = await pairsOf(emulator, named);
     expect(genuine.length).toBeGreaterThan(5);
     // A state whose lexicon was written by hand, for sources whose print is the genuine one,
@@ -242,7 +233,7 @@ describe('where the lexicon lives', () => {
       expect(imported.status, JSON.stringify(imported.body)).toBe(200);
       expect(await pairsOf(forged, named)).toEqual([{ es: 'zzzz', en: 'yyyy', weight: 0.9 }]);
       // Another workspace of the same documents learns its own.
-      expect(await pairsOf(forged, await load(forged))).toEqual(genuine);
+      expect(await pairsOf(forged, await loaded(forged, docs))).toEqual(genuine);
     } finally {
       await forged.close();
     }
