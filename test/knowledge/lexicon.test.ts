@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import { client, type Client } from '../support/client.js';
-import { LearnedByPrint } from '../../src/knowledge/lexicon/learned-by-print.js';
 import { sections } from '../../src/knowledge/lexicon/segments.js';
 import { DEMO_KEY } from '../support/demo-session.js';
 import { fileEmulator, quiet, workspace } from '../support/emulator.js';
@@ -237,21 +236,6 @@ describe('where the lexicon lives', () => {
     } finally {
       await forged.close();
     }
-  });
-
-  it('remembers what it learned within its bounds, the least recently used out first (D-1223)', () => {
-    const learned = new LearnedByPrint({ entries: 2, chars: 10 });
-    learned.set('a', 'aaaa');
-    learned.set('b', 'bbbb');
-    expect(learned.get('a')).toBe('aaaa');
-    // Over two entries: b, used longest ago, goes.
-    learned.set('c', 'cc');
-    expect([learned.get('a'), learned.get('b'), learned.get('c')]).toEqual(['aaaa', undefined, 'cc']);
-    // Over ten characters: a goes, c stays; one larger than the bound is not kept at all.
-    learned.set('d', 'dddddd');
-    expect([learned.get('a'), learned.get('c'), learned.get('d')]).toEqual([undefined, 'cc', 'dddddd']);
-    learned.set('e', 'e'.repeat(11));
-    expect([learned.get('e'), learned.get('d')]).toEqual([undefined, 'dddddd']);
   });
 
   it('a workspace in one language builds none and ranks exactly as without it', async () => {

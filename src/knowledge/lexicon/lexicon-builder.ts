@@ -12,9 +12,9 @@ import type * as LexiconWorker from './lexicon.worker.js';
 import type { Language } from '../../text/language.js';
 import type { LearnedLexicon, LexiconSource } from './learn.js';
 import { StoredLexiconSchema } from '../knowledge.schema.js';
-import { LearnedByPrint } from './learned-by-print.js';
 import { Lexicon } from './lexicon.js';
 import { nextTurn } from '../../platform/turn.js';
+import { BoundedLru } from '../../platform/bounded-lru.js';
 
 export const LEXICON_JOB = 'knowledge.lexicon';
 const LEXICON_WORKER = workerModule<typeof LexiconWorker>(import.meta.url, 'lexicon.worker');
@@ -42,7 +42,7 @@ const NO_LEXICON: LearnedLexicon = { pairs: [], twins: 0, units: 0 };
  * shape's, 859 word pairs and 183 pairs of twins, is under 50,000; `MAX_PAIRS` word pairs
  * take about 500,000, plus 135 a pair of twins).
  */
-const REMEMBERED = { entries: 16, chars: 8_000_000 };
+const REMEMBERED = { entries: 16, size: 8_000_000 };
 
 /** The print of a workspace's ready sources: what its lexicon was learned from. */
 async function sourcePrint(db: Db, workspaceId: string): Promise<{ print: string; rows: SourceRow[] }> {
@@ -78,8 +78,15 @@ export class LexiconBuilder {
   readonly #pending: PreparedQuery<{ workspaceId: string }, { id: string }>;
   /** Whether the workspace's lexicon job is due with no source pending: asked by every lookup, compiled once (D-1142). */
   readonly #due: PreparedQuery<{ workspaceId: string }, { id: string }>;
-  /** What this process learned, by the print of what it was learned from: another workspace of that print takes it (D-1223). */
-  readonly #learned = new LearnedByPrint(REMEMBERED);
+  /**
+   * Lexicons this process learned, as stored, by the print of the sources they were
+   * learned from (D-1223). The print is of what the sources hold (content hashes, file
+   * names and URLs, claims) and learning reads nothing else, in an order of its own
+   * (D-789): sources of one print, every chunk read, learn the same lexicon byte for byte
+   * in whichever workspace they are. Only what this process learned itself is kept, never
+   * a lexicon read from the store, so a row put there by hand teaches no other workspace.
+   */
+  readonly #learned = new BoundedLru<string>(REMEMBERED);
 
   constructor(
     private readonly deps: {
@@ -279,7 +286,7 @@ export class LexiconBuilder {
       afterCommit(trx, () => {
         this.#cache.delete(workspaceId);
         // Learned from what the print still names (checked above), every chunk of it read.
-        if (learned.whole) this.#learned.set(print, data);
+        if (learned.whole) this.#learned.set(print, data, data.length);
       });
       this.deps.changed(trx, workspaceId);
     });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BoundedLru } from '../../platform/bounded-lru.js';
 import type { DocumentInput, Prepared } from './pipeline.js';
 
 /** Documents a thread keeps the pipeline's output of, the most recently used (256 pages of the Debian Reference: 7 MiB)... */
@@ -25,38 +26,23 @@ const charsOf = (prepared: Prepared): number => prepared.chunks.reduce((n, c) =>
  * What a task answers is copied to the caller, so the kept value is never shared.
  */
 export class PreparedMemo {
-  readonly #entries = new Map<string, { prepared: Prepared; chars: number }>();
-  #chars = 0;
+  readonly #entries: BoundedLru<Prepared>;
 
-  constructor(
-    private readonly maxEntries = MAX_ENTRIES,
-    private readonly maxChars = MAX_CHARS,
-  ) {}
+  constructor(maxEntries = MAX_ENTRIES, maxChars = MAX_CHARS) {
+    this.#entries = new BoundedLru({ entries: maxEntries, size: maxChars });
+  }
 
   /** The kept output for `input`, else `prepare()`'s, kept when it fits. */
   async get(input: DocumentInput & { embed: boolean }, prepare: () => Promise<Prepared>): Promise<Prepared> {
     const key = keyOf(input);
     const hit = this.#entries.get(key);
-    if (hit) {
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      return hit.prepared;
-    }
+    if (hit) return hit;
     const prepared = await prepare();
-    const chars = charsOf(prepared);
-    if (chars <= this.maxChars) {
-      this.#entries.set(key, { prepared, chars });
-      this.#chars += chars;
-      for (const [oldest, entry] of this.#entries) {
-        if (this.#entries.size <= this.maxEntries && this.#chars <= this.maxChars) break;
-        this.#entries.delete(oldest);
-        this.#chars -= entry.chars;
-      }
-    }
+    this.#entries.set(key, prepared, charsOf(prepared));
     return prepared;
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#entries.count;
   }
 }
