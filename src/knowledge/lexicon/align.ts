@@ -30,6 +30,11 @@ function misfit(a: number, b: number, ratio: number): number {
   return Math.abs(Math.log((b + 1) / (a + 1)) - ratio) / SPREAD;
 }
 
+/** `misfit` from the two lengths' logs (of length + 1). */
+function logMisfit(logA: number, logB: number, ratio: number): number {
+  return Math.abs(logB - logA - ratio) / SPREAD;
+}
+
 /** The anchors of two adjacent pieces together (a merge step's). */
 function union(x: Segment, y: Segment): ReadonlySet<string> {
   if (y.anchors.size === 0) return x.anchors;
@@ -41,8 +46,9 @@ function union(x: Segment, y: Segment): ReadonlySet<string> {
 
 /** Dice of the two anchor sets minus the share left unmatched (anchors on one side only are a sign against); 0 without any. */
 function shared(left: ReadonlySet<string>, right: ReadonlySet<string>): number {
-  if (left.size === 0 && right.size === 0) return 0;
-  const [small, large] = left.size <= right.size ? [left, right] : [right, left];
+  if (left.size === 0 || right.size === 0) return left.size === right.size ? 0 : -0.5;
+  const small = left.size <= right.size ? left : right;
+  const large = small === left ? right : left;
   let both = 0;
   for (const t of small) if (large.has(t)) both += 1;
   const dice = (2 * both) / (left.size + right.size);
@@ -65,6 +71,18 @@ export function alignSegments(a: readonly Segment[], b: readonly Segment[], rati
   // Each piece with the one before it, for the merge steps.
   const a2 = a.map((s, i) => (i ? union(a[i - 1]!, s) : s.anchors));
   const b2 = b.map((s, j) => (j ? union(b[j - 1]!, s) : s.anchors));
+  // Each piece's log length, alone and with the one before it: a cell's three fits read them.
+  const logs = (s: readonly Segment[]) => {
+    const one = new Float64Array(s.length);
+    const two = new Float64Array(s.length);
+    for (let k = 0; k < s.length; k++) {
+      one[k] = Math.log(s[k]!.length + 1);
+      two[k] = k ? Math.log(s[k]!.length + s[k - 1]!.length + 1) : 0;
+    }
+    return { one, two };
+  };
+  const la = logs(a);
+  const lb = logs(b);
   const consider = (i: number, j: number, from: number, step: number, c: number) => {
     if (from === Infinity) return;
     const total = from + c;
@@ -79,14 +97,14 @@ export function alignSegments(a: readonly Segment[], b: readonly Segment[], rati
       if (i && j) {
         const x = a[i - 1]!;
         const y = b[j - 1]!;
-        consider(i, j, cost[(i - 1) * width + j - 1]!, 0, misfit(x.length, y.length, ratio) - ANCHOR_WEIGHT * shared(x.anchors, y.anchors));
+        consider(i, j, cost[(i - 1) * width + j - 1]!, 0, logMisfit(la.one[i - 1]!, lb.one[j - 1]!, ratio) - ANCHOR_WEIGHT * shared(x.anchors, y.anchors));
         if (i > 1)
           consider(
             i,
             j,
             cost[(i - 2) * width + j - 1]!,
             3,
-            MERGE + misfit(x.length + a[i - 2]!.length, y.length, ratio) - ANCHOR_WEIGHT * shared(a2[i - 1]!, y.anchors),
+            MERGE + logMisfit(la.two[i - 1]!, lb.one[j - 1]!, ratio) - ANCHOR_WEIGHT * shared(a2[i - 1]!, y.anchors),
           );
         if (j > 1)
           consider(
@@ -94,7 +112,7 @@ export function alignSegments(a: readonly Segment[], b: readonly Segment[], rati
             j,
             cost[(i - 1) * width + j - 2]!,
             4,
-            MERGE + misfit(x.length, y.length + b[j - 2]!.length, ratio) - ANCHOR_WEIGHT * shared(x.anchors, b2[j - 1]!),
+            MERGE + logMisfit(la.one[i - 1]!, lb.two[j - 1]!, ratio) - ANCHOR_WEIGHT * shared(x.anchors, b2[j - 1]!),
           );
       }
       if (i) consider(i, j, cost[(i - 1) * width + j]!, 1, SKIP);

@@ -46,7 +46,18 @@ const CAPITALISED = /^\p{Lu}[\p{L}\p{N}]*$/u;
 // What ends a sentence (so that the next word's capital says nothing) or opens a line.
 const SENTENCE_CLOSERS = new Set([...'.!?:¿¡'].map((ch) => ch.charCodeAt(0)));
 const LINE_OPENERS = new Set([...'¿¡#>|*+-'].map((ch) => ch.charCodeAt(0)));
-const SPANISH_MARKS = /[ñ¿¡áéíóú]/gu;
+// ñ ¿ ¡ á é í ó ú and the capitals that lowercase to them.
+const SPANISH_MARK_CODES = new Set([...'ñ¿¡áéíóúÑÁÉÍÓÚ'].map((ch) => ch.charCodeAt(0)));
+
+/** How many of `text`'s characters are Spanish marks once lowercased, counted without a lowercased copy. */
+function spanishMarks(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0xa0 && SPANISH_MARK_CODES.has(c)) count += 1;
+  }
+  return count;
+}
 
 // Words repeat: fold each once. Bounded, as the stemmers' cache is.
 const FOLDED = new Map<string, string>();
@@ -168,7 +179,7 @@ function leafOf(text: string): Leaf {
     else if (ONLY_ENGLISH.has(f)) balance -= 1;
     if (!isSearchStopword(f) && (f.length > 1 || (f >= '0' && f <= '9'))) out.push(accented[k]!);
   }
-  balance += 0.5 * (text.toLowerCase().match(SPANISH_MARKS)?.length ?? 0);
+  balance += 0.5 * spanishMarks(text);
   return { words: out, balance };
 }
 
@@ -283,7 +294,10 @@ export function sections(text: string): Segment[] {
       flushSection();
       const heading = withoutNumbering(line.replace(HEADING_MARKS, ''));
       // The heading keeps its numbering as an anchor: `3.2.1.` is the same in both languages.
-      if (heading) blocks.push({ ...segment(heading), anchors: anchorsOf(line) });
+      if (heading) {
+        const leaf = leafOf(heading);
+        blocks.push({ length: leaf.words.length, anchors: anchorsOf(line), children: [], leaf });
+      }
     } else if (line.trim() === '') flushBlock();
     else lines.push(line);
   }
@@ -316,7 +330,7 @@ export function documentFeatures(text: string, fallback: Language): DocumentFeat
       length += 1;
       if (w.length > 2) set.add(w);
     }
-    balance += 0.5 * (block.toLowerCase().match(SPANISH_MARKS)?.length ?? 0);
+    balance += 0.5 * spanishMarks(block);
     if (balance > 0 || (balance === 0 && fallback === 'es')) es += length;
     else en += length;
   }

@@ -80,13 +80,15 @@ export function findTwins(docs: readonly TwinCandidate[]): [number, number][] {
   });
   const n = docs.length;
   const maxDf = maxDocumentFrequency(n);
-  // Only what both languages write can tell twins apart; each token weighs its idf squared.
-  const weight = (t: string) => {
-    const d = df.get(t)!;
-    if (d > maxDf || !inLanguage.en.has(t) || !inLanguage.es.has(t)) return 0;
+  // Only what both languages write can tell twins apart; each token weighs its idf squared
+  // (worked out once: every document's norm and every English document's dots read it).
+  const weights = new Map<string, number>();
+  for (const [t, d] of df) {
+    if (d > maxDf || !inLanguage.en.has(t) || !inLanguage.es.has(t)) continue;
     const idf = Math.log(n / d);
-    return idf * idf;
-  };
+    weights.set(t, idf * idf);
+  }
+  const weight = (t: string) => weights.get(t) ?? 0;
   const norms = sets.map((set) => {
     let s = 0;
     for (const t of set) s += weight(t);
