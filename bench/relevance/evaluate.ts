@@ -64,7 +64,7 @@ export interface Ingested {
  * Ingests one corpus through the API (each document uploaded as an HTML file, as a
  * user would), asks every question through `POST /v1/agents/{id}/query` (limit 10), the
  * same ranking without its refusal, and BM25 over the emulator's own chunks.
- * `BENCH_RELEVANCE_CHUNKS=dir` also writes the chunks there (`<corpus>.chunks.json`).
+ * `BENCH_RELEVANCE_CHUNKS=dir` also writes the chunks there (`<corpus>.chunks.json`), a blind corpus's excepted.
  */
 export async function evaluate(corpus: Corpus, options: { embedder?: Embedder; inspect?: (ingested: Ingested) => Promise<void> } = {}): Promise<CorpusRun> {
   const docs = corpus.documents();
@@ -180,7 +180,9 @@ export async function evaluate(corpus: Corpus, options: { embedder?: Embedder; i
     const failed = docs.length - new Set(indexed.map((c) => c.sourceId)).size;
     await options.inspect?.({ emulator, workspaceId, agentId, questions, chunks });
     const dir = process.env.BENCH_RELEVANCE_CHUNKS;
-    if (dir) {
+    // A blind corpus is never captured: the experiments replay every capture, and a blind
+    // corpus runs once per final candidate, through this bench (bench/relevance/README.md).
+    if (dir && corpus.role !== 'blind') {
       // A missing folder used to throw after the whole corpus had been ingested and asked.
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, `${corpus.name}.chunks.json`), JSON.stringify({ chunks, questions }));

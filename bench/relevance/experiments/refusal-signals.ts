@@ -19,6 +19,7 @@ import { isQuestionWord } from '../../../src/text/search-words.js';
 import { fold } from '../../../src/text/words.js';
 import type { CapturedChunk } from '../evaluate.js';
 import { distinctSections, rankOf, type Question } from '../metrics.js';
+import { capturedCorpora } from './captures.js';
 
 const DIR = process.env.BENCH_RELEVANCE_CHUNKS ?? '/tmp/rel';
 const COMMON_DIR = process.env.BENCH_COMMON_DIR;
@@ -123,23 +124,19 @@ export function generalRanks(): (word: string) => number {
 }
 
 export function loadCorpora(): { name: string; chunks: CapturedChunk[]; questions: Question[] }[] {
-  return readdirSync(DIR)
-    .filter((f) => f.endsWith('.chunks.json'))
-    .sort()
-    .map((f) => {
-      const name = f.replace('.chunks.json', '');
-      const captured = JSON.parse(readFileSync(join(DIR, f), 'utf8')) as { chunks: CapturedChunk[]; questions: Question[] };
-      const file = new URL(`../corpora/${name}.json`, import.meta.url);
-      let questions = captured.questions;
-      if (existsSync(file)) {
-        const cross = new Map(captured.questions.map((q) => [q.id, q.cross]));
-        questions = (JSON.parse(readFileSync(file, 'utf8')) as { questions: Question[] }).questions.map((q) => ({
-          ...q,
-          cross: cross.get(q.id) ?? q.cross ?? false,
-        }));
-      }
-      return { name, chunks: captured.chunks, questions };
-    });
+  return capturedCorpora(DIR).map((name) => {
+    const captured = JSON.parse(readFileSync(join(DIR, `${name}.chunks.json`), 'utf8')) as { chunks: CapturedChunk[]; questions: Question[] };
+    const file = new URL(`../corpora/${name}.json`, import.meta.url);
+    let questions = captured.questions;
+    if (existsSync(file)) {
+      const cross = new Map(captured.questions.map((q) => [q.id, q.cross]));
+      questions = (JSON.parse(readFileSync(file, 'utf8')) as { questions: Question[] }).questions.map((q) => ({
+        ...q,
+        cross: cross.get(q.id) ?? q.cross ?? false,
+      }));
+    }
+    return { name, chunks: captured.chunks, questions };
+  });
 }
 
 /** Every question of a corpus ranked by src's BM25, with its evidence and signals. */

@@ -7,7 +7,7 @@
  *   BENCH_RELEVANCE_CHUNKS=/tmp/rel npm run bench -- relevance      # once: ingest, write chunks
  *   BENCH_RELEVANCE_CHUNKS=/tmp/rel node --import tsx bench/relevance/experiments/variants.ts
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stemmer as oramaEnglish } from '@orama/stemmers/english';
 import { stemmer as spanishStemmer } from '@orama/stemmers/spanish';
@@ -16,6 +16,7 @@ import porter2 from 'wink-porter2-stemmer';
 import { fmt } from '../../support.js';
 import { buildBm25 } from '../bm25.js';
 import type { CapturedChunk } from '../evaluate.js';
+import { capturedCorpora } from './captures.js';
 import { distinctSections, figures, rankOf, type Outcome, type Question } from '../metrics.js';
 import { blockLanguage, textBlocks, titleText } from '../../../src/text/analyze.js';
 import { SEARCH_STOPWORDS } from '../../../src/text/search-words.js';
@@ -200,14 +201,12 @@ export function buildVariant(v: Variant, chunks: CapturedChunk[]): (query: strin
   };
 }
 
-export function load(): { name: string; chunks: CapturedChunk[]; questions: Question[] }[] {
-  return readdirSync(DIR)
-    .filter((f) => f.endsWith('.chunks.json'))
-    .sort()
-    .map((f) => ({
-      name: f.replace('.chunks.json', ''),
-      ...(JSON.parse(readFileSync(join(DIR, f), 'utf8')) as { chunks: CapturedChunk[]; questions: Question[] }),
-    }));
+/** Every corpus captured in `dir` but the blind ones (`capturedCorpora`). */
+export function load(dir = DIR): { name: string; chunks: CapturedChunk[]; questions: Question[] }[] {
+  return capturedCorpora(dir).map((name) => ({
+    name,
+    ...(JSON.parse(readFileSync(join(dir, `${name}.chunks.json`), 'utf8')) as { chunks: CapturedChunk[]; questions: Question[] }),
+  }));
 }
 
 export function outcomes(questions: Question[], chunks: CapturedChunk[], rank: (q: string, k: number) => number[]): Outcome[] {
