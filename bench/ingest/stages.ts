@@ -23,8 +23,9 @@ const cpuMs = (): number => {
  * Where the pipeline's CPU goes (`BENCH_INGEST_ONLY=stages`): the held-out-shaped pages
  * through each stage of `prepareDocument` in this process, on one thread, without the
  * server, the pool or the store; CPU time per stage (the process's, so V8's helper
- * threads count too), each round in a warm process. Run under tsx, so a little slower
- * than the built CLI. For a profile: `node --import tsx --cpu-prof bench/run.ts ingest`.
+ * threads count too), each round in a warm process. Run under tsx over the sources, so
+ * without the bundle's lazy listener maps (D-1051): its extraction costs about 40% more than
+ * with them (bench/ingest/README.md, 2026-12-03). For a profile: `node --import tsx --cpu-prof bench/run.ts ingest`.
  */
 export async function runStages(): Promise<void> {
   if (!corpusInstalled()) {
