@@ -4,7 +4,7 @@ import { blindCorpora } from '../corpora/blind.js';
 const BLIND: ReadonlySet<string> = new Set(blindCorpora.map((c) => c.name));
 
 /** Whether a corpus is one of the blind ones: never captured, never replayed (they run once per candidate, through the bench). */
-export function isBlindCorpus(name: string): boolean {
+function isBlindCorpus(name: string): boolean {
   return BLIND.has(name);
 }
 

@@ -183,10 +183,10 @@ function leafOf(text: string): Leaf {
   return { words: out, balance };
 }
 
-/** The finest level: a piece read from its own text. */
-export function segment(text: string): Segment {
+/** The finest level: a piece read from its own text; its anchors are the text's unless given. */
+export function segment(text: string, anchors: ReadonlySet<string> = anchorsOf(text)): Segment {
   const leaf = leafOf(text);
-  return { length: leaf.words.length, anchors: anchorsOf(text), children: [], leaf };
+  return { length: leaf.words.length, anchors, children: [], leaf };
 }
 
 /** A piece holding `children`: their lengths and anchors added up. */
@@ -294,10 +294,7 @@ export function sections(text: string): Segment[] {
       flushSection();
       const heading = withoutNumbering(line.replace(HEADING_MARKS, ''));
       // The heading keeps its numbering as an anchor: `3.2.1.` is the same in both languages.
-      if (heading) {
-        const leaf = leafOf(heading);
-        blocks.push({ length: leaf.words.length, anchors: anchorsOf(line), children: [], leaf });
-      }
+      if (heading) blocks.push(segment(heading, anchorsOf(line)));
     } else if (line.trim() === '') flushBlock();
     else lines.push(line);
   }
