@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { packageRoot } from '../../emulator/package-info.js';
 import { buildBm25 } from '../relevance/bm25.js';
-import { corpusInstalled, INSTALL_HINT, loadCorpus, type CorpusDocument } from '../relevance/corpora/reference-reader.js';
+import { corpusInstalled, heldOutShape, INSTALL_HINT, loadCorpus, type CorpusDocument } from '../relevance/corpora/reference-reader.js';
 import { fmt, median, startServer, stop } from '../support.js';
 import { PACKAGE_PAGES_HINT, packagePages, packagePagesInstalled } from './package-pages.js';
 
@@ -54,20 +54,6 @@ const STORES = (process.env.BENCH_INGEST_STORES ?? 'file,memory').split(',');
 const CONTROL = { 'content-type': 'application/json' };
 /** The questions asked after ingestion (their answers make the ranking digest). */
 const QUESTIONS = 20;
-
-/**
- * The held-out set's shape (issue 25): 529 documents, 281 English and 248 Spanish, about
- * 3.6 MB of HTML. From the Debian Reference as `bench/relevance` splits it (one page per
- * section), the 281 largest English and the 248 largest Spanish pages (3.5 MB), in key order.
- */
-export function heldOutShape(all: CorpusDocument[]): CorpusDocument[] {
-  const largest = (lang: string, n: number) =>
-    all
-      .filter((d) => d.lang === lang)
-      .sort((a, b) => b.html.length - a.html.length || (a.key < b.key ? -1 : 1))
-      .slice(0, n);
-  return [...largest('en', 281), ...largest('es', 248)].sort((a, b) => (a.key < b.key ? -1 : 1));
-}
 
 /** The held-out-shaped pages as the bench uploads them (`BENCH_INGEST_PAGES`). */
 export function heldOutDocuments(): CorpusDocument[] {

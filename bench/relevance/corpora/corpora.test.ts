@@ -28,6 +28,7 @@ import {
   SPANISH_ONLY,
   TWINS,
 } from './manpages.js';
+import { shapeDocuments, shapeInstalled, shapeQuestions } from './reference-shape.js';
 import { SECURING_INSTALL_HINT, securingDocuments, securingInstalled, securingQuestions } from './securing-debian.js';
 import { problemsOf, type BlindDocument, type QuestionFile } from './shared.js';
 
@@ -83,6 +84,16 @@ describe('question files (no package needed)', () => {
     },
   );
 
+  it("the held-out shape's set holds the issue's kinds: own words, paraphrased, Spanish questions answered only in English, no answer", () => {
+    const questions = read('./reference-shape.json');
+    const c = counts(questions);
+    expect(c.answerable).toBeGreaterThanOrEqual(80);
+    expect(c.noAnswer).toBeGreaterThanOrEqual(12);
+    expect(c.spanishCross).toBeGreaterThanOrEqual(12);
+    expect(c.englishCross).toBeGreaterThan(0);
+    expect(Math.min(c.sameWords, c.paraphrased, c.spanish)).toBeGreaterThan(20);
+  });
+
   it('no page is listed twice or in two lists', () => {
     const all = [...TWINS, ...ENGLISH_ONLY, ...SPANISH_ONLY];
     expect(new Set(all).size).toBe(all.length);
@@ -109,6 +120,16 @@ describe.skipIf(!faqInstalled())('the Debian FAQ corpus (debian-faq installed)',
     expect(docs.length).toBeGreaterThan(120);
     expect(docs.every((d) => d.lang === 'en')).toBe(true);
     expect(() => faqQuestions(docs)).not.toThrow();
+  });
+});
+
+describe.skipIf(!shapeInstalled())("the held-out set's shape of the Debian Reference (debian-reference-en and -es installed)", () => {
+  it('reads 281 English and 248 Spanish pages under names that say nothing, and every label and cross mark fits them', () => {
+    const docs = shapeDocuments();
+    checkDocuments(docs);
+    expect([docs.filter((d) => d.lang === 'en').length, docs.filter((d) => d.lang === 'es').length]).toEqual([281, 248]);
+    for (const d of docs) expect(d.filename, d.key).toMatch(/^doc-[0-9a-f]{8}\.html$/);
+    expect(() => shapeQuestions(docs)).not.toThrow();
   });
 });
 

@@ -160,3 +160,17 @@ export function loadCorpus(dir: string = CORPUS_DIR): CorpusDocument[] {
   }
   return docs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
+
+/**
+ * The held-out set's shape (issue 25): 529 documents, 281 English and 248 Spanish, about
+ * 3.6 MB of HTML. From the Debian Reference as `bench/relevance` splits it (one page per
+ * section), the 281 largest English and the 248 largest Spanish pages (3.5 MB), in key order.
+ */
+export function heldOutShape(all: CorpusDocument[]): CorpusDocument[] {
+  const largest = (lang: string, n: number) =>
+    all
+      .filter((d) => d.lang === lang)
+      .sort((a, b) => b.html.length - a.html.length || (a.key < b.key ? -1 : 1))
+      .slice(0, n);
+  return [...largest('en', 281), ...largest('es', 248)].sort((a, b) => (a.key < b.key ? -1 : 1));
+}

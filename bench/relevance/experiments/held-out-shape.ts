@@ -14,11 +14,10 @@
  * here is tuned: it measures the ranking as it is. `SHOW=1` lists the questions ranked
  * otherwise than BM25 ranks them, `SHOW=top` with their three best sections.
  */
-import { createHash } from 'node:crypto';
-import { heldOutShape } from '../../ingest/debian.js';
 import { fmt } from '../../support.js';
 import type { Corpus } from '../corpora/corpus.js';
-import { corpusInstalled, loadCorpus } from '../corpora/reference-reader.js';
+import { corpusInstalled } from '../corpora/reference-reader.js';
+import { shapeDocuments } from '../corpora/reference-shape.js';
 import { evaluate } from '../evaluate.js';
 import { figures, type Outcome, type Question } from '../metrics.js';
 import { loadQuestions } from './data.js';
@@ -28,13 +27,7 @@ if (!corpusInstalled()) {
   process.exit(0);
 }
 
-const docs = heldOutShape(loadCorpus()).map((d) => ({
-  key: d.key,
-  section: d.section,
-  lang: d.lang,
-  html: d.html,
-  filename: `doc-${createHash('sha256').update(d.key).digest('hex').slice(0, 8)}.html`,
-}));
+const docs = shapeDocuments();
 const held = { en: new Set<string>(), es: new Set<string>() };
 for (const d of docs) held[d.lang].add(d.section);
 
