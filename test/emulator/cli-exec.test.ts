@@ -39,7 +39,7 @@ describe('svc-emulator exec', () => {
 
   it('without a key in the fixtures, passes only the URL; a zero status passes through', async () => {
     const run = await exec(['--fixtures', 'none'], `console.log(JSON.stringify([process.env.SVC_EMULATOR_URL, process.env.SVC_EMULATOR_KEY ?? null]))`);
-    expect(run.code).toBe(0);
+    expect(run.code, `${run.signal} ${run.stderr}`).toBe(0);
     const [url, key] = JSON.parse(run.stdout);
     expect(url).toMatch(/^http:/);
     expect(key).toBeNull();
