@@ -101,6 +101,8 @@ interface SharedThreads {
   piscina: Promise<Piscina> | undefined;
   /** Tasks given to `run` and not settled yet, waiting or running, of every pool sharing the threads. */
   active: number;
+  /** The tasks handed to a thread and not settled yet (settling, never rejecting). */
+  readonly running: Set<Promise<void>>;
   /** Pools holding them: a pool holds them from its construction (again from its next task after a `close`) until `close`. */
   holders: number;
 }
@@ -165,6 +167,7 @@ export class WorkerPool {
         background: new PQueue({ concurrency: this.backgroundThreads }),
         piscina: undefined,
         active: 0,
+        running: new Set(),
         holders: 0,
       };
       SHARED.set(this.#key, shared);
@@ -267,12 +270,16 @@ export class WorkerPool {
     const signal = AbortSignal.timeout(this.#options.taskTimeoutMs);
     let result: TaskResult<R>;
     try {
-      result = await piscina.run(ts ? { module, name, envelope } : envelope, {
+      const task = piscina.run(ts ? { module, name, envelope } : envelope, {
         filename: ts ? TS_BOOTSTRAP : fileURLToPath(module),
         name: ts ? 'run' : name,
         signal,
         transferList,
       });
+      const settled = task.then(noop, noop);
+      shared.running.add(settled);
+      void settled.then(() => shared.running.delete(settled));
+      result = await task;
     } catch (error) {
       if (signal.aborted) throw new WorkerLimitError('time');
       if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new WorkerLimitError('memory');
@@ -308,9 +315,9 @@ export class WorkerPool {
   }
 
   /**
-   * Lets go of the threads: the last pool of the process holding them ends them (a later
-   * task starts them again, as after a service restart); while another emulator holds
-   * them they stay for it.
+   * Lets go of the threads: the last pool of the process holding them ends them, once the
+   * tasks running on them have ended (at most 5 s, D-1225); a later task starts them
+   * again, as after a service restart. While another emulator holds them they stay for it.
    */
   async close(): Promise<void> {
     const shared = this.#held;
@@ -321,6 +328,31 @@ export class WorkerPool {
     if (SHARED.get(this.#key) === shared) SHARED.delete(this.#key);
     const piscina = shared.piscina;
     shared.piscina = undefined;
-    if (piscina) await (await piscina).destroy();
+    if (!piscina) return;
+    const pool = await piscina;
+    // A thread ended while it loads a module (a task's first, or one a task imports)
+    // aborts the whole process on Node 20 (D-1225): the tasks running now end first.
+    await settledWithin([...shared.running], CLOSE_GRACE_MS);
+    await pool.destroy();
   }
+}
+
+/**
+ * How long `close` lets the tasks running on the threads end before it ends the threads
+ * (D-1225): a task reads a page in milliseconds, a thread loads its modules in a second
+ * at most, and the longest tasks (the lexicon's learning) end in a few.
+ */
+const CLOSE_GRACE_MS = 5_000;
+
+const noop = (): void => {};
+
+/** Resolves once every one of `tasks` settled, or after `ms`, whichever comes first. */
+async function settledWithin(tasks: readonly Promise<void>[], ms: number): Promise<void> {
+  if (tasks.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([Promise.all(tasks), late]);
+  clearTimeout(timer);
 }
