@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';
 import type { Piscina } from 'piscina';
 import { ServiceError } from './service-error.js';
+import { taskTimeLimit } from './task-time-limit.js';
 import { BUFFER_LIMIT_EXIT, type TaskEnvelope, type TaskInput, type TaskNames, type TaskOutput, type TaskResult } from './worker-protocol.js';
 
 /** How many threads, for how long idle ones live, and what one task may spend (decisions, D-139 to D-141). */
@@ -265,9 +266,10 @@ export class WorkerPool {
     shared.piscina ??= this.#create();
     const piscina = await shared.piscina;
     this.#started += 1;
-    const envelope: TaskEnvelope<unknown> = { input, limits: { maxBufferBytes: this.#options.maxBufferMb * 1024 * 1024 } };
+    const limit = taskTimeLimit(this.#options.taskTimeoutMs);
+    const { signal } = limit;
+    const envelope: TaskEnvelope<unknown> = { input, limits: { maxBufferBytes: this.#options.maxBufferMb * 1024 * 1024 }, started: limit.started };
     const ts = module.endsWith('.ts');
-    const signal = AbortSignal.timeout(this.#options.taskTimeoutMs);
     let result: TaskResult<R>;
     try {
       const task = piscina.run(ts ? { module, name, envelope } : envelope, {
@@ -286,6 +288,8 @@ export class WorkerPool {
       // piscina reports a thread that ended itself by its exit code only.
       if ((error as Error).message === `worker exited with code: ${BUFFER_LIMIT_EXIT}`) throw new WorkerLimitError('memory');
       throw error;
+    } finally {
+      limit.stop();
     }
     if (result.ok) return result.value;
     if ('limit' in result) throw new WorkerLimitError(result.limit);

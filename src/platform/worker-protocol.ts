@@ -8,6 +8,12 @@ import type { Detail, FieldError } from './service-error.js';
 export interface TaskEnvelope<I> {
   input: I;
   limits: { maxBufferBytes: number };
+  /**
+   * Set to 1 by the thread when the worker function starts, its module loaded: the
+   * task's time limit counts from then (D-1225). Shared memory, so the pool sees it
+   * while the task runs.
+   */
+  started?: Int32Array | undefined;
 }
 
 /** What a worker function sends back; errors cross the thread boundary as data. */

@@ -117,7 +117,8 @@ function isMemoryFailure(error: unknown): boolean {
  */
 export function workerTask<I, R>(fn: (input: I) => R | Promise<R>, options: { handBack?: (value: R) => ArrayBuffer[] } = {}): WorkerTask<I, R> {
   // What crosses back is a `TaskResult<R>`, maybe wrapped for piscina to move.
-  return async ({ input, limits }): Promise<TaskResult<R> | Movable<TaskResult<R>>> => {
+  return async ({ input, limits, started }): Promise<TaskResult<R> | Movable<TaskResult<R>>> => {
+    if (started) Atomics.store(started, 0, 1);
     maxBufferBytes = limits.maxBufferBytes;
     exceeded = false;
     try {
