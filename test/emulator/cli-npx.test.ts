@@ -75,7 +75,7 @@ describe('npx svc-emulator exec', () => {
       const ok = await bash(`npx svc-emulator exec -- ${CHECK}`);
       expect(ok.code, ok.stderr).toBe(0);
       const status = await bash(`npx svc-emulator exec --fixtures none -- node -e "process.exit(process.env.SVC_EMULATOR_URL ? 42 : 1)"`);
-      // Its stderr in the message: a CI run saw 134 (an abort) here, a thread ended inside Node's require(esm) (D-1203).
+      // Its stderr in the message: a CI run saw 134 (an abort) here, a thread ended inside Node's require(esm) (D-1203, D-1225).
       expect(status.code, status.stderr).toBe(42);
       const missing = await bash('npx svc-emulator exec --fixtures none -- svc-no-such-command-xyz');
       expect(missing.code, missing.stderr).toBe(127);
