@@ -11,8 +11,9 @@ import { packageRoot } from '../../emulator/package-info.js';
 // time limit, and one CI run of `exec` died so (D-1203). A `require()` that finds the
 // module already imported compiles and instantiates nothing, so no thread can end inside
 // that step. Node's own loader log says which kind each `require()` of an ES module was.
-// piscina's own `require()` of the worker module is the one left: the pool ends no thread
-// before its task started (D-1225, `test/platform/worker-pool.test.ts`).
+// piscina's own `require()` of the worker module is the one left: a closing pool lets the
+// running tasks end first (up to 5 s), and a time limit counts from the task's start
+// (D-1225, `test/platform/worker-pool.test.ts`).
 describe('the modules the worker threads load', () => {
   const dist = join(packageRoot(), 'dist');
   const workers = readdirSync(dist).filter((f) => f.endsWith('.worker.js'));
