@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * The requests a service is answering, and the signal that tells work lasting as long as
  * its reader (a chat stream) that the service is stopping: a stop waits for them, so
@@ -6,6 +8,13 @@
 export class InFlight {
   readonly #stopping = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
+
+  constructor() {
+    // Each turn being answered listens for the stop while it runs and stops listening when
+    // it ends, so more than Node's ten listeners means more than ten turns at once, not a
+    // leak; without this, an eleventh printed "Possible EventTarget memory leak" on stderr.
+    setMaxListeners(0, this.#stopping.signal);
+  }
 
   /** Aborted when the service stops. */
   get stopping(): AbortSignal {
