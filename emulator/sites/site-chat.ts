@@ -7,6 +7,7 @@ import { readJson } from '../../src/platform/http-body.js';
 import type { IdGenerator } from '../../src/platform/ids.js';
 import { problemResponse } from '../../src/platform/problem.js';
 import { ServiceError } from '../../src/platform/service-error.js';
+import { windowDetail } from '../../src/platform/rate-limit.js';
 import { clientText, parseOrThrow } from '../../src/platform/validation.js';
 import { normalizePagePath, trimTrailingSlashes } from '../../src/pages/page-path.js';
 import type { SiteLookup } from '../../src/projects/projects.service.js';
@@ -89,7 +90,11 @@ export class SiteChat {
       const limits = this.limits;
       const visitor = `${site.workspaceId} ${visitorOf(c, limits.trustForwardedFor)}`;
       const wait = await this.#visitors.hit(visitor, limits.visitorTurns, limits.visitorWindowSeconds, this.service.clock.now());
-      if (wait > 0) throw new ServiceError('svc.rate_limit.exceeded', { detail: TOO_MANY, headers: { 'Retry-After': String(wait) } });
+      if (wait > 0)
+        throw new ServiceError('svc.rate_limit.exceeded', {
+          detail: windowDetail(this.service.clock.frozen, TOO_MANY) ?? TOO_MANY,
+          headers: { 'Retry-After': String(wait) },
+        });
       const body = parseOrThrow(SiteChatBody, await readJson(c), 'svc.request.validation_failed');
       // Folded like a page path is (ASCII first): a look-alike letter names no page.
       const path = normalizePagePath(trimTrailingSlashes(body.path));

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/context.js';
-import { rateLimitHeaders, type RateLimiter, type RateLimitVerdict } from '../platform/rate-limit.js';
+import { rateLimitHeaders, windowDetail, type RateLimiter, type RateLimitVerdict } from '../platform/rate-limit.js';
 import { ServiceError } from '../platform/service-error.js';
 import { requestHeader } from '../platform/response.js';
 import type { Clock } from '../platform/clock.js';
@@ -29,7 +29,10 @@ export function apiKeyGate(deps: { auth: AuthService; workspaces: ActivityRecord
     rateLimitHeaders(verdict, c.get('responseHeaders'));
     const counted = deps.workspaces.recordActivity(caller.auth.workspaceId, caller.dailyActivityCap);
     const answer = (withinCap: boolean): void => {
-      if (!verdict.allowed) throw new ServiceError('svc.rate_limit.exceeded', { headers: { 'Retry-After': String(verdict.secondsToReset) } });
+      if (!verdict.allowed) {
+        const detail = windowDetail(deps.clock.frozen);
+        throw new ServiceError('svc.rate_limit.exceeded', { ...(detail && { detail }), headers: { 'Retry-After': String(verdict.secondsToReset) } });
+      }
       if (!withinCap) throw new ServiceError('svc.usage.budget_exceeded');
     };
     return counted instanceof Promise ? counted.then(answer) : answer(counted);

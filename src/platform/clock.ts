@@ -1,6 +1,8 @@
 /** The time source of every service: epoch milliseconds. */
 export interface Clock {
   now(): number;
+  /** True while the clock stands still (a seed froze it): no window ends by waiting. */
+  readonly frozen?: boolean;
 }
 
 export interface ClockState {

@@ -45,7 +45,7 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   },
   'svc.rate_limit.exceeded': {
     when: 'The API key spent its request budget for the current window (600 requests per 60 s by default, shared by every `/v1` route), or a visitor of a hosted site asked too many chat questions.',
-    fix: 'Wait the number of seconds in `Retry-After` (or until `X-RateLimit-Reset`), then retry. Spread requests out, or raise the limit of an emulated workspace with `PATCH /_emulator/workspaces/{id}`.',
+    fix: 'Wait the number of seconds in `Retry-After` (or until `X-RateLimit-Reset`), then retry. Spread requests out, or raise the limit of an emulated workspace with `PATCH /_emulator/workspaces/{id}`. On an emulator started with a seed the clock is frozen and no window ends by waiting: move the clock with `POST /_emulator/clock` (`{ "advanceMs": 60000 }`), as `detail` then says.',
   },
   'svc.idempotency.conflict': {
     when: 'An `Idempotency-Key` was reused with a different request (422), or while the first request with that key is still running (409).',

@@ -1,4 +1,20 @@
 import { MemoryWindowCounters, type WindowCounters } from './counters.js';
+import { getErrorSpec } from './error-codes.js';
+import type { Detail } from './service-error.js';
+
+const FROZEN = {
+  en: 'The emulated clock is frozen (the emulator was started with a seed), so this window ends only when the clock moves: POST /_emulator/clock with { "advanceMs": <milliseconds> }.',
+  es: 'El reloj emulado está detenido (el emulador se inició con una semilla), así que esta ventana solo termina cuando el reloj avanza: POST /_emulator/clock con { "advanceMs": <milisegundos> }.',
+};
+
+/**
+ * A 429's `detail`, told how its window ends when `frozen` (decisions, D-1226): a seeded
+ * emulator's clock stands still, so `Retry-After` never comes by waiting, and a client
+ * that waits and retries would be refused forever without knowing why.
+ */
+export function windowDetail(frozen: boolean | undefined, base: { en: string; es: string } = getErrorSpec('svc.rate_limit.exceeded')): Detail | undefined {
+  return frozen ? { en: `${base.en} ${FROZEN.en}`, es: `${base.es} ${FROZEN.es}` } : undefined;
+}
 
 /** The budget of one key in the current fixed window, after counting this request. */
 export interface RateLimitVerdict {

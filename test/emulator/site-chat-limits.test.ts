@@ -35,6 +35,8 @@ describe('site chat visitors in process (one shared visitor)', () => {
     const refused = await ask(emulator, 'visitor-limit', { 'x-forwarded-for': '203.0.113.9' });
     expect(refused.status).toBe(429);
     expect(refused.body.code).toBe('svc.rate_limit.exceeded');
+    // Seeded, the clock stands still: the visitor is told how the window ends (D-1226).
+    expect(refused.body.detail).toMatch(/^Too many questions from this visitor; .* The emulated clock is frozen .*POST \/_emulator\/clock/);
     const wait = Number(refused.headers.get('retry-after'));
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(wait).toBeLessThanOrEqual(60);

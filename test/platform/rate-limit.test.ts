@@ -32,12 +32,28 @@ describe('rate limit per key', () => {
     const t = Number(/t=(\d+)/.exec(refused.headers.get('ratelimit')!)![1]);
     expect(t).toBe(10);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(t);
+    // Seeded, the clock stands still: waiting `Retry-After` ends nothing, and the answer says how the window ends (D-1226).
+    expect(refused.body.detail).toBe(
+      'Too many requests for this key; retry after the window resets. The emulated clock is frozen (the emulator was started with a seed), so this window ends only when the clock moves: POST /_emulator/clock with { "advanceMs": <milliseconds> }.',
+    );
+    const spanish = await ws.api.get('/v1/me', { 'accept-language': 'es' });
+    expect(spanish.body.detail).toMatch(/^Demasiadas solicitudes para esta clave; .* El reloj emulado está detenido .*POST \/_emulator\/clock/);
     await emulator.clock.advance(9_999);
     expect((await ws.api.get('/v1/me')).status).toBe(429);
     await emulator.clock.advance(1);
     const again = await ws.api.get('/v1/me');
     expect(again.status).toBe(200);
     expect(again.headers.get('x-ratelimit-remaining')).toBe('2');
+  });
+
+  it('on a clock that follows real time, the 429 says to wait, and nothing of moving the clock', async () => {
+    const running = await fileEmulator();
+    const ws = await workspace(running);
+    await client(running).patch(`/_emulator/workspaces/${ws.workspaceId}`, { rateLimit: { limit: 1, windowSeconds: 3600 } });
+    expect((await ws.api.get('/v1/me')).status).toBe(200);
+    const refused = await ws.api.get('/v1/me');
+    expect(refused.status).toBe(429);
+    expect(refused.body.detail).toBe('Too many requests for this key; retry after the window resets.');
   });
 
   it('each key has its own budget, shared by every route', async () => {
