@@ -1,7 +1,15 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/db/dialects/sqlite/sqlite-backend.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BACKEND = pathToFileURL(join(ROOT, 'src/db/dialects/sqlite/sqlite-backend.ts')).href;
 
 /**
  * The SQLite store reads rows as arrays and makes the objects itself (D-1141, D-1144):
@@ -57,12 +65,41 @@ describe('rows read from SQLite', () => {
     expect(Buffer.from(rows[0]!.bytes as Uint8Array).toString('hex')).toBe('00ff');
   });
 
-  it('read a column named __proto__ as better-sqlite3 does, never as the prototype', async () => {
-    const select = `SELECT 1 AS "__proto__", 'x' AS "name"`;
-    const [row] = await ours(select);
-    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
-    expect(Object.keys(row!)).toEqual(Object.keys(theirs(select)[0]!));
-    expect(row).toEqual(theirs(select)[0]);
+  it('read a column named __proto__ as an own property, never as the prototype, blobs included (D-1227)', async () => {
+    // better-sqlite3 itself does so on Node 22; on Node 20 it drops a number there and makes a blob the row's prototype.
+    const [number] = await ours(`SELECT 1 AS "__proto__", 'x' AS "name"`);
+    const [blob] = await ours(`SELECT x'00ff' AS "__proto__", 'x' AS "name", 'again' AS "__proto__"`);
+    for (const row of [number!, blob!]) {
+      expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+      expect(Object.keys(row)).toEqual(['__proto__', 'name']);
+      expect(Object.getOwnPropertyDescriptor(row, '__proto__')).toMatchObject({ enumerable: true, writable: true, configurable: true });
+    }
+    expect(Object.getOwnPropertyDescriptor(number, '__proto__')!.value).toBe(1);
+    // The later of two columns of one name wins, in the first one's place, as for any name.
+    expect(Object.getOwnPropertyDescriptor(blob, '__proto__')!.value).toBe('again');
+    const [first] = await ours(`SELECT x'00ff' AS "__proto__"`);
+    expect(Buffer.from(Object.getOwnPropertyDescriptor(first, '__proto__')!.value as Uint8Array).toString('hex')).toBe('00ff');
+  });
+
+  it('make the same rows in a process that refuses code made from strings (the loop instead of the literal)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-rows-'));
+    try {
+      const script = join(dir, 'rows.mjs');
+      writeFileSync(
+        script,
+        `const { Kysely, sql } = await import(${JSON.stringify(import.meta.resolve('kysely'))});
+const { openSqlite } = await import(${JSON.stringify(BACKEND)});
+const db = new Kysely({ dialect: openSqlite().kysely });
+const { rows } = await sql.raw(\`SELECT x'00ff' AS "__proto__", 'x' AS "name", 1 AS "twice", 2 AS "twice"\`).execute(db);
+const [row] = rows;
+console.log(JSON.stringify({ keys: Object.keys(row), plain: Object.getPrototypeOf(row) === Object.prototype, proto: Buffer.from(Object.getOwnPropertyDescriptor(row, '__proto__').value).toString('hex'), twice: row.twice }));
+await db.destroy();`,
+      );
+      const out = execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
+      expect(JSON.parse(out)).toEqual({ keys: ['__proto__', 'name', 'twice'], plain: true, proto: '00ff', twice: 2 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('make the same objects when streamed', async () => {

@@ -36,7 +36,12 @@ function objectRows(statement: BetterSqlite3.Statement): SqliteStatement {
 function loopBuilder(names: readonly string[]): (values: unknown[]) => Record<string, unknown> {
   return (values) => {
     const row: Record<string, unknown> = {};
-    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      // `row.__proto__ = blob` would make a Buffer the row's prototype (D-1227).
+      if (name === '__proto__') Object.defineProperty(row, name, { value: values[i], writable: true, enumerable: true, configurable: true });
+      else row[name] = values[i];
+    }
     return row;
   };
 }
@@ -46,12 +51,12 @@ function loopBuilder(names: readonly string[]): (values: unknown[]) => Record<st
  * statement: V8 makes each row from the literal's template in one step, where a loop of
  * keyed stores, shared by every statement's column names, takes V8's generic path for
  * each value (D-1144). The names are our own SQL's columns, written as JSON strings; a
- * column named `__proto__` (which a literal would read as the prototype) and a process
- * that refuses code made from strings take the loop.
+ * column named `__proto__` is a computed key, which a literal makes an own property where
+ * `"__proto__": v` would set the prototype (D-1227). A process that refuses code made
+ * from strings takes the loop.
  */
 function rowBuilder(names: readonly string[]): (values: unknown[]) => Record<string, unknown> {
-  if (names.includes('__proto__')) return loopBuilder(names);
-  const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
+  const fields = names.map((name, i) => `${name === '__proto__' ? '["__proto__"]' : JSON.stringify(name)}: v[${i}]`).join(', ');
   try {
     return new Function('v', `return { ${fields} };`) as (values: unknown[]) => Record<string, unknown>;
   } catch {
