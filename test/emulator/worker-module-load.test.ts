@@ -24,6 +24,8 @@ describe('the modules the worker threads load', () => {
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', imports], {
       env: { ...process.env, NODE_DEBUG: 'esm', NODE_OPTIONS: '' },
       encoding: 'utf8',
+      // Node 24's loader log prints each job found whole: 1.1 MB, past spawnSync's 1 MiB default.
+      maxBuffer: 64 * 1024 * 1024,
     });
     expect(run.status, run.stderr.slice(-2000)).toBe(0);
     const requires = run.stderr.split('\n').filter((l) => l.includes('importSyncForRequire'));
