@@ -92,7 +92,7 @@ export class SiteChat {
       const wait = await this.#visitors.hit(visitor, limits.visitorTurns, limits.visitorWindowSeconds, this.service.clock.now());
       if (wait > 0)
         throw new ServiceError('svc.rate_limit.exceeded', {
-          detail: windowDetail(this.service.clock.frozen, TOO_MANY) ?? TOO_MANY,
+          detail: windowDetail(this.service.clock.frozen, TOO_MANY),
           headers: { 'Retry-After': String(wait) },
         });
       const body = parseOrThrow(SiteChatBody, await readJson(c), 'svc.request.validation_failed');

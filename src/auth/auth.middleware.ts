@@ -30,8 +30,10 @@ export function apiKeyGate(deps: { auth: AuthService; workspaces: ActivityRecord
     const counted = deps.workspaces.recordActivity(caller.auth.workspaceId, caller.dailyActivityCap);
     const answer = (withinCap: boolean): void => {
       if (!verdict.allowed) {
-        const detail = windowDetail(deps.clock.frozen);
-        throw new ServiceError('svc.rate_limit.exceeded', { ...(detail && { detail }), headers: { 'Retry-After': String(verdict.secondsToReset) } });
+        throw new ServiceError('svc.rate_limit.exceeded', {
+          detail: windowDetail(deps.clock.frozen),
+          headers: { 'Retry-After': String(verdict.secondsToReset) },
+        });
       }
       if (!withinCap) throw new ServiceError('svc.usage.budget_exceeded');
     };

@@ -8,12 +8,12 @@ const FROZEN = {
 };
 
 /**
- * A 429's `detail`, told how its window ends when `frozen` (decisions, D-1226): a seeded
- * emulator's clock stands still, so `Retry-After` never comes by waiting, and a client
- * that waits and retries would be refused forever without knowing why.
+ * A 429's `detail`: `base`, told how its window ends when `frozen` (decisions, D-1226): a
+ * seeded emulator's clock stands still, so `Retry-After` never comes by waiting, and a
+ * client that waits and retries would be refused forever without knowing why.
  */
-export function windowDetail(frozen: boolean | undefined, base: { en: string; es: string } = getErrorSpec('svc.rate_limit.exceeded')): Detail | undefined {
-  return frozen ? { en: `${base.en} ${FROZEN.en}`, es: `${base.es} ${FROZEN.es}` } : undefined;
+export function windowDetail(frozen: boolean | undefined, base: { en: string; es: string } = getErrorSpec('svc.rate_limit.exceeded')): Detail {
+  return frozen ? { en: `${base.en} ${FROZEN.en}`, es: `${base.es} ${FROZEN.es}` } : base;
 }
 
 /** The budget of one key in the current fixed window, after counting this request. */
