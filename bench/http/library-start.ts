@@ -65,6 +65,13 @@ const FIRST_DOCUMENT = (entry: string) => TIMED('await readOne(await start());',
 /** Two emulators, one Markdown upload each read to \`ready\`: the second one's, timed alone (D-1074: on the first one's threads). */
 const SECOND_EMULATOR = (entry: string) => TIMED('await readOne(await start());', { defs: WITH(entry), setup: 'await readOne(await start());' });
 
+/**
+ * The same after the first emulator closed, as a test that creates its own emulator pays
+ * it after the one before it: on the threads the first one left idle (D-1229).
+ */
+const AFTER_CLOSE = (entry: string) =>
+  TIMED('await readOne(await start());', { defs: WITH(entry), setup: 'const first = await start(); await readOne(first); await first.emulator.close();' });
+
 async function once(script: string): Promise<{ ms: number; cpu: number }> {
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as { ms: number; cpu: number };
@@ -90,6 +97,7 @@ export async function libraryStart(): Promise<void> {
     entryDocument: FIRST_DOCUMENT(bundled),
     tscDocument: FIRST_DOCUMENT(compiled),
     secondEmulator: SECOND_EMULATOR(bundled),
+    afterClose: AFTER_CLOSE(bundled),
   };
   const times = Object.fromEntries(Object.keys(cases).map((k) => [k, [] as { ms: number; cpu: number }[]])) as Record<
     keyof typeof cases,
@@ -106,6 +114,7 @@ export async function libraryStart(): Promise<void> {
   line('entry, then one document ready', 'entryDocument');
   line("tsc's output, then one document ready", 'tscDocument');
   line("a second emulator's first document", 'secondEmulator');
+  line('the same once the first one closed', 'afterClose');
   console.log(
     `  ratio                                    ${fmt(ms('entry') / ms('bare'), 2)}x the bare app (tsc's output: ${fmt(ms('tsc') / ms('bare'), 2)}x)`,
   );

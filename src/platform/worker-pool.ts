@@ -319,25 +319,28 @@ export class WorkerPool {
   }
 
   /**
-   * Lets go of the threads: the last pool of the process holding them ends them, once the
-   * tasks running on them have ended (at most 5 s, D-1225); a later task starts them
-   * again, as after a service restart. While another emulator holds them they stay for it.
+   * Lets go of the threads; while another pool of the process holds them they stay for
+   * it. The last pool to let go waits for the tasks running on them (at most 5 s: no
+   * thread may end while it loads a module, D-1225) and then leaves them idle rather
+   * than ending them (D-1229): an idle thread keeps no process alive, it ends after
+   * `idleTimeoutMs` without work as any idle thread does, and an emulator created
+   * meanwhile (a test's, after the one before it closed) reads its first document on
+   * threads that have their modules loaded instead of starting new ones. Threads whose
+   * task outlasts the wait are ended then, as before.
    */
   async close(): Promise<void> {
     const shared = this.#held;
     this.#held = undefined;
     if (!shared) return;
     shared.holders -= 1;
-    if (shared.holders > 0) return;
+    if (shared.holders > 0 || !shared.piscina) return;
+    const ended = await settledWithin([...shared.running], CLOSE_GRACE_MS);
+    // Taken again meanwhile, or idle now: they stay.
+    if (ended || shared.holders > 0) return;
     if (SHARED.get(this.#key) === shared) SHARED.delete(this.#key);
     const piscina = shared.piscina;
     shared.piscina = undefined;
-    if (!piscina) return;
-    const pool = await piscina;
-    // A thread ended while it loads a module (a task's first, or one a task imports)
-    // aborts the whole process on Node 20 (D-1225): the tasks running now end first.
-    await settledWithin([...shared.running], CLOSE_GRACE_MS);
-    await pool.destroy();
+    if (piscina) await (await piscina).destroy();
   }
 }
 
@@ -350,13 +353,14 @@ const CLOSE_GRACE_MS = 5_000;
 
 const noop = (): void => {};
 
-/** Resolves once every one of `tasks` settled, or after `ms`, whichever comes first. */
-async function settledWithin(tasks: readonly Promise<void>[], ms: number): Promise<void> {
-  if (tasks.length === 0) return;
+/** Whether every one of `tasks` settled within `ms`; resolves as soon as that is known. */
+async function settledWithin(tasks: readonly Promise<void>[], ms: number): Promise<boolean> {
+  if (tasks.length === 0) return true;
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(resolve, ms, false);
   });
-  await Promise.race([Promise.all(tasks), late]);
+  const ended = await Promise.race([Promise.all(tasks).then(() => true), late]);
   clearTimeout(timer);
+  return ended;
 }

@@ -1,4 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../../emulator/package-info.js';
 import { createEmulator, type Emulator } from '../../emulator/emulator.js';
 import { quiet, workspace } from '../support/emulator.js';
 import { html, settled, upload } from './support.js';
@@ -19,7 +23,7 @@ async function ingested(emulator: Emulator) {
 }
 
 describe('the emulators of a process share their worker threads (D-1074)', () => {
-  it("a second emulator reads its first document on the first one's threads, which end with the last emulator", async () => {
+  it("a second emulator reads its first document on the first one's threads, which outlive the last emulator", async () => {
     const first = await createEmulator({ log: quiet, seed: 5 });
     const second = await createEmulator({ log: quiet, seed: 5 });
     const other = await createEmulator({ log: quiet, seed: 5, workers: { taskTimeoutMs: 29_000 } });
@@ -36,8 +40,42 @@ describe('the emulators of a process share their worker threads (D-1074)', () =>
     expect(await ingested(second)).toEqual(read);
     expect(await ingested(other)).toEqual(read);
     await second.close();
-    expect(await second.service.workers.threads()).toBe(0);
     await other.close();
-    expect(await other.service.workers.threads()).toBe(0);
+    // Left idle (D-1229): the next emulator, as a test's after the one before it closed,
+    // reads its first document on them instead of starting threads of its own.
+    const next = await createEmulator({ log: quiet, seed: 5 });
+    expect(await next.service.workers.threads()).toBe(started);
+    expect(await ingested(next)).toEqual(read);
+    expect(await next.service.workers.threads()).toBe(started);
+    await next.close();
+  });
+});
+
+describe('threads left idle by the last emulator (D-1229)', () => {
+  it('keep no process alive: one that ingested and closed its emulator exits by itself', () => {
+    // The built package, as a user's test process has it; the threads' idle time (30 s)
+    // is far past the wait: a process they kept alive would be ended by it.
+    const script = `
+      import { createEmulator } from ${JSON.stringify(pathToFileURL(join(packageRoot(), 'dist', 'lib-main.js')).href)};
+      const emulator = await createEmulator({ seed: 1 });
+      const { apiKey } = await emulator.createWorkspace();
+      const headers = { authorization: 'Bearer ' + apiKey.secret, 'content-type': 'application/json' };
+      const added = await emulator.fetch('/v1/knowledge/text', { method: 'POST', headers, body: JSON.stringify({ title: 'Backups', text: 'Backups run every night with rsync.' }) });
+      await emulator.fetch('/_emulator/queue/drain', { method: 'POST' });
+      const source = await (await emulator.fetch('/v1/knowledge/sources/' + (await added.json()).id, { headers })).json();
+      const workers = emulator.service.workers;
+      await emulator.close();
+      console.log(JSON.stringify({ status: source.status, threads: await workers.threads() }));
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    expect(run.signal, run.stderr).toBeNull();
+    expect(run.status, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { status: string; threads: number };
+    expect(out.status).toBe('ready');
+    expect(out.threads).toBeGreaterThan(0);
   });
 });

@@ -4,18 +4,44 @@ import { WorkerLimitError, WorkerPool, workerModule } from '../../src/platform/w
 
 const PAUSE = workerModule<typeof import('./pause.worker.js')>(import.meta.url, 'pause.worker');
 
-describe('closing a worker pool (D-1225)', () => {
-  it('lets the tasks running on its threads end before it ends the threads', async () => {
+describe('closing a worker pool (D-1225, D-1229)', () => {
+  it('waits for the tasks running on its threads, then leaves them idle for the next pool', async () => {
     // Options of its own: threads no other test's pool shares.
-    const pool = new WorkerPool({ maxThreads: 2, idleTimeoutMs: 20_000 });
+    const options = { maxThreads: 2, idleTimeoutMs: 20_000 };
+    const pool = new WorkerPool(options);
     expect(await pool.run(PAUSE, 'pause', 0)).toBe(0);
     const running = pool.run(PAUSE, 'pause', 400);
     while (pool.tasksStarted < 2) await tick();
+    const closing = performance.now();
     await pool.close();
-    // Ended at once, the thread would have rejected the task ("Terminating worker thread");
-    // ended while loading a module, it would have aborted this process.
+    // The last pool to close waits for the task (which may still be loading its module:
+    // a thread ended then could abort this process) before it answers.
+    expect(performance.now() - closing).toBeGreaterThanOrEqual(300);
     await expect(running).resolves.toBe(400);
-    expect(await pool.threads()).toBe(0);
+    const threads = await pool.threads();
+    expect(threads).toBeGreaterThan(0);
+    // A pool built after the last one closed (the next test's emulator) runs on them.
+    const next = new WorkerPool(options);
+    try {
+      expect(await next.threads()).toBe(threads);
+      expect(await next.run(PAUSE, 'pause', 1)).toBe(1);
+      expect(await next.threads()).toBe(threads);
+    } finally {
+      await next.close();
+    }
+  });
+
+  it('lets idle threads end after their idle time, and starts new ones for a later task', async () => {
+    const pool = new WorkerPool({ maxThreads: 2, idleTimeoutMs: 50 });
+    expect(await pool.run(PAUSE, 'pause', 0)).toBe(0);
+    await pool.close();
+    while ((await pool.threads()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const again = new WorkerPool({ maxThreads: 2, idleTimeoutMs: 50 });
+    try {
+      expect(await again.run(PAUSE, 'pause', 2)).toBe(2);
+    } finally {
+      await again.close();
+    }
   });
 });
 
