@@ -106,6 +106,8 @@ interface SharedThreads {
   readonly running: Set<Promise<void>>;
   /** Pools holding them: a pool holds them from its construction (again from its next task after a `close`) until `close`. */
   holders: number;
+  /** Set while no pool holds them: ends them unless a pool takes them first (D-1229). */
+  linger: NodeJS.Timeout | undefined;
 }
 
 const SHARED = new Map<string, SharedThreads>();
@@ -170,10 +172,13 @@ export class WorkerPool {
         active: 0,
         running: new Set(),
         holders: 0,
+        linger: undefined,
       };
       SHARED.set(this.#key, shared);
     }
     shared.holders += 1;
+    clearTimeout(shared.linger);
+    shared.linger = undefined;
     this.#held = shared;
     return shared;
   }
@@ -321,12 +326,11 @@ export class WorkerPool {
   /**
    * Lets go of the threads; while another pool of the process holds them they stay for
    * it. The last pool to let go waits for the tasks running on them (at most 5 s: no
-   * thread may end while it loads a module, D-1225) and then leaves them idle rather
-   * than ending them (D-1229): an idle thread keeps no process alive, it ends after
-   * `idleTimeoutMs` without work as any idle thread does, and an emulator created
-   * meanwhile (a test's, after the one before it closed) reads its first document on
-   * threads that have their modules loaded instead of starting new ones. Threads whose
-   * task outlasts the wait are ended then, as before.
+   * thread may end while it loads a module, D-1225), then leaves them idle for up to 2 s
+   * (D-1229): an emulator created meanwhile (a test's, after the one before it closed)
+   * reads its first document on threads that have their modules loaded instead of
+   * starting new ones; else they end. Idle, they keep no process alive. Threads whose
+   * task outlasts the wait are ended at once.
    */
   async close(): Promise<void> {
     const shared = this.#held;
@@ -335,14 +339,33 @@ export class WorkerPool {
     shared.holders -= 1;
     if (shared.holders > 0 || !shared.piscina) return;
     const ended = await settledWithin([...shared.running], CLOSE_GRACE_MS);
-    // Taken again meanwhile, or idle now: they stay.
-    if (ended || shared.holders > 0) return;
+    if (shared.holders > 0) return;
+    if (!ended) return this.#end(shared);
+    // A task started meanwhile (one a closed pool had queued) is waited for as above.
+    const end = () =>
+      settledWithin([...shared.running], CLOSE_GRACE_MS)
+        .then(() => this.#end(shared))
+        .catch(noop);
+    shared.linger = setTimeout(end, Math.min(LINGER_MS, this.#options.idleTimeoutMs)).unref();
+  }
+
+  /** Ends the threads unless a pool holds them again; a later task starts others. */
+  async #end(shared: SharedThreads): Promise<void> {
+    shared.linger = undefined;
+    if (shared.holders > 0) return;
     if (SHARED.get(this.#key) === shared) SHARED.delete(this.#key);
     const piscina = shared.piscina;
     shared.piscina = undefined;
     if (piscina) await (await piscina).destroy();
   }
 }
+
+/**
+ * How long threads no pool holds wait for the next one (D-1229): long enough for a test
+ * runner's next test to create its emulator, short enough that a runner giving each test
+ * file fresh modules (Jest, vitest's VM pools) does not gather idle threads file after file.
+ */
+const LINGER_MS = 2_000;
 
 /**
  * How long `close` lets the tasks running on the threads end before it ends the threads

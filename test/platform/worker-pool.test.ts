@@ -31,12 +31,18 @@ describe('closing a worker pool (D-1225, D-1229)', () => {
     }
   });
 
-  it('lets idle threads end after their idle time, and starts new ones for a later task', async () => {
-    const pool = new WorkerPool({ maxThreads: 2, idleTimeoutMs: 50 });
+  it('ends the threads no pool takes within 2 s, long before their idle time, and starts new ones for a later task', async () => {
+    // A runner that gives each test file fresh modules (Jest) would otherwise gather
+    // every file's idle threads for their whole idle time.
+    const options = { maxThreads: 2, idleTimeoutMs: 60_000 };
+    const pool = new WorkerPool(options);
     expect(await pool.run(PAUSE, 'pause', 0)).toBe(0);
     await pool.close();
-    while ((await pool.threads()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    const again = new WorkerPool({ maxThreads: 2, idleTimeoutMs: 50 });
+    expect(await pool.threads()).toBeGreaterThan(0);
+    const left = performance.now();
+    while ((await pool.threads()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(performance.now() - left).toBeGreaterThanOrEqual(1_500);
+    const again = new WorkerPool(options);
     try {
       expect(await again.run(PAUSE, 'pause', 2)).toBe(2);
     } finally {
