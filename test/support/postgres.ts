@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -105,6 +105,7 @@ export async function startCluster(options: { durable?: boolean } = {}): Promise
     spawnSync(join(bin, 'pg_ctl'), ['stop', '-m', 'immediate', '-w', '-D', data], asOwner);
   };
   start();
+  outliveNot(process.pid, join(bin, 'pg_ctl'), data, dir, owner);
   const url = (name = 'postgres') => `postgres://${PG_USER}@${host}:${port}/${name}`;
   return {
     host,
@@ -124,6 +125,21 @@ export async function startCluster(options: { durable?: boolean } = {}): Promise
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Stops the cluster and removes its folder once process `pid` has ended, however it
+ * ended: a test run killed (a CI job cancelled, `kill`, a second Ctrl-C) skips its
+ * teardown and left the server running and its folder in the temporary directory. A
+ * detached shell polls for the process (through /proc, which answers for any user's
+ * process, else `ps`); after a normal teardown it finds nothing left to stop or remove.
+ */
+function outliveNot(pid: number, pgCtl: string, data: string, dir: string, owner: { uid: number; gid: number } | undefined): void {
+  const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+  const alive = `if [ -d /proc/self ]; then [ -d /proc/${pid} ]; else ps -p ${pid} > /dev/null 2>&1; fi`;
+  const script = `while ${alive}; do sleep 1; done; [ -d ${q(data)} ] && ${q(pgCtl)} stop -m immediate -w -D ${q(data)}; rm -rf ${q(dir)}`;
+  const watchdog = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore', ...(owner && { uid: owner.uid, gid: owner.gid }), cwd: tmpdir() });
+  watchdog.unref();
 }
 
 declare module 'vitest' {
