@@ -337,7 +337,8 @@ export class WorkerPool {
     this.#held = undefined;
     if (!shared) return;
     shared.holders -= 1;
-    if (shared.holders > 0 || !shared.piscina) return;
+    if (shared.holders > 0) return;
+    if (!shared.piscina) return this.#end(shared);
     const ended = await settledWithin([...shared.running], CLOSE_GRACE_MS);
     if (shared.holders > 0) return;
     if (!ended) return this.#end(shared);
