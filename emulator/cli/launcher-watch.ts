@@ -1,3 +1,4 @@
+import { clearInterval, setInterval } from 'node:timers';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';

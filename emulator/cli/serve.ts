@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { isPostgresUrl, StoreOpenError } from '../../src/db/database.js';
 import { openAiEmbedder } from '../../src/knowledge/openai-embedder.js';

@@ -1,3 +1,4 @@
+import { clearTimeout, setTimeout } from 'node:timers';
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import type { StreamedTurn } from '../../src/chat/chat.service.js';

@@ -1,3 +1,4 @@
+import { clearTimeout, setTimeout } from 'node:timers';
 import { ServiceError } from '../platform/service-error.js';
 import type { ChatModel, ChatReply, ChatTurnInput } from './chat-model.js';
 

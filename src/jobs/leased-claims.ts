@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
 import type { JobTable } from '../db/schema/core.js';

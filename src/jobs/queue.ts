@@ -1,3 +1,4 @@
+import { clearInterval, setInterval, setTimeout } from 'node:timers';
 import PQueue from 'p-queue';
 import type { Kysely } from 'kysely';
 import { prepareQuery, type PreparedQuery } from '../db/prepared.js';

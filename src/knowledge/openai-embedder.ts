@@ -1,3 +1,4 @@
+import { clearTimeout, setTimeout } from 'node:timers';
 import type { Embedder } from './ports.js';
 
 export interface OpenAiEmbedderOptions {

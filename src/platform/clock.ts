@@ -33,7 +33,9 @@ export class EmulatedClock implements Clock {
   #last = 0;
 
   constructor(options: { frozenAt?: number; offsetMs?: number; realNow?: () => number } = {}) {
-    this.#realNow = options.realNow ?? Date.now;
+    // Read at each tick rather than captured: the process's time as a test's fake timers
+    // set it (vi.setSystemTime), whether they were installed before or after (D-1230).
+    this.#realNow = options.realNow ?? (() => Date.now());
     this.#frozen = options.frozenAt !== undefined;
     this.#value = options.frozenAt ?? options.offsetMs ?? 0;
     // Ids and state documents carry whole milliseconds (D-723, D-1092).

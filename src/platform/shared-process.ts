@@ -1,3 +1,4 @@
+import { clearInterval, setInterval } from 'node:timers';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Db } from '../db/schema/index.js';
 import { iso } from './time.js';

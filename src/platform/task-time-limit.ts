@@ -1,3 +1,4 @@
+import { clearTimeout, setTimeout } from 'node:timers';
 /**
  * How often the pool looks whether a thread has started a task it was handed. A
  * thread that already runs starts it within a millisecond or two; a new one first

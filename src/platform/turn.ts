@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers';
 /**
  * Resolves after the event loop's next turn (`setImmediate`): requests that arrived
  * meanwhile are read and routed before long work on the serving thread goes on. An

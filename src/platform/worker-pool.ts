@@ -1,3 +1,4 @@
+import { clearTimeout, setTimeout } from 'node:timers';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';

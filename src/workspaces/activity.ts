@@ -1,3 +1,4 @@
+import { clearTimeout, setTimeout } from 'node:timers';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema/index.js';
 import { prepareQuery, type PreparedQuery } from '../db/prepared.js';

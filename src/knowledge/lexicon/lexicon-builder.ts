@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers';
 import type { Kysely } from 'kysely';
 import type { Database, Db } from '../../db/schema/index.js';
 import { prepareQuery, type PreparedQuery } from '../../db/prepared.js';
