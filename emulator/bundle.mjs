@@ -122,6 +122,8 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
   plugins: [lazyListenerMaps, withoutDomino],
+  // A test's fake timers must not stand still the bundle's own scheduling (D-1230).
+  inject: [new URL('./bundle-globals.mjs', import.meta.url).pathname],
   // CommonJS code inside the bundle may call require().
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
 });

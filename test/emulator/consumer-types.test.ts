@@ -37,6 +37,8 @@ async function installPacked(): Promise<void> {
     'typescript',
     '@types/node',
     'openapi-fetch',
+    // A Jest user's runner (D-1231).
+    'jest',
   ]);
   for (const name of names) {
     const link = join(project, 'node_modules', name);
@@ -147,6 +149,43 @@ const { setupEmulator } = require('svc-emulator/vitest');
 })();
 `;
 
+/**
+ * A Jest user's test file (Jest's ESM mode, as docs/testing.md says): the package loads
+ * in Jest's module runtime (D-1231), and a document is read, drained and answered under
+ * Jest's fake timers, modern and legacy, which replace every global timer and
+ * `queueMicrotask` (D-1230).
+ */
+const JEST_TEST = `
+import { afterEach, expect, jest, test } from '@jest/globals';
+import { createEmulator } from 'svc-emulator';
+
+async function flow() {
+  const emulator = await createEmulator({ seed: 1 });
+  const { apiKey } = await emulator.createWorkspace();
+  const headers = { authorization: 'Bearer ' + apiKey.secret, 'content-type': 'application/json' };
+  const agent = await (await emulator.fetch('/v1/agents', { method: 'POST', headers, body: JSON.stringify({ name: 'Desk', identity: { businessName: 'Acme' } }) })).json();
+  const form = new FormData();
+  form.set('file', new File(['<main><h1>Opening hours</h1><p>We open from 9:00 to 17:00 on weekdays.</p></main>'], 'hours.html', { type: 'text/html' }));
+  form.set('agentId', agent.id);
+  expect((await emulator.fetch('/v1/knowledge/uploads', { method: 'POST', headers: { authorization: headers.authorization }, body: form })).status).toBe(202);
+  for (const text of ['Shipping takes two days.', 'Returns are free for 30 days.']) {
+    const added = await emulator.fetch('/v1/knowledge/text', { method: 'POST', headers, body: JSON.stringify({ title: text, text, agentId: agent.id }) });
+    expect(added.status).toBe(202);
+  }
+  expect((await emulator.fetch('/_emulator/queue/drain', { method: 'POST' })).status).toBe(200);
+  const chat = await emulator.fetch('/v1/agents/' + agent.id + '/chat', { method: 'POST', headers, body: JSON.stringify({ message: 'When do you open?' }) });
+  expect((await chat.json()).reply).toContain('9:00');
+  const stream = await emulator.fetch('/v1/agents/' + agent.id + '/chat', { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body: JSON.stringify({ message: 'How long does shipping take?' }) });
+  expect(await stream.text()).toContain('event: done');
+  await emulator.close();
+}
+
+afterEach(() => jest.useRealTimers());
+test('real timers', flow, 30000);
+test('modern fake timers', async () => { jest.useFakeTimers(); await flow(); }, 30000);
+test('legacy fake timers', async () => { jest.useFakeTimers({ legacyFakeTimers: true }); await flow(); }, 30000);
+`;
+
 describe('a consumer project', () => {
   it('runs the packed package: every entry by its name, and the work of its worker threads', { timeout: 300_000 }, async () => {
     expect(existsSync(join(ROOT, 'dist', 'lib-main.js')), 'dist is missing: run npm run build').toBe(true);
@@ -235,6 +274,22 @@ describe('a consumer project', () => {
       ].join('\n'),
     );
     expect(await compileConsumer(['exact-calls.ts'], LIBS.node, { exactOptionalPropertyTypes: true })).toEqual([]);
+  });
+
+  it("runs under Jest's ESM runtime, also under Jest's fake timers, modern and legacy (D-1230, D-1231)", { timeout: 300_000 }, async () => {
+    await installedOnce();
+    const dir = join(project, 'jest');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'emulator.test.mjs'), JEST_TEST);
+    writeFileSync(join(dir, 'jest.config.json'), JSON.stringify({ rootDir: dir, testMatch: ['**/*.test.mjs'], transform: {} }));
+    const jest = join(project, 'node_modules', 'jest', 'bin', 'jest.js');
+    const result = await run(process.execPath, ['--experimental-vm-modules', jest, '--config', 'jest.config.json', '--json', '--ci'], {
+      cwd: dir,
+      maxBuffer: 16 * 1024 * 1024,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    }).catch((error: { stdout?: string; stderr?: string }) => error);
+    const report = JSON.parse(result.stdout || '{}') as { numPassedTests?: number; testResults?: { message: string }[] };
+    expect(report.numPassedTests, `${report.testResults?.map((r) => r.message).join('\n')}\n${result.stderr?.slice(-3000)}`).toBe(3);
   });
 
   it('loads every entry by require() from a CommonJS file, one class whatever the entry (D-1125)', { timeout: 300_000 }, async () => {

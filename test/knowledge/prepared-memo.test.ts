@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { prepareDocument, type DocumentInput, type Prepared } from '../../src/knowledge/pipeline/pipeline.js';
+import type { DocumentInput, Prepared } from '../../src/knowledge/pipeline/pipeline.js';
+import { prepareDocument } from '../../src/knowledge/pipeline/prepare-document.js';
 import { PreparedMemo } from '../../src/knowledge/pipeline/prepared-memo.js';
 
 const page = (words: string) =>

@@ -6,7 +6,8 @@ import { loadMarked } from './chunk.js';
 import { isJsonDocument } from './formats.js';
 import { loadHtmlReader } from './extract-html.js';
 import { IngestError } from './ingest-error.js';
-import { prepareDocument, type DocumentInput, type Prepared } from './pipeline.js';
+import type { DocumentInput, Prepared } from './pipeline.js';
+import { prepareDocument } from './prepare-document.js';
 import { PreparedMemo } from './prepared-memo.js';
 import { loadTokenizer } from './tokens.js';
 
